@@ -1,0 +1,57 @@
+"""citeguard's verification core: markers, quotes and coverage, checked
+deterministically against the sources a RAG answer was given.
+
+Framework-free: nothing here imports Django. Offsets are Python code points.
+"""
+
+from .config import DEFAULT_MARKER_PATTERNS, VerificationConfig
+from .coverage import is_claim
+from .markers import MarkerGroup, canonical_label, parse_markers
+from .matching import Alignment, Difference, align, compare
+from .normalize import NormalizedText, OffsetMap, explain, normalize
+from .quotes import Quote, parse_quotes
+from .report import (
+    OUTCOMES,
+    REVIEW_OUTCOMES,
+    SENTENCE_STATUSES,
+    Citation,
+    Outcome,
+    Report,
+    SentenceResult,
+    SentenceStatus,
+    Verdict,
+)
+from .sentences import SentenceSpan, split_sentences
+from .verify import Source, verify_answer
+
+__all__ = [
+    "DEFAULT_MARKER_PATTERNS",
+    "OUTCOMES",
+    "REVIEW_OUTCOMES",
+    "SENTENCE_STATUSES",
+    "Alignment",
+    "Citation",
+    "Difference",
+    "MarkerGroup",
+    "NormalizedText",
+    "OffsetMap",
+    "Outcome",
+    "Quote",
+    "Report",
+    "SentenceResult",
+    "SentenceSpan",
+    "SentenceStatus",
+    "Source",
+    "Verdict",
+    "VerificationConfig",
+    "align",
+    "canonical_label",
+    "compare",
+    "explain",
+    "is_claim",
+    "normalize",
+    "parse_markers",
+    "parse_quotes",
+    "split_sentences",
+    "verify_answer",
+]

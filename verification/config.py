@@ -1,0 +1,58 @@
+"""The one configuration record of a verification run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["DEFAULT_MARKER_PATTERNS", "LABEL_PATTERN", "VerificationConfig"]
+
+#: A marker label: an optional short alphabetic prefix and a number (``S1``,
+#: ``12``, ``doc3``). A bracket with anything else in it (``[sic]``,
+#: ``[emphasis added]``) is not a marker.
+LABEL_PATTERN = r"[A-Za-z]{0,8}\d{1,5}"
+
+#: Default marker syntaxes. Each pattern has a ``body`` group holding one label,
+#: a list (``1, 3``; ``S1; S3``) or a range (``1-3``). Adjacent groups
+#: (``[1][2]``) are separate matches.
+DEFAULT_MARKER_PATTERNS: tuple[str, ...] = (
+    # [S1]  [1]  [1, 3]  [1-3]  [S1; S3]
+    r"\[(?P<body>\s*{label}(?:\s*(?:[,;]|[-\u2013])\s*{label})*\s*)\]",
+    # 【1†source】 (the OpenAI file-search style)
+    r"\u3010(?P<body>{label})(?:\u2020[^\u3011]*)?\u3011",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class VerificationConfig:
+    """How strictly an answer is checked. Immutable; pass as ``config=``.
+
+    threshold
+        Minimum similarity (0..1, rapidfuzz's normalised Indel similarity) for
+        an approximate match to count as ``verified-fuzzy``. 0.92 until
+        calibration on labelled matches sets one per surface.
+    min_coverage
+        Attributed claims / claims below this flags the answer.
+    require_quotes
+        When true, a valid marker with nothing quoted (``unquoted``) flags.
+    marker_patterns
+        Regular expressions for markers; ``{label}`` is replaced by
+        ``label_pattern``. See :data:`DEFAULT_MARKER_PATTERNS`.
+    max_range_expansion
+        ``[1-500]`` is taken as a range only up to this many labels.
+    """
+
+    threshold: float = 0.92
+    min_coverage: float = 1.0
+    require_quotes: bool = False
+    marker_patterns: tuple[str, ...] = field(default=DEFAULT_MARKER_PATTERNS)
+    label_pattern: str = LABEL_PATTERN
+    max_range_expansion: int = 50
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.threshold <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {self.threshold!r}")
+        if not 0.0 <= self.min_coverage <= 1.0:
+            raise ValueError(f"min_coverage must be in [0, 1], got {self.min_coverage!r}")
+        for pattern in self.marker_patterns:
+            if "(?P<body>" not in pattern:
+                raise ValueError(f"marker pattern {pattern!r} needs a (?P<body>...) group")

@@ -1,0 +1,242 @@
+"""Finding a quote in a source: exact after normalisation, else approximate.
+
+Approximate alignment uses rapidfuzz's ``partial_ratio_alignment`` (the best
+window of the source for the whole quote, by normalised Indel similarity); the
+window is then trimmed to its aligned characters and scored with
+``fuzz.ratio``. Indices are named for the text they point into: ``norm_*`` the
+normalised source, ``source_*`` the original source text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+from rapidfuzz.distance import Levenshtein
+
+from .normalize import NormalizedText
+
+__all__ = ["Alignment", "Difference", "align", "compare"]
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """Where a quote sits in a source. ``score`` is 1.0 for an exact match."""
+
+    score: float
+    exact: bool
+    norm_start: int
+    norm_end: int
+    source_start: int
+    source_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One word-level edit from the source's words to the quote's words.
+
+    ``reasons`` names what the edit touches that changes meaning (``number``,
+    ``negation``, ``unit``, ``date``, ``name``); empty for harmless edits.
+    """
+
+    op: str
+    source: str
+    quote: str
+    reasons: tuple[str, ...]
+
+
+def align(quote: str, source: NormalizedText, *, score_cutoff: float = 0.0) -> Alignment | None:
+    """Best alignment of the normalised ``quote`` in ``source``.
+
+    ``None`` when nothing reaches ``score_cutoff`` (0..1); with the default 0
+    the best window is returned however poor, so that a near miss can be
+    reported with its score.
+    """
+    if not quote or not source.text:
+        return None
+    found = source.text.find(quote)
+    if found >= 0:
+        start, end = source.to_original(found, found + len(quote))
+        return Alignment(1.0, True, found, found + len(quote), start, end)
+    # rapidfuzz prunes with the cutoff; keep it a little below the caller's,
+    # because the trimmed window is re-scored below and may score higher.
+    window = fuzz.partial_ratio_alignment(
+        quote, source.text, score_cutoff=max(0.0, score_cutoff * 100 - 5)
+    )
+    if window is None or window.dest_end <= window.dest_start:
+        return None
+    slack = max(8, len(quote) // 10)
+    lo = max(0, window.dest_start - slack)
+    hi = min(len(source.text), window.dest_end + slack)
+    norm_start, norm_end = _trim(quote, source.text, lo, hi)
+    score = fuzz.ratio(quote, source.text[norm_start:norm_end]) / 100
+    if score < score_cutoff:
+        return None
+    start, end = source.to_original(norm_start, norm_end)
+    return Alignment(score, False, norm_start, norm_end, start, end)
+
+
+def _trim(quote: str, text: str, lo: int, hi: int) -> tuple[int, int]:
+    """The span of ``text[lo:hi]`` that a global alignment pairs with ``quote``.
+
+    Extra source characters at either end come out of the alignment as
+    insertions at its edges; the span runs from the first to the last source
+    character aligned with (or substituted for) a quote character.
+    """
+    first, last = None, None
+    for op in Levenshtein.opcodes(quote, text[lo:hi]):
+        if op.tag in ("equal", "replace"):
+            if first is None:
+                first = op.dest_start
+            last = op.dest_end
+    if first is None or last is None:
+        return lo, hi
+    return lo + first, lo + last
+
+
+# Word-level comparison -------------------------------------------------------
+
+_TOKEN = re.compile(r"\[[\d,;\s\-]+\]|\d+(?:[.,:/-]\d+)*|[^\W_]+(?:'[^\W_]+)*|\S")
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {
+    "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70",
+    "eighty": "80", "ninety": "90", "hundred": "100", "thousand": "1000",
+    "million": "1000000", "billion": "1000000000", "once": "1x", "twice": "2x",
+    "half": "0.5", "double": "2x", "triple": "3x", "first": "1st", "second": "2nd",
+    "third": "3rd", "fourth": "4th", "fifth": "5th", "dozen": "12", "none": "0",
+}
+_NEGATIONS = frozenset(
+    "not no never neither nor none nobody nothing nowhere without cannot can't won't "
+    "don't doesn't didn't isn't aren't wasn't weren't hasn't haven't hadn't shouldn't "
+    "wouldn't couldn't mustn't needn't shan't ain't lack lacks absent excluding except "
+    "unless".split()
+)
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis")
+_UNITS = frozenset(
+    "% percent percentage per mg g kg mcg ug μg ng ml l dl mmol mol iu units unit mm cm m km "
+    "in ft lb lbs oz hour hours hr hrs day days week weeks month months year years yr yrs "
+    "minute minutes min mins second seconds sec secs dollar dollars usd eur euro euros gbp "
+    "pound pounds $ € £ ¥ times fold x daily weekly monthly annually annual twice".split()
+)
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday "
+    "friday saturday sunday".split()
+)
+
+
+def _tokens(text: str, lo: int, hi: int) -> list[tuple[str, int, int]]:
+    return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text, lo, hi)]
+
+
+def _numbers(words: Iterable[str]) -> Counter[str]:
+    values: Counter[str] = Counter()
+    for word in words:
+        if word.startswith("["):
+            continue  # a reference such as [18]: models drop these when copying
+        if word[0].isdigit():
+            values[word.replace(",", "")] += 1
+        elif word in _NUMBER_WORDS:
+            values[_NUMBER_WORDS[word]] += 1
+    return values
+
+
+def _negations(words: Iterable[str]) -> Counter[str]:
+    return Counter(w for w in words if w in _NEGATIONS or w.endswith("n't"))
+
+
+def _negating_prefix(a: str, b: str) -> bool:
+    short, long = sorted((a, b), key=len)
+    return any(long == prefix + short for prefix in _NEGATING_PREFIXES)
+
+
+def _is_name(original: str, start: int) -> bool:
+    """A capitalised word that is not the first word of a sentence."""
+    if start >= len(original) or not original[start].isupper():
+        return False
+    before = original[:start].rstrip()
+    return bool(before) and before[-1] not in ".!?:\"\u201c\n"
+
+
+def compare(
+    quote: NormalizedText, source: NormalizedText, alignment: Alignment
+) -> tuple[Difference, ...]:
+    """Word-level differences between the quote and its aligned source window."""
+    quote_tokens = _tokens(quote.text, 0, len(quote.text))
+    source_tokens = _tokens(source.text, alignment.norm_start, alignment.norm_end)
+    quote_words = [t[0] for t in quote_tokens]
+    source_words = [t[0] for t in source_tokens]
+    if quote_words == source_words:
+        return ()
+
+    whole: list[str] = []
+    if _numbers(quote_words) != _numbers(source_words):
+        whole.append("number")
+    if _negations(quote_words) != _negations(source_words):
+        whole.append("negation")
+    if Counter(w for w in quote_words if w in _UNITS) != Counter(
+        w for w in source_words if w in _UNITS
+    ):
+        whole.append("unit")
+    if Counter(w for w in quote_words if w in _MONTHS) != Counter(
+        w for w in source_words if w in _MONTHS
+    ):
+        whole.append("date")
+
+    differences: list[Difference] = []
+    # src_* index the source's words, dest_* the quote's (rapidfuzz's naming).
+    for op in Levenshtein.opcodes(source_words, quote_words):
+        if op.tag == "equal":
+            continue
+        tag = op.tag
+        removed_tokens = source_tokens[op.src_start : op.src_end]
+        added_tokens = quote_tokens[op.dest_start : op.dest_end]
+        removed = [t[0] for t in removed_tokens]
+        added = [t[0] for t in added_tokens]
+        reasons = set()
+        if _numbers(removed) != _numbers(added):
+            reasons.add("number")
+        if _negations(removed) != _negations(added) or any(
+            _negating_prefix(a, b) for a in removed for b in added
+        ):
+            reasons.add("negation")
+        if {w for w in removed if w in _UNITS} != {w for w in added if w in _UNITS}:
+            reasons.add("unit")
+        if {w for w in removed if w in _MONTHS} != {w for w in added if w in _MONTHS}:
+            reasons.add("date")
+        if not _same_letters(removed, added) and (
+            any(_is_name(source.original, source.to_original(t[1], t[2])[0])
+                for t in removed_tokens)
+            or any(_is_name(quote.original, quote.to_original(t[1], t[2])[0])
+                   for t in added_tokens)
+        ):
+            reasons.add("name")
+        differences.append(
+            Difference(
+                op=tag,
+                source=" ".join(removed),
+                quote=" ".join(added),
+                reasons=tuple(sorted(reasons)),
+            )
+        )
+    if whole and not any(d.reasons for d in differences):
+        # The change moved across edit boundaries; say so on the first edit.
+        first = differences[0]
+        differences[0] = Difference(first.op, first.source, first.quote, tuple(sorted(whole)))
+    return tuple(differences)
+
+
+def _same_letters(removed: list[str], added: list[str]) -> bool:
+    """Whether an edit only moved punctuation or spacing."""
+    def letters(words: list[str]) -> str:
+        return "".join(c for c in "".join(words) if c.isalnum())
+
+    return letters(removed) == letters(added)

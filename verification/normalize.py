@@ -1,0 +1,332 @@
+"""Text normalisation that remembers where every character came from.
+
+``normalize(text)`` folds away the differences that PDF extraction and model
+copying introduce without changing meaning, and returns the folded text with an
+:class:`OffsetMap` back to ``text``. Every index here is a Python code-point
+index; ``original`` always means the ``text`` argument, ``normalized`` the
+folded result.
+
+What is folded, in order of appearance in a text:
+
+* Unicode compatibility forms (NFKD): ligatures (``ﬁ`` → ``fi``), full-width
+  and superscript forms, then combining accents are dropped, so ``Oğuz``,
+  ``O˘guz`` (a spacing breve, as some PDFs extract it) and ``Oguz`` agree.
+* Soft hyphens, zero-width spaces and joiners, BOMs: removed.
+* Line-break hyphenation: a hyphen at a line end between two letters is
+  removed with the line break (``ser-\\nvice`` → ``service``). A hyphen between
+  two letters *inside* a line is removed as well, so a real compound broken at
+  a line end (``well-\\nknown``) and the same compound unbroken (``well-known``)
+  both become ``wellknown``: the fold cannot tell the two cases apart, so it
+  makes them equal instead of guessing. Hyphens next to digits (``2-3``) stay.
+* Smart quotes, primes and apostrophes → ``'`` and ``"``; every dash and minus
+  sign → ``-``.
+* Whitespace runs of any kind (NBSP, thin spaces, line breaks) → one space;
+  leading and trailing whitespace dropped.
+* Case folded (``str.casefold``).
+
+``skip`` ranges (page furniture such as running headers and page numbers, found
+at ingestion) are treated as whitespace: they vanish from the normalised text
+while every other offset stays put.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["NormalizedText", "OffsetMap", "explain", "fold_char", "normalize"]
+
+_DELETED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u02b9\u0060\u00b4"
+_DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u02ba"
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+_SPACING_ACCENTS = "\u02d8\u02d9\u02da\u02db\u02dc\u02dd\u02c6\u02c7\u00a8\u00af\u00b8"
+
+# What the fast path copies verbatim (after lower-casing): plain ASCII other
+# than whitespace and hyphens. Everything else goes through the slow path.
+_SPECIAL = re.compile(r"[^\x21-\x2c\x2e-\x7e]+")
+_LETTER_BEFORE = re.compile(r"[^\W\d_]$")
+
+
+@lru_cache(maxsize=4096)
+def fold_char(char: str) -> str:
+    """The normalised form of one non-ASCII character (whitespace → ``" "``)."""
+    if char in _DELETED or char in _SPACING_ACCENTS:
+        return ""
+    if char in _SINGLE_QUOTES:
+        return "'"
+    if char in _DOUBLE_QUOTES:
+        return '"'
+    if char in _DASHES:
+        return "-"
+    if char.isspace():
+        return " "
+    if unicodedata.category(char) in {"Mn", "Me"}:
+        return ""  # a combining mark: the accent of the letter before it
+    decomposed = unicodedata.normalize("NFKD", char)
+    if decomposed == char:
+        return char.casefold()
+    # Compatibility forms can decompose into characters that fold again (a
+    # full-width dash, a spacing accent): fold each of those once more.
+    return "".join(fold_char(c) if ord(c) > 0x7E else c.lower() for c in decomposed)
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetMap:
+    """Maps ranges of a normalised text back to the original text.
+
+    The normalised text is a sequence of pieces. A *verbatim* piece copies a run
+    of the original one character for one character; a *replaced* piece is one
+    or more normalised characters produced from one original range (a ligature,
+    a whitespace run). Characters the normaliser deleted belong to no piece.
+    """
+
+    norm_starts: tuple[int, ...]
+    orig_starts: tuple[int, ...]
+    orig_ends: tuple[int, ...]
+    verbatim: tuple[bool, ...]
+    normalized_length: int
+    original_length: int
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        """The original range ``[o0, o1)`` that produced normalised ``[start, end)``.
+
+        A range that begins or ends inside a replaced piece widens to the whole
+        piece: a normalised ``f`` taken from ``ﬁ`` maps to the ligature.
+        """
+        if not 0 <= start <= end <= self.normalized_length:
+            raise ValueError(
+                f"range [{start}, {end}) is outside the normalised text "
+                f"(length {self.normalized_length})"
+            )
+        if start == end:
+            position = self.to_original_position(start)
+            return position, position
+        first = bisect_right(self.norm_starts, start) - 1
+        last = bisect_right(self.norm_starts, end - 1) - 1
+        if self.verbatim[first]:
+            orig_start = self.orig_starts[first] + (start - self.norm_starts[first])
+        else:
+            orig_start = self.orig_starts[first]
+        if self.verbatim[last]:
+            orig_end = self.orig_starts[last] + (end - self.norm_starts[last])
+        else:
+            orig_end = self.orig_ends[last]
+        return orig_start, orig_end
+
+    def to_original_position(self, position: int) -> int:
+        """The original index of a boundary between normalised characters."""
+        if position >= self.normalized_length:
+            return self.orig_ends[-1] if self.orig_ends else self.original_length
+        piece = bisect_right(self.norm_starts, position) - 1
+        if self.verbatim[piece]:
+            return self.orig_starts[piece] + (position - self.norm_starts[piece])
+        return self.orig_starts[piece]
+
+
+@dataclass(frozen=True, slots=True)
+class NormalizedText:
+    """A normalised text, the text it came from, and the map between them."""
+
+    text: str
+    original: str
+    offsets: OffsetMap
+
+    def to_original(self, start: int, end: int) -> tuple[int, int]:
+        return self.offsets.to_original(start, end)
+
+
+class _Builder:
+    """Accumulates output pieces, collapsing whitespace and joining hyphenation."""
+
+    __slots__ = ("chunks", "norm_starts", "orig_ends", "orig_starts", "pending_space",
+                 "size", "verbatim")
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+        self.norm_starts: list[int] = []
+        self.orig_starts: list[int] = []
+        self.orig_ends: list[int] = []
+        self.verbatim: list[bool] = []
+        self.size = 0
+        # A whitespace run seen but not yet emitted: (orig_start, orig_end).
+        # It is emitted only when a non-space follows, which drops trailing
+        # whitespace and merges adjacent runs.
+        self.pending_space: tuple[int, int] | None = None
+
+    def space(self, orig_start: int, orig_end: int) -> None:
+        if self.pending_space is None:
+            self.pending_space = (orig_start, orig_end)
+        else:
+            self.pending_space = (self.pending_space[0], orig_end)
+
+    def _flush_space(self) -> None:
+        if self.pending_space is not None:
+            if self.size:  # no leading space
+                self._piece(" ", *self.pending_space, verbatim=False)
+            self.pending_space = None
+
+    def _piece(self, text: str, orig_start: int, orig_end: int, *, verbatim: bool) -> None:
+        self.chunks.append(text)
+        self.norm_starts.append(self.size)
+        self.orig_starts.append(orig_start)
+        self.orig_ends.append(orig_end)
+        self.verbatim.append(verbatim)
+        self.size += len(text)
+
+    def copy(self, text: str, orig_start: int) -> None:
+        self._flush_space()
+        self._piece(text, orig_start, orig_start + len(text), verbatim=True)
+
+    def replace(self, text: str, orig_start: int, orig_end: int) -> None:
+        self._flush_space()
+        self._piece(text, orig_start, orig_end, verbatim=len(text) == orig_end - orig_start == 1)
+
+    def drop_pending_space(self) -> None:
+        self.pending_space = None
+
+    def last_char(self) -> str:
+        return self.chunks[-1][-1] if self.chunks else ""
+
+    def build(self, original: str) -> NormalizedText:
+        text = "".join(self.chunks)
+        offsets = OffsetMap(
+            norm_starts=tuple(self.norm_starts),
+            orig_starts=tuple(self.orig_starts),
+            orig_ends=tuple(self.orig_ends),
+            verbatim=tuple(self.verbatim),
+            normalized_length=len(text),
+            original_length=len(original),
+        )
+        return NormalizedText(text=text, original=original, offsets=offsets)
+
+
+def _is_letter(char: str) -> bool:
+    return char.isalpha()
+
+
+def _next_visible(text: str, index: int, skip_end: int) -> str:
+    """The first character at or after ``index`` that the fold keeps."""
+    while index < skip_end:
+        char = text[index]
+        if char.isspace():
+            return " "
+        folded = char if ord(char) < 0x7F else fold_char(char)
+        if folded:
+            return folded[0]
+        index += 1
+    return ""
+
+
+def _fold_segment(builder: _Builder, text: str, start: int, end: int) -> None:
+    """Fold ``text[start:end]``, one character or hyphen-run at a time."""
+    index = start
+    while index < end:
+        char = text[index]
+        if char == "-" or (ord(char) > 0x7E and fold_char(char) == "-"):
+            # A hyphen between letters (possibly followed by a line break and
+            # indentation) is dropped with that break; see the module doc.
+            after = index + 1
+            while after < end and text[after] in " \t\u00a0":
+                after += 1
+            has_break = after < end and text[after] in "\n\r\u2028\u2029\x0b\x0c"
+            while after < end and text[after].isspace():
+                after += 1
+            before_is_letter = _is_letter(builder.last_char()) and builder.pending_space is None
+            if has_break and before_is_letter and _is_letter(_next_visible(text, after, len(text))):
+                index = after
+                continue
+            if not has_break and after == index + 1 and before_is_letter and (
+                _is_letter(_next_visible(text, after, len(text)))
+            ):
+                index += 1
+                continue
+            builder.replace("-", index, index + 1)
+            index += 1
+            continue
+        if char.isspace():
+            run_end = index + 1
+            while run_end < end and text[run_end].isspace():
+                run_end += 1
+            builder.space(index, run_end)
+            index = run_end
+            continue
+        folded = char.lower() if ord(char) < 0x7F else fold_char(char)
+        if folded == " ":
+            builder.space(index, index + 1)
+        elif folded:
+            builder.replace(folded, index, index + 1)
+        index += 1
+
+
+def _merge_ranges(ranges: Iterable[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted((max(0, s), min(length, e)) for s, e in ranges):
+        if start >= end:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def normalize(text: str, *, skip: Sequence[tuple[int, int]] = ()) -> NormalizedText:
+    """Fold ``text`` for matching and keep a map back to it.
+
+    ``skip`` lists original ranges to leave out as if they were whitespace
+    (running headers, footers and page numbers found at ingestion).
+
+    >>> n = normalize("Employer  match vests after\\ntwo years of ser-\\nvice.")
+    >>> n.text
+    'employer match vests after two years of service.'
+    >>> start = n.text.find("of service")
+    >>> n.original[slice(*n.to_original(start, start + len("of service")))]
+    'of ser-\\nvice'
+    """
+    if not isinstance(text, str):
+        raise TypeError(
+            f"normalize() takes str, not {type(text).__name__}; decode bytes first "
+            "(PDF text from the extractor is already str)"
+        )
+    builder = _Builder()
+    position = 0
+    for skip_start, skip_end in [*_merge_ranges(skip, len(text)), (len(text), len(text))]:
+        _normalize_span(builder, text, position, skip_start)
+        if skip_end > skip_start:
+            builder.space(skip_start, skip_end)
+        position = skip_end
+    return builder.build(text)
+
+
+def _normalize_span(builder: _Builder, text: str, start: int, end: int) -> None:
+    position = start
+    for match in _SPECIAL.finditer(text, start, end):
+        if match.start() > position:
+            run = text[position : match.start()]
+            builder.copy(run.lower(), position)
+        _fold_segment(builder, text, match.start(), match.end())
+        position = match.end()
+    if position < end:
+        builder.copy(text[position:end].lower(), position)
+
+
+_ARTEFACTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("ligature", re.compile("[\ufb00-\ufb06]")),
+    ("soft-hyphen-or-zero-width", re.compile(f"[{_DELETED}]")),
+    ("line-break-hyphenation", re.compile(r"[^\W\d_][-\u2010\u2011\u00ad][ \t]*[\r\n]")),
+    ("smart-quotes", re.compile(f"[{_SINGLE_QUOTES}{_DOUBLE_QUOTES}]")),
+    ("dashes", re.compile(f"[{_DASHES}]")),
+    ("whitespace", re.compile(r"\s{2,}|[^\S ]")),
+    ("accents-or-compatibility-forms", re.compile(r"[^\x00-\x7f\ufb00-\ufb06\u2010-\u201f\u2212]")),
+    ("case", re.compile(r"[A-Z]")),
+)
+
+
+def explain(text: str) -> tuple[str, ...]:
+    """Which folds :func:`normalize` applies to ``text``, by name (for reports)."""
+    return tuple(name for name, pattern in _ARTEFACTS if pattern.search(text))

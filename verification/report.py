@@ -1,0 +1,155 @@
+"""The verification report: frozen records with ``to_dict()``.
+
+Offsets are Python code-point indices: ``start``/``end``/``quote_start``/
+``quote_end``/``marker_start``/``marker_end`` index the answer text;
+``chunk_start``/``chunk_end`` index the original text of the source named by
+``source_marker``. JavaScript strings count UTF-16 units, so a browser must
+convert (or, better, be sent page rectangles instead).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Final, Literal
+
+from .matching import Difference
+
+__all__ = [
+    "OUTCOMES",
+    "REVIEW_OUTCOMES",
+    "SENTENCE_STATUSES",
+    "Citation",
+    "Outcome",
+    "Report",
+    "SentenceResult",
+    "SentenceStatus",
+    "Verdict",
+]
+
+Outcome = Literal[
+    "verified",
+    "verified-fuzzy",
+    "quote-altered",
+    "quote-not-found",
+    "wrong-source",
+    "fabricated-marker",
+    "unquoted",
+    "unattributed-quote",
+]
+SentenceStatus = Literal[
+    "fabricated-marker",
+    "quote-altered",
+    "quote-not-found",
+    "wrong-source",
+    "unattributed-quote",
+    "uncited-claim",
+    "verified-fuzzy",
+    "unquoted",
+    "verified",
+    "no-claim",
+]
+Verdict = Literal["pass", "flag", "fail"]
+
+#: Citation outcomes (the public vocabulary).
+OUTCOMES: Final[tuple[Outcome, ...]] = (
+    "verified", "verified-fuzzy", "quote-altered", "quote-not-found", "wrong-source",
+    "fabricated-marker", "unquoted", "unattributed-quote",
+)
+#: Sentence statuses, worst first: a sentence shows its worst citation.
+SENTENCE_STATUSES: Final[tuple[SentenceStatus, ...]] = (
+    "fabricated-marker", "quote-altered", "quote-not-found", "wrong-source",
+    "unattributed-quote", "uncited-claim", "verified-fuzzy", "unquoted", "verified", "no-claim",
+)
+#: Citation outcomes that flag an answer for a person to look at.
+REVIEW_OUTCOMES: Final[tuple[Outcome, ...]] = (
+    "quote-altered", "quote-not-found", "wrong-source", "unattributed-quote",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One checked reference: a quote with its markers, or a bare marker."""
+
+    outcome: Outcome
+    marker: str | None
+    markers: tuple[str, ...]
+    marker_start: int | None
+    marker_end: int | None
+    quote: str | None
+    quote_start: int | None
+    quote_end: int | None
+    score: float | None
+    source_marker: str | None
+    chunk_start: int | None
+    chunk_end: int | None
+    message: str
+    normalizations: tuple[str, ...] = ()
+    differences: tuple[Difference, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["markers"] = list(self.markers)
+        data["normalizations"] = list(self.normalizations)
+        data["differences"] = [
+            {**asdict(d), "reasons": list(d.reasons)} for d in self.differences
+        ]
+        if self.score is not None:
+            data["score"] = round(self.score, 4)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceResult:
+    index: int
+    start: int
+    end: int
+    text: str
+    claim: bool
+    status: SentenceStatus
+    citations: tuple[Citation, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "claim": self.claim,
+            "status": self.status,
+            "citations": [c.to_dict() for c in self.citations],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything decided about one answer."""
+
+    id: str | None
+    verdict: Verdict
+    counts: dict[str, int]
+    coverage: float
+    claims: int
+    attributed_claims: int
+    threshold: float
+    sentences: tuple[SentenceResult, ...]
+    reasons: tuple[str, ...]
+    elapsed_ms: float
+
+    @property
+    def citations(self) -> tuple[Citation, ...]:
+        return tuple(c for s in self.sentences for c in s.citations)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "verdict": self.verdict,
+            "counts": dict(self.counts),
+            "coverage": round(self.coverage, 4),
+            "claims": self.claims,
+            "attributed_claims": self.attributed_claims,
+            "threshold": self.threshold,
+            "reasons": list(self.reasons),
+            "sentences": [s.to_dict() for s in self.sentences],
+            "elapsed_ms": round(self.elapsed_ms, 3),
+            "checks": "provenance",  # quotes and markers, never entailment
+        }

@@ -1,0 +1,129 @@
+"""Sentence splitting with offsets, tuned for model answers.
+
+Rules, in order:
+
+* A line break ends a sentence (list items, headings and paragraphs are lines).
+* ``.``, ``!``, ``?`` and ``…`` end a sentence when followed by whitespace and
+  then something that can start one (a capital, a digit, a quote or bracket,
+  a bullet) — not after a known abbreviation (``e.g.``, ``Dr.``, ``U.S.`` before
+  a lower-case word), a single initial (``J. Smith``), or a list number at the
+  start of a line (``1. Eligibility``). Decimals (``2.5``) never qualify.
+* Markers after the full stop (``… two years. [S1]``) belong to the sentence
+  they follow.
+* Nothing inside a protected range (a quoted span) ever ends a sentence, so a
+  quote of several sentences stays whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .markers import MarkerGroup
+
+__all__ = ["ABBREVIATIONS", "SentenceSpan", "split_sentences"]
+
+#: Lower-cased abbreviations (without their final full stop) that do not end a
+#: sentence when followed by a space.
+ABBREVIATIONS = frozenset(
+    """
+    e.g i.e cf vs etc al approx ca dr mr mrs ms prof sr jr st no nos fig figs eq eqs
+    sec secs art arts para paras ch chap vol vols pp p ed eds inc ltd co corp dept
+    est jan feb mar apr jun jul aug sep sept oct nov dec mt ft gen gov sen rep u.s
+    u.k u.n e.u a.m p.m ph.d m.d b.a m.a viz resp incl excl min max avg approx n.b
+    """.split()
+)
+_TITLES = frozenset("dr mr mrs ms prof sr jr st gen gov sen rep mt".split())
+
+_TERMINAL = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s|$)")
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+_LIST_NUMBER = re.compile(r"(?:^|\n)[ \t]*(?:\d{1,3}|[A-Za-z])$")
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceSpan:
+    """``start``/``end`` index the answer; leading and trailing space excluded."""
+
+    start: int
+    end: int
+    text: str
+
+
+def _inside(ranges: Sequence[tuple[int, int]], position: int) -> bool:
+    return any(start < position < end for start, end in ranges)
+
+
+def _ends_sentence(text: str, stop: re.Match[str], resume: int) -> bool:
+    """Whether ``stop`` ends a sentence; the next one would begin at ``resume``."""
+    punctuation = stop.group(0)
+    following = text[resume:].lstrip(" \t.,;")
+    if following[:1] in ("", "\n", "\r"):
+        return True
+    if not (following[0].isupper() or following[0].isdigit()
+            or following[0] in "\"'\u201c\u2018([*-\u2022<"):
+        return False  # "… e.g. the plan", "… 3 p.m. local time"
+    if not punctuation.startswith(".") or punctuation.startswith(".."):
+        return True
+    before = text[: stop.start()]
+    if _LIST_NUMBER.search(before):
+        return False  # "1. Eligibility" or "a. Scope" at the start of a line
+    word = _WORD_BEFORE.search(before)
+    if word is None:
+        return True
+    token = word.group(1).lower()
+    if len(token) == 1 and token.isalpha() and word.group(1).isupper():
+        return False  # an initial: "J. Smith"
+    if token in _TITLES:
+        return False  # "Dr. Smith" never ends a sentence
+    return not (token in ABBREVIATIONS and not following[0].isupper())
+
+
+def split_sentences(
+    text: str,
+    *,
+    protected: Sequence[tuple[int, int]] = (),
+    markers: Sequence[MarkerGroup] = (),
+) -> tuple[SentenceSpan, ...]:
+    """Split ``text`` into sentences. ``protected`` ranges are never cut;
+    ``markers`` just after a sentence end are pulled into that sentence."""
+    boundaries: list[int] = []
+    marker_starts = {m.start: m.end for m in markers}
+
+    for stop in _TERMINAL.finditer(text):
+        if _inside(protected, stop.end() - 1):
+            continue
+        end = stop.end()
+        # "… two years. [S1] [S2]" (and a stray full stop after them)
+        probe = end
+        while True:
+            while probe < len(text) and text[probe] in " \t":
+                probe += 1
+            if probe in marker_starts:
+                probe = marker_starts[probe]
+                end = probe
+                continue
+            break
+        if end < len(text) and text[end] in ".,;" and end > stop.end():
+            end += 1
+        if _ends_sentence(text, stop, end):
+            boundaries.append(end)
+
+    for index, char in enumerate(text):
+        if char == "\n" and not _inside(protected, index):
+            boundaries.append(index)
+
+    spans: list[SentenceSpan] = []
+    previous = 0
+    for boundary in [*sorted(set(boundaries)), len(text)]:
+        if boundary <= previous:
+            continue
+        start, end = previous, boundary
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start < end:
+            spans.append(SentenceSpan(start, end, text[start:end]))
+        previous = boundary
+    return tuple(spans)

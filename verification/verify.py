@@ -1,0 +1,402 @@
+"""Verify one answer against the sources that were injected into its prompt."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .config import VerificationConfig
+from .coverage import is_claim
+from .markers import MarkerGroup, canonical_label, parse_markers
+from .matching import Alignment, Difference, align, compare
+from .normalize import NormalizedText, explain, normalize
+from .quotes import Quote, parse_quotes
+from .report import (
+    OUTCOMES,
+    REVIEW_OUTCOMES,
+    SENTENCE_STATUSES,
+    Citation,
+    Outcome,
+    Report,
+    SentenceResult,
+    SentenceStatus,
+    Verdict,
+)
+from .sentences import split_sentences
+
+__all__ = ["Source", "verify_answer"]
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One injected source: the marker it was given and its text.
+
+    ``skip`` lists ranges of ``text`` that are page furniture (running
+    headers, page numbers): left out of matching, offsets unchanged.
+    """
+
+    marker: str
+    text: str
+    skip: tuple[tuple[int, int], ...] = field(default=())
+
+
+class _Sources:
+    """The injected sources by canonical marker, normalised on first use."""
+
+    def __init__(self, sources: Iterable[Source]) -> None:
+        self.by_label: dict[str, Source] = {}
+        for source in sources:
+            label = canonical_label(source.marker)
+            if not label:
+                raise ValueError(f"source marker {source.marker!r} is empty")
+            if label in self.by_label:
+                raise ValueError(f"source marker {label!r} is given twice")
+            self.by_label[label] = source
+        self._normalized: dict[str, NormalizedText] = {}
+
+    def __contains__(self, label: str) -> bool:
+        return label in self.by_label
+
+    def normalized(self, label: str) -> NormalizedText:
+        if label not in self._normalized:
+            source = self.by_label[label]
+            self._normalized[label] = normalize(source.text, skip=source.skip)
+        return self._normalized[label]
+
+    def injected(self) -> str:
+        return ", ".join(self.by_label) or "none"
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    label: str
+    alignment: Alignment
+    differences: tuple[Difference, ...]
+
+    @property
+    def altered(self) -> bool:
+        return any(d.reasons for d in self.differences)
+
+
+def _as_sources(sources: Sequence[Source] | Mapping[str, str]) -> list[Source]:
+    if isinstance(sources, Mapping):
+        return [Source(marker=k, text=v) for k, v in sources.items()]
+    return list(sources)
+
+
+def verify_answer(
+    answer: str,
+    sources: Sequence[Source] | Mapping[str, str],
+    *,
+    config: VerificationConfig = VerificationConfig(),
+    answer_id: str | None = None,
+) -> Report:
+    """Check ``answer``'s markers, quotes and coverage against ``sources``.
+
+    ``sources`` is a sequence of :class:`Source` or a ``{marker: text}``
+    mapping. Deterministic and side-effect free.
+
+    >>> report = verify_answer(
+    ...     'The plan says "Employer match vests after two years" [S1].',
+    ...     {"S1": "Employer  match vests after\\ntwo years of ser-\\nvice."},
+    ... )
+    >>> report.verdict, report.citations[0].outcome
+    ('pass', 'verified')
+    """
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be str, not {type(answer).__name__}")
+    started = time.perf_counter()
+    pool = _Sources(_as_sources(sources))
+
+    quotes = parse_quotes(answer)
+    protected = [(q.outer_start, q.outer_end) for q in quotes]
+    groups = parse_markers(answer, config=config, exclude=protected)
+    spans = split_sentences(answer, protected=protected, markers=groups)
+
+    results: list[SentenceResult] = []
+    claims = attributed = 0
+    for index, span in enumerate(spans):
+        in_sentence_quotes = [q for q in quotes if span.start <= q.outer_start < span.end]
+        in_sentence_groups = [g for g in groups if span.start <= g.start < span.end]
+        citations = _check_sentence(in_sentence_quotes, in_sentence_groups, pool, config)
+        claim = is_claim(span.text, has_quote=bool(in_sentence_quotes))
+        is_attributed = any(
+            c.outcome not in ("fabricated-marker", "unattributed-quote") for c in citations
+        )
+        if claim:
+            claims += 1
+            attributed += is_attributed
+        results.append(
+            SentenceResult(
+                index=index,
+                start=span.start,
+                end=span.end,
+                text=span.text,
+                claim=claim,
+                status=_sentence_status(citations, claim=claim, attributed=is_attributed),
+                citations=tuple(citations),
+            )
+        )
+
+    counts: Counter[str] = Counter({outcome: 0 for outcome in OUTCOMES})
+    counts["uncited-claim"] = 0
+    for sentence in results:
+        counts.update(c.outcome for c in sentence.citations)
+        if sentence.status == "uncited-claim":
+            counts["uncited-claim"] += 1
+    coverage = attributed / claims if claims else 1.0
+    verdict, reasons = _verdict(counts, coverage, config)
+    return Report(
+        id=answer_id,
+        verdict=verdict,
+        counts=dict(counts),
+        coverage=coverage,
+        claims=claims,
+        attributed_claims=attributed,
+        threshold=config.threshold,
+        sentences=tuple(results),
+        reasons=reasons,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _check_sentence(
+    quotes: list[Quote],
+    groups: list[MarkerGroup],
+    pool: _Sources,
+    config: VerificationConfig,
+) -> list[Citation]:
+    citations: list[Citation] = []
+    used: set[int] = set()
+    for quote in quotes:
+        group = _attribution(quote, groups)
+        if group is not None:
+            used.add(group.start)
+        citations.extend(_check_quote(quote, group, pool, config))
+    for group in groups:
+        if group.start in used:
+            continue
+        for label in group.labels:
+            if label in pool:
+                citations.append(_citation(
+                    "unquoted", label, group, None, None,
+                    message=f"marker [{label}] is a valid source; nothing quoted to check",
+                ))
+            else:
+                citations.append(_fabricated(label, group, pool))
+    citations.sort(key=lambda c: (c.quote_start if c.quote_start is not None
+                                  else c.marker_start or 0))
+    return citations
+
+
+def _attribution(quote: Quote, groups: list[MarkerGroup]) -> MarkerGroup | None:
+    """The marker group that follows the quote in its sentence, else the one
+    just before it."""
+    after = [g for g in groups if g.start >= quote.outer_end]
+    if after:
+        return after[0]
+    before = [g for g in groups if g.end <= quote.outer_start]
+    return before[-1] if before else None
+
+
+def _citation(
+    outcome: Outcome,
+    marker: str | None,
+    group: MarkerGroup | None,
+    quote: Quote | None,
+    found: _Found | None,
+    *,
+    message: str,
+    markers: tuple[str, ...] | None = None,
+    normalizations: tuple[str, ...] = (),
+    score: float | None = None,
+) -> Citation:
+    return Citation(
+        outcome=outcome,
+        marker=marker,
+        markers=markers if markers is not None else (group.labels if group else ()),
+        marker_start=group.start if group else None,
+        marker_end=group.end if group else None,
+        quote=quote.text if quote else None,
+        quote_start=quote.start if quote else None,
+        quote_end=quote.end if quote else None,
+        score=found.alignment.score if found else score,
+        source_marker=found.label if found else None,
+        chunk_start=found.alignment.source_start if found else None,
+        chunk_end=found.alignment.source_end if found else None,
+        message=message,
+        normalizations=normalizations,
+        differences=found.differences if found else (),
+    )
+
+
+def _fabricated(label: str, group: MarkerGroup, pool: _Sources) -> Citation:
+    return _citation(
+        "fabricated-marker", label, group, None, None,
+        message=f"marker [{label}] was not among the sources (injected: {pool.injected()})",
+    )
+
+
+def _find(
+    quote: NormalizedText, labels: Iterable[str], pool: _Sources, *, cutoff: float
+) -> tuple[_Found | None, float]:
+    """The best alignment of ``quote`` among ``labels`` (exact first), and the
+    best score seen even below ``cutoff``."""
+    best: _Found | None = None
+    best_score = 0.0
+    labels = list(labels)
+    for label in labels:  # exact containment first: cheapest and decisive
+        source = pool.normalized(label)
+        if quote.text in source.text:
+            exact = align(quote.text, source)
+            assert exact is not None and exact.exact
+            return _Found(label, exact, ()), 1.0
+    for label in labels:
+        source = pool.normalized(label)
+        alignment = align(quote.text, source, score_cutoff=cutoff)
+        if alignment is None:
+            continue
+        best_score = max(best_score, alignment.score)
+        if best is None or alignment.score > best.alignment.score:
+            best = _Found(label, alignment, compare(quote, source, alignment))
+    return best, best_score
+
+
+def _check_quote(
+    quote: Quote, group: MarkerGroup | None, pool: _Sources, config: VerificationConfig
+) -> list[Citation]:
+    citations: list[Citation] = []
+    cited: list[str] = []
+    if quote.source is not None:
+        cited.append(quote.source)
+    if group is not None:
+        cited.extend(label for label in group.labels if label not in cited)
+    valid = [label for label in cited if label in pool]
+    for label in cited:
+        if label not in pool:
+            if group is not None and label in group.labels:
+                citations.append(_fabricated(label, group, pool))
+            else:  # a <quote source="S9"> block
+                citations.append(_citation(
+                    "fabricated-marker", label, None, quote, None, markers=(label,),
+                    message=f"quote block names source [{label}], which was not among the "
+                    f"sources (injected: {pool.injected()})",
+                ))
+
+    normalized_quote = normalize(quote.text)
+    folds = explain(quote.text)
+    if not normalized_quote.text:
+        return citations
+    markers = tuple(cited)
+    threshold = config.threshold
+
+    if valid:
+        found, best_score = _find(normalized_quote, valid, pool, cutoff=0.0)
+        if found is not None and found.alignment.score >= threshold and not found.altered:
+            outcome: Outcome = "verified" if found.alignment.exact else "verified-fuzzy"
+            source_folds = explain(pool.by_label[found.label].text[
+                found.alignment.source_start:found.alignment.source_end])
+            message = (
+                f"quote found in [{found.label}] after normalisation"
+                if found.alignment.exact
+                else f"quote matches [{found.label}] at {found.alignment.score:.2f} "
+                f"(threshold {threshold:.2f}): {_describe(found.differences)}"
+            )
+            citations.append(_citation(
+                outcome, found.label, group, quote, found, markers=markers, message=message,
+                normalizations=tuple(dict.fromkeys(folds + source_folds)),
+            ))
+            return citations
+        cited_best = found
+    else:
+        cited_best, best_score = None, 0.0
+
+    others = [label for label in pool.by_label if label not in valid]
+    elsewhere, _ = _find(normalized_quote, others, pool, cutoff=threshold)
+    if elsewhere is not None and not elsewhere.altered:
+        if not cited:
+            outcome, message = "unattributed-quote", (
+                f"the quote carries no marker; it appears in [{elsewhere.label}]"
+            )
+        else:
+            outcome, message = "wrong-source", (
+                f"the quote cites {_labels(cited)} but appears in [{elsewhere.label}]"
+            )
+        citations.append(_citation(
+            outcome, valid[0] if valid else None, group, quote, elsewhere,
+            markers=markers, message=message, normalizations=folds,
+        ))
+        return citations
+
+    if not cited:
+        citations.append(_citation(
+            "unattributed-quote", None, None, quote, None, markers=(),
+            message="the quote carries no marker and appears in none of the sources",
+        ))
+    elif cited_best is not None and cited_best.alignment.score >= threshold:
+        citations.append(_citation(
+            "quote-altered", cited_best.label, group, quote, cited_best, markers=markers,
+            message=f"the quote aligns with [{cited_best.label}] at "
+            f"{cited_best.alignment.score:.2f} but changes its meaning: "
+            f"{_describe(cited_best.differences, meaning_only=True)}",
+            normalizations=folds,
+        ))
+    else:
+        citations.append(_citation(
+            "quote-not-found", valid[0] if valid else None, group, quote, None,
+            markers=markers, score=best_score,
+            message=f"the quote does not appear in {_labels(valid or cited)} "
+            f"(best similarity {best_score:.3f}, threshold {threshold:.3f})",
+        ))
+    return citations
+
+
+def _labels(labels: Sequence[str]) -> str:
+    return ", ".join(f"[{label}]" for label in labels)
+
+
+def _describe(differences: Sequence[Difference], *, meaning_only: bool = False) -> str:
+    parts = []
+    for difference in differences:
+        if meaning_only and not difference.reasons:
+            continue
+        what = f"“{difference.quote}” for “{difference.source}”" if difference.op == "replace" \
+            else (f"adds “{difference.quote}”" if difference.op == "insert"
+                  else f"drops “{difference.source}”")
+        if difference.reasons:
+            what += f" ({', '.join(difference.reasons)})"
+        parts.append(what)
+    return "; ".join(parts) or "spacing or punctuation only"
+
+
+def _sentence_status(
+    citations: Sequence[Citation], *, claim: bool, attributed: bool
+) -> SentenceStatus:
+    if citations:
+        rank = {status: i for i, status in enumerate(SENTENCE_STATUSES)}
+        worst: SentenceStatus = min((c.outcome for c in citations), key=rank.__getitem__)
+        if claim and not attributed and rank[worst] > rank["uncited-claim"]:
+            return "uncited-claim"
+        return worst
+    return "uncited-claim" if claim else "no-claim"
+
+
+def _verdict(
+    counts: Mapping[str, int], coverage: float, config: VerificationConfig
+) -> tuple[Verdict, tuple[str, ...]]:
+    reasons: list[str] = []
+    if counts["fabricated-marker"]:
+        reasons.append(f"{counts['fabricated-marker']} fabricated marker(s)")
+    for outcome in REVIEW_OUTCOMES:
+        if counts[outcome]:
+            reasons.append(f"{counts[outcome]} {outcome}")
+    if coverage < config.min_coverage:
+        reasons.append(f"coverage {coverage:.2f} below {config.min_coverage:.2f}")
+    if config.require_quotes and counts["unquoted"]:
+        reasons.append(f"{counts['unquoted']} citation(s) without a quote on a surface "
+                       "that requires quotes")
+    if counts["fabricated-marker"]:
+        return "fail", tuple(reasons)
+    return ("flag" if reasons else "pass"), tuple(reasons)
