@@ -83,7 +83,9 @@ DATABASES = {
 # backend in TASK_BACKEND (see README).
 TASKS = {
     "default": {
-        "BACKEND": os.environ.get("TASK_BACKEND", "django.tasks.backends.immediate.ImmediateBackend"),
+        "BACKEND": os.environ.get(
+            "TASK_BACKEND", "django.tasks.backends.immediate.ImmediateBackend"
+        ),
     }
 }
 
@@ -116,5 +118,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "loggers": {"citeguard": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")}},
+    "loggers": {
+        "citeguard": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")}
+    },
 }

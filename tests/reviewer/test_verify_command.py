@@ -109,7 +109,9 @@ def test_bad_jsonl_line_is_named_and_other_lines_still_reported(tmp_path: Path) 
     result = run(str(path))
     assert result.returncode == 2
     assert [json.loads(x)["id"] for x in result.stdout.splitlines()] == ["first", "third"]
-    assert result.stderr.strip() == 'CommandError: line 2: "answer" is required and must be a string'
+    assert result.stderr.strip() == (
+        'CommandError: line 2: "answer" is required and must be a string'
+    )
 
 
 def test_missing_file_and_bad_threshold_exit_two(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -24,7 +24,7 @@ BAD_INPUT = 2
 
 class Command(BaseCommand):
     help = "Verify RAG answers (JSON, JSONL, or - for stdin) and print their reports."
-    requires_system_checks: list[str] = []
+    requires_system_checks: ClassVar[list[str]] = []  # type: ignore[misc]
     requires_migrations_checks = False
 
     def add_arguments(self, parser: CommandParser) -> None:
