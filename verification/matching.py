@@ -19,7 +19,7 @@ from rapidfuzz.distance import Levenshtein
 
 from .normalize import NormalizedText
 
-__all__ = ["Alignment", "Difference", "align", "compare"]
+__all__ = ["Alignment", "Difference", "align", "compare", "negation_before"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,7 @@ class Difference:
     ``negation``, ``unit``, ``date``, ``name``); empty for harmless edits.
     """
 
-    op: str
+    op: str  # "replace", "insert", "delete", or "omit-before" (context left out)
     source: str
     quote: str
     reasons: tuple[str, ...]
@@ -68,33 +68,37 @@ def align(quote: str, source: NormalizedText, *, score_cutoff: float = 0.0) -> A
     )
     if window is None or window.dest_end <= window.dest_start:
         return None
-    slack = max(8, len(quote) // 10)
-    lo = max(0, window.dest_start - slack)
-    hi = min(len(source.text), window.dest_end + slack)
-    norm_start, norm_end = _trim(quote, source.text, lo, hi)
-    score = fuzz.ratio(quote, source.text[norm_start:norm_end]) / 100
+    norm_start, norm_end, score = _refine(quote, source.text, window.dest_start, window.dest_end)
     if score < score_cutoff:
         return None
     start, end = source.to_original(norm_start, norm_end)
     return Alignment(score, False, norm_start, norm_end, start, end)
 
 
-def _trim(quote: str, text: str, lo: int, hi: int) -> tuple[int, int]:
-    """The span of ``text[lo:hi]`` that a global alignment pairs with ``quote``.
+def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, float]:
+    """Move the window's edges to where ``fuzz.ratio`` with the quote peaks.
 
-    Extra source characters at either end come out of the alignment as
-    insertions at its edges; the span runs from the first to the last source
-    character aligned with (or substituted for) a quote character.
+    partial_ratio's window has the quote's length, so a quote with a dropped or
+    added word sits in a window cut a little short or long. Each edge is moved
+    in turn within ``reach`` characters (two rounds of coordinate ascent); ties
+    keep the narrower window.
     """
-    first, last = None, None
-    for op in Levenshtein.opcodes(quote, text[lo:hi]):
-        if op.tag in ("equal", "replace"):
-            if first is None:
-                first = op.dest_start
-            last = op.dest_end
-    if first is None or last is None:
-        return lo, hi
-    return lo + first, lo + last
+    reach = min(max(8, len(quote) // 20), 40)
+
+    def score(a: int, b: int) -> float:
+        return fuzz.ratio(quote, text[a:b]) / 100
+
+    best = score(start, end)
+    for _ in range(2):
+        for candidate in range(max(0, start - reach), min(end, start + reach)):
+            value = score(candidate, end)
+            if value > best or (value == best and candidate > start):
+                best, start = value, candidate
+        for candidate in range(max(start + 1, end - reach), min(len(text), end + reach) + 1):
+            value = score(start, candidate)
+            if value > best or (value == best and candidate < end):
+                best, end = value, candidate
+    return start, end, best
 
 
 # Word-level comparison -------------------------------------------------------
@@ -240,3 +244,22 @@ def _same_letters(removed: list[str], added: list[str]) -> bool:
         return "".join(c for c in "".join(words) if c.isalnum())
 
     return letters(removed) == letters(added)
+
+
+_CLAUSE_END = frozenset(".;:!?")
+
+
+def negation_before(source: NormalizedText, alignment: Alignment) -> Difference | None:
+    """A negation just before the aligned window, in the same clause.
+
+    Quoting "start treatment on a single reading" from "Do not start treatment
+    on a single reading" contains the words exactly and reverses them: the
+    quote is reported as altered, naming the negation it left out.
+    """
+    before = _tokens(source.text, max(0, alignment.norm_start - 60), alignment.norm_start)
+    for word, _start, _end in reversed(before[-3:]):
+        if word in _CLAUSE_END:
+            return None
+        if word in _NEGATIONS or word.endswith("n't"):
+            return Difference(op="omit-before", source=word, quote="", reasons=("negation",))
+    return None

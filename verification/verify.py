@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from .config import VerificationConfig
 from .coverage import is_claim
 from .markers import MarkerGroup, canonical_label, parse_markers
-from .matching import Alignment, Difference, align, compare
+from .matching import Alignment, Difference, align, compare, negation_before
 from .normalize import NormalizedText, explain, normalize
 from .quotes import Quote, parse_quotes
 from .report import (
@@ -252,7 +252,7 @@ def _find(
         if quote.text in source.text:
             exact = align(quote.text, source)
             assert exact is not None and exact.exact
-            return _Found(label, exact, ()), 1.0
+            return _Found(label, exact, _context(source, exact)), 1.0
     for label in labels:
         source = pool.normalized(label)
         alignment = align(quote.text, source, score_cutoff=cutoff)
@@ -260,8 +260,14 @@ def _find(
             continue
         best_score = max(best_score, alignment.score)
         if best is None or alignment.score > best.alignment.score:
-            best = _Found(label, alignment, compare(quote, source, alignment))
+            differences = compare(quote, source, alignment) + _context(source, alignment)
+            best = _Found(label, alignment, differences)
     return best, best_score
+
+
+def _context(source: NormalizedText, alignment: Alignment) -> tuple[Difference, ...]:
+    negation = negation_before(source, alignment)
+    return (negation,) if negation else ()
 
 
 def _check_quote(
@@ -362,9 +368,14 @@ def _describe(differences: Sequence[Difference], *, meaning_only: bool = False) 
     for difference in differences:
         if meaning_only and not difference.reasons:
             continue
-        what = f"“{difference.quote}” for “{difference.source}”" if difference.op == "replace" \
-            else (f"adds “{difference.quote}”" if difference.op == "insert"
-                  else f"drops “{difference.source}”")
+        if difference.op == "replace":
+            what = f"“{difference.quote}” for “{difference.source}”"
+        elif difference.op == "insert":
+            what = f"adds “{difference.quote}”"
+        elif difference.op == "omit-before":
+            what = f"leaves out “{difference.source}” just before the quoted words"
+        else:
+            what = f"drops “{difference.source}”"
         if difference.reasons:
             what += f" ({', '.join(difference.reasons)})"
         parts.append(what)

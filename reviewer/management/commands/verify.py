@@ -24,7 +24,7 @@ BAD_INPUT = 2
 
 class Command(BaseCommand):
     help = "Verify RAG answers (JSON, JSONL, or - for stdin) and print their reports."
-    requires_system_checks: ClassVar[list[str]] = []  # type: ignore[misc]
+    requires_system_checks: ClassVar[list[str]] = []
     requires_migrations_checks = False
 
     def add_arguments(self, parser: CommandParser) -> None:
