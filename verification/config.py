@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 __all__ = ["DEFAULT_MARKER_PATTERNS", "LABEL_PATTERN", "VerificationConfig"]
@@ -56,3 +57,9 @@ class VerificationConfig:
         for pattern in self.marker_patterns:
             if "(?P<body>" not in pattern:
                 raise ValueError(f"marker pattern {pattern!r} needs a (?P<body>...) group")
+            try:
+                re.compile(pattern.replace("{label}", self.label_pattern))
+            except re.error as error:
+                raise ValueError(
+                    f"marker pattern {pattern!r} is not a valid regular expression: {error}"
+                ) from None

@@ -18,8 +18,9 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
 from .normalize import NormalizedText
+from .sentences import ABBREVIATIONS
 
-__all__ = ["Alignment", "Difference", "align", "compare", "negation_before"]
+__all__ = ["Alignment", "Difference", "align", "compare", "find_exact", "negation_before"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,31 +49,80 @@ class Difference:
     reasons: tuple[str, ...]
 
 
+def find_exact(quote: str, source: NormalizedText) -> Alignment | None:
+    """Exact containment of the normalised ``quote`` at word boundaries.
+
+    A containment found only inside longer words ("refundable" in
+    "nonrefundable", "30 days" in "130 days") is widened to whole words and
+    returned as a non-exact alignment, so that :func:`compare` sees the
+    difference instead of it passing as verbatim.
+    """
+    text = source.text
+    if not quote or not text:
+        return None
+    partial = None
+    at = text.find(quote)
+    for _ in range(64):  # a pathological repeat cannot make this quadratic
+        if at < 0:
+            break
+        end = at + len(quote)
+        if not _cuts_word(text, at) and not _cuts_word(text, end):
+            return _alignment(source, 1.0, True, at, end)
+        partial = at if partial is None else partial
+        at = text.find(quote, at + 1)
+    if partial is None:
+        return None
+    start, end = _widen(text, partial, partial + len(quote))
+    return _alignment(source, fuzz.ratio(quote, text[start:end]) / 100, False, start, end)
+
+
 def align(quote: str, source: NormalizedText, *, score_cutoff: float = 0.0) -> Alignment | None:
     """Best alignment of the normalised ``quote`` in ``source``.
 
     ``None`` when nothing reaches ``score_cutoff`` (0..1); with the default 0
     the best window is returned however poor, so that a near miss can be
-    reported with its score.
+    reported with its score. Windows always hold whole words.
     """
+    exact = find_exact(quote, source)
+    if exact is not None and (exact.exact or exact.score >= score_cutoff):
+        return exact
     if not quote or not source.text:
         return None
-    found = source.text.find(quote)
-    if found >= 0:
-        start, end = source.to_original(found, found + len(quote))
-        return Alignment(1.0, True, found, found + len(quote), start, end)
     # rapidfuzz prunes with the cutoff; keep it a little below the caller's,
-    # because the trimmed window is re-scored below and may score higher.
+    # because the refined window is re-scored below and may score higher.
     window = fuzz.partial_ratio_alignment(
         quote, source.text, score_cutoff=max(0.0, score_cutoff * 100 - 5)
     )
     if window is None or window.dest_end <= window.dest_start:
         return None
-    norm_start, norm_end, score = _refine(quote, source.text, window.dest_start, window.dest_end)
+    start, end, score = _refine(quote, source.text, window.dest_start, window.dest_end)
+    wide_start, wide_end = _widen(source.text, start, end)
+    if (wide_start, wide_end) != (start, end):
+        start, end = wide_start, wide_end
+        score = fuzz.ratio(quote, source.text[start:end]) / 100
     if score < score_cutoff:
         return None
+    return _alignment(source, score, False, start, end)
+
+
+def _alignment(
+    source: NormalizedText, score: float, exact: bool, norm_start: int, norm_end: int
+) -> Alignment:
     start, end = source.to_original(norm_start, norm_end)
-    return Alignment(score, False, norm_start, norm_end, start, end)
+    return Alignment(score, exact, norm_start, norm_end, start, end)
+
+
+def _cuts_word(text: str, position: int) -> bool:
+    """Whether a boundary at ``position`` falls between two word characters."""
+    return 0 < position < len(text) and text[position - 1].isalnum() and text[position].isalnum()
+
+
+def _widen(text: str, start: int, end: int) -> tuple[int, int]:
+    while _cuts_word(text, start):
+        start -= 1
+    while _cuts_word(text, end):
+        end += 1
+    return start, end
 
 
 def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, float]:
@@ -83,7 +133,9 @@ def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, floa
     in turn within ``reach`` characters (two rounds of coordinate ascent); ties
     keep the narrower window.
     """
-    reach = min(max(8, len(quote) // 20), 40)
+    reach = max(12, min(len(quote) // 8, 48))
+    # The window can come back shorter than the quote (at a text's edges).
+    end = max(end, min(len(text), start + len(quote)))
 
     def score(a: int, b: int) -> float:
         return fuzz.ratio(quote, text[a:b]) / 100
@@ -103,6 +155,7 @@ def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, floa
 
 # Word-level comparison -------------------------------------------------------
 
+_WORD_BEFORE_STOP = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _TOKEN = re.compile(r"\[[\d,;\s\-]+\]|\d+(?:[.,:/-]\d+)*|[^\W_]+(?:'[^\W_]+)*|\S")
 _NUMBER_WORDS = {
     word: str(value)
@@ -125,7 +178,7 @@ _NEGATIONS = frozenset(
 )
 _NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis")
 _UNITS = frozenset(
-    "% percent percentage per mg g kg mcg ug μg ng ml l dl mmol mol iu units unit mm cm m km "
+    "% percent percentage mg g kg mcg ug μg ng ml l dl mmol mol iu units unit mm cm m km "
     "in ft lb lbs oz hour hours hr hrs day days week weeks month months year years yr yrs "
     "minute minutes min mins second seconds sec secs dollar dollars usd eur euro euros gbp "
     "pound pounds $ € £ ¥ times fold x daily weekly monthly annually annual twice".split()
@@ -163,11 +216,17 @@ def _negating_prefix(a: str, b: str) -> bool:
 
 
 def _is_name(original: str, start: int) -> bool:
-    """A capitalised word that is not the first word of a sentence."""
+    """A capitalised word that is not the first word of a sentence (a word
+    after a title such as "Dr." is a name)."""
     if start >= len(original) or not original[start].isupper():
         return False
-    before = original[:start].rstrip()
-    return bool(before) and before[-1] not in ".!?:\"\u201c\n"
+    before = original[max(0, start - 40) : start].rstrip()
+    if not before:
+        return False
+    if before[-1] == ".":
+        title = _WORD_BEFORE_STOP.search(before)
+        return title is not None and title.group(1).lower() in ABBREVIATIONS
+    return before[-1] not in "!?:\"\u201c\n"
 
 
 def compare(

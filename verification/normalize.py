@@ -14,12 +14,18 @@ What is folded, in order of appearance in a text:
 * Soft hyphens, zero-width spaces and joiners, BOMs: removed.
 * Line-break hyphenation: a hyphen at a line end between two letters is
   removed with the line break (``ser-\\nvice`` → ``service``). A hyphen between
-  two letters *inside* a line is removed as well, so a real compound broken at
+  two letters *inside* a line is removed as well (the en dash of
+  ``Smith–Jones`` too), so a real compound broken at
   a line end (``well-\\nknown``) and the same compound unbroken (``well-known``)
   both become ``wellknown``: the fold cannot tell the two cases apart, so it
-  makes them equal instead of guessing. Hyphens next to digits (``2-3``) stay.
+  makes them equal instead of guessing. Hyphens next to digits (``2-3``) stay;
+  a range broken at a line end (``10-\\n12``) loses only the break. A soft
+  hyphen is removed, and at a line end takes the break with it.
 * Smart quotes, primes and apostrophes → ``'`` and ``"``; every dash and minus
-  sign → ``-``.
+  sign → ``-``; an em dash or bar is a pause between words and becomes a spaced
+  `` - `` (``employment—not`` = ``employment - not``). A spacing acute inside a
+  word is an accent (``L´aszl´o`` → ``laszlo``), before a final ``s`` an
+  apostrophe (``Norway´s``).
 * Whitespace runs of any kind (NBSP, thin spaces, line breaks) → one space;
   leading and trailing whitespace dropped.
 * Case folded (``str.casefold``).
@@ -41,15 +47,14 @@ from functools import lru_cache
 __all__ = ["NormalizedText", "OffsetMap", "explain", "fold_char", "normalize"]
 
 _DELETED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
-_SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u02b9\u0060\u00b4"
+_SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u02b9"
 _DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u02ba"
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 _SPACING_ACCENTS = "\u02d8\u02d9\u02da\u02db\u02dc\u02dd\u02c6\u02c7\u00a8\u00af\u00b8"
 
 # What the fast path copies verbatim (after lower-casing): plain ASCII other
 # than whitespace and hyphens. Everything else goes through the slow path.
-_SPECIAL = re.compile(r"[^\x21-\x2c\x2e-\x7e]+")
-_LETTER_BEFORE = re.compile(r"[^\W\d_]$")
+_SPECIAL = re.compile(r"[^\x21-\x2c\x2e-\x5f\x61-\x7e]+")
 
 
 @lru_cache(maxsize=4096)
@@ -140,11 +145,27 @@ class NormalizedText:
         return self.offsets.to_original(start, end)
 
 
-class _Builder:
-    """Accumulates output pieces, collapsing whitespace and joining hyphenation."""
+_JOINING_HYPHENS = "-\u2010\u2011\u2013"  # hyphens, and the en dash of "Smith–Jones"
+_SPACED_DASHES = "\u2014\u2015"  # em dash and bar: a pause between words
+_LINE_BREAKS = "\n\r\u2028\u2029\x0b\x0c\x85"
+_SPACING_ACUTES = "\u00b4\u0060"  # an accent in "L´aszl´o", an apostrophe in "Norway´s"
 
-    __slots__ = ("chunks", "norm_starts", "orig_ends", "orig_starts", "pending_space",
-                 "size", "verbatim")
+
+class _Builder:
+    """Accumulates output pieces, collapsing whitespace and joining hyphenation.
+
+    Hyphen joining is decided here, when the character after the hyphen and
+    the whitespace (or skipped furniture) in between are known:
+
+    * letter ``-`` letter → joined (``well-known`` → ``wellknown``);
+    * letter ``-`` line break letter → joined (``ser-\\nvice`` → ``service``);
+    * letter soft-hyphen line break letter → joined;
+    * digit ``-`` line break digit → the break goes, the hyphen stays (``10-12``);
+    * anything else keeps the hyphen and the space.
+    """
+
+    __slots__ = ("chunks", "join", "norm_starts", "orig_ends", "orig_starts", "pending_break",
+                 "pending_space", "size", "verbatim")
 
     def __init__(self) -> None:
         self.chunks: list[str] = []
@@ -154,21 +175,79 @@ class _Builder:
         self.verbatim: list[bool] = []
         self.size = 0
         # A whitespace run seen but not yet emitted: (orig_start, orig_end).
-        # It is emitted only when a non-space follows, which drops trailing
-        # whitespace and merges adjacent runs.
+        # It is emitted only when a visible character follows, which drops
+        # trailing whitespace and merges adjacent runs.
         self.pending_space: tuple[int, int] | None = None
+        self.pending_break = False
+        # A hyphen waiting to see what follows: "letter", "soft" or "digit".
+        self.join: str | None = None
 
-    def space(self, orig_start: int, orig_end: int) -> None:
+    def last_char(self) -> str:
+        return self.chunks[-1][-1] if self.chunks else ""
+
+    def space(self, orig_start: int, orig_end: int, *, breaks: bool = False) -> None:
         if self.pending_space is None:
             self.pending_space = (orig_start, orig_end)
+            self.pending_break = breaks
         else:
             self.pending_space = (self.pending_space[0], orig_end)
+            self.pending_break |= breaks
 
-    def _flush_space(self) -> None:
+    def hyphen(self, orig_start: int, orig_end: int, *, soft: bool = False) -> None:
+        last = "" if self.pending_space is not None else self.last_char()
+        if soft:
+            self.join = "soft" if last.isalpha() else None
+            return
+        self._visible("-")
+        self._piece("-", orig_start, orig_end, verbatim=orig_end - orig_start == 1)
+        self.join = "letter" if last.isalpha() else "digit" if last.isdigit() else None
+
+    def copy(self, text: str, orig_start: int) -> None:
+        self._visible(text[0])
+        self._piece(text, orig_start, orig_start + len(text), verbatim=True)
+
+    def replace(self, text: str, orig_start: int, orig_end: int) -> None:
+        self._visible(text[0])
+        self._piece(text, orig_start, orig_end, verbatim=len(text) == orig_end - orig_start == 1)
+
+    def absorb(self, orig_end: int) -> None:
+        """Attach a deleted character (a combining accent) to the piece before
+        it, so that a range ending on ``e`` of ``e\u0301`` takes the accent."""
+        if not self.chunks or self.pending_space is not None:
+            return
+        if self.orig_ends[-1] != orig_end - 1:
+            return
+        if self.verbatim[-1] and len(self.chunks[-1]) > 1:
+            text = self.chunks[-1]
+            self.chunks[-1] = text[:-1]
+            self.orig_ends[-1] -= 1
+            self.size -= 1
+            self._piece(text[-1], self.orig_ends[-1], orig_end, verbatim=False)
+        else:
+            self.orig_ends[-1] = orig_end
+            self.verbatim[-1] = False
+
+    def _visible(self, first: str) -> None:
+        """Settle pending whitespace and hyphen joins before ``first`` is added."""
+        join, self.join = self.join, None
+        if join is not None and (self.pending_space is None or self.pending_break):
+            if join in ("letter", "soft") and first.isalpha():
+                if join == "letter":
+                    self._pop()
+                self.pending_space = None
+            elif join == "digit" and first.isdigit() and self.pending_space is not None:
+                self.pending_space = None
         if self.pending_space is not None:
             if self.size:  # no leading space
                 self._piece(" ", *self.pending_space, verbatim=False)
             self.pending_space = None
+
+    def _pop(self) -> None:
+        self.size -= len(self.chunks.pop())
+        self.norm_starts.pop()
+        self.orig_starts.pop()
+        self.orig_ends.pop()
+        self.verbatim.pop()
 
     def _piece(self, text: str, orig_start: int, orig_end: int, *, verbatim: bool) -> None:
         self.chunks.append(text)
@@ -177,20 +256,6 @@ class _Builder:
         self.orig_ends.append(orig_end)
         self.verbatim.append(verbatim)
         self.size += len(text)
-
-    def copy(self, text: str, orig_start: int) -> None:
-        self._flush_space()
-        self._piece(text, orig_start, orig_start + len(text), verbatim=True)
-
-    def replace(self, text: str, orig_start: int, orig_end: int) -> None:
-        self._flush_space()
-        self._piece(text, orig_start, orig_end, verbatim=len(text) == orig_end - orig_start == 1)
-
-    def drop_pending_space(self) -> None:
-        self.pending_space = None
-
-    def last_char(self) -> str:
-        return self.chunks[-1][-1] if self.chunks else ""
 
     def build(self, original: str) -> NormalizedText:
         text = "".join(self.chunks)
@@ -205,61 +270,45 @@ class _Builder:
         return NormalizedText(text=text, original=original, offsets=offsets)
 
 
-def _is_letter(char: str) -> bool:
-    return char.isalpha()
-
-
-def _next_visible(text: str, index: int, skip_end: int) -> str:
-    """The first character at or after ``index`` that the fold keeps."""
-    while index < skip_end:
-        char = text[index]
-        if char.isspace():
-            return " "
-        folded = char if ord(char) < 0x7F else fold_char(char)
-        if folded:
-            return folded[0]
-        index += 1
-    return ""
-
-
 def _fold_segment(builder: _Builder, text: str, start: int, end: int) -> None:
-    """Fold ``text[start:end]``, one character or hyphen-run at a time."""
+    """Fold ``text[start:end]`` (a run the fast path cannot copy), char by char."""
     index = start
     while index < end:
         char = text[index]
-        if char == "-" or (ord(char) > 0x7E and fold_char(char) == "-"):
-            # A hyphen between letters (possibly followed by a line break and
-            # indentation) is dropped with that break; see the module doc.
-            after = index + 1
-            while after < end and text[after] in " \t\u00a0":
-                after += 1
-            has_break = after < end and text[after] in "\n\r\u2028\u2029\x0b\x0c"
-            while after < end and text[after].isspace():
-                after += 1
-            before_is_letter = _is_letter(builder.last_char()) and builder.pending_space is None
-            if has_break and before_is_letter and _is_letter(_next_visible(text, after, len(text))):
-                index = after
-                continue
-            if not has_break and after == index + 1 and before_is_letter and (
-                _is_letter(_next_visible(text, after, len(text)))
-            ):
-                index += 1
-                continue
+        if char in _JOINING_HYPHENS:
+            builder.hyphen(index, index + 1)
+        elif char == "\u00ad":
+            builder.hyphen(index, index + 1, soft=True)
+        elif char in _SPACED_DASHES:
+            # "employment—not" reads "employment - not". The spaces are the
+            # fold's own: they map to empty original ranges beside the dash.
+            builder.space(index, index)
             builder.replace("-", index, index + 1)
-            index += 1
-            continue
-        if char.isspace():
+            builder.space(index + 1, index + 1)
+        elif char.isspace():
             run_end = index + 1
             while run_end < end and text[run_end].isspace():
                 run_end += 1
-            builder.space(index, run_end)
+            run = text[index:run_end]
+            builder.space(index, run_end, breaks=any(c in _LINE_BREAKS for c in run))
             index = run_end
             continue
-        folded = char.lower() if ord(char) < 0x7F else fold_char(char)
-        if folded == " ":
-            builder.space(index, index + 1)
-        elif folded:
-            builder.replace(folded, index, index + 1)
+        elif char in _SPACING_ACUTES:
+            after = text[index + 1 : index + 3]
+            if after[:1].isalpha() and builder.last_char().isalpha() and not (
+                after[:1] in "sS" and not after[1:2].isalpha()
+            ):
+                pass  # a spacing accent inside a word: "L´aszl´o" → "laszlo"
+            else:
+                builder.replace("'", index, index + 1)
+        else:
+            folded = char.lower() if ord(char) < 0x7F else fold_char(char)
+            if folded == " ":
+                builder.space(index, index + 1)
+            elif folded:
+                builder.replace(folded, index, index + 1)
+            elif unicodedata.combining(char) or char in _SPACING_ACCENTS:
+                builder.absorb(index + 1)
         index += 1
 
 
@@ -298,7 +347,7 @@ def normalize(text: str, *, skip: Sequence[tuple[int, int]] = ()) -> NormalizedT
     for skip_start, skip_end in [*_merge_ranges(skip, len(text)), (len(text), len(text))]:
         _normalize_span(builder, text, position, skip_start)
         if skip_end > skip_start:
-            builder.space(skip_start, skip_end)
+            builder.space(skip_start, skip_end, breaks=True)
         position = skip_end
     return builder.build(text)
 
@@ -322,11 +371,21 @@ _ARTEFACTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("smart-quotes", re.compile(f"[{_SINGLE_QUOTES}{_DOUBLE_QUOTES}]")),
     ("dashes", re.compile(f"[{_DASHES}]")),
     ("whitespace", re.compile(r"\s{2,}|[^\S ]")),
-    ("accents-or-compatibility-forms", re.compile(r"[^\x00-\x7f\ufb00-\ufb06\u2010-\u201f\u2212]")),
     ("case", re.compile(r"[A-Z]")),
 )
+_NAMED_ELSEWHERE = frozenset(_DELETED + _SINGLE_QUOTES + _DOUBLE_QUOTES + _DASHES)
+
+
+def _is_accent_or_compatibility(char: str) -> bool:
+    if char.isascii() or char in _NAMED_ELSEWHERE or char.isspace() or "\ufb00" <= char <= "\ufb06":
+        return False
+    return (char in _SPACING_ACCENTS or unicodedata.combining(char) > 0
+            or unicodedata.normalize("NFKD", char) != char)
 
 
 def explain(text: str) -> tuple[str, ...]:
     """Which folds :func:`normalize` applies to ``text``, by name (for reports)."""
-    return tuple(name for name, pattern in _ARTEFACTS if pattern.search(text))
+    names = [name for name, pattern in _ARTEFACTS if pattern.search(text)]
+    if any(_is_accent_or_compatibility(c) for c in set(text)):
+        names.insert(-1 if "case" in names else len(names), "accents-or-compatibility-forms")
+    return tuple(names)

@@ -23,7 +23,7 @@ _BLOCK = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _OPEN_BEFORE = set(" \t\n\r([{\u2014\u2013-:/")
-_CLOSE_AFTER = set(" \t\n\r)]}.,;:!?\u2014\u2013-\u3010")
+_CLOSE_AFTER = set(" \t\n\r)]}[.,;:!?\u2014\u2013-\u3010")
 _MIN_QUOTE_CHARS = 2
 
 

@@ -34,6 +34,12 @@ ABBREVIATIONS = frozenset(
     u.k u.n e.u a.m p.m ph.d m.d b.a m.a viz resp incl excl min max avg approx n.b
     """.split()
 )
+#: Abbreviations that are practically never the last word of a sentence, even
+#: before a capital or a number ("e.g. Section 4.2", "Fig. 3", "No. 12").
+_NEVER_FINAL = frozenset(
+    "e.g i.e cf vs viz fig figs eq eqs sec secs art arts para paras ch chap vol vols pp "
+    "approx ca incl excl nos".split()
+)
 _TITLES = frozenset("dr mr mrs ms prof sr jr st gen gov sen rep mt".split())
 
 _TERMINAL = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s|$)")
@@ -74,8 +80,10 @@ def _ends_sentence(text: str, stop: re.Match[str], resume: int) -> bool:
     token = word.group(1).lower()
     if len(token) == 1 and token.isalpha() and word.group(1).isupper():
         return False  # an initial: "J. Smith"
-    if token in _TITLES:
-        return False  # "Dr. Smith" never ends a sentence
+    if token in _TITLES or token in _NEVER_FINAL:
+        return False  # "Dr. Smith", "e.g. Section 4"
+    if token == "no" and following[0].isdigit():
+        return False  # "No. 12"
     return not (token in ABBREVIATIONS and not following[0].isupper())
 
 
@@ -91,8 +99,8 @@ def split_sentences(
     marker_starts = {m.start: m.end for m in markers}
 
     for stop in _TERMINAL.finditer(text):
-        if _inside(protected, stop.end() - 1):
-            continue
+        if _inside(protected, stop.end()):
+            continue  # inside a quote; a stop that closes the quote is fine
         end = stop.end()
         # "… two years. [S1] [S2]" (and a stray full stop after them)
         probe = end

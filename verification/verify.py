@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from .config import VerificationConfig
 from .coverage import is_claim
 from .markers import MarkerGroup, canonical_label, parse_markers
-from .matching import Alignment, Difference, align, compare, negation_before
+from .matching import Alignment, Difference, align, compare, find_exact, negation_before
 from .normalize import NormalizedText, explain, normalize
 from .quotes import Quote, parse_quotes
 from .report import (
@@ -232,9 +232,11 @@ def _citation(
     )
 
 
-def _fabricated(label: str, group: MarkerGroup, pool: _Sources) -> Citation:
+def _fabricated(
+    label: str, group: MarkerGroup, pool: _Sources, quote: Quote | None = None
+) -> Citation:
     return _citation(
-        "fabricated-marker", label, group, None, None,
+        "fabricated-marker", label, group, quote, None,
         message=f"marker [{label}] was not among the sources (injected: {pool.injected()})",
     )
 
@@ -249,9 +251,8 @@ def _find(
     labels = list(labels)
     for label in labels:  # exact containment first: cheapest and decisive
         source = pool.normalized(label)
-        if quote.text in source.text:
-            exact = align(quote.text, source)
-            assert exact is not None and exact.exact
+        exact = find_exact(quote.text, source)
+        if exact is not None and exact.exact:
             return _Found(label, exact, _context(source, exact)), 1.0
     for label in labels:
         source = pool.normalized(label)
@@ -283,7 +284,7 @@ def _check_quote(
     for label in cited:
         if label not in pool:
             if group is not None and label in group.labels:
-                citations.append(_fabricated(label, group, pool))
+                citations.append(_fabricated(label, group, pool, quote))
             else:  # a <quote source="S9"> block
                 citations.append(_citation(
                     "fabricated-marker", label, None, quote, None, markers=(label,),
@@ -341,6 +342,8 @@ def _check_quote(
             "unattributed-quote", None, None, quote, None, markers=(),
             message="the quote carries no marker and appears in none of the sources",
         ))
+    elif not valid:
+        pass  # every marker was fabricated: those citations already carry the quote
     elif cited_best is not None and cited_best.alignment.score >= threshold:
         citations.append(_citation(
             "quote-altered", cited_best.label, group, quote, cited_best, markers=markers,

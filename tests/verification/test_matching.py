@@ -1,0 +1,274 @@
+"""align() and compare(): where a quote sits in a source, and what an edit changes."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verification import Difference, align, compare, normalize
+
+REFERENCE = "Employer  match vests after\ntwo years of ser-\nvice."
+
+
+def edits(source: str, quote: str) -> tuple[Difference, ...]:
+    """compare() for ``quote`` against its best window in ``source``."""
+    normalized_source = normalize(source)
+    normalized_quote = normalize(quote)
+    alignment = align(normalized_quote.text, normalized_source)
+    assert alignment is not None
+    return compare(normalized_quote, normalized_source, alignment)
+
+
+def reasons(source: str, quote: str) -> set[str]:
+    return {r for d in edits(source, quote) for r in d.reasons}
+
+
+def as_tuples(differences: tuple[Difference, ...]) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    return [(d.op, d.source, d.quote, d.reasons) for d in differences]
+
+
+# align() --------------------------------------------------------------------------
+
+
+def test_align_exact_maps_to_original_range() -> None:
+    source = normalize(REFERENCE)
+    alignment = align("match vests after two years of service", source)
+    assert alignment is not None
+    assert alignment.exact
+    assert alignment.score == 1.0
+    assert source.text[alignment.norm_start : alignment.norm_end] == (
+        "match vests after two years of service"
+    )
+    assert REFERENCE[alignment.source_start : alignment.source_end] == (
+        "match vests after\ntwo years of ser-\nvice"
+    )
+
+
+def test_align_exact_finds_first_occurrence() -> None:
+    source = normalize("The match vests. Later, the match vests again.")
+    alignment = align("the match vests", source)
+    assert alignment is not None
+    assert (alignment.source_start, alignment.source_end) == (0, 15)
+
+
+def test_align_fuzzy_covers_the_quoted_words() -> None:
+    source = normalize(REFERENCE)
+    alignment = align("employer match vests aftr two years of service", source)
+    assert alignment is not None
+    assert not alignment.exact
+    assert 0.92 < alignment.score < 1.0
+    assert REFERENCE[alignment.source_start : alignment.source_end] == (
+        "Employer  match vests after\ntwo years of ser-\nvice"
+    )
+
+
+@pytest.mark.parametrize(
+    ("quote", "expected"),
+    [
+        # A word dropped from the quote: the window must still cover the
+        # source's words from the first quoted word to the last, and no more.
+        (
+            "contributions are refundable and non-forfeitable",
+            "Contributions are not refundable and non-forfeitable",
+        ),
+        (
+            "contributions are not refundabel and non-forfeitable in march",
+            "Contributions are not refundable and non-forfeitable in March",
+        ),
+        (
+            "approved by dr. smith in the trail [18] with 40 patients",
+            "Approved by Dr. Smith in the trial [18] with 40 patients",
+        ),
+    ],
+)
+def test_align_fuzzy_window_starts_and_ends_at_the_quoted_words(
+    quote: str, expected: str
+) -> None:
+    text = (
+        "Employer  match vests after\ntwo years of ser-\nvice. Contributions are not "
+        "refundable and non-forfeitable in March. The dose is 5 mg daily. Approved by "
+        "Dr. Smith in the trial [18] with 40 patients."
+    )
+    alignment = align(quote, normalize(text))
+    assert alignment is not None
+    assert not alignment.exact
+    assert text[alignment.source_start : alignment.source_end] == expected
+
+
+def test_align_none_below_cutoff() -> None:
+    source = normalize(REFERENCE)
+    assert align("health coverage begins on the first day", source, score_cutoff=0.9) is None
+
+
+def test_align_default_cutoff_returns_a_poor_window_with_its_score() -> None:
+    alignment = align("health coverage begins on the first day", normalize(REFERENCE))
+    assert alignment is not None
+    assert not alignment.exact
+    assert alignment.score < 0.7
+
+
+@pytest.mark.parametrize(("quote", "source"), [("", REFERENCE), ("employer", ""), ("", "")])
+def test_align_none_for_empty_texts(quote: str, source: str) -> None:
+    assert align(quote, normalize(source)) is None
+
+
+# compare() ------------------------------------------------------------------------
+
+
+def test_compare_identical_has_no_differences() -> None:
+    assert edits(REFERENCE, "Employer match vests after two years of service.") == ()
+
+
+def test_number_changed() -> None:
+    assert as_tuples(edits(REFERENCE, "Employer match vests after three years of service.")) == [
+        ("replace", "two", "three", ("number",))
+    ]
+
+
+def test_digit_changed() -> None:
+    source = "Enrolment closes on 31 March each year."
+    assert as_tuples(edits(source, "Enrolment closes on 30 March each year.")) == [
+        ("replace", "31", "30", ("number",))
+    ]
+
+
+def test_dropped_not() -> None:
+    source = "Take 500 mg every six hours, not exceeding 4 g in 24 hours."
+    assert as_tuples(edits(source, "Take 500 mg every six hours, exceeding 4 g in 24 hours.")) == [
+        ("delete", "not", "", ("negation",))
+    ]
+
+
+def test_added_not_and_contraction() -> None:
+    source = "The employee will forfeit the unvested balance."
+    assert "negation" in reasons(source, "The employee will not forfeit the unvested balance.")
+    assert "negation" in reasons(source, "The employee won't forfeit the unvested balance.")
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "Contributions are refundable and forfeitable on termination.",
+            "Contributions are refundable and non-forfeitable on termination.",
+        ),
+        (
+            "The enrolment deposit is nonrefundable after thirty days.",
+            "The enrolment deposit is refundable after thirty days.",
+        ),
+        ("The employee is eligible for the plan.", "The employee is ineligible for the plan."),
+        ("The clause is enforceable in court.", "The clause is unenforceable in court."),
+    ],
+)
+def test_negating_prefix(source: str, quote: str) -> None:
+    assert reasons(source, quote) == {"negation"}
+
+
+def test_unit_changed() -> None:
+    source = "Take 500 mg of paracetamol every six hours."
+    assert as_tuples(edits(source, "Take 500 g of paracetamol every six hours.")) == [
+        ("replace", "mg", "g", ("unit",))
+    ]
+
+
+def test_month_changed() -> None:
+    source = "Enrolment opens on 1 March and closes on 31 March each year."
+    assert "date" in reasons(source, "Enrolment opens on 1 April and closes on 31 March each year.")
+
+
+def test_capitalised_name_changed() -> None:
+    source = "The plan is administered by Fidelity Investments on behalf of the employer."
+    quote = "The plan is administered by Vanguard Investments on behalf of the employer."
+    assert as_tuples(edits(source, quote)) == [("replace", "fidelity", "vanguard", ("name",))]
+
+
+def test_capitalised_name_after_title_changed() -> None:
+    source = "The protocol was approved by Dr. Smith after the second review."
+    quote = "The protocol was approved by Dr. Jones after the second review."
+    assert reasons(source, quote) == {"name"}
+
+
+def test_digit_for_number_word_is_not_a_number_change() -> None:
+    differences = edits(REFERENCE, "Employer match vests after 2 years of service.")
+    assert as_tuples(differences) == [("replace", "two", "2", ())]
+
+
+def test_dropped_reference_is_not_a_number_change() -> None:
+    source = "Retrieval accuracy improved by 9 to 19 points [18] over BM25 in top-20 retrieval."
+    quote = "Retrieval accuracy improved by 9 to 19 points over BM25 in top-20 retrieval."
+    assert as_tuples(edits(source, quote)) == [("delete", "[18]", "", ())]
+
+
+def test_changed_number_next_to_a_dropped_reference_is_still_a_number_change() -> None:
+    source = "Retrieval accuracy improved by 9 to 19 points [18] over BM25 in top-20 retrieval."
+    quote = "Retrieval accuracy improved by 9 to 18 points over BM25 in top-20 retrieval."
+    assert "number" in reasons(source, quote)
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        (
+            "The contractor shall indemnfy the client against all claims.",  # PDF typo
+            "The contractor shall indemnify the client against all claims.",
+        ),
+        (
+            "Dense passage retrieval outperforms a strong Lucene-BM25 sytem largely.",
+            "Dense passage retrieval outperforms a strong Lucene-BM25 system largely.",
+        ),
+    ],
+)
+def test_harmless_typo_repair_gives_no_reasons(source: str, quote: str) -> None:
+    differences = edits(source, quote)
+    assert len(differences) == 1
+    assert differences[0].op == "replace"
+    assert differences[0].reasons == ()
+
+
+def test_punctuation_only_edit_gives_no_reasons() -> None:
+    source = "Coverage ends on the last day of the month; dependants lose cover too."
+    quote = "Coverage ends on the last day of the month, dependants lose cover too."
+    assert reasons(source, quote) == set()
+
+
+# Properties -------------------------------------------------------------------------
+
+ALPHABET = [
+    *"abcXYZ019", " ", " ", "\n", "-", "\u00ad", "ﬁ", "\u201c", "\u201d", "\u2019", "\u2014",
+    "\u00a0", "é", "e\u0301", "ß", "\u200b",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(ALPHABET), min_size=1, max_size=40).map("".join), st.data())
+def test_property_exact_match_original_span_normalises_back_to_the_quote(
+    text: str, data: st.DataObject
+) -> None:
+    source = normalize(text)
+    bounds = sorted({*source.offsets.norm_starts, source.offsets.normalized_length})
+    a, b = sorted(data.draw(st.lists(st.sampled_from(bounds), min_size=2, max_size=2)))
+    quote = source.text[a:b].strip(" ")
+    alignment = align(quote, source)
+    if not quote:
+        assert alignment is None
+        return
+    assert alignment is not None
+    cuts_word = any(
+        0 < p < len(source.text) and source.text[p - 1].isalnum() and source.text[p].isalnum()
+        for p in (source.text.find(quote), source.text.find(quote) + len(quote))
+    )
+    if not alignment.exact:
+        # Exact containment counts only at word boundaries; a quote that cuts a
+        # word is widened to whole words and scored, so it cannot pass as verbatim.
+        assert cuts_word
+        window = source.text[alignment.norm_start : alignment.norm_end]
+        assert quote in window and len(window) > len(quote)
+        return
+    assert source.text[alignment.norm_start : alignment.norm_end] == quote
+    original = normalize(text[alignment.source_start : alignment.source_end]).text
+    # align() finds the first occurrence, which may begin inside a replaced
+    # piece (the second "s" of a "ß"); then the span widens to the whole piece.
+    assert quote in original
+    if alignment.norm_start in bounds and alignment.norm_end in bounds:
+        assert original == quote

@@ -1,0 +1,425 @@
+"""normalize(): each PDF/model artefact it folds, and the offset map back to the original."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verification import NormalizedText, explain, normalize
+
+
+def norm(text: str) -> str:
+    return normalize(text).text
+
+
+def original_of(n: NormalizedText, fragment: str) -> str:
+    """The original substring that produced the first ``fragment`` of ``n.text``."""
+    start = n.text.index(fragment)
+    o0, o1 = n.to_original(start, start + len(fragment))
+    return n.original[o0:o1]
+
+
+# Artefacts -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("ﬁnal", "final"),
+        ("ﬂow", "flow"),
+        ("oﬀer", "offer"),
+        ("oﬃce", "office"),
+        ("baﬄe", "baffle"),
+        ("the ﬁrst signiﬁcant eﬀect", "the first significant effect"),
+    ],
+)
+def test_ligatures_decompose(text: str, expected: str) -> None:
+    assert norm(text) == expected
+
+
+@pytest.mark.parametrize("char", ["\u00ad", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"])
+def test_soft_hyphen_and_zero_width_characters_are_removed(char: str) -> None:
+    assert norm(f"co{char}operate") == "cooperate"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ser-\nvice",
+        "ser-\r\nvice",
+        "ser-   \nvice",  # trailing spaces before the break
+        "ser-\n    vice",  # indented continuation line
+        "ser- \t\r\n\t  vice",
+        "ser-\u00a0\nvice",
+    ],
+)
+def test_line_break_hyphenation_is_joined(text: str) -> None:
+    assert norm(f"years of {text}.") == "years of service."
+
+
+@pytest.mark.parametrize("hyphen", ["\u2010", "\u2011"])
+def test_unicode_hyphen_at_line_end_is_joined(hyphen: str) -> None:
+    assert norm(f"ser{hyphen}\nvice") == "service"
+
+
+def test_soft_hyphen_at_line_end_is_joined() -> None:
+    assert "line-break-hyphenation" in explain("ser\u00ad\nvice")
+    assert norm("ser\u00ad\nvice") == "service"
+
+
+def test_compound_broken_at_line_end_equals_unbroken_compound() -> None:
+    # The module doc decides: the fold cannot tell hyphenation from a real
+    # compound, so both spellings become the same joined word.
+    assert norm("a well-\nknown rule") == norm("a well-known rule") == "a wellknown rule"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2-3", "2-3"),
+        ("pages 10-12", "pages 10-12"),
+        ("COVID-19 cases", "covid-19 cases"),
+        ("the 401-k plan", "the 401-k plan"),
+    ],
+)
+def test_hyphens_next_to_digits_are_kept(text: str, expected: str) -> None:
+    assert norm(text) == expected
+
+
+def test_digit_range_broken_at_line_end_equals_unbroken() -> None:
+    assert norm("every 10-\n12 weeks") == norm("every 10-12 weeks")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("\u201cquoted\u201d", '"quoted"'),
+        ("\u201equoted\u201f", '"quoted"'),
+        ("\u00abquoted\u00bb", '"quoted"'),
+        ("\u2018single\u2019", "'single'"),
+        ("\u201asingle\u201b", "'single'"),
+        ("the plan\u2019s terms", "the plan's terms"),
+        ("5\u2032 6\u2033", "5' 6\""),
+        ("it\u02bcs", "it's"),
+    ],
+)
+def test_smart_quotes_apostrophes_and_primes_become_ascii(text: str, expected: str) -> None:
+    assert norm(text) == expected
+
+
+@pytest.mark.parametrize(
+    "dash", ["\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2015", "\u2212", "\ufe58",
+             "\ufe63", "\uff0d"],
+)
+def test_every_dash_becomes_ascii_hyphen(dash: str) -> None:
+    assert norm(f"before {dash} after") == "before - after"
+    # An em dash or bar is a pause between words, so it is spaced; every
+    # other dash between digits is a range.
+    spaced = dash in "\u2014\u2015"
+    assert norm(f"1990{dash}2000") == ("1990 - 2000" if spaced else "1990-2000")
+
+
+def test_dash_kinds_between_letters_fold_alike() -> None:
+    # Whatever a hyphen-like dash between two letters becomes, a model that
+    # retypes an en dash as a hyphen must produce the same normalised text.
+    assert norm("the Smith\u2013Jones test") == norm("the Smith-Jones test")
+
+
+def test_em_dash_between_words_is_a_spaced_dash_not_a_join() -> None:
+    expected = "the last day of employment - not the date"
+    assert norm("the last day of employment\u2014not the date") == expected
+    assert norm("the last day of employment \u2014 not the date") == expected
+    assert norm("the last day of employment - not the date") == expected
+
+
+@pytest.mark.parametrize(
+    "space",
+    ["\u00a0", "\u2009", "\u202f", "\u2003", "\t", "\n", "\r\n", "  ", " \n\t \u00a0 ",
+     "\u2028", "\x0c"],
+)
+def test_whitespace_of_any_kind_collapses_to_one_space(space: str) -> None:
+    assert norm(f"employer{space}match") == "employer match"
+
+
+def test_leading_and_trailing_whitespace_dropped() -> None:
+    assert norm(" \n\t\u00a0 Employer match vests.\u2009\n ") == "employer match vests."
+    assert norm("   ") == ""
+    assert norm("") == ""
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("STRASSE", "Straße"),
+        ("Employer Match", "employer match"),
+        ("ΣΟΦΟΣ", "σοφος"),
+    ],
+)
+def test_case_is_folded(a: str, b: str) -> None:
+    assert norm(a) == norm(b)
+
+
+def test_sharp_s_casefolds_to_ss() -> None:
+    assert norm("Straße") == "strasse"
+
+
+@pytest.mark.parametrize(
+    "variants",
+    [
+        ("Oğuz", "O\u02d8guz", "Oguz", "Og\u0306uz"),  # DPR paper: spacing breve before g
+        ("café", "cafe\u0301", "cafe"),
+        ("naïve", "naive"),
+        ("Baudiš", "Baudi\u02c7s", "Baudis"),  # DPR paper: spacing caron
+        ("Säckinger", "S\u00a8ackinger", "Sackinger"),  # DPR paper: spacing diaeresis
+        ("Pål", "P\u02daal", "Pal"),  # DPR paper: spacing ring
+    ],
+)
+def test_accents_and_spacing_accents_fold_equal(variants: tuple[str, ...]) -> None:
+    folded = {norm(v) for v in variants}
+    assert len(folded) == 1, folded
+
+
+def test_compatibility_forms_fold() -> None:
+    assert norm("\uff21\uff22\uff23 x\u00b2") == "abc x2"
+
+
+def test_reference_case_from_the_design() -> None:
+    n = normalize("Employer  match vests after\ntwo years of ser-\nvice.")
+    assert n.text == "employer match vests after two years of service."
+
+
+def test_bytes_input_raises_type_error_that_teaches() -> None:
+    with pytest.raises(TypeError, match="decode"):
+        normalize(b"Employer match")  # type: ignore[arg-type]
+
+
+# skip ranges (page furniture) ---------------------------------------------------
+
+
+def test_skip_range_vanishes_and_offsets_stay_put() -> None:
+    text = "Employer match vests after\nACME 401(k) Plan - Page 3\ntwo years of service."
+    header = text.index("ACME")
+    header_end = text.index("\ntwo")
+    n = normalize(text, skip=[(header, header_end)])
+    assert n.text == "employer match vests after two years of service."
+    assert original_of(n, "two years") == "two years"
+    start = n.text.index("two years")
+    assert n.to_original(start, start + 9) == (text.index("two years"), text.index("two years") + 9)
+    assert original_of(n, "employer match") == "Employer match"
+
+
+def test_overlapping_and_out_of_bounds_skip_ranges_are_merged_and_clipped() -> None:
+    n = normalize("abcdef", skip=[(2, 4), (3, 5), (-5, 1), (5, 99)])
+    assert n.text == "b"
+    assert n.to_original(0, 1) == (1, 2)
+
+
+def test_skip_range_inside_line_break_hyphenation() -> None:
+    text = "two years of ser-\nACME Plan  Page 3\nvice."
+    n = normalize(text, skip=[(text.index("ACME"), text.index("\nvice"))])
+    assert n.text == "two years of service."
+
+
+# Offset map, hand-picked ---------------------------------------------------------
+
+
+def test_to_original_spans_hyphenation_and_whitespace() -> None:
+    n = normalize("Employer  match vests after\ntwo years of ser-\nvice.")
+    assert original_of(n, "of service") == "of ser-\nvice"
+    assert original_of(n, "employer match") == "Employer  match"
+    assert original_of(n, "after two") == "after\ntwo"
+    assert original_of(n, "service.") == "ser-\nvice."
+
+
+def test_to_original_widens_to_whole_ligature() -> None:
+    n = normalize("the ﬁle")
+    assert n.text == "the file"
+    assert original_of(n, "file") == "ﬁle"
+    assert n.to_original(4, 5) == (4, 5)  # the "f" of "fi" is the whole ligature
+    assert n.to_original(5, 7) == (4, 6)
+
+
+def test_to_original_widens_to_sharp_s() -> None:
+    n = normalize("Straße")
+    assert original_of(n, "strasse") == "Straße"
+    assert n.to_original(5, 6) == (4, 5)
+
+
+def test_to_original_covers_smart_quotes_and_nbsp() -> None:
+    text = "the plan\u2019s \u201ccore\u201d\u00a0rule"
+    n = normalize(text)
+    assert n.text == "the plan's \"core\" rule"
+    assert original_of(n, "plan's") == "plan\u2019s"
+    assert original_of(n, '"core" rule') == "\u201ccore\u201d\u00a0rule"
+
+
+def test_to_original_includes_deleted_characters_inside_the_range() -> None:
+    n = normalize("Barlas O\u02d8guz and co\u00adoperation")
+    assert original_of(n, "oguz") == "O\u02d8guz"
+    assert original_of(n, "cooperation") == "co\u00adoperation"
+
+
+def test_to_original_skips_leading_whitespace() -> None:
+    n = normalize("  \n match  ")
+    assert n.text == "match"
+    assert n.to_original(0, 5) == (4, 9)
+
+
+def test_empty_range_maps_to_a_position() -> None:
+    text = "  ab  cd"
+    n = normalize(text)
+    assert n.text == "ab cd"
+    assert n.to_original(0, 0) == (2, 2)
+    assert n.to_original(3, 3) == (6, 6)
+    assert n.to_original(5, 5) == (8, 8)
+
+
+@pytest.mark.parametrize(("start", "end"), [(-1, 2), (0, 6), (3, 2)])
+def test_to_original_rejects_ranges_outside_the_normalised_text(start: int, end: int) -> None:
+    n = normalize("ab cd")
+    with pytest.raises(ValueError, match="outside"):
+        n.to_original(start, end)
+
+
+def test_empty_text_maps_nothing() -> None:
+    n = normalize("")
+    assert n.to_original(0, 0) == (0, 0)
+    with pytest.raises(ValueError):
+        n.to_original(0, 1)
+
+
+def test_to_original_keeps_combining_marks_with_their_letter() -> None:
+    n = normalize("le cafe\u0301 ouvre")
+    assert original_of(n, "cafe") == "cafe\u0301"
+
+
+# explain() ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("ﬁle", "ligature"),
+        ("co\u00adoperate", "soft-hyphen-or-zero-width"),
+        ("zero\u200bwidth", "soft-hyphen-or-zero-width"),
+        ("ser-\nvice", "line-break-hyphenation"),
+        ("ser-  \nvice", "line-break-hyphenation"),
+        ("\u201cquoted\u201d", "smart-quotes"),
+        ("plan\u2019s", "smart-quotes"),
+        ("a \u2014 b", "dashes"),
+        ("a  b", "whitespace"),
+        ("a\nb", "whitespace"),
+        ("a\u00a0b", "whitespace"),
+        ("café", "accents-or-compatibility-forms"),
+        ("O\u02d8guz", "accents-or-compatibility-forms"),
+        ("Employer", "case"),
+    ],
+)
+def test_explain_names_the_artefact(text: str, name: str) -> None:
+    assert name in explain(text)
+
+
+def test_explain_names_nothing_for_plain_text() -> None:
+    assert explain("employer match vests after two years.") == ()
+
+
+def test_explain_reference_case() -> None:
+    names = explain("Employer  match vests after\ntwo years of ser-\nvice.")
+    assert set(names) == {"line-break-hyphenation", "whitespace", "case"}
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("co\u00adoperate", ("soft-hyphen-or-zero-width",)),
+        ("a\u00a0b", ("whitespace",)),
+        ("5\u2032", ("smart-quotes",)),
+    ],
+)
+def test_explain_names_only_folds_that_apply(text: str, names: tuple[str, ...]) -> None:
+    assert explain(text) == names
+
+
+# Properties -------------------------------------------------------------------
+
+ARTEFACTS = [
+    *"abcXYZ019", " ", " ", "\n", "-", "-", "\u00ad", "ﬁ", "\u201c", "\u201d", "\u2019",
+    "\u2014", "\u00a0", "é", "e\u0301", "ß", "\u200b", "\t", "O\u02d8g",
+]
+texts = st.lists(st.sampled_from(ARTEFACTS), max_size=40).map("".join)
+SETTINGS = settings(max_examples=200, deadline=None)
+
+
+def boundaries(n: NormalizedText) -> list[int]:
+    return sorted({*n.offsets.norm_starts, n.offsets.normalized_length})
+
+
+@SETTINGS
+@given(texts)
+def test_property_piece_ranges_round_trip(text: str) -> None:
+    # For a normalised range whose ends are piece boundaries, normalising the
+    # original slice it maps to gives back exactly that range, up to the
+    # leading/trailing space: a range that starts or ends on a collapsed
+    # whitespace run maps to the whole run, and normalising a slice on its own
+    # drops leading/trailing whitespace. Hyphen joins need no allowance: a
+    # dropped hyphen belongs to no piece, and a kept one stays kept in the
+    # slice because its letter neighbours are either inside the slice or
+    # absent there too.
+    n = normalize(text)
+    bounds = boundaries(n)
+    for i, a in enumerate(bounds):
+        for b in bounds[i:]:
+            o0, o1 = n.to_original(a, b)
+            assert normalize(text[o0:o1]).text == n.text[a:b].strip(" "), (a, b)
+
+
+@SETTINGS
+@given(texts, st.data())
+def test_property_any_range_maps_to_a_slice_containing_it(
+    text: str, data: st.DataObject
+) -> None:
+    # Ranges that cut a replaced piece (half of "ss" from "ß", "f" of "ﬁ")
+    # widen to the whole piece, so containment, not equality; and, as above, a
+    # space at either end of the range maps to a whitespace run that
+    # normalising the slice on its own drops.
+    n = normalize(text)
+    a = data.draw(st.integers(0, len(n.text)))
+    b = data.draw(st.integers(a, len(n.text)))
+    o0, o1 = n.to_original(a, b)
+    assert n.text[a:b].strip(" ") in normalize(text[o0:o1]).text
+
+
+@SETTINGS
+@given(texts)
+def test_property_mapped_ranges_are_monotone_and_in_bounds(text: str) -> None:
+    n = normalize(text)
+    length = len(n.text)
+    starts = [n.to_original(a, length)[0] for a in range(length + 1)]
+    ends = [n.to_original(0, b)[1] for b in range(length + 1)]
+    assert starts == sorted(starts)
+    assert ends == sorted(ends)
+    for a in range(length):
+        o0, o1 = n.to_original(a, a + 1)
+        # Only a space the fold adds itself (around an em dash) has no
+        # original characters; everything else maps to at least one.
+        assert 0 <= o0 < o1 <= len(text) or (n.text[a] == " " and 0 <= o0 == o1 <= len(text))
+        assert not text[o0].isspace() or n.text[a] == " "
+    assert all(0 <= p <= len(text) for p in starts + ends)
+
+
+@SETTINGS
+@given(texts)
+def test_property_normalisation_is_idempotent(text: str) -> None:
+    once = normalize(text).text
+    assert normalize(once).text == once
+
+
+@SETTINGS
+@given(texts)
+def test_property_output_has_no_artefacts_left(text: str) -> None:
+    out = normalize(text).text
+    assert out == out.strip()
+    assert "  " not in out
+    assert not any(c in out for c in "\n\t\u00a0\u00ad\u200b\u201c\u201d\u2019\u2014ﬁßé\u0301")
+    assert out == out.casefold()

@@ -1,0 +1,162 @@
+"""parse_quotes(): straight, curly and block quotes, with exact positions."""
+
+from __future__ import annotations
+
+import pytest
+
+from verification import Quote, parse_quotes
+
+
+def only_quote(answer: str) -> Quote:
+    quotes = parse_quotes(answer)
+    assert len(quotes) == 1, quotes
+    quote = quotes[0]
+    assert answer[quote.start : quote.end] == quote.text
+    assert quote.outer_start <= quote.start <= quote.end <= quote.outer_end
+    return quote
+
+
+def test_straight_quote() -> None:
+    answer = 'The plan says "Employer match vests after two years" [S1].'
+    quote = only_quote(answer)
+    assert quote.text == "Employer match vests after two years"
+    assert quote.kind == "straight"
+    assert quote.source is None
+    assert answer[quote.outer_start : quote.outer_end] == '"Employer match vests after two years"'
+
+
+def test_curly_quote() -> None:
+    answer = "The plan says \u201cEmployer match vests after two years\u201d [S1]."
+    quote = only_quote(answer)
+    assert quote.text == "Employer match vests after two years"
+    assert quote.kind == "curly"
+
+
+def test_curly_quote_with_inner_straight_quotes() -> None:
+    answer = 'It says \u201cthe "core" rule applies to all staff\u201d [S1].'
+    quote = only_quote(answer)
+    assert quote.text == 'the "core" rule applies to all staff'
+
+
+def test_curly_quote_with_inner_curly_quotes_keeps_the_outermost() -> None:
+    answer = "It says \u201cthe \u201ccore\u201d rule applies to all staff\u201d [S1]."
+    quote = only_quote(answer)
+    assert quote.text == "the \u201ccore\u201d rule applies to all staff"
+    assert answer[quote.outer_start] == "\u201c"
+    assert answer[quote.outer_end - 1] == "\u201d"
+
+
+@pytest.mark.parametrize(
+    ("tag", "source"),
+    [
+        ('<quote source="S1">', "S1"),
+        ("<quote source='S1'>", "S1"),
+        ("<quote source=S1>", "S1"),
+        ('<quote source = "s1" >', "S1"),
+        ('<QUOTE SOURCE="S1">', "S1"),
+        ("<quote>", None),
+    ],
+)
+def test_block_quote_attribute_forms(tag: str, source: str | None) -> None:
+    closing = "</QUOTE>" if tag.startswith("<QUOTE") else "</quote>"
+    answer = f"Per the plan: {tag}Employer match vests after two years.{closing} Done."
+    quote = only_quote(answer)
+    assert quote.kind == "block"
+    assert quote.source == source
+    assert quote.text == "Employer match vests after two years."
+    assert answer[quote.outer_start : quote.outer_end] == (
+        f"{tag}Employer match vests after two years.{closing}"
+    )
+
+
+def test_block_quote_trims_surrounding_whitespace_and_keeps_inner_lines() -> None:
+    answer = '<quote source="S2">\n  Coverage ends on the last day of the month.\n'
+    answer += "  Dependants lose coverage too.\n</quote>"
+    quote = only_quote(answer)
+    assert quote.text == (
+        "Coverage ends on the last day of the month.\n  Dependants lose coverage too."
+    )
+
+
+def test_block_quote_holding_straight_quotes_is_one_quote() -> None:
+    answer = '<quote source="S1">The "plan year" is the calendar year.</quote>'
+    quote = only_quote(answer)
+    assert quote.text == 'The "plan year" is the calendar year.'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Coverage ends. Benefits stop. Claims close.",
+        "Patients with Ki-67 \u2265 30% [18] are high risk (see Table 2).",
+        "the employee's rights and the employer's duties",
+        "benefits (a) and (b) of section 4.2",
+        "Dr. Smith et al. reported 2.5 mg/kg, i.e. the dose",
+    ],
+)
+@pytest.mark.parametrize(("open_", "close"), [('"', '"'), ("\u201c", "\u201d")])
+def test_quote_content_with_stops_brackets_and_apostrophes(
+    text: str, open_: str, close: str
+) -> None:
+    answer = f"The source says {open_}{text}{close} [S1]. Then more."
+    quote = only_quote(answer)
+    assert quote.text == text
+
+
+@pytest.mark.parametrize("after", [" [S1]", ".", ",", ";", ":", ")", "!", "?", "", "\n", " \u3010"])
+def test_straight_quote_closes_before_space_or_punctuation(after: str) -> None:
+    answer = f'(It says "match vests after two years"{after}'
+    assert only_quote(answer).text == "match vests after two years"
+
+
+def test_straight_quote_directly_followed_by_marker() -> None:
+    answer = 'The plan says "Employer match vests after two years"[S1].'
+    assert only_quote(answer).text == "Employer match vests after two years"
+
+
+def test_curly_quote_directly_followed_by_marker() -> None:
+    answer = "The plan says \u201cEmployer match vests after two years\u201d[S1]."
+    assert only_quote(answer).text == "Employer match vests after two years"
+
+
+def test_several_quotes_in_order_with_exact_positions() -> None:
+    answer = (
+        'The plan says "match vests after two years" [S1] and \u201cloans are capped\u201d '
+        '[S2], and <quote source="S3">hardship rules apply</quote>.'
+    )
+    quotes = parse_quotes(answer)
+    assert [q.text for q in quotes] == [
+        "match vests after two years",
+        "loans are capped",
+        "hardship rules apply",
+    ]
+    assert [q.kind for q in quotes] == ["straight", "curly", "block"]
+    for quote in quotes:
+        assert answer[quote.start : quote.end] == quote.text
+    assert [q.outer_start for q in quotes] == sorted(q.outer_start for q in quotes)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The plan's 'core' rule applies.",  # single quotes are apostrophes
+        'A 5" screen is standard.',  # an inch mark, not an opening quote
+        'It says "unterminated and then nothing',
+        "It says \u201cunterminated and then nothing",
+        'A one-letter "x" quote.',  # shorter than two characters
+        "No quotes at all.",
+    ],
+)
+def test_things_that_are_not_quotes(answer: str) -> None:
+    assert parse_quotes(answer) == ()
+
+
+def test_inch_mark_does_not_swallow_a_later_quote() -> None:
+    answer = 'A 5" screen and a "real quote here" [S1].'
+    assert only_quote(answer).text == "real quote here"
+
+
+def test_quote_at_start_of_answer() -> None:
+    answer = '"Employer match vests after two years" [S1] is what the plan says.'
+    quote = only_quote(answer)
+    assert (quote.outer_start, quote.start) == (0, 1)

@@ -1,0 +1,695 @@
+"""verify_answer(): outcomes, sentence statuses, verdicts, offsets and the report format."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from verification import (
+    OUTCOMES,
+    SENTENCE_STATUSES,
+    Citation,
+    Report,
+    Source,
+    VerificationConfig,
+    normalize,
+    verify_answer,
+)
+
+# The reference source from the design: double space, line break, hyphenation.
+S1 = "Employer  match vests after\ntwo years of ser-\nvice."
+HEALTH = (
+    "Health coverage begins on the first day of the month after your hire date. "
+    "Dependants are covered until age 26."
+)
+LOANS = "Loans are limited to fifty percent of the vested account balance, up to $50,000."
+
+# Realistic plan prose, 400+ characters; quotes below are taken from its middle.
+PLAN = (
+    "Section 4.2 Vesting. Employer matching contributions credited to a participant's "
+    "account vest after two years of service. A participant who terminates employment "
+    "before completing two years of service forfeits the unvested portion of the employer "
+    "matching contributions, which will be used to reduce future employer contributions. "
+    "Employee salary deferrals are not subject to any vesting schedule and are always one "
+    "hundred percent vested. Loans are limited to fifty percent of the vested account balance."
+)
+LONG_QUOTE = PLAN[PLAN.index("Employer matching") : PLAN.index(" Loans are limited")]
+
+GUIDELINE = (
+    "Recommendation 3. In patients with moderate renal impairment (eGFR 30-44), the daily "
+    "dose of metformin should be reduced to 1000 mg, and renal function should be "
+    "monitored every three to six months. Metformin should not be started in patients "
+    "with an eGFR below 30, and it should be stopped if the eGFR falls below that level "
+    "during treatment. Iodinated contrast studies require a temporary pause of therapy."
+)
+GUIDELINE_QUOTE = GUIDELINE[GUIDELINE.index("In patients") : GUIDELINE.index(" Iodinated")]
+
+
+def only_citation(report: Report) -> Citation:
+    assert len(report.citations) == 1, report.citations
+    return report.citations[0]
+
+
+def outcomes(report: Report) -> list[str]:
+    return [c.outcome for c in report.citations]
+
+
+def quoted(quote: str, marker: str = "[S1]") -> str:
+    return f'The plan document states: "{quote}" {marker}.'
+
+
+# The three reference cases from the design ---------------------------------------
+
+
+def test_reference_verified() -> None:
+    report = verify_answer('The plan says "Employer match vests after two years" [S1].', {"S1": S1})
+    citation = only_citation(report)
+    assert citation.outcome == "verified"
+    assert citation.score == 1.0
+    assert citation.source_marker == "S1"
+    assert S1[citation.chunk_start : citation.chunk_end] == "Employer  match vests after\ntwo years"
+    assert report.verdict == "pass"
+
+
+def test_reference_quote_not_found() -> None:
+    report = verify_answer('The plan says "Employer match vests immediately" [S1].', {"S1": S1})
+    citation = only_citation(report)
+    assert citation.outcome == "quote-not-found"
+    assert citation.marker == "S1"
+    assert citation.score is not None and citation.score < 0.92  # best similarity reported
+    assert citation.chunk_start is None and citation.source_marker is None
+    assert report.verdict == "flag"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'The plan says "anything at all" [S9].',
+        "Employer match vests after two years [S9].",
+    ],
+)
+def test_reference_fabricated_marker(answer: str) -> None:
+    report = verify_answer(answer, {"S1": S1})
+    fabricated = [c for c in report.citations if c.outcome == "fabricated-marker"]
+    assert len(fabricated) == 1
+    assert fabricated[0].marker == "S9"
+    assert answer[fabricated[0].marker_start : fabricated[0].marker_end] == "[S9]"
+    assert "S1" in fabricated[0].message  # says what was injected
+    assert report.sentences[0].status == "fabricated-marker"
+    assert report.verdict == "fail"
+
+
+# Every outcome -------------------------------------------------------------------
+
+
+def test_verified_with_pdf_artefacts_on_both_sides() -> None:
+    source = "The ﬁrst payment is due within thirty days\u00a0of the “effective date”."
+    answer = 'The contract says \u201cthe first payment is due within thirty days\u201d [S1].'
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome == "verified"
+    assert source[citation.chunk_start : citation.chunk_end] == (
+        "The ﬁrst payment is due within thirty days"
+    )
+
+
+def test_verified_fuzzy_reports_the_harmless_difference() -> None:
+    report = verify_answer(quoted("Employer match vests aftr two years of service"), {"S1": S1})
+    citation = only_citation(report)
+    assert citation.outcome == "verified-fuzzy"
+    assert 0.92 <= citation.score < 1.0  # type: ignore[operator]
+    assert [(d.source, d.quote, d.reasons) for d in citation.differences] == [
+        ("after", "aftr", ())
+    ]
+    assert report.verdict == "pass"
+
+
+def test_quote_altered_names_the_meaningful_difference() -> None:
+    report = verify_answer(
+        quoted("Employer match vests after three years of service"), {"S1": S1}
+    )
+    citation = only_citation(report)
+    assert citation.outcome == "quote-altered"
+    assert citation.source_marker == "S1"
+    assert any(d.reasons == ("number",) for d in citation.differences)
+    assert "number" in citation.message
+    assert report.verdict == "flag"
+
+
+def test_wrong_source_names_the_source_it_came_from() -> None:
+    answer = 'Coverage "begins on the first day of the month after your hire date" [S1].'
+    report = verify_answer(answer, {"S1": S1, "S2": HEALTH})
+    citation = only_citation(report)
+    assert citation.outcome == "wrong-source"
+    assert citation.markers == ("S1",)
+    assert citation.source_marker == "S2"
+    assert HEALTH[citation.chunk_start : citation.chunk_end] == (
+        "begins on the first day of the month after your hire date"
+    )
+    assert report.verdict == "flag"
+
+
+def test_unquoted_marker() -> None:
+    report = verify_answer("Employer match vests after two years [S1].", {"S1": S1})
+    citation = only_citation(report)
+    assert citation.outcome == "unquoted"
+    assert citation.quote is None
+    assert report.sentences[0].status == "unquoted"
+    assert report.verdict == "pass"
+
+
+def test_unattributed_quote_found_in_a_source() -> None:
+    report = verify_answer('The plan says "Employer match vests after two years".', {"S1": S1})
+    citation = only_citation(report)
+    assert citation.outcome == "unattributed-quote"
+    assert citation.markers == ()
+    assert citation.source_marker == "S1"  # the report says where it appears
+    assert report.sentences[0].status == "unattributed-quote"
+    assert report.coverage == 0.0
+    assert report.verdict == "flag"
+
+
+def test_unattributed_quote_found_nowhere() -> None:
+    report = verify_answer('The plan says "loans are forgiven after ten years".', {"S1": S1})
+    citation = only_citation(report)
+    assert citation.outcome == "unattributed-quote"
+    assert citation.source_marker is None
+
+
+def test_uncited_claim_and_no_claim_statuses() -> None:
+    answer = (
+        "Here is what the plan says about vesting.\n"
+        'The plan says "Employer match vests after two years" [S1].\n'
+        "Loans are limited to half of the vested balance.\n"
+        "Would you like more detail?"
+    )
+    report = verify_answer(answer, {"S1": S1})
+    assert [(s.claim, s.status) for s in report.sentences] == [
+        (False, "no-claim"),
+        (True, "verified"),
+        (True, "uncited-claim"),
+        (False, "no-claim"),
+    ]
+    assert report.counts["uncited-claim"] == 1
+    assert report.claims == 2
+    assert report.attributed_claims == 1
+    assert report.coverage == 0.5
+    assert report.verdict == "flag"
+
+
+def test_sentence_status_is_the_worst_citation() -> None:
+    answer = 'The plan says "Employer match vests after two years" [S1] and loans exist [S7].'
+    report = verify_answer(answer, {"S1": S1})
+    assert sorted(outcomes(report)) == ["fabricated-marker", "verified"]
+    assert report.sentences[0].status == "fabricated-marker"
+    assert SENTENCE_STATUSES.index("fabricated-marker") < SENTENCE_STATUSES.index("verified")
+
+
+def test_claim_carrying_only_fabricated_markers_is_not_attributed() -> None:
+    report = verify_answer("Employer match vests after two years [S9].", {"S1": S1})
+    assert report.claims == 1
+    assert report.attributed_claims == 0
+
+
+# Several markers, quote blocks, references inside quotes ------------------------------
+
+
+def test_quote_with_several_markers_verified_in_the_second() -> None:
+    answer = 'Coverage "begins on the first day of the month after your hire date" [S1, S3].'
+    report = verify_answer(answer, {"S1": S1, "S2": LOANS, "S3": HEALTH})
+    citation = only_citation(report)
+    assert citation.outcome == "verified"
+    assert citation.markers == ("S1", "S3")
+    assert citation.source_marker == "S3"
+    assert HEALTH[citation.chunk_start : citation.chunk_end] == (
+        "begins on the first day of the month after your hire date"
+    )
+
+
+def test_bracketed_reference_inside_a_quote_is_not_an_answer_marker() -> None:
+    source = "Dense retrieval outperforms BM25 by 9 to 19 points [18] in top-20 accuracy."
+    answer = 'The paper reports it "outperforms BM25 by 9 to 19 points [18]" [S1].'
+    report = verify_answer(answer, {"S1": source})
+    citation = only_citation(report)  # no fabricated-marker for [18]
+    assert citation.outcome == "verified"
+    assert citation.markers == ("S1",)
+    assert report.counts["fabricated-marker"] == 0
+
+
+DPR_CLAIM = "dense retrieval outperforms BM25 by 9 to 19 points [18] in top-20 accuracy."
+
+
+def test_dropped_reference_in_a_quote_is_harmless() -> None:
+    source = f"In our experiments, {DPR_CLAIM}"
+    answer = 'The paper says "dense retrieval outperforms BM25 by 9 to 19 points in top-20" [S1].'
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome == "verified-fuzzy"
+    assert source[citation.chunk_start : citation.chunk_end] == (
+        "dense retrieval outperforms BM25 by 9 to 19 points [18] in top-20"
+    )
+
+
+def test_dropped_reference_in_a_quote_at_the_start_of_the_source_is_harmless() -> None:
+    source = "D" + DPR_CLAIM[1:]
+    answer = 'The paper says "dense retrieval outperforms BM25 by 9 to 19 points in top-20" [S1].'
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome == "verified-fuzzy"
+
+
+def test_quote_block_uses_its_own_source() -> None:
+    answer = '<quote source="S2">Dependants are covered until age 26.</quote>'
+    citation = only_citation(verify_answer(answer, {"S1": S1, "S2": HEALTH}))
+    assert citation.outcome == "verified"
+    assert citation.source_marker == "S2"
+
+
+def test_quote_block_naming_an_uninjected_source_is_fabricated() -> None:
+    answer = '<quote source="S9">Dependants are covered until age 26.</quote>'
+    report = verify_answer(answer, {"S1": S1, "S2": HEALTH})
+    assert "fabricated-marker" in outcomes(report)
+    assert report.verdict == "fail"
+
+
+def test_quote_block_naming_the_wrong_source() -> None:
+    answer = '<quote source="S1">Dependants are covered until age 26.</quote>'
+    citation = only_citation(verify_answer(answer, {"S1": S1, "S2": HEALTH}))
+    assert citation.outcome == "wrong-source"
+    assert citation.source_marker == "S2"
+
+
+def test_two_quotes_share_the_marker_that_follows_them() -> None:
+    answer = (
+        'The plan says "Employer match vests after two years" and '
+        '"Dependants are covered until age 26" [S1, S2].'
+    )
+    report = verify_answer(answer, {"S1": S1, "S2": HEALTH})
+    assert [(c.outcome, c.source_marker) for c in report.citations] == [
+        ("verified", "S1"),
+        ("verified", "S2"),
+    ]
+
+
+def test_negation_just_before_the_quoted_words_alters_the_quote() -> None:
+    source = "Do not start treatment on a single elevated reading; confirm it first."
+    answer = 'The guideline says "start treatment on a single elevated reading" [S1].'
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome == "quote-altered"
+    assert "not" in citation.message
+
+
+def test_negation_in_the_previous_clause_does_not_alter_the_quote() -> None:
+    source = "Do not wait. Start treatment on a single elevated reading."
+    answer = 'The guideline says "Start treatment on a single elevated reading" [S1].'
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome == "verified"
+
+
+def test_spacing_accents_from_a_pdf_match_the_real_name() -> None:
+    # The DPR paper's author line as PyMuPDF extracts it.
+    source = "Vladimir Karpukhin\u2217, Barlas O\u02d8guz\u2217, Sewon Min\u2020, Patrick Lewis,"
+    answer = 'The paper lists "Barlas Oğuz" as an author [1].'
+    citation = only_citation(verify_answer(answer, {"1": source}))
+    assert citation.outcome == "verified"
+    assert source[citation.chunk_start : citation.chunk_end] == "Barlas O\u02d8guz"
+
+
+def test_skipped_page_furniture_does_not_break_a_quote() -> None:
+    text = "Employer match vests after\nACME 401(k) Plan Page 3\ntwo years of service."
+    header = (text.index("ACME"), text.index("\ntwo"))
+    answer = 'The plan says "Employer match vests after two years of service" [S1].'
+    citation = only_citation(verify_answer(answer, [Source("S1", text, skip=(header,))]))
+    assert citation.outcome == "verified"
+    assert (citation.chunk_start, citation.chunk_end) == (0, len(text) - 1)
+
+
+# Offsets ------------------------------------------------------------------------------
+
+ARTEFACT_SOURCE = (
+    "Section 4.2 \u2014 Vesting\n"
+    "Employer matching contri-\nbutions credited to a participant\u2019s account vest after "
+    "two years of ser-\nvice.  A participant who termi-\nnates employment before completing "
+    "two years forfeits the unvested por-\ntion, which is used to reduce future employer "
+    "contributions. Salary deferrals are al-\nways one hundred percent vested and are exempt "
+    "from the ﬁve-year schedule\u00a0that applies to proﬁt-sharing awards."
+)
+
+
+def test_chunk_range_indexes_the_original_source_exactly() -> None:
+    # Every run of 3..8 normalised words, quoted as a model that repaired the
+    # artefacts would quote it, must verify; its chunk range must start and end
+    # on the original words and normalise back to the quote.
+    words = normalize(ARTEFACT_SOURCE).text.split(" ")
+    checked = 0
+    for size in range(3, 9):
+        for first in range(len(words) - size + 1):
+            quote = " ".join(words[first : first + size])
+            answer = f'The plan says "{quote}" [S1].'
+            citation = only_citation(verify_answer(answer, {"S1": ARTEFACT_SOURCE}))
+            assert citation.outcome == "verified", quote
+            start, end = citation.chunk_start, citation.chunk_end
+            assert start is not None and end is not None
+            chunk = ARTEFACT_SOURCE[start:end]
+            assert normalize(chunk).text == quote
+            assert chunk == chunk.strip()
+            assert start == 0 or ARTEFACT_SOURCE[start - 1].isspace(), (quote, chunk)
+            assert answer[citation.quote_start : citation.quote_end] == quote
+            checked += 1
+    assert checked > 300
+
+
+def test_answer_offsets_are_exact() -> None:
+    answer = (
+        "Here is the rule.\n"
+        'The plan says \u201cEmployer match vests after two years\u201d [S1]. '
+        "Loans exist [S2]."
+    )
+    report = verify_answer(answer, {"S1": S1, "S2": LOANS})
+    for sentence in report.sentences:
+        assert answer[sentence.start : sentence.end] == sentence.text
+        for citation in sentence.citations:
+            if citation.quote is not None:
+                assert answer[citation.quote_start : citation.quote_end] == citation.quote
+            if citation.marker_start is not None:
+                marker = answer[citation.marker_start : citation.marker_end]
+                assert re.fullmatch(r"\[S\d\]", marker)
+
+
+# Long quotes ------------------------------------------------------------------------------
+
+
+def test_long_quote_verified_exactly() -> None:
+    assert len(LONG_QUOTE) > 300
+    citation = only_citation(verify_answer(quoted(LONG_QUOTE), {"S1": PLAN}))
+    assert citation.outcome == "verified"
+    assert PLAN[citation.chunk_start : citation.chunk_end] == LONG_QUOTE
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "typo"),
+    [
+        (PLAN, LONG_QUOTE, ("forfeits", "forfiets")),
+        (PLAN, LONG_QUOTE, ("participant who", "participamt who")),
+        (PLAN, LONG_QUOTE, ("reduce", "reduse")),
+        (GUIDELINE, GUIDELINE_QUOTE, ("monitored", "monitured")),
+        (GUIDELINE, GUIDELINE_QUOTE, ("impairment", "impairmant")),
+    ],
+)
+def test_long_quote_with_one_letter_changed_is_verified_fuzzy(
+    source: str, quote: str, typo: tuple[str, str]
+) -> None:
+    assert len(quote) > 300
+    altered = quote.replace(*typo, 1)
+    citation = only_citation(verify_answer(quoted(altered), {"S1": source}))
+    assert citation.outcome == "verified-fuzzy"
+    assert [(d.source, d.quote, d.reasons) for d in citation.differences] == [
+        (typo[0].split()[0].lower(), typo[1].split()[0].lower(), ())
+    ]
+    # The chunk range is the quoted passage, not the sentence before it.
+    assert source[citation.chunk_start : citation.chunk_end] == quote
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "change", "reason"),
+    [
+        (PLAN, LONG_QUOTE, ("completing two years", "completing three years"), "number"),
+        (PLAN, LONG_QUOTE, ("one hundred percent", "fifty percent"), "number"),
+        (PLAN, LONG_QUOTE, ("are not subject", "are subject"), "negation"),
+        (GUIDELINE, GUIDELINE_QUOTE, ("1000 mg", "100 mg"), "number"),
+        (GUIDELINE, GUIDELINE_QUOTE, ("1000 mg", "1000 g"), "unit"),
+        (GUIDELINE, GUIDELINE_QUOTE, ("should not be started", "should be started"), "negation"),
+        (GUIDELINE, GUIDELINE_QUOTE, ("three to six months", "three to six weeks"), "unit"),
+    ],
+)
+def test_long_quote_with_meaning_changed_is_quote_altered(
+    source: str, quote: str, change: tuple[str, str], reason: str
+) -> None:
+    altered = quote.replace(*change, 1)
+    assert altered != quote
+    report = verify_answer(quoted(altered), {"S1": source})
+    citation = only_citation(report)
+    assert citation.outcome == "quote-altered"
+    assert reason in {r for d in citation.differences for r in d.reasons}
+    assert report.verdict == "flag"
+
+
+# Verdicts and configuration ---------------------------------------------------------------
+
+
+def test_verdict_pass_flag_fail() -> None:
+    sources = {"S1": S1}
+    assert verify_answer(quoted("Employer match vests after two years"), sources).verdict == "pass"
+    assert verify_answer(quoted("Employer match vests at once"), sources).verdict == "flag"
+    failed = verify_answer(quoted("Employer match vests after two years", "[S1][S4]"), sources)
+    assert failed.verdict == "fail"
+    assert any("fabricated" in reason for reason in failed.reasons)
+
+
+def test_coverage_ratio_and_min_coverage() -> None:
+    answer = (
+        "Employer match vests after two years [S1]. "
+        "Loans are limited to half of the vested balance. "
+        "Dependants are covered until age 26 [S2]. "
+        "Hardship withdrawals need written approval."
+    )
+    sources = {"S1": S1, "S2": HEALTH}
+    report = verify_answer(answer, sources)
+    assert report.claims == 4
+    assert report.attributed_claims == 2
+    assert report.coverage == 0.5
+    assert report.verdict == "flag"
+    assert any("coverage" in reason for reason in report.reasons)
+    assert verify_answer(answer, sources, config=VerificationConfig(min_coverage=0.5)).verdict == (
+        "pass"
+    )
+    assert verify_answer(answer, sources, config=VerificationConfig(min_coverage=0.6)).verdict == (
+        "flag"
+    )
+
+
+def test_answer_without_claims_has_full_coverage() -> None:
+    report = verify_answer("Here is what I found.\nI hope this helps!", {"S1": S1})
+    assert report.claims == 0
+    assert report.coverage == 1.0
+    assert report.verdict == "pass"
+
+
+def test_require_quotes_flags_unquoted_markers() -> None:
+    answer = "Employer match vests after two years [S1]."
+    assert verify_answer(answer, {"S1": S1}).verdict == "pass"
+    strict = verify_answer(answer, {"S1": S1}, config=VerificationConfig(require_quotes=True))
+    assert strict.verdict == "flag"
+    assert any("quote" in reason for reason in strict.reasons)
+    # A quoted answer passes either way.
+    quoted_answer = quoted("Employer match vests after two years")
+    config = VerificationConfig(require_quotes=True)
+    assert verify_answer(quoted_answer, {"S1": S1}, config=config).verdict == "pass"
+
+
+def test_threshold_decides_between_fuzzy_and_not_found() -> None:
+    answer = quoted("Employer match vests aftr two years of service")
+    assert only_citation(verify_answer(answer, {"S1": S1})).outcome == "verified-fuzzy"
+    strict = verify_answer(answer, {"S1": S1}, config=VerificationConfig(threshold=0.995))
+    assert only_citation(strict).outcome == "quote-not-found"
+    assert strict.threshold == 0.995
+
+
+def test_sources_as_mapping_or_sequence_and_case_insensitive_markers() -> None:
+    answer = quoted("Employer match vests after two years")
+    as_mapping = verify_answer(answer, {"s1": S1})
+    as_sequence = verify_answer(answer, [Source(marker="[s1]", text=S1)])
+    assert outcomes(as_mapping) == outcomes(as_sequence) == ["verified"]
+
+
+@pytest.mark.parametrize(
+    "sources",
+    [
+        [Source("S1", S1), Source("s1", HEALTH)],
+        [Source(" ", S1)],
+    ],
+)
+def test_bad_sources_raise_value_error(sources: list[Source]) -> None:
+    with pytest.raises(ValueError):
+        verify_answer("Employer match vests [S1].", sources)
+
+
+def test_answer_must_be_str() -> None:
+    with pytest.raises(TypeError):
+        verify_answer(b"Employer match vests [S1].", {"S1": S1})  # type: ignore[arg-type]
+
+
+def test_empty_answer() -> None:
+    report = verify_answer("", {"S1": S1})
+    assert report.sentences == ()
+    assert report.verdict == "pass"
+
+
+def test_hostile_html_is_just_text() -> None:
+    answer = (
+        '<script>alert("x")</script><img src=x onerror="alert(1)">'
+        '<b onmouseover="steal()">The plan</b> says "Employer match vests after two years" '
+        "[S1]. <iframe src='javascript:alert(2)'></iframe>"
+    )
+    report = verify_answer(answer, {"S1": S1})
+    assert "verified" in outcomes(report)
+    assert any("<script>" in s.text for s in report.sentences)
+    json.dumps(report.to_dict())
+
+
+def test_hostile_html_in_a_source_is_just_text() -> None:
+    source = '<script>document.write("Employer match vests after two years")</script>'
+    report = verify_answer(quoted("Employer match vests after two years"), {"S1": source})
+    assert outcomes(report) == ["verified"]
+
+
+# Report format -------------------------------------------------------------------------------
+
+REPORT_KEYS = {"id", "verdict", "counts", "coverage", "threshold", "sentences", "elapsed_ms"}
+SENTENCE_KEYS = {"index", "start", "end", "text", "claim", "status", "citations"}
+CITATION_KEYS = {
+    "marker", "quote", "quote_start", "quote_end", "outcome", "score", "source_marker",
+    "chunk_start", "chunk_end",
+}
+
+
+def test_to_dict_is_json_and_has_the_documented_keys() -> None:
+    answer = (
+        "Here is the answer.\n"
+        'The plan says "Employer match vests aftr two years of service" [S1]. '
+        "Loans exist [S9]. Coverage begins on the first day [S2].\n"
+        '"Dependants are covered until age 26" is also true.'
+    )
+    report = verify_answer(answer, {"S1": S1, "S2": HEALTH}, answer_id="a-17")
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data.keys() >= REPORT_KEYS
+    assert data["id"] == "a-17"
+    assert data["verdict"] == "fail"
+    assert set(data["counts"]) >= {*OUTCOMES, "uncited-claim"}
+    assert data["elapsed_ms"] >= 0
+    assert [s["index"] for s in data["sentences"]] == list(range(len(data["sentences"])))
+    citations = []
+    for sentence in data["sentences"]:
+        assert set(sentence) == SENTENCE_KEYS
+        assert sentence["status"] in SENTENCE_STATUSES
+        citations.extend(sentence["citations"])
+    assert {c["outcome"] for c in citations} == {
+        "verified-fuzzy", "fabricated-marker", "unquoted", "unattributed-quote",
+    }
+    for citation in citations:
+        assert citation.keys() >= CITATION_KEYS
+        assert citation["outcome"] in OUTCOMES
+
+
+def test_counts_match_the_citations() -> None:
+    answer = (
+        'The plan says "Employer match vests after two years" [S1]. Loans exist [S2]. '
+        "Vests [S8][S9]. Loans are limited to half of the balance."
+    )
+    report = verify_answer(answer, {"S1": S1, "S2": LOANS})
+    assert report.counts["verified"] == 1
+    assert report.counts["unquoted"] == 1
+    assert report.counts["fabricated-marker"] == 2
+    assert report.counts["uncited-claim"] == 1
+    assert sum(report.counts[o] for o in OUTCOMES) == len(report.citations)
+
+
+def test_verified_citation_explains_its_normalisations() -> None:
+    answer = quoted("Employer match vests after two years of service")
+    citation = only_citation(verify_answer(answer, {"S1": S1}))
+    assert citation.outcome == "verified"
+    assert "line-break-hyphenation" in citation.normalizations
+    assert "whitespace" in citation.normalizations
+
+
+# Known bugs, as the product should behave --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("The enrolment deposit is nonrefundable after 30 days.", "refundable after 30 days"),
+        ("The enrolment deposit is non-refundable after 30 days.", "refundable after 30 days"),
+        (
+            "Claims must be filed within 130 days of the date of service.",
+            "30 days of the date of service",
+        ),
+        ("The plan forfeits the unvested balance on termination.", "vested balance on termination"),
+    ],
+)
+def test_quote_that_cuts_a_word_is_not_verified(source: str, quote: str) -> None:
+    report = verify_answer(quoted(quote), {"S1": source})
+    assert only_citation(report).outcome not in ("verified", "verified-fuzzy")
+    assert report.verdict == "flag"
+
+
+def test_dropped_not_after_an_em_dash_is_quote_altered() -> None:
+    source = (
+        "Coverage for dependants ends on the last day of the month of employment\u2014not on "
+        "the date of termination itself, unless the plan administrator decides otherwise."
+    )
+    quote = (
+        "Coverage for dependants ends on the last day of the month of employment\u2014on "
+        "the date of termination itself"
+    )
+    assert only_citation(verify_answer(quoted(quote), {"S1": source})).outcome == (
+        "quote-altered"
+    )
+
+
+def test_em_dash_retyped_as_spaced_hyphen_is_harmless() -> None:
+    source = (
+        "Coverage for dependants ends on the last day of the month of employment\u2014not on "
+        "the date of termination itself, unless the plan administrator decides otherwise."
+    )
+    quote = (
+        "Coverage for dependants ends on the last day of the month of employment - not on "
+        "the date of termination itself"
+    )
+    # The em dash folds to a spaced hyphen, so the retyped quote is verbatim.
+    assert only_citation(verify_answer(quoted(quote), {"S1": source})).outcome == "verified"
+
+
+def test_number_range_broken_at_a_line_end_is_verified() -> None:
+    source = "Patients should be reassessed every 10-\n12 weeks while on therapy."
+    answer = quoted("Patients should be reassessed every 10-12 weeks while on therapy")
+    assert only_citation(verify_answer(answer, {"S1": source})).outcome in (
+        "verified", "verified-fuzzy",
+    )
+
+
+def test_quote_directly_followed_by_marker_is_checked() -> None:
+    answer = 'The plan says "Employer match vests immediately"[S1].'
+    assert only_citation(verify_answer(answer, {"S1": S1})).outcome == "quote-not-found"
+
+
+def test_uncited_claim_after_a_quoted_sentence_is_flagged() -> None:
+    answer = (
+        'The plan states: "Employer match vests after two years of service." [S1] '
+        "Loans are not offered to part-time staff."
+    )
+    report = verify_answer(answer, {"S1": S1})
+    assert [s.status for s in report.sentences] == ["verified", "uncited-claim"]
+    assert report.verdict == "flag"
+
+
+def test_soft_hyphen_at_line_end_in_source_is_verified() -> None:
+    source = "Employer match vests after two years of ser\u00ad\nvice."
+    answer = quoted("Employer match vests after two years of service")
+    assert only_citation(verify_answer(answer, {"S1": source})).outcome == "verified"
+
+
+def test_hyphenation_across_skipped_page_furniture_is_verified() -> None:
+    text = "Employer match vests after two years of ser-\nACME 401(k) Plan Page 3\nvice."
+    header = (text.index("ACME"), text.index("\nvice"))
+    answer = quoted("Employer match vests after two years of service")
+    citation = only_citation(verify_answer(answer, [Source("S1", text, skip=(header,))]))
+    assert citation.outcome == "verified"
+
+
+def test_quote_citing_only_a_fabricated_marker_is_one_finding_carrying_the_quote() -> None:
+    report = verify_answer('The plan says "loans are capped at half" [S9].', {"S1": "Other text."})
+    (citation,) = report.citations
+    assert citation.outcome == "fabricated-marker"
+    assert citation.marker == "S9"
+    assert citation.quote == "loans are capped at half"
+    assert report.verdict == "fail"
