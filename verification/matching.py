@@ -43,19 +43,22 @@ class Difference:
     ``negation``, ``unit``, ``date``, ``name``); empty for harmless edits.
     """
 
-    op: str  # "replace", "insert", "delete", or "omit-before" (context left out)
+    op: str  # "replace", "insert", "delete"; "omit-before"/"omit-after" (context left out)
     source: str
     quote: str
     reasons: tuple[str, ...]
 
 
-def find_exact(quote: str, source: NormalizedText) -> Alignment | None:
+def find_exact(
+    quote: str, source: NormalizedText, *, start_before: int | None = None
+) -> Alignment | None:
     """Exact containment of the normalised ``quote`` at word boundaries.
 
     A containment found only inside longer words ("refundable" in
     "nonrefundable", "30 days" in "130 days") is widened to whole words and
     returned as a non-exact alignment, so that :func:`compare` sees the
-    difference instead of it passing as verbatim.
+    difference instead of it passing as verbatim. With ``start_before``
+    (a normalised index), only matches starting before it count.
     """
     text = source.text
     if not quote or not text:
@@ -63,7 +66,7 @@ def find_exact(quote: str, source: NormalizedText) -> Alignment | None:
     partial = None
     at = text.find(quote)
     for _ in range(64):  # a pathological repeat cannot make this quadratic
-        if at < 0:
+        if at < 0 or (start_before is not None and at >= start_before):
             break
         end = at + len(quote)
         if not _cuts_word(text, at) and not _cuts_word(text, end):
@@ -76,31 +79,42 @@ def find_exact(quote: str, source: NormalizedText) -> Alignment | None:
     return _alignment(source, fuzz.ratio(quote, text[start:end]) / 100, False, start, end)
 
 
-def align(quote: str, source: NormalizedText, *, score_cutoff: float = 0.0) -> Alignment | None:
+def align(
+    quote: str,
+    source: NormalizedText,
+    *,
+    score_cutoff: float = 0.0,
+    start_before: int | None = None,
+) -> Alignment | None:
     """Best alignment of the normalised ``quote`` in ``source``.
 
     ``None`` when nothing reaches ``score_cutoff`` (0..1); with the default 0
     the best window is returned however poor, so that a near miss can be
-    reported with its score. Windows always hold whole words.
+    reported with its score. Windows always hold whole words. With
+    ``start_before`` (a normalised index) the window must start before it:
+    text after it is context a quote may run into, not where it may begin.
     """
-    exact = find_exact(quote, source)
+    exact = find_exact(quote, source, start_before=start_before)
     if exact is not None and (exact.exact or exact.score >= score_cutoff):
         return exact
     if not quote or not source.text:
         return None
+    text = source.text
+    if start_before is not None:
+        text = text[: start_before + len(quote) + max(16, len(quote) // 4)]
     # rapidfuzz prunes with the cutoff; keep it a little below the caller's,
     # because the refined window is re-scored below and may score higher.
     window = fuzz.partial_ratio_alignment(
-        quote, source.text, score_cutoff=max(0.0, score_cutoff * 100 - 5)
+        quote, text, score_cutoff=max(0.0, score_cutoff * 100 - 5)
     )
     if window is None or window.dest_end <= window.dest_start:
         return None
-    start, end, score = _refine(quote, source.text, window.dest_start, window.dest_end)
-    wide_start, wide_end = _widen(source.text, start, end)
+    start, end, score = _refine(quote, text, window.dest_start, window.dest_end)
+    wide_start, wide_end = _widen(text, start, end)
     if (wide_start, wide_end) != (start, end):
         start, end = wide_start, wide_end
-        score = fuzz.ratio(quote, source.text[start:end]) / 100
-    if score < score_cutoff:
+        score = fuzz.ratio(quote, text[start:end]) / 100
+    if score < score_cutoff or (start_before is not None and start >= start_before):
         return None
     return _alignment(source, score, False, start, end)
 
@@ -156,7 +170,11 @@ def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, floa
 # Word-level comparison -------------------------------------------------------
 
 _WORD_BEFORE_STOP = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
-_TOKEN = re.compile(r"\[[\d,;\s\-]+\]|\d+(?:[.,:/-]\d+)*|[^\W_]+(?:'[^\W_]+)*|\S")
+# A number keeps its separators and a range its dash, spaced or not
+# ("624-643" and "624 - 643" are one token each).
+_TOKEN = re.compile(
+    r"\[[\d,;\s\-]+\]|\d+(?:[.,:/]\d+|\s?-\s?\d+)*|[^\W_]+(?:'[^\W_]+)*|\S"
+)
 _NUMBER_WORDS = {
     word: str(value)
     for value, word in enumerate(
@@ -200,7 +218,7 @@ def _numbers(words: Iterable[str]) -> Counter[str]:
         if word.startswith("["):
             continue  # a reference such as [18]: models drop these when copying
         if word[0].isdigit():
-            values[word.replace(",", "")] += 1
+            values[word.replace(",", "").replace(" ", "")] += 1
         elif word in _NUMBER_WORDS:
             values[_NUMBER_WORDS[word]] += 1
     return values
@@ -267,8 +285,11 @@ def compare(
         reasons = set()
         if _numbers(removed) != _numbers(added):
             reasons.add("number")
-        if _negations(removed) != _negations(added) or any(
-            _negating_prefix(a, b) for a in removed for b in added
+        # A prefix negation is one word swapped for one: "refundable" for
+        # "nonrefundable" (small edits only: large ones are absent text).
+        if _negations(removed) != _negations(added) or (
+            len(removed) <= 3 and len(added) <= 3
+            and any(_negating_prefix(a, b) for a in removed for b in added)
         ):
             reasons.add("negation")
         if {w for w in removed if w in _UNITS} != {w for w in added if w in _UNITS}:
@@ -309,16 +330,23 @@ _CLAUSE_END = frozenset(".;:!?")
 
 
 def negation_before(source: NormalizedText, alignment: Alignment) -> Difference | None:
-    """A negation just before the aligned window, in the same clause.
+    """A negation just outside the aligned window, in the same clause.
 
     Quoting "start treatment on a single reading" from "Do not start treatment
-    on a single reading" contains the words exactly and reverses them: the
-    quote is reported as altered, naming the negation it left out.
+    on a single reading" contains the words exactly and reverses them; so does
+    a quote that stops at "should" in "should not be scored". Such a quote is
+    reported as altered, naming the negation it left out.
     """
     before = _tokens(source.text, max(0, alignment.norm_start - 60), alignment.norm_start)
     for word, _start, _end in reversed(before[-3:]):
         if word in _CLAUSE_END:
-            return None
+            break
         if word in _NEGATIONS or word.endswith("n't"):
             return Difference(op="omit-before", source=word, quote="", reasons=("negation",))
+    after = _tokens(source.text, alignment.norm_end, alignment.norm_end + 30)
+    for word, _start, _end in after[:2]:
+        if word in _CLAUSE_END or word == ",":
+            break
+        if word in ("not", "never") or word.endswith("n't"):
+            return Difference(op="omit-after", source=word, quote="", reasons=("negation",))
     return None

@@ -44,7 +44,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["NormalizedText", "OffsetMap", "explain", "fold_char", "normalize"]
+__all__ = [
+    "NormalizedText", "OffsetMap", "explain", "fold_char", "fold_one_for_one", "normalize",
+]
 
 _DELETED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u02b9"
@@ -54,7 +56,19 @@ _SPACING_ACCENTS = "\u02d8\u02d9\u02da\u02db\u02dc\u02dd\u02c6\u02c7\u00a8\u00af
 
 # What the fast path copies verbatim (after lower-casing): plain ASCII other
 # than whitespace and hyphens. Everything else goes through the slow path.
-_SPECIAL = re.compile(r"[^\x21-\x2c\x2e-\x5f\x61-\x7e]+")
+# What the slow path handles: runs of characters other than plain visible ASCII
+# (hyphen and backtick excepted) with the spaces around them, and runs of two or
+# more spaces. A single space between plain characters is already normalised,
+# so ordinary prose stays on the fast path one line at a time.
+_ONE_FOR_ONE: tuple[tuple[str, str], ...] = tuple((
+    {c: " " for c in "\t\n\r\x0b\x0c\x85\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                     "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"}
+    | {c: "'" for c in _SINGLE_QUOTES}
+    | {c: '"' for c in _DOUBLE_QUOTES}
+    | {c: "-" for c in _DASHES if c not in "\u2014\u2015"}
+).items())
+_PLAIN = "\x21-\x2c\x2e-\x5f\x61-\x7e"
+_SPECIAL = re.compile(f"[^ {_PLAIN}][^{_PLAIN}]*| (?=[^{_PLAIN}])[^{_PLAIN}]*")
 
 
 @lru_cache(maxsize=4096)
@@ -123,6 +137,21 @@ class OffsetMap:
             orig_end = self.orig_ends[last]
         return orig_start, orig_end
 
+    def to_normalized_position(self, position: int) -> int:
+        """The normalised index where original index ``position`` lands: inside
+        a replaced piece, that piece's start; on a deleted character, the next
+        piece's start."""
+        piece = bisect_right(self.orig_starts, position) - 1
+        if piece < 0:
+            return 0
+        if position < self.orig_ends[piece]:
+            if self.verbatim[piece]:
+                return self.norm_starts[piece] + (position - self.orig_starts[piece])
+            return self.norm_starts[piece]
+        if piece + 1 < len(self.norm_starts):
+            return self.norm_starts[piece + 1]
+        return self.normalized_length
+
     def to_original_position(self, position: int) -> int:
         """The original index of a boundary between normalised characters."""
         if position >= self.normalized_length:
@@ -164,15 +193,12 @@ class _Builder:
     * anything else keeps the hyphen and the space.
     """
 
-    __slots__ = ("chunks", "join", "norm_starts", "orig_ends", "orig_starts", "pending_break",
-                 "pending_space", "size", "verbatim")
+    __slots__ = ("chunks", "join", "pending_break", "pending_space", "pieces", "size")
 
     def __init__(self) -> None:
         self.chunks: list[str] = []
-        self.norm_starts: list[int] = []
-        self.orig_starts: list[int] = []
-        self.orig_ends: list[int] = []
-        self.verbatim: list[bool] = []
+        # One (norm_start, orig_start, orig_end, verbatim) per chunk.
+        self.pieces: list[tuple[int, int, int, bool]] = []
         self.size = 0
         # A whitespace run seen but not yet emitted: (orig_start, orig_end).
         # It is emitted only when a visible character follows, which drops
@@ -195,16 +221,32 @@ class _Builder:
 
     def hyphen(self, orig_start: int, orig_end: int, *, soft: bool = False) -> None:
         last = "" if self.pending_space is not None else self.last_char()
-        if soft:
-            self.join = "soft" if last.isalpha() else None
+        if soft:  # invisible: it never undoes a hyphen waiting before it
+            if self.join is None and last.isalpha():
+                self.join = "soft"
             return
         self._visible("-")
         self._piece("-", orig_start, orig_end, verbatim=orig_end - orig_start == 1)
         self.join = "letter" if last.isalpha() else "digit" if last.isdigit() else None
 
     def copy(self, text: str, orig_start: int) -> None:
-        self._visible(text[0])
-        self._piece(text, orig_start, orig_start + len(text), verbatim=True)
+        """Copy a plain run; single spaces inside it are already normalised."""
+        if text[0] == " ":  # only at the edge of a span (text start, after a skip)
+            core = text.lstrip(" ")
+            self.space(orig_start, orig_start + len(text) - len(core))
+            orig_start += len(text) - len(core)
+            text = core
+        trailing = len(text) - len(text.rstrip(" "))
+        if trailing:
+            text = text[:-trailing]
+        if text:
+            if self.join is not None or self.pending_space is not None:
+                self._visible(text[0])
+            self.chunks.append(text)
+            self.pieces.append((self.size, orig_start, orig_start + len(text), True))
+            self.size += len(text)
+        if trailing:
+            self.space(orig_start + len(text), orig_start + len(text) + trailing)
 
     def replace(self, text: str, orig_start: int, orig_end: int) -> None:
         self._visible(text[0])
@@ -212,20 +254,20 @@ class _Builder:
 
     def absorb(self, orig_end: int) -> None:
         """Attach a deleted character (a combining accent) to the piece before
-        it, so that a range ending on ``e`` of ``e\u0301`` takes the accent."""
+        it, so that a range ending on ``e`` of ``e\\u0301`` takes the accent."""
         if not self.chunks or self.pending_space is not None:
             return
-        if self.orig_ends[-1] != orig_end - 1:
+        norm_start, orig_start, last_end, verbatim = self.pieces[-1]
+        if last_end != orig_end - 1:
             return
-        if self.verbatim[-1] and len(self.chunks[-1]) > 1:
+        if verbatim and len(self.chunks[-1]) > 1:
             text = self.chunks[-1]
             self.chunks[-1] = text[:-1]
-            self.orig_ends[-1] -= 1
+            self.pieces[-1] = (norm_start, orig_start, last_end - 1, True)
             self.size -= 1
-            self._piece(text[-1], self.orig_ends[-1], orig_end, verbatim=False)
+            self._piece(text[-1], last_end - 1, orig_end, verbatim=False)
         else:
-            self.orig_ends[-1] = orig_end
-            self.verbatim[-1] = False
+            self.pieces[-1] = (norm_start, orig_start, orig_end, False)
 
     def _visible(self, first: str) -> None:
         """Settle pending whitespace and hyphen joins before ``first`` is added."""
@@ -244,26 +286,23 @@ class _Builder:
 
     def _pop(self) -> None:
         self.size -= len(self.chunks.pop())
-        self.norm_starts.pop()
-        self.orig_starts.pop()
-        self.orig_ends.pop()
-        self.verbatim.pop()
+        self.pieces.pop()
 
     def _piece(self, text: str, orig_start: int, orig_end: int, *, verbatim: bool) -> None:
         self.chunks.append(text)
-        self.norm_starts.append(self.size)
-        self.orig_starts.append(orig_start)
-        self.orig_ends.append(orig_end)
-        self.verbatim.append(verbatim)
+        self.pieces.append((self.size, orig_start, orig_end, verbatim))
         self.size += len(text)
 
     def build(self, original: str) -> NormalizedText:
         text = "".join(self.chunks)
+        norm_starts, orig_starts, orig_ends, verbatim = (
+            tuple(column) for column in zip(*self.pieces, strict=True)
+        ) if self.pieces else ((), (), (), ())
         offsets = OffsetMap(
-            norm_starts=tuple(self.norm_starts),
-            orig_starts=tuple(self.orig_starts),
-            orig_ends=tuple(self.orig_ends),
-            verbatim=tuple(self.verbatim),
+            norm_starts=norm_starts,
+            orig_starts=orig_starts,
+            orig_ends=orig_ends,
+            verbatim=verbatim,
             normalized_length=len(text),
             original_length=len(original),
         )
@@ -305,6 +344,8 @@ def _fold_segment(builder: _Builder, text: str, start: int, end: int) -> None:
             folded = char.lower() if ord(char) < 0x7F else fold_char(char)
             if folded == " ":
                 builder.space(index, index + 1)
+            elif folded == "-":  # figure dash, minus, full-width hyphen: as a hyphen
+                builder.hyphen(index, index + 1)
             elif folded:
                 builder.replace(folded, index, index + 1)
             elif unicodedata.combining(char) or char in _SPACING_ACCENTS:
@@ -322,6 +363,24 @@ def _merge_ranges(ranges: Iterable[tuple[int, int]], length: int) -> list[tuple[
         else:
             merged.append((start, end))
     return merged
+
+
+def fold_one_for_one(text: str) -> str:
+    """Every fold that maps one character to one (case, single whitespace
+    characters, quotes, dashes), at C speed; indices stay the original's.
+
+    Not a normalisation (runs, hyphenation and ligatures stay): a cheap text
+    to screen many sources with before normalising the few that may match.
+    """
+    # Lower-casing keeps every length in ASCII; if another letter grows
+    # ("İ"), only ASCII is lowered, which is all the fast path copies.
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = "".join(c.lower() if c.isascii() else c for c in text)
+    for char, replacement in _ONE_FOR_ONE:  # str.replace is far faster than translate
+        if char in lowered:
+            lowered = lowered.replace(char, replacement)
+    return lowered
 
 
 def normalize(text: str, *, skip: Sequence[tuple[int, int]] = ()) -> NormalizedText:
@@ -343,25 +402,29 @@ def normalize(text: str, *, skip: Sequence[tuple[int, int]] = ()) -> NormalizedT
             "(PDF text from the extractor is already str)"
         )
     builder = _Builder()
+    # The fast path copies runs of the one-for-one fold, whose indices are
+    # the original's.
+    lowered = fold_one_for_one(text)
     position = 0
     for skip_start, skip_end in [*_merge_ranges(skip, len(text)), (len(text), len(text))]:
-        _normalize_span(builder, text, position, skip_start)
+        _normalize_span(builder, text, lowered, position, skip_start)
         if skip_end > skip_start:
             builder.space(skip_start, skip_end, breaks=True)
         position = skip_end
     return builder.build(text)
 
 
-def _normalize_span(builder: _Builder, text: str, start: int, end: int) -> None:
+def _normalize_span(
+    builder: _Builder, text: str, lowered: str, start: int, end: int
+) -> None:
     position = start
-    for match in _SPECIAL.finditer(text, start, end):
+    for match in _SPECIAL.finditer(lowered, start, end):
         if match.start() > position:
-            run = text[position : match.start()]
-            builder.copy(run.lower(), position)
+            builder.copy(lowered[position : match.start()], position)
         _fold_segment(builder, text, match.start(), match.end())
         position = match.end()
     if position < end:
-        builder.copy(text[position:end].lower(), position)
+        builder.copy(lowered[position:end], position)
 
 
 _ARTEFACTS: tuple[tuple[str, re.Pattern[str]], ...] = (

@@ -70,7 +70,8 @@ def parse_quotes(answer: str) -> tuple[Quote, ...]:
 
     # Curly quotes, with nesting: the outermost pair is the quote.
     depth, opened = 0, -1
-    for index, char in enumerate(answer):
+    for match in re.finditer("[\u201c\u201d]", answer):
+        index, char = match.start(), match.group(0)
         if _overlaps(taken, index, index + 1):
             continue
         if char == "\u201c":

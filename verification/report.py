@@ -85,6 +85,12 @@ class Citation:
     message: str
     normalizations: tuple[str, ...] = ()
     differences: tuple[Difference, ...] = ()
+    # Set when the source came from an ingested document: the match as a range
+    # of the document text, and whether that document has a newer version.
+    document: int | str | None = None
+    document_start: int | None = None
+    document_end: int | None = None
+    superseded: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

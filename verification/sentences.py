@@ -44,7 +44,7 @@ _TITLES = frozenset("dr mr mrs ms prof sr jr st gen gov sen rep mt".split())
 
 _TERMINAL = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s|$)")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
-_LIST_NUMBER = re.compile(r"(?:^|\n)[ \t]*(?:\d{1,3}|[A-Za-z])$")
+_LIST_NUMBER = re.compile(r"[ \t]*(?:\d{1,3}|[A-Za-z])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +71,10 @@ def _ends_sentence(text: str, stop: re.Match[str], resume: int) -> bool:
         return False  # "… e.g. the plan", "… 3 p.m. local time"
     if not punctuation.startswith(".") or punctuation.startswith(".."):
         return True
-    before = text[: stop.start()]
-    if _LIST_NUMBER.search(before):
+    line_start = text.rfind("\n", 0, stop.start()) + 1
+    if _LIST_NUMBER.fullmatch(text, line_start, stop.start()):
         return False  # "1. Eligibility" or "a. Scope" at the start of a line
-    word = _WORD_BEFORE.search(before)
+    word = _WORD_BEFORE.search(text[max(line_start, stop.start() - 40) : stop.start()])
     if word is None:
         return True
     token = word.group(1).lower()

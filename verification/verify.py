@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
 
 from .config import VerificationConfig
 from .coverage import is_claim
 from .markers import MarkerGroup, canonical_label, parse_markers
 from .matching import Alignment, Difference, align, compare, find_exact, negation_before
-from .normalize import NormalizedText, explain, normalize
+from .normalize import NormalizedText, explain, fold_one_for_one, normalize
 from .quotes import Quote, parse_quotes
 from .report import (
     OUTCOMES,
@@ -33,13 +36,33 @@ __all__ = ["Source", "verify_answer"]
 class Source:
     """One injected source: the marker it was given and its text.
 
-    ``skip`` lists ranges of ``text`` that are page furniture (running
-    headers, page numbers): left out of matching, offsets unchanged.
+    ``skip``
+        Ranges of ``text`` that are page furniture (running headers, page
+        numbers): left out of matching, offsets unchanged.
+    ``injected_end``
+        When set, ``text[injected_end:]`` is the document's continuation after
+        the injected chunk: a quote may run on into it across the chunk
+        boundary, but must start before it.
+    ``document``, ``document_offset``
+        Where ``text`` comes from: ``text[0]`` is ``document``'s character at
+        ``document_offset``. Citations then carry document ranges.
+    ``superseded``
+        The document has a newer version: a faithful quote from it is still
+        provenance, but not current, so it flags the answer.
     """
 
     marker: str
     text: str
     skip: tuple[tuple[int, int], ...] = field(default=())
+    injected_end: int | None = None
+    document: int | str | None = None
+    document_offset: int = 0
+    superseded: bool = False
+
+
+#: Points (of 100) by which one-for-one-folded text can fall short of the
+#: normalised match: "ser- vice" against "service", "a  b" against "a b".
+_SCREEN_MARGIN = 12.0
 
 
 class _Sources:
@@ -55,6 +78,7 @@ class _Sources:
                 raise ValueError(f"source marker {label!r} is given twice")
             self.by_label[label] = source
         self._normalized: dict[str, NormalizedText] = {}
+        self._folded: dict[str, str] = {}
 
     def __contains__(self, label: str) -> bool:
         return label in self.by_label
@@ -64,6 +88,43 @@ class _Sources:
             source = self.by_label[label]
             self._normalized[label] = normalize(source.text, skip=source.skip)
         return self._normalized[label]
+
+    def candidates(self, quote: str, labels: Sequence[str], *, cutoff: float) -> list[str]:
+        """The sources among ``labels`` where ``quote`` may be, best first.
+
+        One rapidfuzz alignment over all of them, joined, on the one-for-one
+        fold (which needs no offset map): only the source holding the best
+        window is then normalised and aligned properly. A quote that is in a
+        source after normalisation scores at most a few points lower on the
+        fold (hyphenation, whitespace runs), hence :data:`_SCREEN_MARGIN`.
+        """
+        if not labels or not quote:
+            return []
+        folded = []
+        for label in labels:
+            if label not in self._folded:
+                self._folded[label] = fold_one_for_one(self.by_label[label].text)
+            folded.append(self._folded[label])
+        starts, position = [], 0
+        for text in folded:
+            starts.append(position)
+            position += len(text) + 1
+        joined = "\x00".join(folded)
+        window = fuzz.partial_ratio_alignment(
+            quote, joined, score_cutoff=max(0.0, cutoff * 100 - _SCREEN_MARGIN)
+        )
+        if window is None:
+            return []
+        first = bisect_right(starts, window.dest_start) - 1
+        last = bisect_right(starts, max(window.dest_start, window.dest_end - 1)) - 1
+        return [labels[i] for i in range(first, last + 1)]
+
+    def start_before(self, label: str) -> int | None:
+        """Normalised index a match in ``label`` must start before, if any."""
+        source = self.by_label[label]
+        if source.injected_end is None:
+            return None
+        return self.normalized(label).offsets.to_normalized_position(source.injected_end)
 
     def injected(self) -> str:
         return ", ".join(self.by_label) or "none"
@@ -142,7 +203,11 @@ def verify_answer(
 
     counts: Counter[str] = Counter({outcome: 0 for outcome in OUTCOMES})
     counts["uncited-claim"] = 0
+    counts["superseded"] = 0
     for sentence in results:
+        counts["superseded"] += sum(
+            c.superseded for c in sentence.citations if c.outcome != "fabricated-marker"
+        )
         counts.update(c.outcome for c in sentence.citations)
         if sentence.status == "uncited-claim":
             counts["uncited-claim"] += 1
@@ -183,7 +248,7 @@ def _check_sentence(
                 citations.append(_citation(
                     "unquoted", label, group, None, None,
                     message=f"marker [{label}] is a valid source; nothing quoted to check",
-                ))
+                pool=pool))
             else:
                 citations.append(_fabricated(label, group, pool))
     citations.sort(key=lambda c: (c.quote_start if c.quote_start is not None
@@ -212,7 +277,11 @@ def _citation(
     markers: tuple[str, ...] | None = None,
     normalizations: tuple[str, ...] = (),
     score: float | None = None,
+    pool: _Sources,
 ) -> Citation:
+    label = found.label if found else marker
+    origin = pool.by_label.get(label) if label else None
+    in_document = origin is not None and origin.document is not None
     return Citation(
         outcome=outcome,
         marker=marker,
@@ -229,6 +298,12 @@ def _citation(
         message=message,
         normalizations=normalizations,
         differences=found.differences if found else (),
+        document=origin.document if origin is not None else None,
+        document_start=(origin.document_offset + found.alignment.source_start
+                        if found and origin is not None and in_document else None),
+        document_end=(origin.document_offset + found.alignment.source_end
+                      if found and origin is not None and in_document else None),
+        superseded=origin.superseded if origin is not None else False,
     )
 
 
@@ -238,30 +313,41 @@ def _fabricated(
     return _citation(
         "fabricated-marker", label, group, quote, None,
         message=f"marker [{label}] was not among the sources (injected: {pool.injected()})",
-    )
+    pool=pool)
 
 
 def _find(
-    quote: NormalizedText, labels: Iterable[str], pool: _Sources, *, cutoff: float
+    quote: NormalizedText,
+    labels: Iterable[str],
+    pool: _Sources,
+    *,
+    cutoff: float,
+    threshold: float,
 ) -> tuple[_Found | None, float]:
     """The best alignment of ``quote`` among ``labels`` (exact first), and the
-    best score seen even below ``cutoff``."""
+    best score seen even below ``cutoff``. Word differences are worked out
+    only for alignments that reach ``threshold``: below it they decide nothing."""
     best: _Found | None = None
     best_score = 0.0
     labels = list(labels)
     for label in labels:  # exact containment first: cheapest and decisive
         source = pool.normalized(label)
-        exact = find_exact(quote.text, source)
+        exact = find_exact(quote.text, source, start_before=pool.start_before(label))
         if exact is not None and exact.exact:
             return _Found(label, exact, _context(source, exact)), 1.0
     for label in labels:
         source = pool.normalized(label)
-        alignment = align(quote.text, source, score_cutoff=cutoff)
+        alignment = align(
+            quote.text, source, score_cutoff=cutoff, start_before=pool.start_before(label)
+        )
         if alignment is None:
             continue
         best_score = max(best_score, alignment.score)
         if best is None or alignment.score > best.alignment.score:
-            differences = compare(quote, source, alignment) + _context(source, alignment)
+            differences = (
+                compare(quote, source, alignment) + _context(source, alignment)
+                if alignment.score >= threshold else ()
+            )
             best = _Found(label, alignment, differences)
     return best, best_score
 
@@ -290,7 +376,7 @@ def _check_quote(
                     "fabricated-marker", label, None, quote, None, markers=(label,),
                     message=f"quote block names source [{label}], which was not among the "
                     f"sources (injected: {pool.injected()})",
-                ))
+                pool=pool))
 
     normalized_quote = normalize(quote.text)
     folds = explain(quote.text)
@@ -300,7 +386,9 @@ def _check_quote(
     threshold = config.threshold
 
     if valid:
-        found, best_score = _find(normalized_quote, valid, pool, cutoff=0.0)
+        found, best_score = _find(
+            normalized_quote, valid, pool, cutoff=0.0, threshold=threshold
+        )
         if found is not None and found.alignment.score >= threshold and not found.altered:
             outcome: Outcome = "verified" if found.alignment.exact else "verified-fuzzy"
             source_folds = explain(pool.by_label[found.label].text[
@@ -314,14 +402,17 @@ def _check_quote(
             citations.append(_citation(
                 outcome, found.label, group, quote, found, markers=markers, message=message,
                 normalizations=tuple(dict.fromkeys(folds + source_folds)),
-            ))
+            pool=pool))
             return citations
         cited_best = found
     else:
         cited_best, best_score = None, 0.0
 
     others = [label for label in pool.by_label if label not in valid]
-    elsewhere, _ = _find(normalized_quote, others, pool, cutoff=threshold)
+    screened = pool.candidates(normalized_quote.text, others, cutoff=threshold)
+    elsewhere, _ = _find(
+        normalized_quote, screened, pool, cutoff=threshold, threshold=threshold
+    )
     if elsewhere is not None and not elsewhere.altered:
         if not cited:
             outcome, message = "unattributed-quote", (
@@ -334,14 +425,14 @@ def _check_quote(
         citations.append(_citation(
             outcome, valid[0] if valid else None, group, quote, elsewhere,
             markers=markers, message=message, normalizations=folds,
-        ))
+        pool=pool))
         return citations
 
     if not cited:
         citations.append(_citation(
             "unattributed-quote", None, None, quote, None, markers=(),
             message="the quote carries no marker and appears in none of the sources",
-        ))
+        pool=pool))
     elif not valid:
         pass  # every marker was fabricated: those citations already carry the quote
     elif cited_best is not None and cited_best.alignment.score >= threshold:
@@ -351,14 +442,14 @@ def _check_quote(
             f"{cited_best.alignment.score:.2f} but changes its meaning: "
             f"{_describe(cited_best.differences, meaning_only=True)}",
             normalizations=folds,
-        ))
+        pool=pool))
     else:
         citations.append(_citation(
             "quote-not-found", valid[0] if valid else None, group, quote, None,
             markers=markers, score=best_score,
             message=f"the quote does not appear in {_labels(valid or cited)} "
             f"(best similarity {best_score:.3f}, threshold {threshold:.3f})",
-        ))
+        pool=pool))
     return citations
 
 
@@ -377,6 +468,8 @@ def _describe(differences: Sequence[Difference], *, meaning_only: bool = False) 
             what = f"adds “{difference.quote}”"
         elif difference.op == "omit-before":
             what = f"leaves out “{difference.source}” just before the quoted words"
+        elif difference.op == "omit-after":
+            what = f"stops just before “{difference.source}”"
         else:
             what = f"drops “{difference.source}”"
         if difference.reasons:
@@ -406,6 +499,9 @@ def _verdict(
     for outcome in REVIEW_OUTCOMES:
         if counts[outcome]:
             reasons.append(f"{counts[outcome]} {outcome}")
+    if counts["superseded"]:
+        reasons.append(f"{counts['superseded']} citation(s) into a superseded document: "
+                       "provenance, but not the current version")
     if coverage < config.min_coverage:
         reasons.append(f"coverage {coverage:.2f} below {config.min_coverage:.2f}")
     if config.require_quotes and counts["unquoted"]:

@@ -693,3 +693,18 @@ def test_quote_citing_only_a_fabricated_marker_is_one_finding_carrying_the_quote
     assert citation.marker == "S9"
     assert citation.quote == "loans are capped at half"
     assert report.verdict == "fail"
+
+
+def test_quote_that_stops_just_before_not_is_altered() -> None:
+    source = "A processing artifact should not be scored as a lesion in the final report."
+    report = verify_answer('The guide says "A processing artifact should" [S1].', {"S1": source})
+    (citation,) = report.citations
+    assert citation.outcome == "quote-altered"
+    assert "stops just before “not”" in citation.message
+
+
+def test_spacing_around_a_range_dash_is_not_a_number_change() -> None:
+    source = "The appendix on pages 624\u2013\n643 lists every exclusion that applies to the plan."
+    answer = 'It is "on pages 624 - 643 lists every exclusion that applies to the plan" [S1].'
+    (citation,) = verify_answer(answer, {"S1": source}).citations
+    assert citation.outcome in ("verified", "verified-fuzzy")
