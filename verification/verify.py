@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from bisect import bisect_right
 from collections import Counter
@@ -14,7 +15,7 @@ from .config import VerificationConfig
 from .coverage import is_claim
 from .markers import MarkerGroup, canonical_label, parse_markers
 from .matching import Alignment, Difference, align, compare, find_exact, negation_before
-from .normalize import NormalizedText, explain, fold_one_for_one, normalize
+from .normalize import NormalizedText, OffsetMap, explain, fold_one_for_one, normalize
 from .quotes import Quote, parse_quotes
 from .report import (
     OUTCOMES,
@@ -77,17 +78,41 @@ class _Sources:
             if label in self.by_label:
                 raise ValueError(f"source marker {label!r} is given twice")
             self.by_label[label] = source
-        self._normalized: dict[str, NormalizedText] = {}
         self._folded: dict[str, str] = {}
 
     def __contains__(self, label: str) -> bool:
         return label in self.by_label
 
-    def normalized(self, label: str) -> NormalizedText:
-        if label not in self._normalized:
-            source = self.by_label[label]
-            self._normalized[label] = normalize(source.text, skip=source.skip)
-        return self._normalized[label]
+    def region(self, label: str, start: int, end: int) -> tuple[NormalizedText, int]:
+        """``text[a:b]`` normalised, for ``[a, b)`` around ``[start, end)`` widened
+        to whitespace (so no word or hyphenation is cut), and ``a``.
+
+        Only the neighbourhood of a candidate window is normalised: a source
+        is never normalised whole, which keeps a check's cost near a plain
+        search's."""
+        source = self.by_label[label]
+        text = source.text
+        a, b = max(0, start), min(len(text), end)
+        for _ in range(64):
+            if a == 0 or text[a - 1].isspace():
+                break
+            a -= 1
+        for _ in range(64):
+            if b == len(text) or text[b].isspace():
+                break
+            b += 1
+        skip = tuple((max(s, a) - a, min(e, b) - a) for s, e in source.skip if s < b and e > a)
+        return normalize(text[a:b], skip=skip), a
+
+    def folded(self, label: str) -> NormalizedText:
+        """The source's one-for-one fold as a text whose offsets are the
+        original's (an identity map): enough to find a verbatim quote without
+        building the full offset map."""
+        if label not in self._folded:
+            self._folded[label] = fold_one_for_one(self.by_label[label].text)
+        text = self._folded[label]
+        identity = OffsetMap((0,), (0,), (len(text),), (True,), len(text), len(text))
+        return NormalizedText(text=text, original=self.by_label[label].text, offsets=identity)
 
     def candidates(self, quote: str, labels: Sequence[str], *, cutoff: float) -> list[str]:
         """The sources among ``labels`` where ``quote`` may be, best first.
@@ -100,11 +125,7 @@ class _Sources:
         """
         if not labels or not quote:
             return []
-        folded = []
-        for label in labels:
-            if label not in self._folded:
-                self._folded[label] = fold_one_for_one(self.by_label[label].text)
-            folded.append(self._folded[label])
+        folded = [self.folded(label).text for label in labels]
         starts, position = [], 0
         for text in folded:
             starts.append(position)
@@ -118,13 +139,6 @@ class _Sources:
         first = bisect_right(starts, window.dest_start) - 1
         last = bisect_right(starts, max(window.dest_start, window.dest_end - 1)) - 1
         return [labels[i] for i in range(first, last + 1)]
-
-    def start_before(self, label: str) -> int | None:
-        """Normalised index a match in ``label`` must start before, if any."""
-        source = self.by_label[label]
-        if source.injected_end is None:
-            return None
-        return self.normalized(label).offsets.to_normalized_position(source.injected_end)
 
     def injected(self) -> str:
         return ", ".join(self.by_label) or "none"
@@ -325,31 +339,73 @@ def _find(
     threshold: float,
 ) -> tuple[_Found | None, float]:
     """The best alignment of ``quote`` among ``labels`` (exact first), and the
-    best score seen even below ``cutoff``. Word differences are worked out
-    only for alignments that reach ``threshold``: below it they decide nothing."""
-    best: _Found | None = None
-    best_score = 0.0
+    best score seen even below ``cutoff``."""
     labels = list(labels)
-    for label in labels:  # exact containment first: cheapest and decisive
-        source = pool.normalized(label)
-        exact = find_exact(quote.text, source, start_before=pool.start_before(label))
-        if exact is not None and exact.exact:
-            return _Found(label, exact, _context(source, exact)), 1.0
+    for label in labels:  # verbatim on the one-for-one fold: no offset map needed
+        folded = pool.folded(label)
+        source = pool.by_label[label]
+        exact = find_exact(quote.text, folded, start_before=source.injected_end)
+        if (exact is not None and exact.exact and not _next_to_hyphen(folded.text, exact)
+                and not _overlaps_skip(source, exact)):
+            return _Found(label, exact, _context(folded, exact)), 1.0
+    best: _Found | None = None
     for label in labels:
-        source = pool.normalized(label)
-        alignment = align(
-            quote.text, source, score_cutoff=cutoff, start_before=pool.start_before(label)
-        )
-        if alignment is None:
-            continue
-        best_score = max(best_score, alignment.score)
-        if best is None or alignment.score > best.alignment.score:
-            differences = (
-                compare(quote, source, alignment) + _context(source, alignment)
-                if alignment.score >= threshold else ()
-            )
-            best = _Found(label, alignment, differences)
-    return best, best_score
+        found = _found_in(quote, label, pool, cutoff=cutoff, threshold=threshold)
+        if found is not None and found.alignment.exact:
+            return found, 1.0
+        if found is not None and (best is None or found.alignment.score > best.alignment.score):
+            best = found
+    return best, best.alignment.score if best else 0.0
+
+
+def _found_in(
+    quote: NormalizedText, label: str, pool: _Sources, *, cutoff: float, threshold: float
+) -> _Found | None:
+    """Align ``quote`` in one source: the one-for-one fold says roughly where,
+    then only that neighbourhood is normalised and aligned exactly. Word
+    differences are worked out only at or above ``threshold``."""
+    source = pool.by_label[label]
+    folded = pool.folded(label).text
+    limit = len(folded)
+    if source.injected_end is not None:
+        limit = min(limit, source.injected_end + len(quote.text) + max(16, len(quote.text) // 4))
+    rough = fuzz.partial_ratio_alignment(
+        quote.text, folded[:limit] if limit < len(folded) else folded,
+        score_cutoff=max(0.0, cutoff * 100 - _SCREEN_MARGIN),
+    )
+    if rough is None:
+        return None
+    reach = max(64, len(quote.text) // 2)
+    region, offset = pool.region(label, rough.dest_start - reach, rough.dest_end + reach)
+    start_before = None
+    if source.injected_end is not None and source.injected_end < offset + len(region.original):
+        local = source.injected_end - offset
+        start_before = region.offsets.to_normalized_position(local) if local > 0 else 0
+    alignment = align(quote.text, region, score_cutoff=cutoff, start_before=start_before)
+    if alignment is None:
+        return None
+    differences = (
+        compare(quote, region, alignment) + _context(region, alignment)
+        if alignment.score >= threshold else ()
+    )
+    shifted = dataclasses.replace(
+        alignment,
+        source_start=alignment.source_start + offset,
+        source_end=alignment.source_end + offset,
+    )
+    return _Found(label, shifted, differences)
+
+
+def _overlaps_skip(source: Source, alignment: Alignment) -> bool:
+    return any(s < alignment.source_end and alignment.source_start < e for s, e in source.skip)
+
+
+def _next_to_hyphen(text: str, alignment: Alignment) -> bool:
+    """Whether a hyphen touches the window: normalisation may join the word
+    across it, so only the normalised text can say if the match is whole."""
+    start, end = alignment.norm_start, alignment.norm_end
+    hyphens = "-\u00ad"
+    return (start > 0 and text[start - 1] in hyphens) or (end < len(text) and text[end] in hyphens)
 
 
 def _context(source: NormalizedText, alignment: Alignment) -> tuple[Difference, ...]:
