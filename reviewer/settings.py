@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "django_tasks_db",
     "reviewer",
 ]
 
@@ -79,8 +80,8 @@ DATABASES = {
     )
 }
 
-# Django's Tasks framework: in-process by default; production names a worker
-# backend in TASK_BACKEND (see README).
+# Django's Tasks framework: in-process by default; production sets
+# TASK_BACKEND=django_tasks_db.DatabaseBackend and runs `manage.py db_worker`.
 TASKS = {
     "default": {
         "BACKEND": os.environ.get(
@@ -88,6 +89,19 @@ TASKS = {
         ),
     }
 }
+
+# Limits and tuning of citeguard itself.
+CITEGUARD = {
+    "MAX_UPLOAD_BYTES": int(os.environ.get("CITEGUARD_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)),
+    "MAX_PAGES": int(os.environ.get("CITEGUARD_MAX_PAGES", 2000)),
+    "MAX_SECONDS_PER_DOCUMENT": float(os.environ.get("CITEGUARD_MAX_SECONDS", 300)),
+    "CHUNK_SIZE": int(os.environ.get("CITEGUARD_CHUNK_SIZE", 1200)),
+    "CHUNK_OVERLAP": int(os.environ.get("CITEGUARD_CHUNK_OVERLAP", 200)),
+    # How far past a chunk's end a quote may run on into the document.
+    "CONTINUATION_CHARS": int(os.environ.get("CITEGUARD_CONTINUATION_CHARS", 2000)),
+}
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -119,6 +133,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "loggers": {
-        "citeguard": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")}
+        "citeguard": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+        # One line per task state change is noise at the default level.
+        "django.tasks": {"level": os.environ.get("TASKS_LOG_LEVEL", "WARNING")},
     },
 }

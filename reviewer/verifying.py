@@ -1,30 +1,113 @@
-"""Runs the verification library on a payload, resolving its sources."""
+"""Runs the verification library on a payload: resolves sources that name
+ingested chunks or document ranges, and adds page rectangles to the report."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.conf import settings
+from django.db.models.functions import Length, Substr
+
+from reviewer.models import Chunk, Document
+from reviewer.selectors.documents import document_locate
 from verification import Report, Source, VerificationConfig, verify_answer
 from verification.payload import AnswerPayload, SourceRef
 
-__all__ = ["SourceResolutionError", "resolve_sources", "verify_payload"]
+__all__ = ["SourceResolutionError", "report_dict", "resolve_sources", "verify_payload"]
 
 
 class SourceResolutionError(ValueError):
     """A source names a chunk or document range that cannot be resolved."""
 
 
+def _document_source(
+    marker: str, document: Document, start: int, end: int, *, what: str
+) -> Source:
+    """``document.text[start:end]`` as injected, plus the text that follows it
+    (a quote may run on across the chunk boundary), read with one SUBSTR."""
+    if document.status != Document.Status.READY:
+        raise SourceResolutionError(
+            f"source [{marker}] names {what} of document {document.pk}, which is "
+            f"{document.status}, not ready"
+        )
+    continuation = int(settings.CITEGUARD["CONTINUATION_CHARS"])
+    row = (
+        Document.objects.filter(pk=document.pk)
+        .annotate(part=Substr("text", start + 1, end - start + continuation), size=Length("text"))
+        .values("part", "size")
+        .get()
+    )
+    if end > row["size"] or start >= end:
+        raise SourceResolutionError(
+            f"source [{marker}]: range [{start}, {end}) is outside document {document.pk} "
+            f"(length {row['size']})"
+        )
+    text = row["part"]
+    skip = tuple(
+        (max(s, start) - start, min(e, start + len(text)) - start)
+        for s, e in document.furniture
+        if s < start + len(text) and e > start
+    )
+    return Source(
+        marker=marker, text=text, skip=skip, injected_end=end - start,
+        document=document.pk, document_offset=start, superseded=document.is_superseded,
+    )
+
+
 def resolve_sources(refs: tuple[SourceRef, ...]) -> list[Source]:
+    chunk_ids = [ref.chunk for ref in refs if ref.chunk is not None]
+    chunks = Chunk.objects.select_related("document").defer("document__text").in_bulk(chunk_ids)
+    document_ids = [ref.document for ref in refs if ref.document is not None]
+    documents = Document.objects.defer("text").in_bulk(document_ids)
     sources = []
     for ref in refs:
-        if ref.text is None:
-            raise SourceResolutionError(
-                f"source [{ref.marker}] names an ingested chunk or document; "
-                "give its text inline"
-            )
-        sources.append(Source(marker=ref.marker, text=ref.text))
+        if ref.text is not None:
+            sources.append(Source(marker=ref.marker, text=ref.text))
+        elif ref.chunk is not None:
+            chunk = chunks.get(ref.chunk)
+            if chunk is None:
+                raise SourceResolutionError(
+                    f"source [{ref.marker}] names chunk {ref.chunk}, which does not exist"
+                )
+            sources.append(_document_source(
+                ref.marker, chunk.document, chunk.start, chunk.end, what=f"chunk {chunk.pk}"
+            ))
+        else:
+            assert ref.document is not None
+            document = documents.get(ref.document)
+            if document is None:
+                raise SourceResolutionError(
+                    f"source [{ref.marker}] names document {ref.document}, which does not exist"
+                )
+            end = ref.end if ref.end is not None else _length(document)
+            sources.append(_document_source(
+                ref.marker, document, ref.start or 0, end, what="a range"
+            ))
     return sources
+
+
+def _length(document: Document) -> int:
+    return int(Document.objects.filter(pk=document.pk).values_list(Length("text"), flat=True)
+               .get())
 
 
 def verify_payload(payload: AnswerPayload, *, config: VerificationConfig) -> Report:
     return verify_answer(
         payload.answer, resolve_sources(payload.sources), config=config, answer_id=payload.id
     )
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    """The report as JSON data; citations into documents carry their pages."""
+    data = report.to_dict()
+    citations = [c for s in data["sentences"] for c in s["citations"]]
+    document_ids = {c["document"] for c in citations if c["document"] is not None}
+    documents = Document.objects.defer("text").in_bulk(document_ids)
+    for citation in citations:
+        document = documents.get(citation["document"])
+        located = citation["document_start"] is not None and document is not None
+        citation["pages"] = (
+            document_locate(document, citation["document_start"], citation["document_end"])
+            if located else []
+        )
+    return data

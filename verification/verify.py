@@ -93,6 +93,10 @@ class _Sources:
         source = self.by_label[label]
         text = source.text
         a, b = max(0, start), min(len(text), end)
+        # Skipped furniture inside the region takes no room in the normalised
+        # text: widen past it so the region still holds as much real text.
+        b = min(len(text), b + sum(min(e, b) - max(s, a) for s, e in source.skip
+                                   if s < b and e > a))
         for _ in range(64):
             if a == 0 or text[a - 1].isspace():
                 break
@@ -375,7 +379,7 @@ def _found_in(
     )
     if rough is None:
         return None
-    reach = max(64, len(quote.text) // 2)
+    reach = max(200, len(quote.text))
     region, offset = pool.region(label, rough.dest_start - reach, rough.dest_end + reach)
     start_before = None
     if source.injected_end is not None and source.injected_end < offset + len(region.original):

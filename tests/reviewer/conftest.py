@@ -1,8 +1,49 @@
+from collections.abc import Callable
+from pathlib import Path
+
+import pymupdf
 import pytest
 from django.conf import LazySettings
+
+from tests.factories import BuiltPdf, build_report
 
 
 @pytest.fixture(autouse=True)
 def _media_root(settings: LazySettings, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Uploaded and generated files go to a temporary folder, never ./var."""
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture(scope="session")
+def report_pdf(tmp_path_factory: pytest.TempPathFactory) -> BuiltPdf:
+    """Four pages: two columns, hyphenation, running header/footer/page numbers,
+    a sentence across a page break (see tests/factories.py)."""
+    return build_report(tmp_path_factory.mktemp("pdfs") / "report.pdf")
+
+
+@pytest.fixture
+def text_pdf() -> Callable[..., bytes]:
+    """A small one-column PDF with the given paragraphs, one page each."""
+
+    def make(*pages: str, title: str = "") -> bytes:
+        doc = pymupdf.open()
+        for text in pages:
+            page = doc.new_page(width=595, height=842)
+            page.insert_textbox(pymupdf.Rect(60, 60, 535, 780), text, fontsize=11)
+        if title:
+            doc.set_metadata({"title": title})
+        data = doc.tobytes()
+        doc.close()
+        return bytes(data)
+
+    return make
+
+
+@pytest.fixture
+def pdf_path(tmp_path: Path) -> Callable[[str, bytes], Path]:
+    def write(name: str, data: bytes) -> Path:
+        path = tmp_path / name
+        path.write_bytes(data)
+        return path
+
+    return write

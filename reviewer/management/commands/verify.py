@@ -15,7 +15,7 @@ from typing import Any, ClassVar, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewer.verifying import SourceResolutionError, verify_payload
+from reviewer.verifying import SourceResolutionError, report_dict, verify_payload
 from verification import VerificationConfig
 from verification.payload import PayloadError, parse_answer_payload
 
@@ -135,6 +135,6 @@ class Command(BaseCommand):
         prefix = f"{where}: " if where else ""
         try:
             payload = parse_answer_payload(data)
-            return verify_payload(payload, config=config).to_dict()
+            return report_dict(verify_payload(payload, config=config))
         except (PayloadError, SourceResolutionError) as error:
             raise CommandError(f"{prefix}{error}", returncode=BAD_INPUT) from None

@@ -1,0 +1,34 @@
+"""PDF ingestion: text with per-character geometry, furniture, chunks, highlights.
+
+Plain library code with no Django imports, so it can run (and be tested) in a
+worker process or on its own.
+"""
+
+from reviewer.ingestion.chunking import chunk_text
+from reviewer.ingestion.extract import (
+    PAGE_SEPARATOR,
+    DocumentGeometry,
+    ExtractedDocument,
+    ExtractionError,
+    ExtractionErrorKind,
+    PageInfo,
+    extract_pdf,
+)
+from reviewer.ingestion.furniture import FurnitureConfig, find_furniture
+from reviewer.ingestion.locate import PageRects, bounding_box, locate
+
+__all__ = [
+    "PAGE_SEPARATOR",
+    "DocumentGeometry",
+    "ExtractedDocument",
+    "ExtractionError",
+    "ExtractionErrorKind",
+    "FurnitureConfig",
+    "PageInfo",
+    "PageRects",
+    "bounding_box",
+    "chunk_text",
+    "extract_pdf",
+    "find_furniture",
+    "locate",
+]

@@ -1,0 +1,122 @@
+"""Running headers, footers and page numbers: text to leave out of matching.
+
+``find_furniture(doc)`` returns ranges of :attr:`ExtractedDocument.text`. They
+are not removed from the text (every offset stays valid); chunking avoids
+starting or ending inside them and ``verification.normalize(text, skip=...)``
+treats them as whitespace, so a quote that runs across a page break still
+matches.
+
+A line is furniture when it lies wholly in the top or bottom margin band of its
+page and either
+
+* its text, with digit runs folded to ``#`` and case and spacing ignored,
+  repeats at the same height on several pages ("Curr. Oncol. 2023, 30 3081"
+  and "Curr. Oncol. 2023, 30 3082" are the same header), or
+* it is a bare page number: ``3``, ``- 3 -``, ``Page 3 of 12``, ``iv``
+  (this needs no repetition, so a one-page document's number is found too).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from reviewer.ingestion.extract import ExtractedDocument
+from reviewer.ingestion.locate import bounding_box
+
+__all__ = ["FurnitureConfig", "find_furniture"]
+
+
+@dataclass(frozen=True, slots=True)
+class FurnitureConfig:
+    """How furniture is recognised.
+
+    ``margin`` is the height of the top and bottom bands as a fraction of the
+    displayed page height. A header must repeat on ``min_pages`` pages, or on
+    every page of a shorter document (but always on at least two).
+    """
+
+    margin: float = 0.1
+    min_pages: int = 3
+
+
+_DEFAULT_CONFIG = FurnitureConfig()
+# Lines with fewer letters and digits are formula or table fragments.
+_MIN_ALNUM = 3
+# Occurrences this close in height (points) count as the same place.
+_SAME_HEIGHT = 3.0
+_DIGITS = re.compile(r"\d+")
+_SPACES = re.compile(r"\s+")
+# "3", "- 3 -", "Page 3 of 12", "p. 3", "3/12", and front-matter roman numerals
+# in lower case ("ii", "xiv"; a lone "v" or "x" is more often a formula symbol).
+_PAGE_NUMBER = re.compile(
+    r"(?:[Pp]age|PAGE|[Pp]g\.?|p\.)?\s*[-–—]?\s*(?:\d{1,5}|i|[ivxlc]{2,7})\s*[-–—]?"
+    r"(?:\s*(?:of|OF|/)\s*\d{1,5})?"
+)
+
+
+def _fold(line: str) -> str:
+    return _SPACES.sub(" ", _DIGITS.sub("#", line)).strip().casefold()
+
+
+def find_furniture(
+    doc: ExtractedDocument, *, config: FurnitureConfig = _DEFAULT_CONFIG
+) -> list[tuple[int, int]]:
+    """Sorted, non-overlapping ``[start, end)`` ranges of furniture lines."""
+    text = doc.text
+    found: list[tuple[int, int]] = []
+    # (band, folded text) -> its occurrences as (top y, page, start, end).
+    occurrences: dict[tuple[str, str], list[tuple[float, int, int, int]]] = defaultdict(list)
+    for page in doc.pages:
+        top = page.height * config.margin
+        bottom = page.height * (1.0 - config.margin)
+        position = page.text_start
+        for line in text[page.text_start : page.text_end].split("\n"):
+            start, end = position, position + len(line)
+            position = end + 1
+            stripped = line.strip()
+            if not stripped:
+                continue
+            start += len(line) - len(line.lstrip())
+            end = start + len(stripped)
+            box = bounding_box(doc, start, end)
+            if box is None:
+                continue
+            if box[3] <= top:
+                band = "top"
+            elif box[1] >= bottom:
+                band = "bottom"
+            else:
+                continue
+            if _PAGE_NUMBER.fullmatch(stripped):
+                found.append((start, end))
+            elif sum(char.isalnum() for char in stripped) >= _MIN_ALNUM:
+                occurrences[(band, _fold(stripped))].append((box[1], page.number, start, end))
+    needed = max(2, min(config.min_pages, doc.page_count))
+    for lines in occurrences.values():
+        if len({page for _, page, _, _ in lines}) >= needed:
+            found.extend(_repeated_in_place(lines, needed))
+    return sorted(found)
+
+
+def _repeated_in_place(
+    lines: list[tuple[float, int, int, int]], needed: int
+) -> list[tuple[int, int]]:
+    """The lines that recur at the same height on ``needed`` pages.
+
+    Running heads sit at a fixed height; fragments of formulas or tables that
+    happen to share text ("X", "ij") land at varying heights.
+    """
+    lines = sorted(lines)
+    found: list[tuple[int, int]] = []
+    cluster = [lines[0]]
+    for line in [*lines[1:], None]:
+        if line is not None and line[0] - cluster[-1][0] <= _SAME_HEIGHT:
+            cluster.append(line)
+            continue
+        if len({page for _, page, _, _ in cluster}) >= needed:
+            found.extend((start, end) for _, _, start, end in cluster)
+        if line is not None:
+            cluster = [line]
+    return found

@@ -1,0 +1,3 @@
+from .documents import Chunk, Document, Page
+
+__all__ = ["Chunk", "Document", "Page"]

@@ -1,0 +1,106 @@
+"""Documents as ingested: the text stream, its pages and its chunks.
+
+Offsets everywhere are code-point indices into ``Document.text``, the stream
+built at extraction; a chunk is a range of it, never a rewritten copy.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class DocumentQuerySet(models.QuerySet["Document"]):
+    def ready(self) -> DocumentQuerySet:
+        return self.filter(status=Document.Status.READY)
+
+    def current(self) -> DocumentQuerySet:
+        return self.filter(superseded_by__isnull=True)
+
+
+class Document(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        PROCESSING = "processing", "processing"
+        READY = "ready", "ready"
+        FAILED = "failed", "failed"
+
+    title = models.CharField(max_length=300)
+    file = models.FileField(upload_to="documents/%Y/%m/")
+    sha256 = models.CharField(max_length=64, unique=True, editable=False)
+    size_bytes = models.PositiveBigIntegerField(default=0)
+    status = models.CharField(max_length=12, choices=Status, default=Status.QUEUED)
+    error_kind = models.CharField(max_length=32, blank=True)
+    error = models.TextField(blank=True, help_text="Why ingestion failed, for a person to read.")
+    page_count = models.PositiveIntegerField(default=0)
+    text = models.TextField(blank=True, editable=False)
+    # Running headers, footers and page numbers: [[start, end], ...] into text.
+    furniture = models.JSONField(default=list, blank=True, editable=False)
+    # Per-character page boxes, packed (see reviewer.ingestion): 16 bytes a character.
+    geometry = models.FileField(upload_to="geometry/%Y/%m/", blank=True, editable=False)
+    supersedes = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The earlier version this document replaces.",
+    )
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        editable=False,
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    objects = DocumentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["title"]), models.Index(fields=["status"])]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def is_superseded(self) -> bool:
+        return self.superseded_by_id is not None
+
+
+class Page(models.Model):
+    """One page as displayed: size in PDF points after rotation."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="pages")
+    number = models.PositiveIntegerField(help_text="1-based")
+    width = models.FloatField()
+    height = models.FloatField()
+    rotation = models.PositiveSmallIntegerField(default=0)
+    text_start = models.PositiveIntegerField()
+    text_end = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["document", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "number"], name="page_number_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document} p. {self.number}"
+
+
+class Chunk(models.Model):
+    """A range of the document text; ``text == document.text[start:end]``."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    text = models.TextField()
+    page_first = models.PositiveIntegerField()
+    page_last = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["document", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "index"], name="chunk_index_unique"),
+            models.CheckConstraint(condition=models.Q(end__gt=models.F("start")),
+                                   name="chunk_nonempty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document} #{self.index} [{self.start}:{self.end}]"

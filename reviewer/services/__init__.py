@@ -1,0 +1,1 @@
+"""Writes: every change to the database goes through a function here."""

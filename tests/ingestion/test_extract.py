@@ -1,0 +1,249 @@
+"""extract_pdf(): reading order, text as written, per-character boxes, errors."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pymupdf
+import pytest
+
+from reviewer.ingestion import (
+    PAGE_SEPARATOR,
+    DocumentGeometry,
+    ExtractedDocument,
+    ExtractionError,
+    bounding_box,
+    extract_pdf,
+)
+from tests.factories import (
+    SEARCH_FLAGS,
+    BuiltPdf,
+    build_offset_boxes,
+    build_rotated,
+)
+from verification import normalize
+
+
+def lines_of(text: str) -> list[str]:
+    return [line for line in text.split("\n") if line.strip()]
+
+
+# Text and reading order -------------------------------------------------------
+
+
+def test_each_page_reads_as_written(report: BuiltPdf, report_doc: ExtractedDocument) -> None:
+    assert report_doc.page_count == 4
+    for number, written in enumerate(report.pages, 1):
+        assert lines_of(report_doc.page_text(number)) == written
+
+
+def test_columns_do_not_interleave(report: BuiltPdf, report_doc: ExtractedDocument) -> None:
+    text = report_doc.page_text(1)
+    left_end = max(text.index(line) + len(line) for line in report.left)
+    right_start = min(text.index(line) for line in report.right)
+    assert left_end < right_start
+    assert text.index("A Study of Column Layouts") < text.index(report.left[0])
+
+
+def test_pages_blocks_and_lines_are_separated(report_doc: ExtractedDocument) -> None:
+    pages = report_doc.pages
+    for before, after in itertools.pairwise(pages):
+        assert report_doc.text[before.text_end : after.text_start] == PAGE_SEPARATOR
+    assert report_doc.text.count(PAGE_SEPARATOR) == 3
+    # Paragraphs (separate blocks) get a blank line between them.
+    assert "\n\n" in report_doc.page_text(1)
+
+
+def test_hyphenation_is_kept_for_the_normaliser(report_doc: ExtractedDocument) -> None:
+    text = report_doc.page_text(1)
+    assert "hyphen-\nated" in text
+    assert "hyphenated" in normalize(text).text
+
+
+def test_ligatures_are_one_character_with_its_own_box(ligature_pdf: bytes) -> None:
+    doc = extract_pdf(ligature_pdf)
+    assert doc.text in ("The \ufb01nal \ufb02ow of \ufb01gures", "The final flow of figures")
+    assert normalize(doc.text).text == "the final flow of figures"
+    for index in range(len(doc.text)):
+        assert doc.geometry.box(index) is not None  # one line: no inserted characters
+    ligature = doc.text.find("\ufb01")
+    if ligature >= 0:
+        x0, y0, x1, y1 = doc.geometry.box(ligature) or (0, 0, 0, 0)
+        assert x1 > x0 and y1 > y0
+
+
+# Geometry ----------------------------------------------------------------------
+
+
+def rawdict_boxes(page: pymupdf.Page) -> list[tuple[str, tuple[float, ...]]]:
+    """Every visible character with its rawdict box mapped by rotation_matrix."""
+    raw = page.get_text("rawdict", flags=SEARCH_FLAGS)
+    matrix = page.rotation_matrix
+    found = []
+    for block in raw["blocks"]:
+        for line in block.get("lines", []):
+            for span in line["spans"]:
+                for char in span["chars"]:
+                    if not char["c"].isspace():
+                        rect = pymupdf.Rect(char["bbox"]) * matrix
+                        found.append((char["c"], tuple(round(v, 1) for v in rect)))
+    return sorted(found)
+
+
+def extracted_boxes(doc: ExtractedDocument, number: int) -> list[tuple[str, tuple[float, ...]]]:
+    page = doc.pages[number - 1]
+    found = []
+    for index in range(page.text_start, page.text_end):
+        box = doc.geometry.box(index)
+        if box is not None and not doc.text[index].isspace():
+            found.append((doc.text[index], tuple(round(v, 1) for v in box)))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+def test_boxes_are_rawdict_boxes_on_the_displayed_page(pdf_dir, rotation: int) -> None:
+    built = build_rotated(pdf_dir / f"rotated-{rotation}.pdf", rotation)
+    doc = built.extract()
+    with pymupdf.open(stream=built.data, filetype="pdf") as pdf:
+        for number in (1, 2):
+            assert extracted_boxes(doc, number) == rawdict_boxes(pdf[number - 1])
+    info = doc.pages[1]
+    assert info.rotation == rotation
+    if rotation in (90, 270):
+        assert (info.width, info.height) == (842.0, 595.0)
+    else:
+        assert (info.width, info.height) == (595.0, 842.0)
+    for index in range(info.text_start, info.text_end):
+        box = doc.geometry.box(index)
+        if box is not None:
+            assert 0 <= box[0] <= box[2] <= info.width
+            assert 0 <= box[1] <= box[3] <= info.height
+
+
+def test_inserted_characters_have_no_box(report_doc: ExtractedDocument) -> None:
+    geometry = report_doc.geometry
+    for index, char in enumerate(report_doc.text):
+        if char in "\n\f":
+            assert geometry.box(index) is None
+    assert len(geometry.boxes) == 4 * len(report_doc.text)
+    assert geometry.boxes.itemsize == 4  # float32: 16 bytes per character
+
+
+def test_upright_landscape_page_reads_in_display_order(upright_landscape: BuiltPdf) -> None:
+    doc = upright_landscape.extract()
+    info = doc.pages[0]
+    assert (info.rotation, info.width, info.height) == (90, 842.0, 595.0)
+    assert lines_of(doc.text) == upright_landscape.pages[0]
+    # Displayed upright: each line is wider than tall, and lines go down the page.
+    boxes = []
+    for line in upright_landscape.pages[0]:
+        start = doc.text.index(line)
+        box = bounding_box(doc, start, start + len(line))
+        assert box is not None
+        assert box[2] - box[0] > 5 * (box[3] - box[1])
+        boxes.append(box)
+    tops = [box[1] for box in boxes]
+    assert tops == sorted(tops)
+
+
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+def test_page_boxes_and_pdf_user_space(pdf_dir, rotation: int) -> None:
+    data = build_offset_boxes(pdf_dir / f"offset-{rotation}.pdf", rotation)
+    doc = extract_pdf(data)
+    info = doc.pages[0]
+    assert info.mediabox == (0, 10, 612, 802)
+    assert info.cropbox == (30, 40, 500, 700)
+    assert (info.width, info.height) == ((660, 470) if rotation % 180 else (470, 660))
+    assert doc.text == "Hello"
+    box = doc.geometry.box(0)
+    assert box is not None
+    corners = [info.to_pdf_point(box[0], box[1]), info.to_pdf_point(box[2], box[3])]
+    xs = sorted(x for x, _ in corners)
+    ys = sorted(y for _, y in corners)
+    # "H" starts at x = 100 in PDF user space; its box straddles the baseline y = 600.
+    assert xs[0] == pytest.approx(100, abs=0.01)
+    assert ys[0] < 600 < ys[1]
+
+
+# Serialisation -------------------------------------------------------------------
+
+
+def test_geometry_round_trips_through_bytes(report_doc: ExtractedDocument) -> None:
+    data = report_doc.to_bytes()
+    assert len(data) <= 16 * len(report_doc.text) + 32 + 96 * report_doc.page_count
+    again = ExtractedDocument.from_bytes(data, text=report_doc.text)
+    assert again.pages == report_doc.pages
+    assert again.geometry.boxes.tobytes() == report_doc.geometry.boxes.tobytes()
+    assert again.to_bytes() == data
+
+
+def test_geometry_refuses_a_different_text(report_doc: ExtractedDocument) -> None:
+    data = report_doc.to_bytes()
+    with pytest.raises(ValueError, match="different text"):
+        ExtractedDocument.from_bytes(data, text=report_doc.text.replace("Study", "Stody"))
+    with pytest.raises(ValueError, match="not citeguard geometry"):
+        DocumentGeometry.from_bytes(b"XXXX" + data[4:])
+    with pytest.raises(ValueError, match="bytes"):
+        DocumentGeometry.from_bytes(data[:-4])
+
+
+# Errors ------------------------------------------------------------------------------
+
+
+def kind_of(data: bytes, **limits: float) -> str:
+    with pytest.raises(ExtractionError) as caught:
+        extract_pdf(data, **limits)  # type: ignore[arg-type]
+    assert str(caught.value) == caught.value.message
+    return caught.value.kind
+
+
+def test_not_a_pdf() -> None:
+    assert kind_of(b"hello") == "not-pdf"
+    assert kind_of(b"") == "not-pdf"
+
+
+def test_truncated_pdf_is_corrupt(report: BuiltPdf) -> None:
+    assert kind_of(report.data[: len(report.data) // 2]) == "corrupt"
+
+
+def test_encrypted_pdf(three_pages: bytes) -> None:
+    with pymupdf.open(stream=three_pages, filetype="pdf") as doc:
+        locked = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="u", owner_pw="o")
+    with pytest.raises(ExtractionError, match="encrypted; upload a copy without a password"):
+        extract_pdf(locked)
+
+
+def test_page_without_text_layer() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.draw_rect(pymupdf.Rect(50, 50, 300, 300), color=(0, 0, 0), fill=(0.5, 0.5, 0.5))
+    pixmap = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 20, 20), False)
+    pixmap.clear_with(200)
+    page.insert_image(pymupdf.Rect(320, 50, 500, 230), pixmap=pixmap)
+    with pytest.raises(ExtractionError, match="No text layer") as caught:
+        extract_pdf(doc.tobytes())
+    assert caught.value.kind == "no-text"
+
+
+def test_too_many_pages(three_pages: bytes) -> None:
+    assert kind_of(three_pages, max_pages=1) == "too-many-pages"
+    assert extract_pdf(three_pages, max_pages=3).page_count == 3
+
+
+def test_timeout(three_pages: bytes) -> None:
+    assert kind_of(three_pages, max_seconds=0.0) == "timeout"
+
+
+def test_bytes_are_required() -> None:
+    with pytest.raises(TypeError, match="bytes"):
+        extract_pdf("report.pdf")  # type: ignore[arg-type]
+
+
+def test_every_character_has_a_finite_box_or_is_inserted(report_doc: ExtractedDocument) -> None:
+    for index, char in enumerate(report_doc.text):
+        box = report_doc.geometry.box(index)
+        if box is None:
+            assert char in "\n\f "
+        else:
+            assert all(math.isfinite(v) for v in box)

@@ -1,0 +1,69 @@
+"""find_furniture(): running headers, footers and page numbers, and nothing else."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from reviewer.ingestion import ExtractedDocument, FurnitureConfig, extract_pdf, find_furniture
+from tests.factories import (
+    BODY_NUMBER,
+    ONE_OFF_TOP_LINE,
+    TITLE,
+    BuiltPdf,
+)
+from verification import normalize
+
+
+def ranges_of(doc: ExtractedDocument, number: int, lines: list[str]) -> list[tuple[int, int]]:
+    page = doc.pages[number - 1]
+    found = []
+    for line in lines:
+        start = doc.text.index(line, page.text_start, page.text_end)
+        found.append((start, start + len(line)))
+    return found
+
+
+def test_furniture_is_exactly_headers_footers_and_page_numbers(
+    report: BuiltPdf, report_doc: ExtractedDocument
+) -> None:
+    expected = sorted(
+        r
+        for number, lines in enumerate(report.furniture, 1)
+        for r in ranges_of(report_doc, number, lines)
+    )
+    assert find_furniture(report_doc) == expected
+
+
+def test_one_off_margin_lines_and_body_numbers_are_not_furniture(
+    report_doc: ExtractedDocument,
+) -> None:
+    furniture_text = {report_doc.text[s:e] for s, e in find_furniture(report_doc)}
+    assert ONE_OFF_TOP_LINE not in furniture_text
+    assert TITLE not in furniture_text
+    assert BODY_NUMBER not in furniture_text
+
+
+def test_skipping_furniture_joins_text_across_the_page_break(
+    report_doc: ExtractedDocument,
+) -> None:
+    folded = normalize(report_doc.text, skip=find_furniture(report_doc)).text
+    assert "the treaty was signed in geneva by all parties." in folded
+    assert "journal of reproducible tests" not in folded
+
+
+def test_repetition_threshold_is_configurable(report_doc: ExtractedDocument) -> None:
+    strict = find_furniture(report_doc, config=FurnitureConfig(min_pages=5))
+    # With more pages required than exist, every page must repeat the line.
+    assert len(strict) == len(find_furniture(report_doc))
+    narrow = find_furniture(report_doc, config=FurnitureConfig(margin=0.01))
+    assert narrow == []
+
+
+def test_single_page_document_has_only_its_page_number() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 30), "Lonely header")
+    page.insert_text((72, 400), "Body text of the only page.")
+    page.insert_text((290, 820), "7")
+    extracted = extract_pdf(doc.tobytes())
+    assert [extracted.text[s:e] for s, e in find_furniture(extracted)] == ["7"]

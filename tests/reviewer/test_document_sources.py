@@ -1,0 +1,139 @@
+"""`verify` with sources that name ingested chunks or document ranges."""
+
+from typing import Any
+
+import pytest
+
+from reviewer.ingestion import locate
+from reviewer.models import Chunk, Document
+from reviewer.selectors.documents import document_geometry
+from reviewer.services.documents import document_upload
+from reviewer.verifying import SourceResolutionError, report_dict, verify_payload
+from tests.factories import BREAK_AFTER, BREAK_BEFORE, BuiltPdf
+from verification import VerificationConfig
+from verification.payload import parse_answer_payload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def document(report_pdf: BuiltPdf, django_capture_on_commit_callbacks: Any) -> Document:
+    with django_capture_on_commit_callbacks(execute=True):
+        created = document_upload(data=report_pdf.data, filename="report.pdf").document
+    created.refresh_from_db()
+    assert created.status == Document.Status.READY
+    return created
+
+
+def check(answer: str, sources: list[dict[str, Any]]) -> dict[str, Any]:
+    payload = parse_answer_payload({"answer": answer, "sources": sources})
+    return report_dict(verify_payload(payload, config=VerificationConfig()))
+
+
+def only_citation(report: dict[str, Any]) -> dict[str, Any]:
+    (citation,) = [c for s in report["sentences"] for c in s["citations"]]
+    return citation
+
+
+def test_quote_from_a_chunk_carries_its_document_range_and_page_rectangles(
+    document: Document,
+) -> None:
+    chunk = document.chunks.order_by("index").first()
+    assert chunk is not None
+    words = chunk.text.split()
+    quote = " ".join(words[12:24])
+    citation = only_citation(check(f'It says "{quote}" [S1].', [{"marker": "S1",
+                                                                  "chunk": chunk.pk}]))
+    assert citation["outcome"] == "verified"
+    assert citation["document"] == document.pk
+    start, end = citation["document_start"], citation["document_end"]
+    assert " ".join(document.text[start:end].split()) == quote
+    assert citation["chunk_start"] == start - chunk.start
+    geometry = document_geometry(document)
+    assert geometry is not None
+    assert citation["pages"] == locate(geometry, start, end, skip=document.furniture)
+    assert citation["pages"][0]["page"] == chunk.page_first
+    assert citation["superseded"] is False
+
+
+def test_quote_running_past_the_chunk_end_is_found_across_the_boundary(
+    document: Document,
+) -> None:
+    chunk = document.chunks.order_by("index").first()
+    assert chunk is not None
+    following = document.text[chunk.end : chunk.end + 400].split()
+    tail = " ".join(chunk.text.split()[-6:])
+    quote = f"{tail} {' '.join(following[:6])}"
+    citation = only_citation(check(f'"{quote}" [S1].', [{"marker": "S1", "chunk": chunk.pk}]))
+    assert citation["outcome"] == "verified"
+    assert citation["document_start"] < chunk.end < citation["document_end"]
+
+
+def test_quote_that_only_lies_beyond_the_chunk_is_not_credited_to_it(document: Document) -> None:
+    first = document.chunks.order_by("index")[0]
+    beyond = document.text[first.end + 50 : first.end + 400].split()
+    quote = " ".join(beyond[2:14])
+    assert " ".join(quote.split()) not in " ".join(first.text.split())
+    citation = only_citation(check(f'"{quote}" [S1].', [{"marker": "S1", "chunk": first.pk}]))
+    assert citation["outcome"] == "quote-not-found"
+
+
+def test_quote_across_a_page_break_highlights_both_pages_without_the_furniture(
+    document: Document,
+) -> None:
+    quote = f"{BREAK_BEFORE} {BREAK_AFTER}"
+    citation = only_citation(check(f'"{quote}" [S1].', [{"marker": "S1", "document":
+                                                         document.pk}]))
+    assert citation["outcome"] == "verified"
+    pages = [p["page"] for p in citation["pages"]]
+    assert pages == [2, 3]
+    # The footer of page 2 and header of page 3 sit between the halves: the
+    # rectangles hold only the quoted lines (one on each page).
+    assert [len(p["rects"]) for p in citation["pages"]] == [1, 1]
+
+
+def test_citation_into_a_superseded_document_is_flagged(
+    document: Document, report_pdf: BuiltPdf, text_pdf: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        document_upload(data=text_pdf("A newer edition."), filename="report.pdf")
+    document.refresh_from_db()
+    assert document.is_superseded
+    report = check(f'"{BREAK_BEFORE} {BREAK_AFTER}" [S1].',
+                   [{"marker": "S1", "document": document.pk}])
+    citation = only_citation(report)
+    assert citation["outcome"] == "verified"  # provenance holds...
+    assert citation["superseded"] is True
+    assert report["verdict"] == "flag"  # ...but it is not the current version
+    assert any("superseded" in reason for reason in report["reasons"])
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ({"marker": "S1", "chunk": 999999}, "chunk 999999, which does not exist"),
+        ({"marker": "S1", "document": 999999}, "document 999999, which does not exist"),
+    ],
+)
+def test_unknown_references_are_named(source: dict[str, Any], message: str) -> None:
+    with pytest.raises(SourceResolutionError, match=message):
+        check("x [S1].", [source])
+
+
+def test_range_outside_the_document_is_refused(document: Document) -> None:
+    size = len(document.text)
+    with pytest.raises(SourceResolutionError, match="outside document"):
+        check("x [S1].", [{"marker": "S1", "document": document.pk, "start": 0,
+                           "end": size + 10}])
+
+
+def test_a_document_that_is_not_ready_is_refused(report_pdf: BuiltPdf) -> None:
+    queued = document_upload(data=report_pdf.data, filename="r.pdf").document  # no on_commit
+    with pytest.raises(SourceResolutionError, match="queued, not ready"):
+        check("x [S1].", [{"marker": "S1", "document": queued.pk}])
+
+
+def test_chunk_listing_invariant_holds_for_every_chunk(document: Document) -> None:
+    for chunk in Chunk.objects.filter(document=document):
+        assert chunk.text == document.text[chunk.start : chunk.end]
