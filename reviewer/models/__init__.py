@@ -1,3 +1,4 @@
+from .clients import ApiClient
 from .documents import Chunk, Document, Page
 
-__all__ = ["Chunk", "Document", "Page"]
+__all__ = ["ApiClient", "Chunk", "Document", "Page"]

@@ -19,10 +19,10 @@ class DocumentQuerySet(models.QuerySet["Document"]):
 
 class Document(models.Model):
     class Status(models.TextChoices):
-        QUEUED = "queued", "queued"
-        PROCESSING = "processing", "processing"
-        READY = "ready", "ready"
-        FAILED = "failed", "failed"
+        QUEUED = "queued", "Queued"
+        PROCESSING = "processing", "Processing"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
 
     title = models.CharField(max_length=300)
     file = models.FileField(upload_to="documents/%Y/%m/")

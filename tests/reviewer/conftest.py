@@ -1,4 +1,5 @@
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 import pymupdf
@@ -47,3 +48,31 @@ def pdf_path(tmp_path: Path) -> Callable[[str, bytes], Path]:
         return path
 
     return write
+
+
+@pytest.fixture
+def api_token(db: None) -> str:
+    from reviewer.services.clients import api_client_create
+
+    _, token = api_client_create(name="rag-service")
+    return token
+
+
+@pytest.fixture
+def api(client: Any, api_token: str) -> Any:
+    """The Django test client with the API token on every request."""
+    client.defaults["HTTP_AUTHORIZATION"] = f"Bearer {api_token}"
+    return client
+
+
+@pytest.fixture
+def reviewer_user(db: None) -> Any:
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user("reviewer", password="pw-reviewer-1")
+
+
+@pytest.fixture
+def logged_in(client: Any, reviewer_user: Any) -> Any:
+    client.force_login(reviewer_user)
+    return client

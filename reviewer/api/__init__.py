@@ -1,0 +1,1 @@
+"""The JSON API (``/api/v1/``), authenticated by per-client bearer tokens."""
