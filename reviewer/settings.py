@@ -99,6 +99,11 @@ CITEGUARD = {
     "CHUNK_OVERLAP": int(os.environ.get("CITEGUARD_CHUNK_OVERLAP", 200)),
     # How far past a chunk's end a quote may run on into the document.
     "CONTINUATION_CHARS": int(os.environ.get("CITEGUARD_CONTINUATION_CHARS", 2000)),
+    # Limits of POST /api/v1/answers, each a clear 4xx naming it.
+    "MAX_PAYLOAD_BYTES": int(os.environ.get("CITEGUARD_MAX_PAYLOAD_BYTES", 4 * 1024 * 1024)),
+    "MAX_SOURCES": int(os.environ.get("CITEGUARD_MAX_SOURCES", 100)),
+    "MAX_ANSWER_CHARS": int(os.environ.get("CITEGUARD_MAX_ANSWER_CHARS", 50_000)),
+    "MAX_SOURCE_CHARS": int(os.environ.get("CITEGUARD_MAX_SOURCE_CHARS", 200_000)),
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024

@@ -1,12 +1,16 @@
 from django.urls import path
 from django.views.generic.base import RedirectView
 
-from reviewer.views import documents
+from reviewer.views import answers, documents
 
 app_name = "reviewer"
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="reviewer:documents"), name="home"),
+    path("", RedirectView.as_view(pattern_name="reviewer:answers"), name="home"),
+    path("answers/", answers.answers, name="answers"),
+    path("answers/<int:answer_id>/", answers.answer_review, name="answer"),
+    path("answers/<int:answer_id>/decide", answers.answer_decide, name="answer-decide"),
     path("documents/", documents.documents, name="documents"),
     path("documents/upload", documents.document_upload_view, name="document-upload"),
     path("documents/<int:document_id>/row", documents.document_row, name="document-row"),
+    path("documents/<int:document_id>/file", answers.document_file, name="document-file"),
 ]

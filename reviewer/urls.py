@@ -1,9 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from reviewer.api import meta
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("reviewer.api.urls")),
+    path("api/docs/", meta.docs, name="api-docs"),
+    path("metrics", meta.metrics_view, name="metrics"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("reviewer.ui_urls")),
 ]

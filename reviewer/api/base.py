@@ -75,6 +75,10 @@ def api_endpoint(*methods: str) -> Callable[[View], View]:
                 if error.status == 405:
                     response["Allow"] = ", ".join(methods)
                 return response
+            except Exception:  # a bug: logged with its traceback, answered as JSON
+                logger.exception("API error in %s", request.path)
+                return ApiError(500, "internal", "citeguard failed on this request; the "
+                                "error was logged and nothing was stored.").response()
 
         return wrapper
 

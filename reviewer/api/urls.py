@@ -1,10 +1,14 @@
 from django.urls import path
 
-from reviewer.api import documents
+from reviewer.api import answers, documents, meta
 
 app_name = "api"
 urlpatterns = [
+    path("answers", answers.answers, name="answers"),
+    path("answers/<int:answer_id>", answers.answer_detail, name="answer"),
     path("documents", documents.documents, name="documents"),
     path("documents/<int:document_id>", documents.document_detail, name="document"),
     path("documents/<int:document_id>/chunks", documents.document_chunks, name="document-chunks"),
+    path("ping", meta.ping, name="ping"),
+    path("openapi.json", meta.openapi, name="openapi"),
 ]

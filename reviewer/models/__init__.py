@@ -1,4 +1,25 @@
+from .answers import (
+    Answer,
+    AnswerSource,
+    CitationVerdict,
+    MatchLabel,
+    ReviewDecision,
+    SentenceVerdict,
+    Surface,
+)
 from .clients import ApiClient
 from .documents import Chunk, Document, Page
 
-__all__ = ["ApiClient", "Chunk", "Document", "Page"]
+__all__ = [
+    "Answer",
+    "AnswerSource",
+    "ApiClient",
+    "Chunk",
+    "CitationVerdict",
+    "Document",
+    "MatchLabel",
+    "Page",
+    "ReviewDecision",
+    "SentenceVerdict",
+    "Surface",
+]

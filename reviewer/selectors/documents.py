@@ -9,7 +9,9 @@ from django.db.models import QuerySet
 from reviewer.ingestion import DocumentGeometry, PageRects, locate
 from reviewer.models import Chunk, Document
 
-__all__ = ["chunk_list", "document_geometry", "document_list", "document_locate"]
+__all__ = [
+    "chunk_list", "document_geometry", "document_list", "document_locate", "pdf_highlight",
+]
 
 
 def document_list() -> QuerySet[Document]:
@@ -43,3 +45,26 @@ def document_locate(document: Document, start: int, end: int) -> list[PageRects]
         return []
     skip = [(s, e) for s, e in document.furniture]
     return locate(geometry, start, end, skip=skip)
+
+
+def pdf_highlight(document: Document, pages: list[PageRects]) -> list[dict[str, object]]:
+    """Located rectangles (displayed-page points, top-left origin) converted to
+    PDF user space, which pdf.js's ``viewport.convertToViewportPoint`` takes:
+    rotation and media-box offsets are then the viewer's to apply, exactly."""
+    geometry = document_geometry(document)
+    if geometry is None:
+        return []
+    infos = {page.number: page for page in geometry.pages}
+    converted: list[dict[str, object]] = []
+    for entry in pages:
+        info = infos.get(entry["page"])
+        if info is None:
+            continue
+        rects = []
+        for x0, y0, x1, y1 in entry["rects"]:
+            ax, ay = info.to_pdf_point(x0, y0)
+            bx, by = info.to_pdf_point(x1, y1)
+            rects.append([round(min(ax, bx), 2), round(min(ay, by), 2),
+                          round(max(ax, bx), 2), round(max(ay, by), 2)])
+        converted.append({"page": entry["page"], "rects": rects})
+    return converted

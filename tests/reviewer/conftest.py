@@ -1,6 +1,6 @@
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pymupdf
 import pytest

@@ -1,0 +1,39 @@
+"""The API's description, a no-op for load comparisons, and /metrics."""
+
+from __future__ import annotations
+
+import os
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from reviewer import metrics
+from reviewer.api.base import api_endpoint
+from reviewer.api.openapi import SPEC
+
+
+@api_endpoint("GET")
+def ping(request: HttpRequest) -> JsonResponse:
+    """Authenticated and otherwise trivial: the baseline for bench/api.py."""
+    return JsonResponse({"pong": True})
+
+
+@require_GET
+def openapi(request: HttpRequest) -> JsonResponse:
+    return JsonResponse(SPEC)
+
+
+@require_GET
+def docs(request: HttpRequest) -> HttpResponse:
+    return render(request, "reviewer/api_docs.html", {"spec": SPEC})
+
+
+@require_GET
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    token = os.environ.get("METRICS_TOKEN")
+    if token and request.headers.get("Authorization") != f"Bearer {token}":
+        return HttpResponse("metrics need the METRICS_TOKEN bearer token\n", status=401,
+                            content_type="text/plain")
+    body, content_type = metrics.exposition()
+    return HttpResponse(body, content_type=content_type)

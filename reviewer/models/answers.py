@@ -1,0 +1,244 @@
+"""Answers as verified: the surface they were served on, the sources as
+injected, and a verdict row for every sentence and citation.
+
+Everything the report said is stored, so that the review page, supervisors'
+triage and threshold calibration read rows instead of re-verifying, and a
+later re-ingestion cannot change what was verified.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from .clients import ApiClient
+from .documents import Chunk, Document
+
+
+class Surface(models.Model):
+    """Where answers are served, and what to do when one fails its check."""
+
+    class Policy(models.TextChoices):
+        STRIP = "strip", "Strip failing sentences"
+        REGENERATE = "regenerate", "Regenerate with a correction"
+        FLAG = "flag", "Serve flagged as unverified"
+        ESCALATE = "escalate", "Refuse and escalate"
+
+    name = models.SlugField(max_length=100, unique=True)
+    description = models.CharField(max_length=300, blank=True)
+    threshold = models.FloatField(
+        default=0.92, help_text="Minimum similarity for an approximate match (0-1)."
+    )
+    policy = models.CharField(max_length=12, choices=Policy, default=Policy.FLAG)
+    min_coverage = models.FloatField(
+        default=1.0, help_text="Attributed claims / claims below this flags the answer."
+    )
+    require_quotes = models.BooleanField(
+        default=False, help_text="A citation with nothing quoted flags the answer."
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(threshold__gt=0, threshold__lte=1),
+                                   name="surface_threshold_range"),
+            models.CheckConstraint(condition=Q(min_coverage__gte=0, min_coverage__lte=1),
+                                   name="surface_coverage_range"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AnswerQuerySet(models.QuerySet["Answer"]):
+    def needing_review(self) -> AnswerQuerySet:
+        return self.exclude(verdict=Answer.Verdict.PASS).filter(
+            review_state=Answer.ReviewState.PENDING
+        )
+
+
+class Answer(models.Model):
+    class Verdict(models.TextChoices):
+        PASS = "pass", "Pass"
+        FLAG = "flag", "Flag"
+        FAIL = "fail", "Fail"
+
+    class Action(models.TextChoices):
+        SERVE = "serve", "Serve"
+        STRIP = "strip", "Strip"
+        REGENERATE = "regenerate", "Regenerate"
+        FLAG = "flag", "Serve flagged"
+        ESCALATE = "escalate", "Escalate"
+
+    class ReviewState(models.TextChoices):
+        PENDING = "pending", "Pending"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+        ESCALATED = "escalated", "Escalated"
+
+    client = models.ForeignKey(ApiClient, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="answers")
+    external_id = models.CharField(max_length=200, blank=True)
+    surface = models.ForeignKey(Surface, null=True, blank=True, on_delete=models.PROTECT,
+                                related_name="answers")
+    model = models.CharField(max_length=200, blank=True)
+    question = models.TextField(blank=True)
+    text = models.TextField()
+    input_format = models.CharField(max_length=20, default="native")
+    verdict = models.CharField(max_length=4, choices=Verdict)
+    action = models.CharField(max_length=12, choices=Action)
+    coverage = models.FloatField()
+    claims = models.PositiveIntegerField(default=0)
+    attributed_claims = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict)
+    reasons = models.JSONField(default=list)
+    notes = models.JSONField(default=list)
+    threshold = models.FloatField()
+    elapsed_ms = models.FloatField()
+    served_answer = models.TextField(blank=True)
+    correction = models.TextField(blank=True)
+    review_state = models.CharField(max_length=10, choices=ReviewState,
+                                    default=ReviewState.PENDING)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    objects = AnswerQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(fields=["client", "external_id"],
+                                    condition=~Q(external_id=""),
+                                    name="answer_external_id_unique_per_client"),
+        ]
+        indexes = [models.Index(fields=["verdict", "review_state", "-created"])]
+
+    def __str__(self) -> str:
+        return f"answer {self.pk} ({self.verdict})"
+
+
+class AnswerSource(models.Model):
+    """A source as injected: its text snapshot, and where it came from."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sources")
+    position = models.PositiveIntegerField()
+    marker = models.CharField(max_length=20)
+    text = models.TextField()
+    chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="+")
+    document_start = models.PositiveIntegerField(null=True, blank=True)
+    document_end = models.PositiveIntegerField(null=True, blank=True)
+    superseded = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["answer", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "marker"], name="source_marker_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.marker}] of answer {self.answer_id}"
+
+
+class SentenceVerdict(models.Model):
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sentences")
+    index = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    text = models.TextField()
+    claim = models.BooleanField()
+    status = models.CharField(max_length=20)
+
+    class Meta:
+        ordering = ["answer", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "index"], name="sentence_index_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"sentence {self.index} of answer {self.answer_id}: {self.status}"
+
+
+class CitationVerdict(models.Model):
+    """One checked citation, with everything the report said about it."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="citations")
+    sentence = models.ForeignKey(SentenceVerdict, on_delete=models.CASCADE,
+                                 related_name="citations")
+    position = models.PositiveIntegerField()
+    outcome = models.CharField(max_length=20, db_index=True)
+    marker = models.CharField(max_length=20, blank=True)
+    markers = models.JSONField(default=list)
+    marker_start = models.PositiveIntegerField(null=True, blank=True)
+    marker_end = models.PositiveIntegerField(null=True, blank=True)
+    quote = models.TextField(blank=True)  # "" when the citation quotes nothing
+    quote_start = models.PositiveIntegerField(null=True, blank=True)
+    quote_end = models.PositiveIntegerField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    source_marker = models.CharField(max_length=20, blank=True)
+    chunk_start = models.PositiveIntegerField(null=True, blank=True)
+    chunk_end = models.PositiveIntegerField(null=True, blank=True)
+    message = models.TextField()
+    normalizations = models.JSONField(default=list)
+    differences = models.JSONField(default=list)
+    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="+")
+    document_start = models.PositiveIntegerField(null=True, blank=True)
+    document_end = models.PositiveIntegerField(null=True, blank=True)
+    pages = models.JSONField(default=list)
+    superseded = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["answer", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.outcome} [{self.marker}] in answer {self.answer_id}"
+
+
+class ReviewDecision(models.Model):
+    """A reviewer's decision on an answer: the audit trail."""
+
+    class Decision(models.TextChoices):
+        APPROVE = "approve", "Approved"
+        REJECT = "reject", "Rejected"
+        ESCALATE = "escalate", "Escalated"
+
+    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="decisions")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                                 related_name="review_decisions")
+    decision = models.CharField(max_length=10, choices=Decision)
+    note = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["answer", "created"]
+
+    def __str__(self) -> str:
+        return f"{self.decision} of answer {self.answer_id} by {self.reviewer_id}"
+
+
+class MatchLabel(models.Model):
+    """A person's judgement of one match, for calibrating surface thresholds."""
+
+    class Label(models.TextChoices):
+        SAME = "same", "The quote is the source's text"
+        DIFFERENT = "different", "The quote is not the source's text"
+
+    citation = models.ForeignKey(CitationVerdict, on_delete=models.CASCADE,
+                                 related_name="labels")
+    labeller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                                 related_name="match_labels")
+    label = models.CharField(max_length=10, choices=Label)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["citation", "labeller"],
+                                    name="one_label_per_citation_and_person"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label}: citation {self.citation_id}"

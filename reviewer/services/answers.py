@@ -1,0 +1,165 @@
+"""Submitting an answer: verify it inline, apply its surface's policy, and
+store the answer, its sources and every verdict in one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from reviewer import metrics
+from reviewer.models import (
+    Answer,
+    AnswerSource,
+    ApiClient,
+    CitationVerdict,
+    SentenceVerdict,
+    Surface,
+)
+from reviewer.selectors.answers import answer_result
+from reviewer.verifying import SourceResolutionError, report_dict, resolve_sources
+from verification import VerificationConfig, verify_answer
+from verification.formats import FormatError, convert
+from verification.payload import AnswerPayload, PayloadError, parse_answer_payload
+from verification.policy import apply_policy
+
+__all__ = ["AnswerRejected", "SubmitResult", "answer_submit", "surface_for"]
+
+DEFAULT_SURFACE = "default"
+
+
+class AnswerRejected(ValueError):
+    """The submission cannot be verified; ``code`` and the message say why."""
+
+    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.code, self.status = code, status
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    answer: Answer
+    created: bool
+    result: dict[str, Any]
+
+
+def surface_for(name: str | None) -> Surface:
+    if not name:
+        surface, _ = Surface.objects.get_or_create(name=DEFAULT_SURFACE)
+        return surface
+    surface = Surface.objects.filter(name=name).first()
+    if surface is None:
+        known = ", ".join(Surface.objects.values_list("name", flat=True)) or "none"
+        raise AnswerRejected("unknown-surface",
+                             f"There is no surface {name!r} (configured: {known}).")
+    return surface
+
+
+def _check_limits(payload: AnswerPayload) -> None:
+    limits = settings.CITEGUARD
+    if len(payload.sources) > limits["MAX_SOURCES"]:
+        raise AnswerRejected("too-many-sources",
+                             f"The answer has {len(payload.sources)} sources; the limit is "
+                             f"{limits['MAX_SOURCES']}.", status=413)
+    if len(payload.answer) > limits["MAX_ANSWER_CHARS"]:
+        raise AnswerRejected("answer-too-long",
+                             f"The answer is {len(payload.answer)} characters; the limit is "
+                             f"{limits['MAX_ANSWER_CHARS']}.", status=413)
+    for source in payload.sources:
+        if source.text is not None and len(source.text) > limits["MAX_SOURCE_CHARS"]:
+            raise AnswerRejected("source-too-long",
+                                 f"Source [{source.marker}] is {len(source.text)} characters; "
+                                 f"the limit is {limits['MAX_SOURCE_CHARS']}.", status=413)
+
+
+def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
+    """Verify and store one submission (native, or an Anthropic/OpenAI pair).
+
+    The same client submitting the same external id again gets the stored
+    result back, also when both arrive at once.
+    """
+    try:
+        native = convert(data) if isinstance(data, dict) else data
+        payload = parse_answer_payload(native)
+    except (FormatError, PayloadError) as error:
+        raise AnswerRejected("invalid-payload", str(error)) from None
+    input_format = data.get("format", "native") if isinstance(data, dict) else "native"
+    if payload.id:
+        stored = Answer.objects.filter(client=client, external_id=payload.id).first()
+        if stored is not None:
+            return SubmitResult(stored, created=False, result=answer_result(stored))
+    _check_limits(payload)
+    surface = surface_for(payload.surface)
+    try:
+        sources = resolve_sources(payload.sources)
+    except SourceResolutionError as error:
+        raise AnswerRejected("invalid-source", str(error)) from None
+    config = VerificationConfig(threshold=surface.threshold, min_coverage=surface.min_coverage,
+                                require_quotes=surface.require_quotes)
+    report = verify_answer(payload.answer, sources, config=config, answer_id=payload.id)
+    outcome = apply_policy(report, payload.answer, policy=surface.policy,  # type: ignore[arg-type]
+                           min_coverage=surface.min_coverage)
+    data_report = report_dict(report)
+    notes = list(native.get("notes", [])) if isinstance(native, dict) else []
+    try:
+        with transaction.atomic():
+            answer = Answer.objects.create(
+                client=client, external_id=payload.id or "", surface=surface,
+                model=payload.model or "", question=payload.question or "",
+                text=payload.answer, input_format=str(input_format),
+                verdict=report.verdict, action=outcome.action, coverage=report.coverage,
+                claims=report.claims, attributed_claims=report.attributed_claims,
+                counts=report.counts, reasons=list(report.reasons), notes=notes,
+                threshold=report.threshold, elapsed_ms=report.elapsed_ms,
+                served_answer=outcome.served_answer, correction=outcome.correction,
+            )
+            _store_rows(answer, payload, sources, data_report)
+    except IntegrityError:
+        # The same external id stored by a concurrent request: return that one.
+        stored = Answer.objects.filter(client=client, external_id=payload.id or "").first()
+        if stored is None or not payload.id:
+            raise
+        return SubmitResult(stored, created=False, result=answer_result(stored))
+    result = answer_result(answer)
+    metrics.record(surface=surface.name, model=answer.model, result=result)
+    return SubmitResult(answer, created=True, result=result)
+
+
+def _store_rows(answer: Answer, payload: AnswerPayload, sources: list[Any],
+                report: dict[str, Any]) -> None:
+    AnswerSource.objects.bulk_create(
+        AnswerSource(
+            answer=answer, position=position, marker=source.marker, text=source.text,
+            chunk_id=ref.chunk, document_id=source.document,
+            document_start=source.document_offset if source.document is not None else None,
+            document_end=(source.document_offset + (source.injected_end or len(source.text))
+                          if source.document is not None else None),
+            superseded=source.superseded,
+        )
+        for position, (ref, source) in enumerate(zip(payload.sources, sources, strict=True))
+    )
+    sentences = SentenceVerdict.objects.bulk_create(
+        SentenceVerdict(answer=answer, index=s["index"], start=s["start"], end=s["end"],
+                        text=s["text"], claim=s["claim"], status=s["status"])
+        for s in report["sentences"]
+    )
+    citations = []
+    position = 0
+    for sentence, data in zip(sentences, report["sentences"], strict=True):
+        for c in data["citations"]:
+            citations.append(CitationVerdict(
+                answer=answer, sentence=sentence, position=position, outcome=c["outcome"],
+                marker=c["marker"] or "", markers=c["markers"], marker_start=c["marker_start"],
+                marker_end=c["marker_end"], quote=c["quote"] or "", quote_start=c["quote_start"],
+                quote_end=c["quote_end"], score=c["score"],
+                source_marker=c["source_marker"] or "", chunk_start=c["chunk_start"],
+                chunk_end=c["chunk_end"], message=c["message"],
+                normalizations=c["normalizations"], differences=c["differences"],
+                document_id=c["document"], document_start=c["document_start"],
+                document_end=c["document_end"], pages=c["pages"],
+                superseded=c["superseded"],
+            ))
+            position += 1
+    CitationVerdict.objects.bulk_create(citations)

@@ -1,0 +1,65 @@
+"""Failure policies: what is served when an answer fails its check."""
+
+import pytest
+
+from verification import verify_answer
+from verification.policy import apply_policy, correction_text, strip_failing
+
+SOURCES = {
+    "S1": "Employer  match vests after\ntwo years of ser-\nvice.",
+    "S2": "Dental cover is not included for dependants over 18.",
+}
+ANSWER = ('Here is a summary.\nThe plan says "Employer match vests after two years" [S1]. '
+          'Vision care is covered [S9]. It says "Dental cover is included for dependants '
+          'over 18" [S2].\nAsk me more.')
+
+
+def test_a_passing_answer_is_served_whatever_the_policy() -> None:
+    answer = 'It says "Employer match vests after two years" [S1].'
+    report = verify_answer(answer, SOURCES)
+    for policy in ("strip", "regenerate", "flag", "escalate"):
+        outcome = apply_policy(report, answer, policy=policy)
+        assert (outcome.action, outcome.served_answer, outcome.correction) == (
+            "serve", answer, "")
+
+
+def test_strip_keeps_every_other_character() -> None:
+    report = verify_answer(ANSWER, SOURCES)
+    outcome = apply_policy(report, ANSWER, policy="strip")
+    assert outcome.action == "strip"
+    assert outcome.served_answer == (
+        'Here is a summary.\nThe plan says "Employer match vests after two years" [S1].\n'
+        "Ask me more."
+    )
+
+
+def test_strip_removes_uncited_claims_only_when_coverage_is_below_the_minimum() -> None:
+    answer = 'It says "Employer match vests after two years" [S1]. Loans are unlimited.'
+    report = verify_answer(answer, SOURCES)
+    assert strip_failing(report, answer, min_coverage=1.0) == (
+        'It says "Employer match vests after two years" [S1].')
+    assert strip_failing(report, answer, min_coverage=0.5) == answer
+
+
+def test_correction_names_each_failure_once() -> None:
+    report = verify_answer(ANSWER + " Vision care is covered [S9].", SOURCES)
+    text = correction_text(report)
+    assert text.count("marker [S9] was not among the sources") == 1
+    assert "“Dental cover is included for dependants over 18” changes what [S2] says" in text
+    assert "leaves out “not”" in text
+    assert text.startswith("Your previous answer did not pass citation checks:")
+
+
+@pytest.mark.parametrize(("policy", "served"), [("regenerate", ""), ("flag", ANSWER),
+                                                ("escalate", "")])
+def test_other_policies(policy: str, served: str) -> None:
+    report = verify_answer(ANSWER, SOURCES)
+    outcome = apply_policy(report, ANSWER, policy=policy)  # type: ignore[arg-type]
+    assert outcome.action == policy and outcome.served_answer == served
+    assert "[S9]" in outcome.correction
+
+
+def test_unknown_policy_is_refused() -> None:
+    report = verify_answer(ANSWER, SOURCES)
+    with pytest.raises(ValueError, match="policy must be one of"):
+        apply_policy(report, ANSWER, policy="shrug")  # type: ignore[arg-type]
