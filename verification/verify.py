@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from bisect import bisect_right
 from collections import Counter
@@ -199,7 +200,9 @@ def verify_answer(
     for index, span in enumerate(spans):
         in_sentence_quotes = [q for q in quotes if span.start <= q.outer_start < span.end]
         in_sentence_groups = [g for g in groups if span.start <= g.start < span.end]
-        citations = _check_sentence(in_sentence_quotes, in_sentence_groups, pool, config)
+        citations = _check_sentence(
+            answer, in_sentence_quotes, in_sentence_groups, pool, config
+        )
         claim = is_claim(span.text, has_quote=bool(in_sentence_quotes))
         is_attributed = any(
             c.outcome not in ("fabricated-marker", "unattributed-quote") for c in citations
@@ -246,6 +249,7 @@ def verify_answer(
 
 
 def _check_sentence(
+    answer: str,
     quotes: list[Quote],
     groups: list[MarkerGroup],
     pool: _Sources,
@@ -257,7 +261,7 @@ def _check_sentence(
         group = _attribution(quote, groups)
         if group is not None:
             used.add(group.start)
-        citations.extend(_check_quote(quote, group, pool, config))
+        citations.extend(_check_quote(answer, quote, group, pool, config))
     for group in groups:
         if group.start in used:
             continue
@@ -266,7 +270,8 @@ def _check_sentence(
                 citations.append(_citation(
                     "unquoted", label, group, None, None,
                     message=f"marker [{label}] is a valid source; nothing quoted to check",
-                pool=pool))
+                    pool=pool,
+                ))
             else:
                 citations.append(_fabricated(label, group, pool))
     citations.sort(key=lambda c: (c.quote_start if c.quote_start is not None
@@ -417,7 +422,39 @@ def _context(source: NormalizedText, alignment: Alignment) -> tuple[Difference, 
     return (negation,) if negation else ()
 
 
+_ANSWER_WORDS = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*|[.;:!?]")
+_ANSWER_NEGATIONS = frozenset(("not", "no", "never", "without", "cannot", "nor", "neither"))
+
+
+def _negates(words: list[str]) -> bool:
+    return any(w.lower() in _ANSWER_NEGATIONS or w.lower().endswith(("n't", "n\u2019t"))
+               for w in words)
+
+
+def _answer_context(answer: str, quote: Quote, found: _Found | None) -> _Found | None:
+    """Drop a "left out the negation" finding when the answer says the negation
+    itself, next to the quote: 'if a breach is not remedied "within 30 days"'
+    quotes "does not remedy it within 30 days" faithfully."""
+    if found is None or not any(d.op in ("omit-before", "omit-after")
+                                for d in found.differences):
+        return found
+    before = _ANSWER_WORDS.findall(answer[max(0, quote.outer_start - 60) : quote.outer_start])
+    after = _ANSWER_WORDS.findall(answer[quote.outer_end : quote.outer_end + 40])
+    clause_before: list[str] = []
+    for word in reversed(before[-4:]):
+        if word in ".;:!?":
+            break
+        clause_before.append(word)
+    kept = tuple(
+        d for d in found.differences
+        if not (d.op == "omit-before" and _negates(clause_before))
+        and not (d.op == "omit-after" and _negates(after[:2]))
+    )
+    return dataclasses.replace(found, differences=kept)
+
+
 def _check_quote(
+    answer: str,
     quote: Quote, group: MarkerGroup | None, pool: _Sources, config: VerificationConfig
 ) -> list[Citation]:
     citations: list[Citation] = []
@@ -435,8 +472,8 @@ def _check_quote(
                 citations.append(_citation(
                     "fabricated-marker", label, None, quote, None, markers=(label,),
                     message=f"quote block names source [{label}], which was not among the "
-                    f"sources (injected: {pool.injected()})",
-                pool=pool))
+                    f"sources (injected: {pool.injected()})", pool=pool,
+                ))
 
     normalized_quote = normalize(quote.text)
     folds = explain(quote.text)
@@ -449,6 +486,7 @@ def _check_quote(
         found, best_score = _find(
             normalized_quote, valid, pool, cutoff=0.0, threshold=threshold
         )
+        found = _answer_context(answer, quote, found)
         if found is not None and found.alignment.score >= threshold and not found.altered:
             outcome: Outcome = "verified" if found.alignment.exact else "verified-fuzzy"
             source_folds = explain(pool.by_label[found.label].text[
@@ -461,8 +499,8 @@ def _check_quote(
             )
             citations.append(_citation(
                 outcome, found.label, group, quote, found, markers=markers, message=message,
-                normalizations=tuple(dict.fromkeys(folds + source_folds)),
-            pool=pool))
+                normalizations=tuple(dict.fromkeys(folds + source_folds)), pool=pool,
+            ))
             return citations
         cited_best = found
     else:
@@ -473,6 +511,7 @@ def _check_quote(
     elsewhere, _ = _find(
         normalized_quote, screened, pool, cutoff=threshold, threshold=threshold
     )
+    elsewhere = _answer_context(answer, quote, elsewhere)
     if elsewhere is not None and not elsewhere.altered:
         if not cited:
             outcome, message = "unattributed-quote", (
@@ -484,15 +523,15 @@ def _check_quote(
             )
         citations.append(_citation(
             outcome, valid[0] if valid else None, group, quote, elsewhere,
-            markers=markers, message=message, normalizations=folds,
-        pool=pool))
+            markers=markers, message=message, normalizations=folds, pool=pool,
+        ))
         return citations
 
     if not cited:
         citations.append(_citation(
             "unattributed-quote", None, None, quote, None, markers=(),
-            message="the quote carries no marker and appears in none of the sources",
-        pool=pool))
+            message="the quote carries no marker and appears in none of the sources", pool=pool,
+        ))
     elif not valid:
         pass  # every marker was fabricated: those citations already carry the quote
     elif cited_best is not None and cited_best.alignment.score >= threshold:
@@ -501,15 +540,15 @@ def _check_quote(
             message=f"the quote aligns with [{cited_best.label}] at "
             f"{cited_best.alignment.score:.2f} but changes its meaning: "
             f"{_describe(cited_best.differences, meaning_only=True)}",
-            normalizations=folds,
-        pool=pool))
+            normalizations=folds, pool=pool,
+        ))
     else:
         citations.append(_citation(
             "quote-not-found", valid[0] if valid else None, group, quote, None,
             markers=markers, score=best_score,
             message=f"the quote does not appear in {_labels(valid or cited)} "
-            f"(best similarity {best_score:.3f}, threshold {threshold:.3f})",
-        pool=pool))
+            f"(best similarity {best_score:.3f}, threshold {threshold:.3f})", pool=pool,
+        ))
     return citations
 
 

@@ -708,3 +708,16 @@ def test_spacing_around_a_range_dash_is_not_a_number_change() -> None:
     answer = 'It is "on pages 624 - 643 lists every exclusion that applies to the plan" [S1].'
     (citation,) = verify_answer(answer, {"S1": source}).citations
     assert citation.outcome in ("verified", "verified-fuzzy")
+
+
+def test_a_negation_the_answer_states_itself_is_not_a_left_out_negation() -> None:
+    source = ("Either party may terminate if the other party does not remedy it within 30 days "
+              "of written notice.")
+    faithful = ('Termination follows if a breach is not remedied "within 30 days of written '
+                'notice" [S1].')
+    (citation,) = verify_answer(faithful, {"S1": source}).citations
+    assert citation.outcome == "verified"
+    stripped = ('Termination follows if a breach is remedied "within 30 days of written '
+                'notice" [S1].')
+    (citation,) = verify_answer(stripped, {"S1": source}).citations
+    assert citation.outcome == "quote-altered"

@@ -1,17 +1,29 @@
-"""``manage.py load_demo``: the data a newcomer needs to see the product."""
+"""``manage.py load_demo``: the data a newcomer needs to see the product.
+
+A reviewer account (demo/demo), three generated PDFs (a benefits plan
+summary, a clinical guideline, a two-column contract), three surfaces with
+different failure policies, and answers that exercise every outcome. Safe to
+run twice: documents are deduplicated by content and answers by id.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
+
+from reviewer import demo
+from reviewer.models import ApiClient, Document, Surface
+from reviewer.services.answers import answer_submit
+from reviewer.services.clients import api_client_create
+from reviewer.services.documents import document_ingest, document_upload
 
 DEMO_USER = "demo"
 
 
 class Command(BaseCommand):
-    help = "Create the demo reviewer account (demo/demo). Safe to run twice."
+    help = "Load the demo: user demo/demo, three PDFs, surfaces and answers for every outcome."
 
     def handle(self, *args: Any, **options: Any) -> None:
         user_model = get_user_model()
@@ -21,4 +33,32 @@ class Command(BaseCommand):
         if created:
             user.set_password(DEMO_USER)
             user.save(update_fields=["password"])
-        self.stdout.write(f"demo user {'created' if created else 'already present'}: demo/demo")
+        for name, fields in demo.SURFACES.items():
+            Surface.objects.update_or_create(name=name, defaults=fields)
+
+        documents: list[Document] = []
+        for title, build in demo.DOCUMENTS.items():
+            document = document_upload(data=build(), filename=f"{title}.pdf",
+                                       title=title).document
+            if document.status in (Document.Status.QUEUED, Document.Status.PROCESSING):
+                document = document_ingest(document_id=document.pk)
+            if document.status != Document.Status.READY:
+                raise CommandError(f"demo document {title!r} failed: {document.error}")
+            documents.append(document)
+
+        client = ApiClient.objects.filter(name="demo").first()
+        if client is None:
+            client, _ = api_client_create(name="demo")
+        for spec in demo.ANSWERS:
+            payload = {
+                key: spec[key] for key in ("id", "surface", "model", "question", "answer")
+            }
+            payload["sources"] = [
+                {"marker": marker, "document": documents[index].pk}
+                for marker, index in spec["sources"]
+            ]
+            result = answer_submit(client=client, data=payload).result
+            self.stdout.write(f"  answer {result['answer']:>3}  {result['verdict']:<4}  "
+                              f"{result['action']:<10} {spec['id']}")
+        self.stdout.write(f"demo loaded: {len(documents)} documents, {len(demo.ANSWERS)} "
+                          "answers; log in as demo / demo")
