@@ -1,6 +1,17 @@
 from django.contrib import admin
 
-from reviewer.models import ApiClient, Chunk, Document, Page
+from reviewer.models import (
+    Answer,
+    ApiClient,
+    Chunk,
+    CitationVerdict,
+    Document,
+    MatchLabel,
+    Page,
+    ReviewDecision,
+    SentenceVerdict,
+    Surface,
+)
 
 
 class PageInline(admin.TabularInline[Page, Document]):
@@ -45,3 +56,46 @@ class ApiClientAdmin(admin.ModelAdmin[ApiClient]):
     def revoke(self, request: object, queryset: object) -> None:
         for client in queryset:  # type: ignore[attr-defined]
             client.revoke()
+
+
+class SentenceInline(admin.TabularInline[SentenceVerdict, Answer]):
+    model = SentenceVerdict
+    extra = 0
+    can_delete = False
+    fields = ("index", "status", "claim", "text")
+    readonly_fields = fields
+
+
+@admin.register(Answer)
+class AnswerAdmin(admin.ModelAdmin[Answer]):
+    list_display = ("pk", "external_id", "surface", "model", "verdict", "action",
+                    "review_state", "created")
+    list_filter = ("verdict", "action", "review_state", "surface")
+    search_fields = ("external_id", "question", "text")
+    list_select_related = ("surface", "client")
+    readonly_fields = [f.name for f in Answer._meta.fields]
+    inlines = (SentenceInline,)
+
+
+@admin.register(CitationVerdict)
+class CitationVerdictAdmin(admin.ModelAdmin[CitationVerdict]):
+    list_display = ("pk", "answer", "outcome", "marker", "score", "source_marker")
+    list_filter = ("outcome",)
+    readonly_fields = [f.name for f in CitationVerdict._meta.fields]
+
+
+@admin.register(Surface)
+class SurfaceAdmin(admin.ModelAdmin[Surface]):
+    list_display = ("name", "policy", "threshold", "min_coverage", "require_quotes")
+
+
+@admin.register(ReviewDecision)
+class ReviewDecisionAdmin(admin.ModelAdmin[ReviewDecision]):
+    list_display = ("answer", "decision", "reviewer", "created")
+    list_select_related = ("reviewer",)
+    readonly_fields = ("answer", "decision", "reviewer", "note", "created")
+
+
+@admin.register(MatchLabel)
+class MatchLabelAdmin(admin.ModelAdmin[MatchLabel]):
+    list_display = ("citation", "label", "labeller", "created")

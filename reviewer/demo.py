@@ -274,7 +274,8 @@ ANSWERS = [
             'under this agreement shall exceed the fees paid in the twelve months before the '
             'claim" [S1]. The supplier must return data "within 60 days" of termination '
             "[S1]. Either party may terminate if a breach is not remedied \"within 30 days of "
-            'written notice" [S1].'
+            'written notice" [S1]. Either party may "assign this agreement to an affiliate '
+            'without consent" [S1].'
         ),
     },
     {
