@@ -231,7 +231,8 @@ ANSWERS = [
             "Here is what your plan says about retirement savings.\n"
             'The employer "matches 100% of the first 4% of salary that you contribute, and 50% '
             'of the next 2%" [S1]. The plan says "Employer match vests after two years of '
-            'service" [S1]. Your own contributions "are always fully vested" [S1].\n'
+            'service" [S1]. Your own contributions "are always fully vested" [S1]. For leave, '
+            '"Up to five unused days may be carried over into the next calendar year" [S1].\n'
             "Let me know if you have other questions."
         ),
     },

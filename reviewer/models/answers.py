@@ -132,6 +132,9 @@ class AnswerSource(models.Model):
     document_start = models.PositiveIntegerField(null=True, blank=True)
     document_end = models.PositiveIntegerField(null=True, blank=True)
     superseded = models.BooleanField(default=False)
+    # Page furniture inside ``text`` ([[start, end], ...]): skipped by matching,
+    # shown greyed out to reviewers.
+    furniture = models.JSONField(default=list)
 
     class Meta:
         ordering = ["answer", "position"]

@@ -136,7 +136,7 @@ def _store_rows(answer: Answer, payload: AnswerPayload, sources: list[Any],
             document_start=source.document_offset if source.document is not None else None,
             document_end=(source.document_offset + (source.injected_end or len(source.text))
                           if source.document is not None else None),
-            superseded=source.superseded,
+            superseded=source.superseded, furniture=[list(r) for r in source.skip],
         )
         for position, (ref, source) in enumerate(zip(payload.sources, sources, strict=True))
     )

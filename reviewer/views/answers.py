@@ -88,19 +88,42 @@ def _panel_context(answer: Answer, sentence: SentenceVerdict,
     sources = {s.marker: s for s in answer.sources.all()}
     source = sources.get(citation.source_marker) if citation.source_marker else None
     if source is not None and citation.chunk_start is not None and citation.chunk_end is not None:
-        before_start = max(0, citation.chunk_start - 400)
-        after_end = min(len(source.text), citation.chunk_end + 400)
+        start, end = citation.chunk_start, citation.chunk_end
+        before_start = max(0, start - 200)
+        after_end = min(len(source.text), end + 200)
         context["source"] = source
         context["excerpt"] = {
-            "before": ("…" if before_start else "") + source.text[before_start:
-                                                                  citation.chunk_start],
-            "match": source.text[citation.chunk_start:citation.chunk_end],
-            "after": source.text[citation.chunk_end:after_end]
-            + ("…" if after_end < len(source.text) else ""),
+            "before": _runs(source, before_start, start, lead="…" if before_start else ""),
+            "match": _runs(source, start, end),
+            "after": _runs(source, end, after_end,
+                           trail="…" if after_end < len(source.text) else ""),
         }
         if citation.outcome in ("verified-fuzzy", "quote-altered") and citation.quote:
-            context["diff"] = _word_diff(citation.quote, context["excerpt"]["match"])
+            matched = "".join(run["text"] for run in context["excerpt"]["match"]
+                              if not run["furniture"])
+            context["diff"] = _word_diff(citation.quote, matched)
     return context
+
+
+def _runs(source: Any, start: int, end: int, *, lead: str = "", trail: str = ""
+          ) -> list[dict[str, Any]]:
+    """``source.text[start:end]`` as runs, furniture (running headers, page
+    numbers) marked so the template can grey it out and the diff skip it."""
+    runs: list[dict[str, Any]] = [{"text": lead, "furniture": False}] if lead else []
+    position = start
+    for skip_start, skip_end in sorted(source.furniture):
+        if skip_end <= position or skip_start >= end:
+            continue
+        if skip_start > position:
+            runs.append({"text": source.text[position:skip_start], "furniture": False})
+        runs.append({"text": source.text[max(skip_start, position):min(skip_end, end)],
+                     "furniture": True})
+        position = min(skip_end, end)
+    if position < end:
+        runs.append({"text": source.text[position:end], "furniture": False})
+    if trail:
+        runs.append({"text": trail, "furniture": False})
+    return runs
 
 
 def _highlight_event(citation: CitationVerdict | None) -> dict[str, Any]:

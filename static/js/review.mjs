@@ -6,7 +6,6 @@ const container = document.getElementById("pdf-viewer");
 const frame = document.querySelector(".viewer-frame");
 const title = document.querySelector(".viewer-title");
 let viewer = null;
-let scale = null;
 
 async function showHighlight(detail) {
   if (!detail || !detail.url) {
@@ -28,8 +27,7 @@ if (initial) showHighlight(initial);
 frame?.addEventListener("click", (event) => {
   const button = event.target.closest("[data-zoom]");
   if (!button || !viewer) return;
-  scale = (scale ?? viewer.scale ?? 1) * (button.dataset.zoom === "in" ? 1.25 : 0.8);
-  viewer.zoom(scale);
+  viewer.zoom((viewer.currentScale || 1) * (button.dataset.zoom === "in" ? 1.25 : 0.8));
 });
 
 // Keyboard: j/k move, n jumps to the next failing sentence, Enter opens,
@@ -77,4 +75,11 @@ document.addEventListener("keydown", (event) => {
 document.querySelector("ol.sentences")?.addEventListener("click", (event) => {
   const li = event.target.closest("li.sentence");
   if (li) select(sentences.indexOf(li));
+});
+
+// Keep the matched span of a newly loaded panel in view inside its excerpt box.
+document.body.addEventListener("htmx:afterSwap", (event) => {
+  const excerpt = event.target.querySelector?.(".excerpt");
+  const match = excerpt?.querySelector("mark.match");
+  if (excerpt && match) excerpt.scrollTop = Math.max(0, match.offsetTop - excerpt.offsetTop - 24);
 });

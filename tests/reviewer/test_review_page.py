@@ -70,6 +70,11 @@ def test_fuzzy_and_altered_quotes_show_a_word_diff(logged_in: Any,
     html = logged_in.get(f"/answers/{answer.pk}/?citation={altered.pk}",
                          headers={"HX-Request": "true"}).content.decode()
     assert "<del>five</del>" in html and "<ins>ten</ins>" in html
+    # The quote runs across a page break: the footer and header between its
+    # halves are shown greyed out, and are not part of the word diff.
+    diff = html.split('class="diff"')[1].split("</p>")[0]
+    assert "Summary of plan description" not in diff
+    assert '<span class="furniture"' in html
 
 
 def test_an_inline_source_shows_its_text_and_no_viewer(logged_in: Any) -> None:
@@ -81,7 +86,7 @@ def test_an_inline_source_shows_its_text_and_no_viewer(logged_in: Any) -> None:
     response = logged_in.get(f"/answers/{answer.pk}/?citation={citation.pk}",
                              headers={"HX-Request": "true"})
     assert json.loads(response["HX-Trigger"])["highlight"] == {"url": None, "pages": []}
-    assert '<mark class="match">Employer  match vests after\ntwo years</mark>' in (
+    assert "<mark class=\"match\">Employer  match vests after\ntwo years</mark>" in (
         response.content.decode())
 
 
