@@ -1,0 +1,669 @@
+/**
+ * citeguard-viewer.mjs: show a source PDF and highlight the cited passage.
+ *
+ *   import { CiteViewer } from "/static/js/citeguard-viewer.mjs";
+ *   const viewer = new CiteViewer(element, { pdfjsBase: "/static/vendor/pdfjs/" });
+ *   await viewer.open(pdfUrl);
+ *   await viewer.highlight([{ page: 3, rects: [[x0, y0, x1, y1], ...] }, ...]);
+ *   viewer.zoom(1.5);            // or "page-width", "page-fit", "auto"
+ *   viewer.clear();
+ *   CiteViewer.listen(viewer);   // follow htmx's server-driven `highlight` events
+ *
+ * Coordinates: every rectangle is in PDF USER SPACE points, as written in the
+ * PDF file (origin at the bottom left of the user space, y up; MediaBox/CropBox
+ * offsets and /Rotate are NOT pre-applied). The module never receives string
+ * offsets, only page numbers (1-based) and rectangles. Both corners are mapped
+ * with pdf.js's `PageViewport.convertToViewportPoint`, which applies the page's
+ * view box offset, /Rotate and the current zoom; min/max of the two mapped
+ * corners give the box in CSS pixels relative to the page's content box.
+ *
+ * Built on pdf.js's pdf_viewer components, as in pdf.js's
+ * examples/components/simpleviewer.mjs: pdf.mjs is loaded before pdf_viewer.mjs
+ * (which reads globalThis.pdfjsLib), the scroll container is absolutely
+ * positioned with a child div.pdfViewer, and EventBus + PDFLinkService +
+ * PDFViewer do the rest. Pages render lazily; highlights are (re)drawn on every
+ * "pagerendered" because PDFPageView.reset() (on zoom) removes nodes it did not
+ * create.
+ */
+
+const DEFAULTS = Object.freeze({
+  /** Folder holding build/, web/, cmaps/ and standard_fonts/ of pdf.js. */
+  pdfjsBase: "/static/vendor/pdfjs/",
+  /** Initial zoom: a number (1 = 100 %) or "page-width", "page-fit", "auto". */
+  scale: "page-width",
+  /** CSS pixels left above (and left of) the first rectangle when scrolling to it. */
+  scrollMargin: 32,
+  /** Add <link>s for pdf_viewer.css and viewer.css when the page has not. */
+  stylesheets: true,
+  /** Enable pdf.js's text layer (lets reviewers select and copy text). */
+  textLayer: true,
+  /**
+   * How long highlight() waits for pdf.js to learn every page's size before it
+   * scrolls (page sizes above the target move it). Past this it scrolls anyway
+   * and scrolls again once the sizes are known, unless the reader has scrolled.
+   */
+  pageSizesWaitMs: 2000,
+});
+
+const VIEWER_CSS = new URL("../css/viewer.css", import.meta.url).href;
+
+/** pdf.js libraries, loaded once per base URL: Map<base, Promise<{lib, viewerLib}>>. */
+const libraries = new Map();
+
+function loadPdfjs(base) {
+  let promise = libraries.get(base);
+  if (!promise) {
+    promise = (async () => {
+      // Order matters: pdf_viewer.mjs reads globalThis.pdfjsLib when evaluated.
+      const lib = await import(new URL("build/pdf.min.mjs", base).href);
+      globalThis.pdfjsLib ??= lib;
+      const viewerLib = await import(new URL("web/pdf_viewer.mjs", base).href);
+      if (!lib.GlobalWorkerOptions.workerSrc) {
+        lib.GlobalWorkerOptions.workerSrc = new URL("build/pdf.worker.min.mjs", base).href;
+      }
+      return { lib, viewerLib };
+    })();
+    promise.catch(() => libraries.delete(base));
+    libraries.set(base, promise);
+  }
+  return promise;
+}
+
+function ensureStylesheet(href) {
+  for (const link of document.querySelectorAll('link[rel="stylesheet"]')) {
+    if (link.href === href) {
+      return link.sheet ? Promise.resolve() : waitForLink(link);
+    }
+  }
+  const link = document.createElement("link");
+  link.rel = "stylesheet";
+  link.href = href;
+  const loaded = waitForLink(link);
+  document.head.append(link);
+  return loaded;
+}
+
+function waitForLink(link) {
+  // A stylesheet that fails to load must not block the viewer: the structural
+  // styles it needs are also set inline.
+  return new Promise((resolve) => {
+    link.addEventListener("load", resolve, { once: true });
+    link.addEventListener("error", resolve, { once: true });
+    setTimeout(resolve, 3000);
+  });
+}
+
+const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function abortError(message) {
+  return new DOMException(message, "AbortError");
+}
+
+/**
+ * The box of a PDF user-space rectangle in CSS pixels of `viewport`, relative
+ * to the page's top-left corner (inside its border).
+ */
+export function viewportBox(viewport, [x0, y0, x1, y1]) {
+  const [ax, ay] = viewport.convertToViewportPoint(x0, y0);
+  const [bx, by] = viewport.convertToViewportPoint(x1, y1);
+  const left = Math.min(ax, bx);
+  const top = Math.min(ay, by);
+  return { left, top, width: Math.max(ax, bx) - left, height: Math.max(ay, by) - top };
+}
+
+/**
+ * Check and copy highlight() input: [{page, rects: [[x0, y0, x1, y1], ...]}].
+ * Returns Map<page, rects[]> in input order (a page listed twice is merged).
+ */
+function normalizeHighlights(pages) {
+  if (!Array.isArray(pages)) {
+    throw new TypeError(
+      "highlight() takes an array like [{page: 3, rects: [[x0, y0, x1, y1]]}], " +
+        `not ${pages === null ? "null" : typeof pages}.`,
+    );
+  }
+  const byPage = new Map();
+  pages.forEach((entry, i) => {
+    const page = entry?.page;
+    if (!Number.isInteger(page) || page < 1) {
+      throw new TypeError(
+        `highlight(): entry ${i} has page ${JSON.stringify(page)}; pages are 1-based integers.`,
+      );
+    }
+    if (!Array.isArray(entry.rects)) {
+      throw new TypeError(`highlight(): entry ${i} (page ${page}) needs a "rects" array.`);
+    }
+    const rects = entry.rects.map((rect, j) => {
+      if (!Array.isArray(rect) || rect.length !== 4 || !rect.every(Number.isFinite)) {
+        throw new TypeError(
+          `highlight(): page ${page} rect ${j} is ${JSON.stringify(rect)}; expected ` +
+            "[x0, y0, x1, y1], four finite numbers in PDF user-space points.",
+        );
+      }
+      return rect.slice();
+    });
+    byPage.set(page, [...(byPage.get(page) ?? []), ...rects]);
+  });
+  return byPage;
+}
+
+export class CiteViewer {
+  #host;
+  #scroller;
+  #viewerDiv;
+  #message;
+  #status;
+  #options;
+  #base;
+
+  #libs = null;
+  #initPromise = null;
+  #eventBus = null;
+  #linkService = null;
+  #pdfViewer = null;
+  #worker = null;
+
+  #url = null;
+  #openPromise = null;
+  #loadingTask = null;
+  #generation = 0;
+  #scaleValue;
+
+  #highlights = new Map();
+  #highlightSeq = 0;
+  #renderedPages = new Set();
+
+  /**
+   * @param {HTMLElement} element  sized by the page; the viewer fills it.
+   * @param {Partial<typeof DEFAULTS>} options
+   */
+  constructor(element, options = {}) {
+    if (!(element instanceof HTMLElement)) {
+      throw new TypeError("CiteViewer needs the element to draw into, e.g. document.querySelector('#pdf').");
+    }
+    this.#options = { ...DEFAULTS, ...options };
+    this.#base = new URL(this.#options.pdfjsBase.replace(/\/?$/, "/"), document.baseURI).href;
+    this.#scaleValue = this.#options.scale;
+
+    const host = (this.#host = element);
+    host.classList.add("cg-viewer");
+    if (getComputedStyle(host).position === "static") {
+      host.style.position = "relative";
+    }
+    // pdf.js requires an absolutely positioned scroll container whose first
+    // child is div.pdfViewer (see simpleviewer). Structural styles are inline
+    // so they hold even before (or without) the stylesheets.
+    const scroller = (this.#scroller = document.createElement("div"));
+    scroller.className = "cg-viewer-container";
+    scroller.style.cssText = "position:absolute;inset:0;overflow:auto;";
+    scroller.tabIndex = 0;
+    scroller.setAttribute("role", "region");
+    scroller.setAttribute("aria-label", "Source document");
+    const viewerDiv = (this.#viewerDiv = document.createElement("div"));
+    viewerDiv.className = "pdfViewer";
+    scroller.append(viewerDiv);
+
+    const message = (this.#message = document.createElement("div"));
+    message.className = "cg-viewer-message";
+    message.setAttribute("role", "alert");
+    message.hidden = true;
+
+    const status = (this.#status = document.createElement("div"));
+    status.className = "cg-viewer-status";
+    status.setAttribute("role", "status");
+    status.setAttribute("aria-live", "polite");
+
+    host.replaceChildren(scroller, message, status);
+    this.#setState("empty");
+  }
+
+  /** The element passed to the constructor (dataset.currentPage, dataset.state live here). */
+  get element() {
+    return this.#host;
+  }
+
+  /** pdf.js's PDFViewer, once open() has started (for tests and advanced use). */
+  get pdfViewer() {
+    return this.#pdfViewer;
+  }
+
+  get eventBus() {
+    return this.#eventBus;
+  }
+
+  /** Absolute URL of the open (or opening) document, or null. */
+  get url() {
+    return this.#url;
+  }
+
+  get pagesCount() {
+    return this.#pdfViewer?.pagesCount ?? 0;
+  }
+
+  get currentPage() {
+    return this.#pdfViewer?.currentPageNumber ?? 0;
+  }
+
+  /** Current zoom factor (1 = 100 %: one PDF point is 96/72 CSS pixels). */
+  get currentScale() {
+    return this.#pdfViewer?.currentScale ?? 0;
+  }
+
+  /** Page numbers pdf.js has drawn a canvas for since the document was opened. */
+  get renderedPages() {
+    return [...this.#renderedPages].sort((a, b) => a - b);
+  }
+
+  /** The highlights being shown: [{page, rects}], rects in PDF user space. */
+  get highlights() {
+    return [...this.#highlights].map(([page, rects]) => ({ page, rects: rects.map((r) => r.slice()) }));
+  }
+
+  /**
+   * Load `url` (same origin). Resolves with {url, pages} once the pages are laid
+   * out; a URL already open (or opening) is reused. On failure the container
+   * shows a readable message and the promise rejects.
+   */
+  open(url) {
+    if (typeof url !== "string" || url === "") {
+      return Promise.reject(new TypeError("open() takes the PDF's URL as a non-empty string."));
+    }
+    const absolute = new URL(url, document.baseURI).href;
+    if (absolute === this.#url && this.#openPromise) {
+      return this.#openPromise;
+    }
+    this.#url = absolute;
+    const generation = ++this.#generation;
+    const promise = this.#load(absolute, generation);
+    this.#openPromise = promise;
+    // Callers that never await open() (e.g. only highlight()) should not see
+    // an "unhandled rejection": the error is already shown in the container.
+    promise.catch(() => {});
+    return promise;
+  }
+
+  /**
+   * Show `pages` ([{page, rects: [[x0, y0, x1, y1], ...]}], PDF user space) on
+   * the open document: replaces earlier highlights, scrolls the first rectangle
+   * into view and draws the overlays. Pages outside the document are skipped
+   * with a console warning. Resolves with the number of overlays drawn.
+   */
+  async highlight(pages, { scroll = true } = {}) {
+    const wanted = normalizeHighlights(pages);
+    const seq = ++this.#highlightSeq;
+    if (!this.#openPromise) {
+      throw new Error("highlight(): open() a PDF first.");
+    }
+    await this.#openPromise;
+    if (seq !== this.#highlightSeq) {
+      throw abortError("highlight() was superseded by a later call.");
+    }
+    const viewer = this.#pdfViewer;
+    const pdfDocument = viewer.pdfDocument;
+    for (const page of wanted.keys()) {
+      if (page > viewer.pagesCount) {
+        console.warn(`CiteViewer: page ${page} is not in this ${viewer.pagesCount}-page document; skipped.`);
+        wanted.delete(page);
+      }
+    }
+    this.#removeOverlays();
+    this.#highlights = wanted;
+
+    // A page's true size and rotation are known only once pdf.js has fetched
+    // it; until then it is drawn with page 1's. Fetch the highlighted pages now
+    // (as PDFViewer does before rendering one) and give pdf.js a moment to
+    // learn the sizes of the pages above, which decide where the target lies.
+    const superseded = () => seq !== this.#highlightSeq || viewer.pdfDocument !== pdfDocument;
+    const sizesKnown = viewer.pagesPromise;
+    let sizesSettled = false;
+    sizesKnown?.then(
+      () => (sizesSettled = true),
+      () => (sizesSettled = true),
+    );
+    try {
+      await Promise.all(
+        [...wanted.keys()].map(async (page) => {
+          const pageView = viewer.getPageView(page - 1);
+          if (!pageView.pdfPage) {
+            const pdfPage = await pdfDocument.getPage(page);
+            if (!pageView.pdfPage) {
+              pageView.setPdfPage(pdfPage);
+            }
+          }
+        }),
+      );
+      await Promise.race([sizesKnown?.catch(() => {}), delay(this.#options.pageSizesWaitMs)]);
+    } catch (error) {
+      if (!superseded()) {
+        throw error;
+      }
+    }
+    if (superseded()) {
+      throw abortError("highlight() was superseded by a later call.");
+    }
+
+    let drawn = 0;
+    for (const page of wanted.keys()) {
+      drawn += this.#drawPage(page);
+    }
+    const first = [...wanted].find(([, rects]) => rects.length > 0);
+    if (scroll && first) {
+      const [page, [rect]] = first;
+      this.#scrollTo(page, rect);
+      if (!sizesSettled && sizesKnown) {
+        const { scrollTop, scrollLeft } = this.#scroller;
+        sizesKnown.then(() => {
+          const untouched = this.#scroller.scrollTop === scrollTop && this.#scroller.scrollLeft === scrollLeft;
+          if (seq === this.#highlightSeq && untouched && viewer.pdfDocument === pdfDocument) {
+            this.#scrollTo(page, rect);
+          }
+        }, () => {});
+      }
+    }
+    this.#announce(wanted);
+    return drawn;
+  }
+
+  /** Remove every highlight. */
+  clear() {
+    this.#highlightSeq++;
+    this.#highlights = new Map();
+    this.#removeOverlays();
+    this.#status.textContent = "";
+  }
+
+  /**
+   * Zoom to `scale`: a number (1 = 100 %) or "page-width" (the default),
+   * "page-fit", "page-actual", "auto". Highlights follow on the next render.
+   */
+  zoom(scale) {
+    const valid = typeof scale === "number"
+      ? Number.isFinite(scale) && scale > 0
+      : ["page-width", "page-fit", "page-actual", "page-height", "auto"].includes(scale);
+    if (!valid) {
+      throw new TypeError(`zoom() takes a positive number or "page-width", "page-fit", "auto"; got ${scale}.`);
+    }
+    this.#scaleValue = scale;
+    if (this.#pdfViewer?.pdfDocument) {
+      if (typeof scale === "number") {
+        this.#pdfViewer.currentScale = scale;
+      } else {
+        this.#pdfViewer.currentScaleValue = scale;
+      }
+    }
+  }
+
+  /** Close the document and empty the element. */
+  destroy() {
+    this.#generation++;
+    this.#highlightSeq++;
+    this.#loadingTask?.destroy();
+    this.#loadingTask = null;
+    this.#pdfViewer?.setDocument(null);
+    this.#linkService?.setDocument(null);
+    this.#worker?.destroy();
+    this.#worker = null;
+    this.#initPromise = null;
+    this.#url = null;
+    this.#openPromise = null;
+    this.#host.replaceChildren();
+    this.#host.classList.remove("cg-viewer");
+  }
+
+  /**
+   * Follow htmx's server-driven events: `trigger_client_event(response,
+   * "highlight", {"url": ..., "pages": [{"page": n, "rects": [...]}]})` makes
+   * htmx dispatch a `highlight` event whose detail is that object; it bubbles
+   * to document.body. Returns a function that stops listening.
+   */
+  static listen(viewer, { target = document.body, eventName = "highlight" } = {}) {
+    const onEvent = async (event) => {
+      const { url, pages } = event.detail ?? {};
+      try {
+        if (url) {
+          await viewer.open(url);
+        }
+        await viewer.highlight(pages ?? []);
+      } catch (error) {
+        if (error?.name !== "AbortError") {
+          console.error("CiteViewer: could not show the highlight", error);
+        }
+      }
+    };
+    target.addEventListener(eventName, onEvent);
+    return () => target.removeEventListener(eventName, onEvent);
+  }
+
+  // ---- internals -------------------------------------------------------
+
+  async #init() {
+    this.#initPromise ??= (async () => {
+      const styles = this.#options.stylesheets
+        ? Promise.all([ensureStylesheet(new URL("web/pdf_viewer.css", this.#base).href), ensureStylesheet(VIEWER_CSS)])
+        : Promise.resolve();
+      const [libs] = await Promise.all([loadPdfjs(this.#base), styles]);
+      this.#libs = libs;
+      const { EventBus, PDFLinkService, PDFViewer } = libs.viewerLib;
+      const eventBus = (this.#eventBus = new EventBus());
+      const linkService = (this.#linkService = new PDFLinkService({ eventBus }));
+      const pdfViewer = (this.#pdfViewer = new PDFViewer({
+        container: this.#scroller,
+        viewer: this.#viewerDiv,
+        eventBus,
+        linkService,
+        textLayerMode: this.#options.textLayer ? 1 : 0,
+        annotationMode: libs.lib.AnnotationMode.ENABLE,
+      }));
+      linkService.setViewer(pdfViewer);
+      // One worker for every document this viewer opens: switching documents
+      // does not start (and parse) pdf.worker.min.mjs again.
+      this.#worker = new libs.lib.PDFWorker({ name: "citeguard-viewer" });
+
+      eventBus.on("pagesinit", () => {
+        this.#applyScale();
+      });
+      eventBus.on("pagechanging", ({ pageNumber }) => {
+        this.#host.dataset.currentPage = String(pageNumber);
+      });
+      eventBus.on("pagerendered", ({ pageNumber, cssTransform, isDetailView }) => {
+        if (!cssTransform && !isDetailView) {
+          this.#renderedPages.add(pageNumber);
+          this.#host.dataset.renderedPages = String(this.#renderedPages.size);
+        }
+        if (this.#highlights.has(pageNumber)) {
+          this.#drawPage(pageNumber);
+        }
+      });
+      // The page boxes change size at once on zoom/rotation; move the overlays
+      // with them instead of waiting for the (lazy) re-render.
+      const redrawAll = () => {
+        for (const page of this.#highlights.keys()) {
+          this.#drawPage(page);
+        }
+      };
+      eventBus.on("scalechanging", redrawAll);
+      eventBus.on("rotationchanging", redrawAll);
+    })();
+    try {
+      await this.#initPromise;
+    } catch (error) {
+      this.#initPromise = null;
+      throw error;
+    }
+  }
+
+  #applyScale() {
+    const scale = this.#scaleValue;
+    if (typeof scale === "number") {
+      this.#pdfViewer.currentScale = scale;
+    } else {
+      this.#pdfViewer.currentScaleValue = scale;
+    }
+  }
+
+  async #load(url, generation) {
+    this.clear();
+    this.#setState("loading", "Loading the PDF…");
+    let pdfDocument = null;
+    try {
+      await this.#init();
+      const { lib } = this.#libs;
+      this.#pdfViewer.setDocument(null);
+      await this.#loadingTask?.destroy();
+      this.#loadingTask = null;
+      this.#linkService.setDocument(null);
+      this.#renderedPages = new Set();
+      delete this.#host.dataset.currentPage;
+      delete this.#host.dataset.renderedPages;
+      if (generation !== this.#generation) {
+        throw abortError("open() was superseded by a later call.");
+      }
+
+      const task = (this.#loadingTask = lib.getDocument({
+        url,
+        cMapUrl: new URL("cmaps/", this.#base).href,
+        cMapPacked: true,
+        standardFontDataUrl: new URL("standard_fonts/", this.#base).href,
+        isEvalSupported: false,
+        worker: this.#worker,
+      }));
+      pdfDocument = await task.promise;
+      if (generation !== this.#generation) {
+        throw abortError("open() was superseded by a later call.");
+      }
+
+      const eventBus = this.#eventBus;
+      const pagesInit = new Promise((resolve) => eventBus.on("pagesinit", resolve, { once: true }));
+      this.#pdfViewer.setDocument(pdfDocument);
+      this.#linkService.setDocument(pdfDocument, null);
+      // pagesPromise rejects if the viewer cannot lay the document out.
+      await Promise.race([pagesInit, this.#pdfViewer.pagesPromise.then(() => pagesInit)]);
+      if (generation !== this.#generation) {
+        throw abortError("open() was superseded by a later call.");
+      }
+      // pdf.js starts on page 1 without a "pagechanging" event.
+      this.#host.dataset.currentPage = String(this.#pdfViewer.currentPageNumber);
+      this.#setState("ready");
+      return { url, pages: pdfDocument.numPages };
+    } catch (error) {
+      if (generation === this.#generation) {
+        this.#url = null;
+        this.#openPromise = null;
+        this.#pdfViewer?.setDocument(null);
+        this.#linkService?.setDocument(null);
+        this.#setState("error", this.#describeError(error, url));
+        throw error;
+      }
+      pdfDocument?.destroy();
+      throw abortError("open() was superseded by a later call.");
+    }
+  }
+
+  #describeError(error, url) {
+    const last = new URL(url).pathname.split("/").pop() || url;
+    let name = last;
+    try {
+      name = decodeURIComponent(last);
+    } catch {
+      // keep it encoded
+    }
+    const lib = this.#libs?.lib;
+    if (!lib) {
+      return `The PDF viewer could not start (pdf.js did not load from ${this.#base}): ${error?.message ?? error}`;
+    }
+    if (error instanceof lib.ResponseException || error?.name === "ResponseException") {
+      if (error.status === 404) {
+        return `The source document “${name}” was not found (HTTP 404).`;
+      }
+      if (error.status) {
+        return `The source document “${name}” could not be loaded (HTTP ${error.status}).`;
+      }
+      return `The source document “${name}” could not be loaded: ${error.message}`;
+    }
+    if (error instanceof lib.InvalidPDFException || error?.name === "InvalidPDFException") {
+      return `“${name}” is not a valid PDF file, so it cannot be shown.`;
+    }
+    if (error instanceof lib.PasswordException || error?.name === "PasswordException") {
+      return `“${name}” is password-protected and cannot be shown here.`;
+    }
+    return `The source document “${name}” could not be shown: ${error?.message ?? error}`;
+  }
+
+  #setState(state, message = "") {
+    this.#host.dataset.state = state;
+    this.#host.setAttribute("aria-busy", String(state === "loading"));
+    this.#message.textContent = message;
+    this.#message.hidden = !message;
+    this.#message.classList.toggle("cg-viewer-error", state === "error");
+    this.#message.setAttribute("role", state === "error" ? "alert" : "status");
+  }
+
+  #removeOverlays() {
+    for (const el of this.#viewerDiv.querySelectorAll(".cg-highlight")) {
+      el.remove();
+    }
+  }
+
+  /** (Re)draw the overlays of one page in its current viewport; returns how many. */
+  #drawPage(page) {
+    const pageView = this.#pdfViewer?.getPageView(page - 1);
+    const div = pageView?.div;
+    if (!div) {
+      return 0;
+    }
+    for (const el of div.querySelectorAll(":scope > .cg-highlight")) {
+      el.remove();
+    }
+    const rects = this.#highlights.get(page) ?? [];
+    const firstPage = this.#highlights.keys().next().value;
+    const fragment = document.createDocumentFragment();
+    rects.forEach((rect, index) => {
+      const { left, top, width, height } = viewportBox(pageView.viewport, rect);
+      const el = document.createElement("div");
+      el.className = "cg-highlight";
+      if (page === firstPage && index === 0) {
+        el.classList.add("cg-highlight-first");
+      }
+      el.dataset.page = String(page);
+      el.dataset.index = String(index);
+      el.setAttribute("aria-hidden", "true");
+      el.style.left = `${left}px`;
+      el.style.top = `${top}px`;
+      el.style.width = `${width}px`;
+      el.style.height = `${height}px`;
+      fragment.append(el);
+    });
+    div.append(fragment);
+    return rects.length;
+  }
+
+  #scrollTo(page, rect) {
+    const viewer = this.#pdfViewer;
+    const { viewport } = viewer.getPageView(page - 1);
+    const box = viewportBox(viewport, rect);
+    const margin = this.#options.scrollMargin;
+    const { clientWidth, clientHeight } = this.#scroller;
+    // Aim `margin` px above and left of the box, but do not scroll past the
+    // page's far edge while the box stays in view: a passage at the foot of a
+    // page then shows with the text above it, and its page stays the one
+    // that fills the view (the one pdf.js reports as current).
+    const place = (start, size, pageSize, viewSize) =>
+      Math.max(Math.min(start - margin, pageSize - viewSize), start + size + margin - viewSize);
+    const left = place(box.left, box.width, viewport.width, clientWidth);
+    const top = place(box.top, box.height, viewport.height, clientHeight);
+    // XYZ destinations are PDF points: convert back (right for any rotation).
+    const [x, y] = viewport.convertToPdfPoint(left, top);
+    viewer.scrollPageIntoView({ pageNumber: page, destArray: [null, { name: "XYZ" }, x, y, null] });
+  }
+
+  #announce(highlights) {
+    const pages = [...highlights].filter(([, rects]) => rects.length).map(([page]) => page);
+    const count = [...highlights.values()].reduce((n, rects) => n + rects.length, 0);
+    if (!count) {
+      this.#status.textContent = "";
+      return;
+    }
+    const where = pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.join(", ")}`;
+    this.#status.textContent = `Cited passage highlighted on ${where}.`;
+  }
+}

@@ -1,0 +1,33 @@
+"""A real browser (Debian's Chromium driven by Playwright) against a live
+Django server with the demo loaded. Skips, saying why, when either is missing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from io import StringIO
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def demo_site(live_server: Any, django_capture_on_commit_callbacks: Any) -> Any:
+    from django.core.management import call_command
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=StringIO())
+    return live_server
+
+
+@pytest.fixture
+def page(chromium: Any, demo_site: Any) -> Iterator[Any]:
+    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{demo_site.url}/accounts/login/")
+    page.fill("input[name=username]", "demo")
+    page.fill("input[name=password]", "demo")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{demo_site.url}/answers/")
+    yield page
+    context.close()

@@ -1,0 +1,157 @@
+"""The review page in a real browser: click a sentence, see the highlight
+where the located rectangles say, across page breaks, after zoom; keys and
+decisions; hostile answers stay inert."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from reviewer.models import Answer, CitationVerdict, Page, ReviewDecision
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOLERANCE_PX = 3.0
+
+# Each overlay and the drawing area of the page it sits on (the page div inside
+# its border: pdf.js's viewport for that page), in CSS pixels.
+MEASURE = """() => [...document.querySelectorAll('#pdf-viewer .cg-highlight')].map(o => {
+  const page = o.closest('.page');
+  const p = page.getBoundingClientRect(), b = o.getBoundingClientRect();
+  return {page: Number(page.dataset.pageNumber), canvas: {left: p.left + page.clientLeft,
+          top: p.top + page.clientTop, width: page.clientWidth, height: page.clientHeight},
+          box: {left: b.left, top: b.top, width: b.width, height: b.height}};
+})"""
+
+
+def _answer(external_id: str) -> Answer:
+    return Answer.objects.get(external_id=external_id)
+
+
+def _expected_boxes(citation: CitationVerdict, overlays: list[dict[str, Any]]
+                    ) -> list[tuple[float, float, float, float, float, float, float, float]]:
+    """(expected left, top, right, bottom; seen left, top, right, bottom) per rect:
+    the located rectangle (PDF points, top-left of the displayed page) scaled by
+    the page's size in CSS pixels over its size in points."""
+    pairs = []
+    for entry in citation.pages:
+        page = Page.objects.get(document_id=citation.document_id, number=entry["page"])
+        seen = [o for o in overlays if o["page"] == entry["page"]]
+        assert len(seen) == len(entry["rects"]), (entry, seen)
+        for (x0, y0, x1, y1), overlay in zip(entry["rects"], seen, strict=True):
+            canvas, box = overlay["canvas"], overlay["box"]
+            scale = canvas["width"] / page.width
+            assert canvas["height"] / page.height == pytest.approx(scale, rel=0.01)
+            pairs.append((canvas["left"] + x0 * scale, canvas["top"] + y0 * scale,
+                          canvas["left"] + x1 * scale, canvas["top"] + y1 * scale,
+                          box["left"], box["top"], box["left"] + box["width"],
+                          box["top"] + box["height"]))
+    return pairs
+
+
+def _assert_aligned(page: Any, citation: CitationVerdict) -> None:
+    overlays = page.evaluate(MEASURE)
+    for ex0, ey0, ex1, ey1, sx0, sy0, sx1, sy1 in _expected_boxes(citation, overlays):
+        assert abs(ex0 - sx0) <= TOLERANCE_PX and abs(ex1 - sx1) <= TOLERANCE_PX
+        assert abs(ey0 - sy0) <= TOLERANCE_PX and abs(ey1 - sy1) <= TOLERANCE_PX
+
+
+def _open_sentence(page: Any, answer: Answer, citation: CitationVerdict) -> None:
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/")
+    page.click(f"#sentence-{citation.sentence.index} a.sentence-open")
+    count = sum(len(p["rects"]) for p in citation.pages)
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#pdf-viewer .cg-highlight').length === n", arg=count)
+
+
+def test_clicking_a_verified_sentence_shows_its_page_with_the_highlight_on_the_quote(
+    page: Any,
+) -> None:
+    answer = _answer("demo-benefits-vesting")
+    citation = CitationVerdict.objects.filter(
+        answer=answer, outcome="verified", quote__startswith="Employer match").get()
+    _open_sentence(page, answer, citation)
+    assert "?sentence=" in page.url  # the panel's address is in the history
+    assert page.locator("#sentence-panel .badge").first.inner_text().strip() == "✓ verified"
+    expected_page = citation.pages[0]["page"]
+    page.wait_for_function(f"document.querySelector('#pdf-viewer').dataset.currentPage == "
+                           f"'{expected_page}'")
+    _assert_aligned(page, citation)
+    # The highlight is on screen, inside the viewer's visible area.
+    viewer_box = page.locator("#pdf-viewer").bounding_box()
+    first = page.locator("#pdf-viewer .cg-highlight").first.bounding_box()
+    assert viewer_box["y"] <= first["y"] <= viewer_box["y"] + viewer_box["height"]
+    page.screenshot(path="/tmp/review-verified.png")
+
+    # Zoom in: pdf.js re-renders the page; the overlays follow.
+    before = page.evaluate(MEASURE)[0]["canvas"]["width"]
+    page.click(".viewer-toolbar [data-zoom=in]")
+    page.wait_for_function(
+        f"(() => {{ const c = document.querySelector('#pdf-viewer .page[data-page-number="
+        f"\"{expected_page}\"] canvas'); return c && c.getBoundingClientRect().width > "
+        f"{before} * 1.1 && document.querySelectorAll('#pdf-viewer .cg-highlight').length; }})()")
+    page.wait_for_timeout(300)
+    _assert_aligned(page, citation)
+
+
+def test_a_quote_across_a_page_break_is_highlighted_on_both_pages(page: Any) -> None:
+    answer = _answer("demo-benefits-vesting")
+    citation = CitationVerdict.objects.get(answer=answer, quote__startswith="Up to five")
+    assert [p["page"] for p in citation.pages] == [1, 2]
+    _open_sentence(page, answer, citation)
+    pages = {o["page"] for o in page.evaluate(MEASURE)}
+    assert pages == {1, 2}
+    _assert_aligned(page, citation)
+
+
+def test_keyboard_navigation_and_a_decision(page: Any) -> None:
+    answer = _answer("demo-benefits-mixed")
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/")
+    page.keyboard.press("j")
+    assert page.locator("li.sentence.selected").get_attribute("data-index") == "0"
+    page.keyboard.press("j")
+    page.keyboard.press("k")
+    assert page.locator("li.sentence.selected").get_attribute("data-index") == "0"
+    page.keyboard.press("n")  # the next failing sentence, opened
+    selected = page.locator("li.sentence.selected")
+    assert "failing" in (selected.get_attribute("class") or "")
+    page.wait_for_selector("#sentence-panel .citation-list")
+    page.keyboard.press("?")
+    assert page.locator("#keys-help").is_visible()
+    page.keyboard.press("Escape")
+    page.fill("#decision-note", "Dental quote drops the 'not'")
+    page.locator("#decision-note").blur()
+    page.keyboard.press("r")
+    page.wait_for_selector("#decisions .review-state:has-text('Rejected')")
+    assert "Dental quote drops the" in page.locator("#decisions").inner_text()
+    decision = ReviewDecision.objects.get(answer=answer)
+    assert (decision.decision, decision.reviewer.get_username()) == ("reject", "demo")
+
+
+def test_hostile_html_in_an_answer_renders_inert(page: Any) -> None:
+    answer = _answer("demo-hostile")
+    dialogs: list[str] = []
+    requests: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/")
+    page.click("#sentence-0 a.sentence-open")
+    page.wait_for_selector("#sentence-panel .citation-list")
+    page.wait_for_timeout(500)
+    assert dialogs == []
+    assert not [url for url in requests if url.rstrip("/").endswith("/x")]
+    text = page.locator("#sentence-0 .sentence-text").inner_text()
+    assert "<script>alert('xss')</script>" in text and '<img src=x onerror="alert(1)">' in text
+    assert page.locator("li.sentence img").count() == 0
+    assert page.locator("li.sentence script").count() == 0
+
+
+def test_review_screenshot_for_the_docs(page: Any) -> None:
+    """Not an assertion of looks: it keeps docs/review.png reproducible."""
+    answer = _answer("demo-benefits-mixed")
+    citation = CitationVerdict.objects.get(answer=answer, quote__contains="ten unused")
+    _open_sentence(page, answer, citation)
+    page.wait_for_timeout(300)
+    page.screenshot(path="/tmp/review-altered.png", full_page=False)
+    assert page.locator("#sentence-panel .diff del").first.inner_text() == "five"
