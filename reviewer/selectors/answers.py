@@ -33,10 +33,23 @@ def _with_rows(queryset: QuerySet[Answer]) -> QuerySet[Answer]:
     )
 
 
-def answer_result(answer: Answer) -> dict[str, Any]:
-    """The API's result for a stored answer: the report, rebuilt from its rows,
-    plus the action taken. POST and GET answer with this same function."""
-    answer = _with_rows(Answer.objects.filter(pk=answer.pk)).get()
+def answer_result(answer: Answer, *, sentences: list[dict[str, Any]] | None = None
+                  ) -> dict[str, Any]:
+    """The API's result for a stored answer: the report plus the action taken.
+
+    POST passes the sentences it has just stored (no read-back); GET rebuilds
+    them from the rows. Both go through here, and a test holds them equal.
+    """
+    if sentences is None:
+        answer = _with_rows(Answer.objects.filter(pk=answer.pk)).get()
+        sentences = [
+            {
+                "index": s.index, "start": s.start, "end": s.end, "text": s.text,
+                "claim": s.claim, "status": s.status,
+                "citations": [_citation_data(c) for c in s.citations.all()],
+            }
+            for s in answer.sentences.all()
+        ]
     return {
         "answer": answer.pk,
         "id": answer.external_id or None,
@@ -53,14 +66,7 @@ def answer_result(answer: Answer) -> dict[str, Any]:
         "threshold": answer.threshold,
         "reasons": answer.reasons,
         "notes": answer.notes,
-        "sentences": [
-            {
-                "index": s.index, "start": s.start, "end": s.end, "text": s.text,
-                "claim": s.claim, "status": s.status,
-                "citations": [_citation_data(c) for c in s.citations.all()],
-            }
-            for s in answer.sentences.all()
-        ],
+        "sentences": sentences,
         "elapsed_ms": round(answer.elapsed_ms, 3),
         "checks": "provenance",
         "review_url": reverse("reviewer:answer", args=[answer.pk]),

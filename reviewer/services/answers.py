@@ -122,9 +122,26 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
         if stored is None or not payload.id:
             raise
         return SubmitResult(stored, created=False, result=answer_result(stored))
-    result = answer_result(answer)
+    result = answer_result(answer, sentences=_stored_sentences(data_report))
     metrics.record(surface=surface.name, model=answer.model, result=result)
     return SubmitResult(answer, created=True, result=result)
+
+
+_CITATION_KEYS = (
+    "outcome", "marker", "markers", "marker_start", "marker_end", "quote", "quote_start",
+    "quote_end", "score", "source_marker", "chunk_start", "chunk_end", "message",
+    "normalizations", "differences", "document", "document_start", "document_end",
+    "superseded", "pages",
+)
+
+
+def _stored_sentences(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The report's sentences exactly as the rows store them (and GET reads them)."""
+    return [
+        {**{k: s[k] for k in ("index", "start", "end", "text", "claim", "status")},
+         "citations": [{k: c[k] for k in _CITATION_KEYS} for c in s["citations"]]}
+        for s in report["sentences"]
+    ]
 
 
 def _store_rows(answer: Answer, payload: AnswerPayload, sources: list[Any],

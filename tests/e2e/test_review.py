@@ -4,6 +4,7 @@ decisions; hostile answers stay inert."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -147,11 +148,18 @@ def test_hostile_html_in_an_answer_renders_inert(page: Any) -> None:
     assert page.locator("li.sentence script").count() == 0
 
 
-def test_review_screenshot_for_the_docs(page: Any) -> None:
-    """Not an assertion of looks: it keeps docs/review.png reproducible."""
-    answer = _answer("demo-benefits-mixed")
-    citation = CitationVerdict.objects.get(answer=answer, quote__contains="ten unused")
-    _open_sentence(page, answer, citation)
-    page.wait_for_timeout(300)
-    page.screenshot(path="/tmp/review-altered.png", full_page=False)
-    assert page.locator("#sentence-panel .diff del").first.inner_text() == "five"
+def test_review_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
+    """Keeps the README's screenshots reproducible: CITEGUARD_SCREENSHOTS=docs
+    writes them there (bin/screenshots); otherwise they go to a temp folder."""
+    folder = os.environ.get("CITEGUARD_SCREENSHOTS") or str(tmp_path)
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    shots = [("demo-benefits-mixed", "ten unused", "review-altered.png"),
+             ("demo-benefits-vesting", "Up to five", "review-page-break.png")]
+    for external_id, quote, name in shots:
+        answer = _answer(external_id)
+        citation = CitationVerdict.objects.get(answer=answer, quote__contains=quote)
+        _open_sentence(page, answer, citation)
+        page.wait_for_timeout(400)
+        page.screenshot(path=f"{folder}/{name}")
+    assert page.locator("#sentence-panel .citation-list").count() == 1
+    assert os.path.getsize(f"{folder}/review-page-break.png") > 10_000
