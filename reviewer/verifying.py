@@ -13,7 +13,21 @@ from reviewer.selectors.documents import document_locate
 from verification import Report, Source, VerificationConfig, verify_answer
 from verification.payload import AnswerPayload, SourceRef
 
-__all__ = ["SourceResolutionError", "report_dict", "resolve_sources", "verify_payload"]
+__all__ = [
+    "SourceResolutionError", "pdf_pages_text", "report_dict", "resolve_sources", "verify_payload",
+]
+
+
+def pdf_pages_text(data: bytes) -> list[str]:
+    """Each page's text of a PDF sent inline (an Anthropic document), through
+    the same extractor as uploads, so quotes are checked against our text."""
+    from reviewer.ingestion import ExtractionError, extract_pdf
+
+    try:
+        extracted = extract_pdf(data)
+    except ExtractionError as error:
+        raise SourceResolutionError(f"an inline PDF document: {error.message}") from None
+    return [extracted.page_text(n) for n in range(1, extracted.page_count + 1)]
 
 
 class SourceResolutionError(ValueError):

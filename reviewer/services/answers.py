@@ -19,7 +19,12 @@ from reviewer.models import (
     Surface,
 )
 from reviewer.selectors.answers import answer_result
-from reviewer.verifying import SourceResolutionError, report_dict, resolve_sources
+from reviewer.verifying import (
+    SourceResolutionError,
+    pdf_pages_text,
+    report_dict,
+    resolve_sources,
+)
 from verification import VerificationConfig, verify_answer
 from verification.formats import FormatError, convert
 from verification.payload import AnswerPayload, PayloadError, parse_answer_payload
@@ -81,9 +86,9 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     result back, also when both arrive at once.
     """
     try:
-        native = convert(data) if isinstance(data, dict) else data
+        native = convert(data, pdf_text=pdf_pages_text) if isinstance(data, dict) else data
         payload = parse_answer_payload(native)
-    except (FormatError, PayloadError) as error:
+    except (FormatError, PayloadError, SourceResolutionError) as error:
         raise AnswerRejected("invalid-payload", str(error)) from None
     input_format = data.get("format", "native") if isinstance(data, dict) else "native"
     if payload.id:

@@ -126,3 +126,28 @@ def test_hostile_html_is_reported_as_plain_text() -> None:
     result = run("-", stdin=json.dumps(answer(hostile)))
     assert result.returncode == 0
     assert json.loads(result.stdout)["sentences"][0]["text"].startswith("<script>")
+
+
+def test_vendor_formats_are_converted_offline(tmp_path: Path) -> None:
+    fixture = json.loads((ROOT / "tests/verification/formats/openai_file_search.json")
+                         .read_text())
+    del fixture["format"]
+    path = tmp_path / "openai.json"
+    path.write_text(json.dumps(fixture))
+    result = run("--format", "openai", str(path))
+    assert result.returncode in (0, 1), result.stderr
+    report = json.loads(result.stdout)
+    assert any("quotes were not available" in note for note in report["notes"])
+    outcomes = {c["outcome"] for s in report["sentences"] for c in s["citations"]}
+    assert outcomes <= {"unquoted", "fabricated-marker"} and "unquoted" in outcomes
+    anthropic = (ROOT / "tests/verification/formats/anthropic_text.json").read_text()
+    result = run("-", stdin=anthropic)  # the "format" key inside is enough
+    assert result.returncode in (0, 1), result.stderr
+    assert {c["outcome"] for s in json.loads(result.stdout)["sentences"]
+            for c in s["citations"]} & {"verified", "verified-fuzzy"}
+
+
+def test_a_malformed_vendor_payload_exits_two_naming_the_path() -> None:
+    result = run("--format", "anthropic", "-", stdin=json.dumps({"request": {}, "response": {}}))
+    assert result.returncode == 2
+    assert "request" in result.stderr and "Traceback" not in result.stderr

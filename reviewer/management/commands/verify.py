@@ -15,8 +15,14 @@ from typing import Any, ClassVar, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewer.verifying import SourceResolutionError, report_dict, verify_payload
+from reviewer.verifying import (
+    SourceResolutionError,
+    pdf_pages_text,
+    report_dict,
+    verify_payload,
+)
 from verification import VerificationConfig
+from verification.formats import FORMATS, FormatError, convert
 from verification.payload import PayloadError, parse_answer_payload
 
 BAD_INPUT = 2
@@ -37,9 +43,15 @@ class Command(BaseCommand):
             "--jsonl", action="store_true",
             help="read the input as JSON Lines whatever its name",
         )
+        parser.add_argument(
+            "--format", choices=FORMATS, default=None, dest="input_format",
+            help="the input's format: native (default), or an Anthropic or OpenAI "
+            '{"request": ..., "response": ...} pair (also read from a "format" key)',
+        )
 
     def handle(self, *args: Any, file: str, threshold: float | None, jsonl: bool,
-               **options: Any) -> None:
+               input_format: str | None, **options: Any) -> None:
+        self.input_format = input_format
         try:
             config = VerificationConfig() if threshold is None else VerificationConfig(
                 threshold=threshold
@@ -134,7 +146,12 @@ class Command(BaseCommand):
     def _verify_one(self, data: Any, config: VerificationConfig, *, where: str) -> dict[str, Any]:
         prefix = f"{where}: " if where else ""
         try:
-            payload = parse_answer_payload(data)
-            return report_dict(verify_payload(payload, config=config))
-        except (PayloadError, SourceResolutionError) as error:
+            if isinstance(data, dict) and self.input_format and "format" not in data:
+                data = {**data, "format": self.input_format}
+            native = convert(data, pdf_text=pdf_pages_text) if isinstance(data, dict) else data
+            report = report_dict(verify_payload(parse_answer_payload(native), config=config))
+            if isinstance(native, dict) and native.get("notes"):
+                report["notes"] = list(native["notes"])
+            return report
+        except (FormatError, PayloadError, SourceResolutionError) as error:
             raise CommandError(f"{prefix}{error}", returncode=BAD_INPUT) from None
