@@ -65,6 +65,9 @@ class Command(BaseCommand):
                 all_pass = self._verify_lines(stream, config)
             else:
                 all_pass = self._verify_document(stream, config)
+        except BrokenPipeError:  # `verify big.jsonl | head`: the reader left; so do we
+            sys.stderr.close()
+            sys.exit(1)
         finally:
             if stream is not sys.stdin:
                 stream.close()
