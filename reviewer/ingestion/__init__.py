@@ -12,6 +12,7 @@ from reviewer.ingestion.extract import (
     ExtractionError,
     ExtractionErrorKind,
     PageInfo,
+    TextLines,
     extract_pdf,
 )
 from reviewer.ingestion.furniture import FurnitureConfig, find_furniture
@@ -26,6 +27,7 @@ __all__ = [
     "FurnitureConfig",
     "PageInfo",
     "PageRects",
+    "TextLines",
     "bounding_box",
     "chunk_text",
     "extract_pdf",

@@ -9,8 +9,8 @@ run across them; callers pass the same ranges as ``skip`` to the normaliser.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 __all__ = ["chunk_text"]
 
@@ -19,8 +19,8 @@ _PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
 # Sentence-final punctuation, closing quotes/brackets, then whitespace.
 _SENTENCE = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)")
 _OPENERS = "\"'“‘([¿¡"
-_LINE = re.compile(r"\n")
-_SPACE = re.compile(r"\s")
+_END_MARKS = ".!?…"
+_CLOSERS = "\"'”’)]"
 
 
 def _merge(ranges: Sequence[tuple[int, int]], length: int) -> list[tuple[int, int]]:
@@ -76,9 +76,24 @@ class _Text:
         return 0
 
 
-def _sentence_ends(text: str) -> list[int]:
+def _sentence_ends(text: str, low: int, high: int) -> list[int]:
+    """Sentence ends in ``[low, high]``, ascending: the ends of ``_SENTENCE``
+    matches followed by a capital, a digit or an opening quote or bracket."""
+    if low > high:
+        return []
+    # A match is an end mark and the closers after it, so one ending at low or
+    # later starts at most that far back; matches never overlap (a closer
+    # cannot start one), so searching from there finds what a search of the
+    # whole text finds. The lookahead reads one character past ``high``.
+    start = low
+    while start > 0 and text[start - 1] in _CLOSERS:
+        start -= 1
+    if start > 0 and text[start - 1] in _END_MARKS:
+        start -= 1
     ends = []
-    for match in _SENTENCE.finditer(text):
+    for match in _SENTENCE.finditer(text, start, high + 1):
+        if match.end() < low:
+            continue
         following = match.end()
         while following < len(text) and text[following].isspace():
             following += 1
@@ -89,6 +104,45 @@ def _sentence_ends(text: str) -> list[int]:
         if char.isupper() or char.isdigit() or char in _OPENERS:
             ends.append(match.end())
     return ends
+
+
+def _paragraph_breaks(view: _Text, low: int, high: int) -> list[int]:
+    """Starts of blank lines in ``[low, high]``, ascending, page breaks left out.
+
+    The search starts after the last visible character before ``low`` and
+    stops at the first one after ``high``: no match crosses a visible
+    character, so within those bounds it finds exactly the matches (they can
+    chain, as in "\n\n\n") of a search over the whole text.
+    """
+    if low > high:
+        return []
+    text = view.text
+    start = low
+    while start > 0 and text[start - 1].isspace():
+        start -= 1
+    stop = high + 1
+    while stop < len(text) and text[stop].isspace():
+        stop += 1
+    return [
+        match.start()
+        for match in _PARAGRAPH.finditer(text, start, stop)
+        if low <= match.start() <= high and not _page_break(view, match.start())
+    ]
+
+
+def _line_breaks(text: str, low: int, high: int) -> Iterator[int]:
+    """Positions of "\n" in ``[low, high]``, descending."""
+    at = text.rfind("\n", low, high + 1)
+    while at >= 0:
+        yield at
+        at = text.rfind("\n", low, at)
+
+
+def _spaces(text: str, low: int, high: int) -> Iterator[int]:
+    """Positions of whitespace in ``[low, high]``, descending."""
+    for at in range(high, low - 1, -1):
+        if text[at].isspace():
+            yield at
 
 
 def _page_break(view: _Text, position: int) -> bool:
@@ -124,20 +178,6 @@ def chunk_text(
             f"overlap must be at least 0 and less than target_size ({target_size}), not {overlap}"
         )
     view = _Text(text, exclude)
-    paragraphs = [
-        m.start() for m in _PARAGRAPH.finditer(text) if not _page_break(view, m.start())
-    ]
-    sentences = _sentence_ends(text)
-    # Candidate chunk ends by preference; a start candidate is a visible
-    # character after a paragraph or sentence end (the same positions).
-    ends_by_preference = (
-        paragraphs,
-        sentences,
-        [m.start() for m in _LINE.finditer(text)],
-        [m.start() for m in _SPACE.finditer(text)],
-    )
-    sentence_starts = sorted(set(paragraphs) | set(sentences))
-
     content_end = view.backward(len(text))
     chunks: list[tuple[int, int]] = []
     position = view.forward(0)
@@ -146,44 +186,46 @@ def chunk_text(
         if content_end <= limit:
             chunks.append((position, content_end))
             break
-        end = _choose_end(view, ends_by_preference, position, limit, target_size // 2)
+        end = _choose_end(view, position, limit, target_size // 2)
         chunks.append((position, end))
-        position = _choose_start(view, sentence_starts, position, end, overlap)
+        position = _choose_start(view, position, end, overlap)
     return chunks
 
 
-def _choose_end(
-    view: _Text,
-    ends_by_preference: Sequence[list[int]],
-    position: int,
-    limit: int,
-    minimum: int,
-) -> int:
-    for candidates in ends_by_preference:
-        k = bisect_right(candidates, limit) - 1
-        while k >= 0 and candidates[k] >= position + minimum:
-            end = view.backward(candidates[k])
+def _choose_end(view: _Text, position: int, limit: int, minimum: int) -> int:
+    # Candidates are searched for near the chunk's end only (the text can be
+    # a book: no list of every space or line break in it is built).
+    text = view.text
+    low = position + minimum
+    by_preference: tuple[Callable[[], Iterable[int]], ...] = (
+        lambda: reversed(_paragraph_breaks(view, low, limit)),
+        lambda: reversed(_sentence_ends(text, low, limit)),
+        lambda: _line_breaks(text, low, limit),
+        lambda: _spaces(text, low, limit),
+    )
+    for candidates in by_preference:
+        for candidate in candidates():
+            end = view.backward(candidate)
             if end > position + minimum // 2:
                 return end
-            k -= 1
     # One unbroken run of text (a URL, a table of digits): cut it.
     end = view.backward(limit)
     return end if end > position else limit
 
 
-def _choose_start(
-    view: _Text, sentence_starts: list[int], position: int, end: int, overlap: int
-) -> int:
+def _choose_start(view: _Text, position: int, end: int, overlap: int) -> int:
     if overlap == 0:
         return view.forward(end)
     wanted = end - overlap
     low, high = max(position + 1, end - 2 * overlap), end - overlap // 2
+    # A start candidate is a visible character after a paragraph or sentence end.
+    sentence_starts = sorted(
+        set(_paragraph_breaks(view, low, high)) | set(_sentence_ends(view.text, low, high))
+    )
     best: int | None = None
-    k = bisect_left(sentence_starts, low)
-    while k < len(sentence_starts) and sentence_starts[k] <= high:
-        if best is None or abs(sentence_starts[k] - wanted) < abs(best - wanted):
-            best = sentence_starts[k]
-        k += 1
+    for candidate in sentence_starts:
+        if best is None or abs(candidate - wanted) < abs(best - wanted):
+            best = candidate
     if best is None:
         # No sentence start nearby: any word start close to the overlap.
         best = max(low, wanted)

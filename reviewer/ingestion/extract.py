@@ -17,25 +17,47 @@ Layout of the text:
   (``"ﬁ"``) with its own box, and a word hyphenated at a line end stays
   ``"hyphen-\\nated"``; the normaliser folds both.
 
-Geometry: each character has a box ``(x0, y0, x1, y1)`` in PDF points on the
-page *as displayed*: origin at the top-left of the visible (crop) box, after
-the page's /Rotate. Characters the extractor inserted (line breaks, block and
-page separators, side-by-side joiners) have NaN boxes. Boxes are float32, four
-per character, so geometry costs 16 bytes per character.
+Geometry: each character that comes from the PDF (a *glyph* here) has a box
+``(x0, y0, x1, y1)`` in PDF points on the page *as displayed*: origin at the
+top-left of the visible (crop) box, after the page's /Rotate. Characters the
+extractor inserted (line breaks, block and page separators, side-by-side
+joiners) have no box; the geometry lists their positions instead.
+
+Extraction streams: each page's boxes go to a temporary file as soon as the
+page is read, so a long document never holds more than one page's boxes (or
+one page's rawdict) in memory; the page texts wait in another temporary file
+until the last page is done. Lines in the top and bottom margins are noted on
+the way (:class:`TextLines`), for furniture detection. The boxes' file is
+already in the stored format, which :meth:`DocumentGeometry.write` copies out
+a chunk at a time. Stored format, version 2, little-endian:
+
+* header (:data:`_HEADER`): magic ``CGEO``, version, reserved, page count, text
+  length, CRC-32 of the text as UTF-8, number of inserted characters;
+* the glyphs' boxes in text order, four float32 each (16 bytes);
+* one fixed record per page (:data:`_PAGE`);
+* the positions of the inserted characters, ascending, uint32 each.
+
+An inserted character costs 4 bytes rather than a 16-byte empty box, which
+keeps a document with a few lines per page under 16 bytes per character.
 """
 
 from __future__ import annotations
 
-import math
+import codecs
 import re
 import struct
 import sys
+import tempfile
+import threading
 import time
+import weakref
 import zlib
 from array import array
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from itertools import chain
+from typing import IO, ClassVar, Literal, Protocol
 
 import pymupdf
 
@@ -46,6 +68,7 @@ __all__ = [
     "ExtractionError",
     "ExtractionErrorKind",
     "PageInfo",
+    "TextLines",
     "extract_pdf",
 ]
 
@@ -64,8 +87,6 @@ _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_MEDIABOX_CLIP
 
 # Characters that would collide with the separators the extractor inserts.
 _CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
-_NAN = float("nan")
-_NAN_BOX = array("f", [_NAN] * 4)
 
 # A gap at least this wide (points) between block x-ranges separates columns.
 _COLUMN_GAP = 6.0
@@ -75,9 +96,17 @@ _ROW_OVERLAP = 1.0
 _ROW_MERGE_LINES = 2.5
 
 _MAGIC = b"CGEO"
-_VERSION = 1
-_HEADER = struct.Struct("<4sHHIII")  # magic, version, reserved, pages, text length, crc32
+_VERSION = 2
+# magic, version, reserved, pages, text length, crc32, inserted characters
+_HEADER = struct.Struct("<4sHHIIII")
 _PAGE = struct.Struct("<IIIi10d")  # number, text range, rotation, size, mediabox, cropbox
+_BOX_SIZE = 16  # four float32
+_POSITION_SIZE = 4  # one uint32
+_COPY_CHUNK = 1 << 16
+_TEXT_CHUNK = 1 << 16
+_BIG_ENDIAN = sys.byteorder == "big"
+if array("I").itemsize != _POSITION_SIZE:  # pragma: no cover - no such platform in use
+    raise ImportError("citeguard geometry needs a 4-byte array('I')")
 
 
 class ExtractionError(Exception):
@@ -133,98 +162,325 @@ class PageInfo:
         return self.cropbox[0] + ux, self.cropbox[3] - uy
 
 
+# --------------------------------------------------------------------------
+# Where the stored bytes are: in memory, in a temporary file, or in storage
+
+
+class _Blob(Protocol):
+    """Random access to one document's stored geometry bytes."""
+
+    def read(self, offset: int, size: int) -> bytes: ...
+
+    def copy_to(self, out: IO[bytes]) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class _BytesBlob:
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read(self, offset: int, size: int) -> bytes:
+        return self.data[offset : offset + size]
+
+    def copy_to(self, out: IO[bytes]) -> int:
+        out.write(self.data)
+        return len(self.data)
+
+    def close(self) -> None:
+        pass
+
+
+def _copy(source: IO[bytes], out: IO[bytes]) -> int:
+    """Copy ``source`` from its start, a chunk at a time; returns the size."""
+    source.seek(0)
+    written = 0
+    while chunk := source.read(_COPY_CHUNK):
+        out.write(chunk)
+        written += len(chunk)
+    return written
+
+
+class _TemporaryBlob:
+    """The temporary file extraction wrote; closed with its last user."""
+
+    def __init__(self, handle: IO[bytes]) -> None:
+        self.handle = handle
+        self.lock = threading.Lock()  # seek + read must not interleave
+        self._finalizer = weakref.finalize(self, handle.close)
+
+    def read(self, offset: int, size: int) -> bytes:
+        with self.lock:
+            self.handle.seek(offset)
+            return self.handle.read(size)
+
+    def copy_to(self, out: IO[bytes]) -> int:
+        with self.lock:
+            return _copy(self.handle, out)
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+class _OpenerBlob:
+    """A stored file, opened afresh for every read (nothing is held open)."""
+
+    __slots__ = ("open_file",)
+
+    def __init__(self, open_file: Callable[[], IO[bytes]]) -> None:
+        self.open_file = open_file
+
+    def read(self, offset: int, size: int) -> bytes:
+        with self.open_file() as handle:
+            handle.seek(offset)
+            return handle.read(size)
+
+    def copy_to(self, out: IO[bytes]) -> int:
+        with self.open_file() as handle:
+            return _copy(handle, out)
+
+    def close(self) -> None:
+        pass
+
+
+def _to_floats(data: bytes) -> list[float]:
+    values = array("f")
+    values.frombytes(data)
+    if _BIG_ENDIAN:
+        values.byteswap()
+    return values.tolist()
+
+
+# --------------------------------------------------------------------------
+# Geometry
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class DocumentGeometry:
-    """Per-page text ranges and one float32 box per character of the text.
+    """Per-page text ranges, the positions of inserted characters, and a
+    float32 box for every other character (glyph), read on demand.
 
-    ``boxes`` holds ``4 * text_length`` floats: ``boxes[4*i : 4*i + 4]`` is
-    ``(x0, y0, x1, y1)`` of character ``i``, NaN for inserted characters. It is
-    shared, not copied: treat it as read-only.
+    ``inserted`` holds, ascending, the positions of the characters the
+    extractor inserted (line breaks, separators, joiners), which have no box;
+    it is shared, not copied: treat it as read-only. Boxes come from wherever
+    the stored bytes are: the extraction's temporary file, bytes in memory
+    (:meth:`from_bytes`) or a stored file opened per read (:meth:`from_file`).
     """
 
     pages: tuple[PageInfo, ...] = field(repr=False)
-    boxes: array[float] = field(repr=False)
+    inserted: array[int] = field(repr=False)
     text_length: int
     text_crc32: int
+    blob: _Blob = field(repr=False)
     page_starts: tuple[int, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if len(self.boxes) != 4 * self.text_length:
+        if len(self.inserted) > self.text_length:
             raise ValueError(
-                f"geometry has {len(self.boxes)} floats for {self.text_length} characters; "
-                "expected exactly 4 per character"
+                f"geometry lists {len(self.inserted)} inserted characters in a text of "
+                f"{self.text_length}"
             )
         # Cached for bisecting offsets to pages (locate() runs per request).
         object.__setattr__(self, "page_starts", tuple(p.text_start for p in self.pages))
 
+    @property
+    def glyph_count(self) -> int:
+        """How many characters have a box (all but the inserted ones)."""
+        return self.text_length - len(self.inserted)
+
+    @property
+    def stored_size(self) -> int:
+        """Bytes that :meth:`write` produces."""
+        return _stored_size(len(self.pages), self.text_length, len(self.inserted))
+
+    def is_inserted(self, index: int) -> bool:
+        k = bisect_left(self.inserted, index)
+        return k < len(self.inserted) and self.inserted[k] == index
+
     def box(self, index: int) -> Box | None:
         """The box of character ``index``, or None for an inserted character."""
-        x0, y0, x1, y1 = self.boxes[4 * index : 4 * index + 4]
-        if math.isnan(x0):
+        if not 0 <= index < self.text_length:
+            raise IndexError(f"character {index} is outside the text (length {self.text_length})")
+        k = bisect_left(self.inserted, index)
+        if k < len(self.inserted) and self.inserted[k] == index:
             return None
+        x0, y0, x1, y1 = self._glyph_values(index - k, index - k + 1)
         return (x0, y0, x1, y1)
 
+    def glyph_boxes(self, start: int, end: int) -> list[float]:
+        """The boxes of the glyphs in ``[start, end)``, flat (4 values each);
+        inserted characters are left out."""
+        inserted = self.inserted
+        first = start - bisect_left(inserted, start)
+        last = end - bisect_left(inserted, end)
+        return self._glyph_values(first, last) if last > first else []
+
+    def glyph_runs(self, start: int, end: int) -> Iterator[list[float]]:
+        """The boxes of ``[start, end)`` run by run, flat (4 values a glyph):
+        one run per stretch between inserted characters, which are left out.
+        The boxes are read in one go."""
+        inserted = self.inserted
+        k0, k1 = bisect_left(inserted, start), bisect_left(inserted, end)
+        values = self.glyph_boxes(start, end) if end - start > k1 - k0 else []
+        at = 0  # into values
+        position = start
+        for k in range(k0, k1):
+            stop = inserted[k]
+            if stop > position:
+                count = 4 * (stop - position)
+                yield values[at : at + count]
+                at += count
+            position = stop + 1
+        if end > position:
+            yield values[at:]
+
+    def _glyph_values(self, first: int, last: int) -> list[float]:
+        size = _BOX_SIZE * (last - first)
+        data = self.blob.read(_HEADER.size + _BOX_SIZE * first, size)
+        if len(data) != size:
+            raise ValueError("geometry data ended early: it was cut short or changed")
+        return _to_floats(data)
+
+    # Serialisation ----------------------------------------------------------
+
+    def write(self, out: IO[bytes]) -> int:
+        """Write the stored format to the binary file ``out``, a chunk at a
+        time (no second copy in memory); returns the number of bytes."""
+        return self.blob.copy_to(out)
+
     def to_bytes(self) -> bytes:
-        """Header, one fixed record per page, then the boxes as float32 LE."""
-        parts: list[bytes | memoryview] = [
-            _HEADER.pack(_MAGIC, _VERSION, 0, len(self.pages), self.text_length, self.text_crc32)
-        ]
-        parts.extend(
-            _PAGE.pack(
-                p.number, p.text_start, p.text_end, p.rotation, p.width, p.height,
-                *p.mediabox, *p.cropbox,
-            )
-            for p in self.pages
-        )
-        boxes = self.boxes
-        if sys.byteorder == "big":
-            boxes = array("f", boxes)
-            boxes.byteswap()
-        # Joining a view of the array writes the floats once, straight into
-        # the result (a book's geometry runs to tens of megabytes).
-        parts.append(memoryview(boxes).cast("B"))
-        return b"".join(parts)
+        """The stored format as one bytes object (prefer :meth:`write` for big
+        documents: this holds all of it in memory)."""
+        if isinstance(self.blob, _BytesBlob):
+            return self.blob.data
+        return self.blob.read(0, self.stored_size)
+
+    def close(self) -> None:
+        """Release the temporary file behind a freshly extracted geometry
+        (boxes cannot be read after this). Also done when it is collected."""
+        self.blob.close()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> DocumentGeometry:
-        if len(data) < _HEADER.size:
-            raise ValueError("geometry data is too short to hold a header")
-        magic, version, _, page_count, text_length, crc = _HEADER.unpack_from(data)
-        if magic != _MAGIC:
-            raise ValueError(f"not citeguard geometry data (magic {magic!r}, expected {_MAGIC!r})")
-        if version != _VERSION:
-            raise ValueError(
-                f"geometry format version {version} is not supported (only {_VERSION})"
+        """The geometry in ``data`` (as :meth:`write` or :meth:`to_bytes` made it)."""
+        blob = _BytesBlob(bytes(data))
+        return _read_index(blob.read, len(blob.data), blob)
+
+    @classmethod
+    def from_file(cls, open_file: Callable[[], IO[bytes]]) -> DocumentGeometry:
+        """The geometry of a stored file, without reading its boxes now.
+
+        ``open_file()`` must return a new binary file object (a context
+        manager) on each call, e.g. ``lambda: storage.open(name, "rb")``: the
+        header, page records and inserted positions are read once, here; each
+        later box lookup opens the file and reads just the boxes it needs.
+        """
+        with open_file() as handle:
+
+            def read(offset: int, size: int) -> bytes:
+                handle.seek(offset)
+                return handle.read(size)
+
+            return _read_index(read, handle.seek(0, 2), _OpenerBlob(open_file))
+
+
+def _stored_size(pages: int, text_length: int, inserted: int) -> int:
+    return (
+        _HEADER.size
+        + _BOX_SIZE * (text_length - inserted)
+        + _PAGE.size * pages
+        + _POSITION_SIZE * inserted
+    )
+
+
+def _read_index(
+    read: Callable[[int, int], bytes], size: int, blob: _Blob
+) -> DocumentGeometry:
+    """Check the header of stored geometry and read everything but the boxes
+    (with ``read(offset, size)``); the geometry reads its boxes from ``blob``."""
+    header = read(0, _HEADER.size)
+    if len(header) < _HEADER.size:
+        raise ValueError("geometry data is too short to hold a header")
+    magic, version, _, page_count, text_length, crc, inserted_count = _HEADER.unpack(header)
+    if magic != _MAGIC:
+        raise ValueError(f"not citeguard geometry data (magic {magic!r}, expected {_MAGIC!r})")
+    if version != _VERSION:
+        raise ValueError(
+            f"geometry format version {version} is not supported (only {_VERSION}); "
+            "re-extract the document's PDF to store its geometry again"
+        )
+    if inserted_count > text_length:
+        raise ValueError(
+            f"geometry header lists {inserted_count} inserted characters in a text of "
+            f"{text_length}"
+        )
+    expected = _stored_size(page_count, text_length, inserted_count)
+    if size != expected:
+        raise ValueError(f"geometry data is {size} bytes; the header implies {expected}")
+    tables_at = _HEADER.size + _BOX_SIZE * (text_length - inserted_count)
+    tables = read(tables_at, size - tables_at)
+    pages = []
+    for index in range(page_count):
+        number, start, end, rotation, width, height, *rest = _PAGE.unpack_from(
+            tables, index * _PAGE.size
+        )
+        pages.append(
+            PageInfo(
+                number=number, text_start=start, text_end=end, width=width, height=height,
+                rotation=rotation, mediabox=(rest[0], rest[1], rest[2], rest[3]),
+                cropbox=(rest[4], rest[5], rest[6], rest[7]),
             )
-        boxes_at = _HEADER.size + page_count * _PAGE.size
-        expected = boxes_at + 16 * text_length
-        if len(data) != expected:
-            raise ValueError(f"geometry data is {len(data)} bytes; the header implies {expected}")
-        pages = []
-        for index in range(page_count):
-            number, start, end, rotation, width, height, *rest = _PAGE.unpack_from(
-                data, _HEADER.size + index * _PAGE.size
-            )
-            pages.append(
-                PageInfo(
-                    number=number, text_start=start, text_end=end, width=width, height=height,
-                    rotation=rotation, mediabox=(rest[0], rest[1], rest[2], rest[3]),
-                    cropbox=(rest[4], rest[5], rest[6], rest[7]),
-                )
-            )
-        boxes = array("f")
-        boxes.frombytes(memoryview(data)[boxes_at:])
-        if sys.byteorder == "big":
-            boxes.byteswap()
-        return cls(pages=tuple(pages), boxes=boxes, text_length=text_length, text_crc32=crc)
+        )
+    inserted = array("I")
+    inserted.frombytes(tables[page_count * _PAGE.size :])
+    if _BIG_ENDIAN:
+        inserted.byteswap()
+    return DocumentGeometry(
+        pages=tuple(pages), inserted=inserted, text_length=text_length, text_crc32=crc,
+        blob=blob,
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TextLines:
+    """Lines of the text in the margin bands of their page, with their
+    vertical extent: what furniture detection needs.
+
+    A line is a non-blank stretch between line breaks (``"\\n"``). Gathered
+    page by page during extraction: every line that lies wholly in the top or
+    bottom :attr:`band` (a fraction of the displayed page height) is here
+    (some a little further in may be too). Line ``k`` is
+    ``text[starts[k]:ends[k]]`` (it starts and ends with a glyph), and its
+    glyphs span ``tops[k]`` to ``bottoms[k]`` on the displayed page, as
+    float32 like the stored boxes. The lines of page ``n`` (1-based) are
+    ``page_lines[n - 1]`` up to ``page_lines[n]``.
+    """
+
+    band: ClassVar[float] = 0.25
+    starts: array[int] = field(default_factory=lambda: array("I"), repr=False)
+    ends: array[int] = field(default_factory=lambda: array("I"), repr=False)
+    tops: array[float] = field(default_factory=lambda: array("f"), repr=False)
+    bottoms: array[float] = field(default_factory=lambda: array("f"), repr=False)
+    page_lines: array[int] = field(default_factory=lambda: array("I", [0]), repr=False)
+
+    def page(self, number: int) -> range:
+        """Indices of the lines of page ``number`` (1-based)."""
+        return range(self.page_lines[number - 1], self.page_lines[number])
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ExtractedDocument:
-    """The document text and the geometry that places each of its characters."""
+    """The document text and the geometry that places each of its characters.
+
+    ``lines`` is filled by :func:`extract_pdf` (furniture detection uses it);
+    a document rebuilt with :meth:`from_bytes` has None there.
+    """
 
     text: str = field(repr=False)
     geometry: DocumentGeometry
+    lines: TextLines | None = field(default=None, repr=False)
 
     @property
     def pages(self) -> tuple[PageInfo, ...]:
@@ -239,8 +495,13 @@ class ExtractedDocument:
         page = self.geometry.pages[number - 1]
         return self.text[page.text_start : page.text_end]
 
+    def write_geometry(self, out: IO[bytes]) -> int:
+        """Stream the geometry's stored format into the binary file ``out``
+        (store the text itself next to it); returns the number of bytes."""
+        return self.geometry.write(out)
+
     def to_bytes(self) -> bytes:
-        """The geometry, serialised; store the text itself next to it."""
+        """The geometry, serialised, as one bytes object (see :meth:`write_geometry`)."""
         return self.geometry.to_bytes()
 
     @classmethod
@@ -256,8 +517,8 @@ class ExtractedDocument:
         return cls(text=text, geometry=geometry)
 
 
-def _crc32(text: str) -> int:
-    return zlib.crc32(text.encode("utf-8", "surrogatepass"))
+def _crc32(text: str, crc: int = 0) -> int:
+    return zlib.crc32(text.encode("utf-8", "surrogatepass"), crc)
 
 
 # --------------------------------------------------------------------------
@@ -292,13 +553,77 @@ def _open(data: bytes) -> pymupdf.Document:
     return doc
 
 
+class _GeometryWriter:
+    """Streams a document's geometry into a temporary file, page by page.
+
+    The file is in the stored format once :meth:`finish` has appended the page
+    records and inserted positions and filled in the header.
+    """
+
+    def __init__(self) -> None:
+        self.handle: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - owned by the blob
+        self.handle.write(bytes(_HEADER.size))  # the header is written last
+        self.pages: list[PageInfo] = []
+        self.inserted: array[int] = array("I")
+        self.lines = TextLines()
+
+    def insert(self, start: int, count: int) -> None:
+        self.inserted.extend(range(start, start + count))
+
+    def add_page(self, page: _PageText) -> None:
+        boxes = page.boxes
+        if _BIG_ENDIAN:
+            boxes.byteswap()
+        self.handle.write(boxes)
+        self.pages.append(page.info)
+        self.inserted.extend(page.inserted)
+        lines = self.lines
+        for start, end, top, bottom in page.margin_lines:
+            lines.starts.append(start)
+            lines.ends.append(end)
+            lines.tops.append(top)
+            lines.bottoms.append(bottom)
+        lines.page_lines.append(len(lines.starts))
+
+    def finish(self, text_length: int, crc: int) -> DocumentGeometry:
+        handle = self.handle
+        handle.writelines(
+            _PAGE.pack(
+                p.number, p.text_start, p.text_end, p.rotation, p.width, p.height,
+                *p.mediabox, *p.cropbox,
+            )
+            for p in self.pages
+        )
+        inserted = self.inserted
+        if _BIG_ENDIAN:
+            inserted = array("I", inserted)
+            inserted.byteswap()
+        handle.write(inserted)
+        handle.seek(0)
+        handle.write(_HEADER.pack(
+            _MAGIC, _VERSION, 0, len(self.pages), text_length, crc, len(self.inserted)
+        ))
+        handle.flush()
+        geometry = DocumentGeometry(
+            pages=tuple(self.pages), inserted=self.inserted, text_length=text_length,
+            text_crc32=crc, blob=_TemporaryBlob(handle),
+        )
+        if geometry.stored_size != handle.seek(0, 2):  # pragma: no cover - a bug
+            raise AssertionError("geometry file size does not match its header")
+        return geometry
+
+    def close(self) -> None:
+        self.handle.close()
+
+
 def extract_pdf(
     data: bytes, *, max_pages: int = 2000, max_seconds: float = 120.0
 ) -> ExtractedDocument:
     """Extract the text of a PDF in reading order, with every character's box.
 
-    Pages are read one at a time, so memory stays proportional to the text,
-    not to the page count. ``max_seconds`` is checked between pages.
+    Pages are read one at a time and each page's boxes go straight to a
+    temporary file, so memory stays proportional to the text, not to the page
+    count. ``max_seconds`` is checked between pages.
 
     Raises :class:`ExtractionError` (``kind`` one of ``not-pdf``, ``corrupt``,
     ``encrypted``, ``no-text``, ``too-many-pages``, ``timeout``).
@@ -318,10 +643,31 @@ def extract_pdf(
                 f"This PDF has {doc.page_count} pages; the limit is {max_pages}. "
                 "Split it into smaller documents.",
             )
-        pieces: list[str] = []
-        boxes: array[float] = array("f")
-        pages: list[PageInfo] = []
-        length = 0
+        writer = _GeometryWriter()
+        try:
+            text, crc = _extract_pages(doc, writer, started, max_seconds)
+            geometry = writer.finish(len(text), crc)
+        except BaseException:
+            writer.close()
+            raise
+    finally:
+        doc.close()
+    return ExtractedDocument(text=text, geometry=geometry, lines=writer.lines)
+
+
+_SEPARATOR_BYTES = PAGE_SEPARATOR.encode("ascii")
+
+
+def _extract_pages(
+    doc: pymupdf.Document, writer: _GeometryWriter, started: float, max_seconds: float
+) -> tuple[str, int]:
+    """The document text and its CRC-32; geometry goes to ``writer``.
+
+    Page texts wait in a temporary file as UTF-8 (which the CRC needs anyway),
+    so the text is built once, at the end, when no page's rawdict is alive.
+    """
+    length = crc = 0
+    with tempfile.TemporaryFile() as spool:
         for index in range(doc.page_count):
             if time.monotonic() - started > max_seconds:
                 raise ExtractionError(
@@ -330,12 +676,13 @@ def extract_pdf(
                     f"(stopped at page {index + 1} of {doc.page_count}).",
                 )
             if index:
-                pieces.append(PAGE_SEPARATOR)
-                boxes.extend(_NAN_BOX * len(PAGE_SEPARATOR))
+                spool.write(_SEPARATOR_BYTES)
+                crc = zlib.crc32(_SEPARATOR_BYTES, crc)
+                writer.insert(length, len(PAGE_SEPARATOR))
                 length += len(PAGE_SEPARATOR)
             try:
                 page = doc.load_page(index)
-                info, page_text, page_boxes = _extract_page(page, index + 1, length)
+                result = _extract_page(page, index + 1, length)
             except ExtractionError:
                 raise
             except Exception as error:
@@ -343,24 +690,35 @@ def extract_pdf(
                     "corrupt",
                     f"Page {index + 1} of this PDF is damaged and cannot be read ({error}).",
                 ) from error
-            pieces.append(page_text)
-            boxes.extend(page_boxes)
-            length += len(page_text)
-            pages.append(info)
+            writer.add_page(result)
+            encoded = result.text.encode("utf-8", "surrogatepass")
+            spool.write(encoded)
+            crc = zlib.crc32(encoded, crc)
+            length += len(result.text)
         # Every extracted line holds a visible character, so an empty text
         # means no page had a text layer at all.
-        if all(p.text_start == p.text_end for p in pages):
+        if all(p.text_start == p.text_end for p in writer.pages):
             raise ExtractionError(
                 "no-text",
                 "No text layer: this looks like a scanned document; run OCR first.",
             )
-    finally:
-        doc.close()
-    text = "".join(pieces)
-    geometry = DocumentGeometry(
-        pages=tuple(pages), boxes=boxes, text_length=len(text), text_crc32=_crc32(text)
-    )
-    return ExtractedDocument(text=text, geometry=geometry)
+        text = _read_text(spool)
+    return text, crc
+
+
+def _read_text(spool: IO[bytes]) -> str:
+    """Decode the spooled UTF-8 text a chunk at a time.
+
+    ``text += piece`` on a string nothing else refers to grows it in place in
+    CPython, so the text is not held twice (as bytes and decoded, or as
+    pieces and joined) at the end of extraction.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")
+    spool.seek(0)
+    text = ""
+    while chunk := spool.read(_TEXT_CHUNK):
+        text += decoder.decode(chunk)
+    return text + decoder.decode(b"", final=True)
 
 
 # --------------------------------------------------------------------------
@@ -370,7 +728,7 @@ def extract_pdf(
 @dataclass(slots=True)
 class _Line:
     text: str
-    boxes: list[float]  # 4 per character of text
+    boxes: list[float]  # 4 per character of text (x0, y0, x1, y1), displayed page
     x0: float
     y0: float
     x1: float
@@ -387,6 +745,18 @@ class _Block:
     y1: float
 
 
+@dataclass(slots=True)
+class _PageText:
+    """One page's share of the document: text, glyph boxes, inserted
+    positions and margin lines, positions counted in the whole document."""
+
+    info: PageInfo
+    text: str
+    boxes: array[float]  # float32, 4 per glyph
+    inserted: list[int]
+    margin_lines: list[tuple[int, int, float, float]]  # start, end, top, bottom
+
+
 def _pdf_boxes(page: pymupdf.Page) -> tuple[Box, Box]:
     """MediaBox and CropBox in PDF user space (PyMuPDF flips the crop box's y)."""
     media = page.mediabox
@@ -396,9 +766,7 @@ def _pdf_boxes(page: pymupdf.Page) -> tuple[Box, Box]:
     return (media.x0, media.y0, media.x1, media.y1), crop_pdf
 
 
-def _extract_page(
-    page: pymupdf.Page, number: int, offset: int
-) -> tuple[PageInfo, str, array[float]]:
+def _extract_page(page: pymupdf.Page, number: int, offset: int) -> _PageText:
     raw = page.get_text("rawdict", flags=_TEXT_FLAGS)
     # rawdict boxes are relative to the unrotated crop box; this maps them to
     # the page as displayed.
@@ -415,35 +783,60 @@ def _extract_page(
         if lines:
             blocks.append(_Block(
                 lines,
-                min(ln.x0 for ln in lines), min(ln.y0 for ln in lines),
-                max(ln.x1 for ln in lines), max(ln.y1 for ln in lines),
+                min([ln.x0 for ln in lines]), min([ln.y0 for ln in lines]),
+                max([ln.x1 for ln in lines]), max([ln.y1 for ln in lines]),
             ))
     del raw  # the per-character dicts are the bulk of a page's memory
 
     line_height = _median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
     pieces: list[str] = []
-    boxes: array[float] = array("f")
+    line_boxes: list[float] = []
+    inserted: list[int] = []
+    # Text lines ("\n" to "\n", side-by-side lines joined) in the margin
+    # bands, for furniture detection; a point of slack covers float32 rounding.
+    rect = page.rect
+    top_band = rect.height * TextLines.band + 1.0
+    bottom_band = rect.height * (1.0 - TextLines.band) - 1.0
+    margin_lines: list[tuple[int, int, float, float]] = []
+    position = offset
     for block_index, block in enumerate(_reading_order(blocks, line_height)):
         if block_index:
             pieces.append(_BLOCK_SEPARATOR)
-            boxes.extend(_NAN_BOX * len(_BLOCK_SEPARATOR))
+            inserted.extend(range(position, position + len(_BLOCK_SEPARATOR)))
+            position += len(_BLOCK_SEPARATOR)
         previous: _Line | None = None
+        start, top, bottom = position, 0.0, 0.0
         for line in block.lines:
-            if previous is not None:
-                pieces.append(" " if _side_by_side(previous, line) else "\n")
-                boxes.extend(_NAN_BOX)
+            if previous is None:
+                start, top, bottom = position, line.y0, line.y1
+            elif _side_by_side(previous, line):
+                pieces.append(" ")
+                inserted.append(position)
+                position += 1
+                top, bottom = min(top, line.y0), max(bottom, line.y1)
+            else:
+                if bottom <= top_band or top >= bottom_band:
+                    margin_lines.append((start, position, top, bottom))
+                pieces.append("\n")
+                inserted.append(position)
+                position += 1
+                start, top, bottom = position, line.y0, line.y1
             pieces.append(line.text)
-            boxes.extend(line.boxes)
+            line_boxes += line.boxes
+            position += len(line.text)
             previous = line
+        if bottom <= top_band or top >= bottom_band:
+            margin_lines.append((start, position, top, bottom))
     text = "".join(pieces)
+    boxes: array[float] = array("f")
+    boxes.fromlist(line_boxes)
     media, crop = _pdf_boxes(page)
-    rect = page.rect
     info = PageInfo(
         number=number, text_start=offset, text_end=offset + len(text),
         width=rect.width, height=rect.height, rotation=page.rotation,
         mediabox=media, cropbox=crop,
     )
-    return info, text, boxes
+    return _PageText(info, text, boxes, inserted, margin_lines)
 
 
 def _read_line(raw_line: dict, matrix: _Matrix) -> _Line | None:  # type: ignore[type-arg]
@@ -458,21 +851,25 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> _Line | None:  # type: ignore
         span_chars = span["chars"]
         text = "".join([char["c"] for char in span_chars])
         if len(text) == len(span_chars):
-            char_boxes.extend([char["bbox"] for char in span_chars])
+            char_boxes += [char["bbox"] for char in span_chars]
         else:
             # A glyph with no character is dropped; one that maps to several
             # (ActualText) gives each of them the glyph's box, so text and
             # boxes stay aligned.
-            char_boxes.extend([char["bbox"] for char in span_chars for _ in char["c"]])
+            char_boxes += [char["bbox"] for char in span_chars for _ in char["c"]]
         texts.append(text)
-    text = _CONTROL.sub(" ", "".join(texts))  # one for one: boxes stay aligned
-    # Leading and trailing blanks carry no glyph worth highlighting.
+    text = _CONTROL.sub(" ", texts[0] if len(texts) == 1 else "".join(texts))
+    # Leading and trailing blanks carry no glyph worth highlighting; the
+    # replacement above is one for one, so boxes stay aligned.
     stripped = text.strip()
     if not stripped:
         return None
-    start = len(text) - len(text.lstrip())
-    char_boxes = char_boxes[start : start + len(stripped)]
-    boxes = _displayed(char_boxes, matrix)
+    if len(stripped) != len(text):
+        start = len(text) - len(text.lstrip())
+        char_boxes = char_boxes[start : start + len(stripped)]
+    if matrix != _IDENTITY:
+        char_boxes = _displayed(char_boxes, matrix)
+    boxes = list(chain.from_iterable(char_boxes))
     a, b, c, d, _, _ = matrix
     dx, dy = raw_line["dir"]
     horizontal = abs(b * dx + d * dy) < 0.1 and a * dx + c * dy > 0
@@ -483,25 +880,33 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> _Line | None:  # type: ignore
     )
 
 
-def _displayed(char_boxes: list[Box], matrix: _Matrix) -> list[float]:
-    """Unrotated boxes mapped to the displayed page, flattened."""
-    if matrix == _IDENTITY:
-        return [v for box in char_boxes for v in box]
+def _displayed(char_boxes: list[Box], matrix: _Matrix) -> list[Box]:
+    """Unrotated boxes mapped to the displayed page."""
     a, b, c, d, e, f = matrix
     # Affine map of two opposite corners; with a multiple of 90 degrees they
     # stay opposite corners, and the signs say which one is now top-left.
     flip_x = a + c < 0
     flip_y = b + d < 0
-    flat: list[float] = []
-    for x0, y0, x1, y1 in char_boxes:
-        p0, p1 = a * x0 + c * y0 + e, a * x1 + c * y1 + e
-        q0, q1 = b * x0 + d * y0 + f, b * x1 + d * y1 + f
-        if flip_x:
-            p0, p1 = p1, p0
-        if flip_y:
-            q0, q1 = q1, q0
-        flat += (p0, q0, p1, q1)
-    return flat
+    # One comprehension per case (no per-character branching).
+    if flip_x and flip_y:
+        return [
+            (a * x1 + c * y1 + e, b * x1 + d * y1 + f, a * x0 + c * y0 + e, b * x0 + d * y0 + f)
+            for x0, y0, x1, y1 in char_boxes
+        ]
+    if flip_x:
+        return [
+            (a * x1 + c * y1 + e, b * x0 + d * y0 + f, a * x0 + c * y0 + e, b * x1 + d * y1 + f)
+            for x0, y0, x1, y1 in char_boxes
+        ]
+    if flip_y:
+        return [
+            (a * x0 + c * y0 + e, b * x1 + d * y1 + f, a * x1 + c * y1 + e, b * x0 + d * y0 + f)
+            for x0, y0, x1, y1 in char_boxes
+        ]
+    return [
+        (a * x0 + c * y0 + e, b * x0 + d * y0 + f, a * x1 + c * y1 + e, b * x1 + d * y1 + f)
+        for x0, y0, x1, y1 in char_boxes
+    ]
 
 
 def _side_by_side(left: _Line, right: _Line) -> bool:

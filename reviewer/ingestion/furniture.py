@@ -22,8 +22,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from reviewer.ingestion.extract import ExtractedDocument
-from reviewer.ingestion.locate import bounding_box
+from reviewer.ingestion.extract import ExtractedDocument, TextLines
 
 __all__ = ["FurnitureConfig", "find_furniture"]
 
@@ -65,12 +64,45 @@ def find_furniture(
 ) -> list[tuple[int, int]]:
     """Sorted, non-overlapping ``[start, end)`` ranges of furniture lines."""
     text = doc.text
+    lines = doc.lines
+    if lines is None or config.margin > lines.band:
+        lines = _lines_of(doc)  # rebuilt from stored data, or wider bands than recorded
     found: list[tuple[int, int]] = []
     # (band, folded text) -> its occurrences as (top y, page, start, end).
     occurrences: dict[tuple[str, str], list[tuple[float, int, int, int]]] = defaultdict(list)
+    starts, ends, tops, bottoms = lines.starts, lines.ends, lines.tops, lines.bottoms
     for page in doc.pages:
         top = page.height * config.margin
         bottom = page.height * (1.0 - config.margin)
+        for k in lines.page(page.number):
+            # A line's text starts and ends with a glyph: nothing to strip.
+            if bottoms[k] <= top:
+                band = "top"
+            elif tops[k] >= bottom:
+                band = "bottom"
+            else:
+                continue
+            start, end = starts[k], ends[k]
+            line = text[start:end]
+            if _PAGE_NUMBER.fullmatch(line):
+                found.append((start, end))
+            elif sum(char.isalnum() for char in line) >= _MIN_ALNUM:
+                occurrences[(band, _fold(line))].append((tops[k], page.number, start, end))
+    needed = max(2, min(config.min_pages, doc.page_count))
+    for occurring in occurrences.values():
+        if len({page for _, page, _, _ in occurring}) >= needed:
+            found.extend(_repeated_in_place(occurring, needed))
+    return sorted(found)
+
+
+def _lines_of(doc: ExtractedDocument) -> TextLines:
+    """Every line of the text, found in the text and geometry (extraction
+    records those in the margin bands as it goes): each non-blank stretch
+    between line breaks, stripped, with the vertical extent of its glyphs."""
+    text = doc.text
+    geometry = doc.geometry
+    lines = TextLines()
+    for page in doc.pages:
         position = page.text_start
         for line in text[page.text_start : page.text_end].split("\n"):
             start, end = position, position + len(line)
@@ -80,24 +112,15 @@ def find_furniture(
                 continue
             start += len(line) - len(line.lstrip())
             end = start + len(stripped)
-            box = bounding_box(doc, start, end)
-            if box is None:
+            values = geometry.glyph_boxes(start, end)
+            if not values:
                 continue
-            if box[3] <= top:
-                band = "top"
-            elif box[1] >= bottom:
-                band = "bottom"
-            else:
-                continue
-            if _PAGE_NUMBER.fullmatch(stripped):
-                found.append((start, end))
-            elif sum(char.isalnum() for char in stripped) >= _MIN_ALNUM:
-                occurrences[(band, _fold(stripped))].append((box[1], page.number, start, end))
-    needed = max(2, min(config.min_pages, doc.page_count))
-    for lines in occurrences.values():
-        if len({page for _, page, _, _ in lines}) >= needed:
-            found.extend(_repeated_in_place(lines, needed))
-    return sorted(found)
+            lines.starts.append(start)
+            lines.ends.append(end)
+            lines.tops.append(min(values[1::4]))
+            lines.bottoms.append(max(values[3::4]))
+        lines.page_lines.append(len(lines.starts))
+    return lines
 
 
 def _repeated_in_place(

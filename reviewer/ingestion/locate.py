@@ -7,8 +7,6 @@ top-left of the visible page, after /Rotate) — what a viewer scales and draws.
 
 from __future__ import annotations
 
-import math
-from array import array
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import TypedDict
@@ -18,7 +16,6 @@ from reviewer.ingestion.extract import DocumentGeometry, ExtractedDocument
 __all__ = ["PageRects", "bounding_box", "locate"]
 
 Rect = list[float]
-_NAN_BOX = array("f", [math.nan] * 4)
 
 
 class PageRects(TypedDict):
@@ -65,7 +62,8 @@ def locate(
         lo, hi = max(start, page.text_start), min(end, page.text_end)
         for piece_start, piece_end in _pieces(lo, hi, skipped):
             # A skipped range breaks a line like an inserted character does.
-            rects.add_run(geometry.boxes[4 * piece_start : 4 * piece_end] + _NAN_BOX)
+            for run in geometry.glyph_runs(piece_start, piece_end):
+                rects.add_run(run)
         if rects.rects:
             result.append({
                 "page": page.number,
@@ -100,16 +98,10 @@ def bounding_box(
     """The union of the boxes in ``[start, end)`` (one page's worth), or None."""
     geometry = _geometry(source)
     _check_range(geometry, start, end)
-    values = geometry.boxes[4 * start : 4 * end]
-    x0s = [v for v in values[0::4] if v == v]  # v == v drops NaN
-    if not x0s:
+    values = geometry.glyph_boxes(start, end)  # inserted characters have none
+    if not values:
         return None
-    return (
-        min(x0s),
-        min(v for v in values[1::4] if v == v),
-        max(v for v in values[2::4] if v == v),
-        max(v for v in values[3::4] if v == v),
-    )
+    return (min(values[0::4]), min(values[1::4]), max(values[2::4]), max(values[3::4]))
 
 
 class _Rects:
@@ -124,19 +116,14 @@ class _Rects:
     def add_run(self, values: Sequence[float]) -> None:
         """Merge consecutive character boxes into one rectangle per line.
 
-        A run of boxes between two inserted characters is one PDF line, so it
-        is merged whichever way the line runs (vertical text included) as long
-        as its boxes touch.
+        A run of boxes between two inserted characters (flat, 4 values a box)
+        is one PDF line, so it is merged whichever way the line runs (vertical
+        text included) as long as its boxes touch.
         """
         current: Rect | None = None
         vertical = False
         for k in range(0, len(values), 4):
             x0, y0, x1, y1 = values[k : k + 4]
-            if math.isnan(x0):
-                if current is not None:
-                    self._append(current, vertical)
-                    current = None
-                continue
             if current is not None:
                 along = _touching(current, x0, y0, x1, y1)
                 if along is not None:

@@ -25,11 +25,11 @@ def chunk_list(*, document: Document) -> QuerySet[Chunk]:
 @lru_cache(maxsize=16)
 def _geometry(document_id: int, name: str) -> DocumentGeometry:
     # Keyed by the stored file's name: a document's geometry never changes
-    # once written, so the cache cannot go stale.
+    # once written, so the cache cannot go stale. Only the page records and
+    # inserted positions are cached; each lookup reads the boxes it needs.
     from django.core.files.storage import default_storage
 
-    with default_storage.open(name, "rb") as handle:
-        return DocumentGeometry.from_bytes(handle.read())
+    return DocumentGeometry.from_file(lambda: default_storage.open(name, "rb"))
 
 
 def document_geometry(document: Document) -> DocumentGeometry | None:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import tempfile
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
-from django.core.files.base import ContentFile
+from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 
 from reviewer.ingestion import (
@@ -108,14 +109,17 @@ def document_ingest(*, document_id: int) -> Document:
             max_pages=int(limits["MAX_PAGES"]),
             max_seconds=float(limits["MAX_SECONDS_PER_DOCUMENT"]),
         )
-        furniture = find_furniture(extracted)
-        ranges = chunk_text(
-            extracted.text,
-            target_size=int(limits["CHUNK_SIZE"]),
-            overlap=int(limits["CHUNK_OVERLAP"]),
-            exclude=furniture,
-        )
-        _store(document, extracted, furniture, ranges)
+        try:
+            furniture = find_furniture(extracted)
+            ranges = chunk_text(
+                extracted.text,
+                target_size=int(limits["CHUNK_SIZE"]),
+                overlap=int(limits["CHUNK_OVERLAP"]),
+                exclude=furniture,
+            )
+            _store(document, extracted, furniture, ranges)
+        finally:
+            extracted.geometry.close()  # the temporary file its boxes were streamed to
     except ExtractionError as error:
         _fail(document, error.kind, error.message)
     except Exception:  # a bug or an unforeseen PDF: fail this document, keep the worker
@@ -153,8 +157,13 @@ def _store(
         document.text = extracted.text
         document.furniture = [list(r) for r in furniture]
         document.page_count = extracted.page_count
-        document.geometry.save(f"{document.sha256}.geo", ContentFile(extracted.to_bytes()),
-                               save=False)
+        # Streamed through a temporary file: a book's geometry runs to tens
+        # of megabytes, which need not sit in memory.
+        name = f"{document.sha256}.geo"
+        with tempfile.TemporaryFile() as handle:
+            extracted.write_geometry(handle)
+            handle.seek(0)
+            document.geometry.save(name, File(handle, name=name), save=False)
         document.status = Document.Status.READY
         document.error_kind = document.error = ""
         document.save()

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reviewer.ingestion import ExtractedDocument, chunk_text, find_furniture
+from tests.ingestion.chunk_oracle import oracle_chunks
 
 
 def inside(position: int, ranges: Sequence[tuple[int, int]]) -> bool:
@@ -108,3 +109,44 @@ def test_chunk_invariants(
     overlap = int(target_size * overlap_fraction)
     chunks = chunk_text(text, target_size=target_size, overlap=overlap, exclude=exclude)
     check_chunks(text, chunks, exclude, target_size)
+    assert chunks == oracle_chunks(text, target_size=target_size, overlap=overlap,
+                                   exclude=exclude)
+
+
+# Runs of blank lines, closers after sentence ends, page breaks: where a
+# search near the chunk end could find other matches than a whole-text one.
+boundary_texts = st.text(alphabet=st.sampled_from("ab .!?…\n\f\t)\"'”’(A2"), max_size=500)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=boundary_texts,
+    cuts=st.lists(st.integers(0, 500), max_size=6),
+    target_size=st.integers(4, 90),
+    overlap_fraction=st.floats(0, 0.95),
+)
+def test_boundaries_match_a_whole_text_search(
+    text: str, cuts: list[int], target_size: int, overlap_fraction: float
+) -> None:
+    cuts = sorted(min(c, len(text)) for c in cuts)
+    exclude = list(zip(cuts[::2], cuts[1::2], strict=False))
+    overlap = int(target_size * overlap_fraction)
+    assert chunk_text(text, target_size=target_size, overlap=overlap, exclude=exclude) == (
+        oracle_chunks(text, target_size=target_size, overlap=overlap, exclude=exclude)
+    )
+
+
+def test_document_chunks_match_a_whole_text_search(report_doc: ExtractedDocument) -> None:
+    furniture = find_furniture(report_doc)
+    for size, overlap in ((1200, 200), (400, 80), (150, 0)):
+        assert chunk_text(report_doc.text, target_size=size, overlap=overlap,
+                          exclude=furniture) == oracle_chunks(
+            report_doc.text, target_size=size, overlap=overlap, exclude=furniture
+        )
+
+
+def test_long_texts_without_breaks_are_chunked_quickly() -> None:
+    # Searched near each chunk end: no pass over the rest of the text per chunk.
+    text = "word " * 100_000 + "x" * 50_000
+    chunks = chunk_text(text, target_size=1200, overlap=200)
+    check_chunks(text, chunks, (), 1200)

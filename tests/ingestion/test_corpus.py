@@ -121,6 +121,6 @@ def test_chunks_and_geometry_round_trip(name: str) -> None:
     for start, end in chunks:
         assert locate(doc, start, end, skip=furniture)
     data = doc.to_bytes()
-    assert len(data) / len(doc.text) < 16.5
+    assert len(data) / len(doc.text) <= 16  # inserted characters store no box
     again = ExtractedDocument.from_bytes(data, text=doc.text)
     assert again.pages == doc.pages

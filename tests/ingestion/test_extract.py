@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import math
+import struct
 
 import pymupdf
 import pytest
@@ -15,6 +17,7 @@ from reviewer.ingestion import (
     ExtractionError,
     bounding_box,
     extract_pdf,
+    locate,
 )
 from tests.factories import (
     SEARCH_FLAGS,
@@ -123,11 +126,24 @@ def test_boxes_are_rawdict_boxes_on_the_displayed_page(pdf_dir, rotation: int) -
 
 def test_inserted_characters_have_no_box(report_doc: ExtractedDocument) -> None:
     geometry = report_doc.geometry
-    for index, char in enumerate(report_doc.text):
+    text = report_doc.text
+    for index, char in enumerate(text):
         if char in "\n\f":
             assert geometry.box(index) is None
-    assert len(geometry.boxes) == 4 * len(report_doc.text)
-    assert geometry.boxes.itemsize == 4  # float32: 16 bytes per character
+    # Exactly the line breaks, separators and side-by-side joiners are inserted.
+    no_box = [index for index in range(len(text)) if geometry.box(index) is None]
+    assert list(geometry.inserted) == no_box
+    assert all(text[index] in "\n\f " for index in no_box)
+    assert no_box  # the report has line breaks
+    assert geometry.glyph_count == len(text) - len(no_box)
+    # float32 boxes: 16 bytes per glyph, 4 per inserted character.
+    for index in range(len(text)):
+        box = geometry.box(index)
+        if box is not None:
+            assert box == struct.unpack("<4f", struct.pack("<4f", *box))
+    assert len(report_doc.to_bytes()) == (
+        24 + 16 * geometry.glyph_count + 4 * len(no_box) + 96 * report_doc.page_count
+    )
 
 
 def test_upright_landscape_page_reads_in_display_order(upright_landscape: BuiltPdf) -> None:
@@ -169,13 +185,64 @@ def test_page_boxes_and_pdf_user_space(pdf_dir, rotation: int) -> None:
 # Serialisation -------------------------------------------------------------------
 
 
+def all_boxes(geometry: DocumentGeometry) -> list[tuple[float, ...] | None]:
+    return [geometry.box(index) for index in range(geometry.text_length)]
+
+
 def test_geometry_round_trips_through_bytes(report_doc: ExtractedDocument) -> None:
     data = report_doc.to_bytes()
     assert len(data) <= 16 * len(report_doc.text) + 32 + 96 * report_doc.page_count
+    assert len(data) < 16 * len(report_doc.text)
     again = ExtractedDocument.from_bytes(data, text=report_doc.text)
     assert again.pages == report_doc.pages
-    assert again.geometry.boxes.tobytes() == report_doc.geometry.boxes.tobytes()
+    assert all_boxes(again.geometry) == all_boxes(report_doc.geometry)
+    assert again.geometry.inserted == report_doc.geometry.inserted
     assert again.to_bytes() == data
+
+
+def test_geometry_streams_to_a_file_and_reads_back_lazily(
+    report_doc: ExtractedDocument, tmp_path
+) -> None:
+    path = tmp_path / "report.geo"
+    with path.open("wb") as handle:
+        written = report_doc.write_geometry(handle)
+    assert written == path.stat().st_size == report_doc.geometry.stored_size
+    assert path.read_bytes() == report_doc.to_bytes()
+    opened: list[int] = []
+
+    def open_file():  # type: ignore[no-untyped-def]
+        opened.append(1)
+        return path.open("rb")
+
+    lazy = DocumentGeometry.from_file(open_file)
+    assert lazy.pages == report_doc.pages
+    assert (lazy.text_length, lazy.text_crc32) == (
+        report_doc.geometry.text_length, report_doc.geometry.text_crc32,
+    )
+    assert len(opened) == 1  # header, page records and inserted positions only
+    page = report_doc.pages[1]
+    assert locate(lazy, page.text_start, page.text_end) == locate(
+        report_doc, page.text_start, page.text_end
+    )
+    assert all_boxes(lazy) == all_boxes(report_doc.geometry)
+    with pytest.raises(ValueError, match="bytes"):
+        DocumentGeometry.from_file(lambda: io.BytesIO(path.read_bytes()[:-4]))
+
+
+def test_geometry_refuses_other_format_versions(report_doc: ExtractedDocument) -> None:
+    data = report_doc.to_bytes()
+    for version in (1, 3):
+        old = data[:4] + struct.pack("<H", version) + data[6:]
+        with pytest.raises(ValueError, match=f"format version {version} is not supported"):
+            DocumentGeometry.from_bytes(old)
+
+
+def test_closed_geometry_cannot_be_read(three_pages: bytes) -> None:
+    doc = extract_pdf(three_pages)
+    assert doc.geometry.box(0) is not None
+    doc.geometry.close()
+    with pytest.raises(ValueError):
+        doc.geometry.box(0)
 
 
 def test_geometry_refuses_a_different_text(report_doc: ExtractedDocument) -> None:

@@ -67,3 +67,16 @@ def test_single_page_document_has_only_its_page_number() -> None:
     page.insert_text((290, 820), "7")
     extracted = extract_pdf(doc.tobytes())
     assert [extracted.text[s:e] for s, e in find_furniture(extracted)] == ["7"]
+
+
+def test_stored_geometry_gives_the_same_furniture(report_doc: ExtractedDocument) -> None:
+    # Extraction records the margin lines as it goes; a document rebuilt from
+    # stored data, or a band wider than the recorded one, measures them again.
+    rebuilt = ExtractedDocument.from_bytes(report_doc.to_bytes(), text=report_doc.text)
+    assert rebuilt.lines is None and report_doc.lines is not None
+    assert find_furniture(rebuilt) == find_furniture(report_doc)
+    for margin in (0.01, 0.05, 0.25, 0.3, 0.5):
+        config = FurnitureConfig(margin=margin, min_pages=2)
+        assert find_furniture(rebuilt, config=config) == find_furniture(report_doc, config=config)
+    wide = find_furniture(report_doc, config=FurnitureConfig(margin=0.5, min_pages=2))
+    assert set(find_furniture(report_doc)) <= set(wide)
