@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from functools import lru_cache
 
 from django.db.models import QuerySet
 
 from reviewer.ingestion import DocumentGeometry, PageRects, locate
 from reviewer.models import Chunk, Document
+
+logger = logging.getLogger("citeguard.documents")
 
 __all__ = [
     "chunk_list", "document_geometry", "document_list", "document_locate", "pdf_highlight",
@@ -33,9 +36,16 @@ def _geometry(document_id: int, name: str) -> DocumentGeometry:
 
 
 def document_geometry(document: Document) -> DocumentGeometry | None:
+    """The document's geometry, or None when it has none that can be read (not
+    ready, or stored by an older format: re-ingest to highlight it again)."""
     if document.status != Document.Status.READY or not document.geometry:
         return None
-    return _geometry(document.pk, document.geometry.name)
+    try:
+        return _geometry(document.pk, document.geometry.name)
+    except (OSError, ValueError):
+        logger.warning("geometry of document %s cannot be read; highlights are off",
+                       document.pk, exc_info=True)
+        return None
 
 
 def document_locate(document: Document, start: int, end: int) -> list[PageRects]:

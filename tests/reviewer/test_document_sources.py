@@ -137,3 +137,16 @@ def test_a_document_that_is_not_ready_is_refused(report_pdf: BuiltPdf) -> None:
 def test_chunk_listing_invariant_holds_for_every_chunk(document: Document) -> None:
     for chunk in Chunk.objects.filter(document=document):
         assert chunk.text == document.text[chunk.start : chunk.end]
+
+
+def test_unreadable_geometry_turns_highlights_off_instead_of_failing(
+    document: Document,
+) -> None:
+    from django.core.files.base import ContentFile
+
+    document.geometry.save("old.geo", ContentFile(b"CGEO\x01\x00 not this version"), save=True)
+    chunk = document.chunks.order_by("index").first()
+    assert chunk is not None
+    quote = " ".join(chunk.text.split()[12:24])
+    citation = only_citation(check(f'"{quote}" [S1].', [{"marker": "S1", "chunk": chunk.pk}]))
+    assert citation["outcome"] == "verified" and citation["pages"] == []
