@@ -73,6 +73,8 @@ TEMPLATES = [
     },
 ]
 
+if "DATABASE_URL" not in os.environ:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)  # the embedded default lives here
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'citeguard.sqlite3'}"),
