@@ -45,7 +45,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 __all__ = [
-    "NormalizedText", "OffsetMap", "explain", "fold_char", "fold_one_for_one", "normalize",
+    "NormalizedText", "OffsetMap", "explain", "fold_char", "fold_one_for_one", "merge_ranges",
+    "normalize",
 ]
 
 _DELETED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
@@ -353,7 +354,8 @@ def _fold_segment(builder: _Builder, text: str, start: int, end: int) -> None:
         index += 1
 
 
-def _merge_ranges(ranges: Iterable[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+def merge_ranges(ranges: Iterable[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """``ranges`` clipped to ``[0, length)``, sorted, overlapping ones merged."""
     merged: list[tuple[int, int]] = []
     for start, end in sorted((max(0, s), min(length, e)) for s, e in ranges):
         if start >= end:
@@ -406,7 +408,7 @@ def normalize(text: str, *, skip: Sequence[tuple[int, int]] = ()) -> NormalizedT
     # the original's.
     lowered = fold_one_for_one(text)
     position = 0
-    for skip_start, skip_end in [*_merge_ranges(skip, len(text)), (len(text), len(text))]:
+    for skip_start, skip_end in [*merge_ranges(skip, len(text)), (len(text), len(text))]:
         _normalize_span(builder, text, lowered, position, skip_start)
         if skip_end > skip_start:
             builder.space(skip_start, skip_end, breaks=True)

@@ -12,6 +12,8 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from verification.normalize import merge_ranges
+
 __all__ = ["chunk_text"]
 
 # A blank line (possibly holding spaces) ends a paragraph.
@@ -23,24 +25,12 @@ _END_MARKS = ".!?…"
 _CLOSERS = "\"'”’)]"
 
 
-def _merge(ranges: Sequence[tuple[int, int]], length: int) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted((max(0, s), min(length, e)) for s, e in ranges):
-        if start >= end:
-            continue
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-        else:
-            merged.append((start, end))
-    return merged
-
-
 class _Text:
     """The text with its excluded ranges: what counts as visible content."""
 
     def __init__(self, text: str, exclude: Sequence[tuple[int, int]]) -> None:
         self.text = text
-        self.excluded = _merge(exclude, len(text))
+        self.excluded = merge_ranges(exclude, len(text))
         self.excluded_starts = [start for start, _ in self.excluded]
 
     def _excluded_at(self, index: int) -> tuple[int, int] | None:
