@@ -35,22 +35,27 @@ class SourceResolutionError(ValueError):
 
 
 def _document_source(
-    marker: str, document: Document, start: int, end: int, *, what: str
+    marker: str, document: Document, start: int, end: int | None, *, what: str
 ) -> Source:
-    """``document.text[start:end]`` as injected, plus the text that follows it
-    (a quote may run on across the chunk boundary), read with one SUBSTR."""
+    """``document.text[start:end]`` as injected (``end`` None: to the end), plus
+    the text that follows it (a quote may run on across the chunk boundary),
+    read with one SUBSTR."""
     if document.status != Document.Status.READY:
         raise SourceResolutionError(
             f"source [{marker}] names {what} of document {document.pk}, which is "
             f"{document.status}, not ready"
         )
     continuation = int(settings.CITEGUARD["CONTINUATION_CHARS"])
+    part = (Substr("text", start + 1) if end is None
+            else Substr("text", start + 1, max(0, end - start) + continuation))
     row = (
         Document.objects.filter(pk=document.pk)
-        .annotate(part=Substr("text", start + 1, end - start + continuation), size=Length("text"))
+        .annotate(part=part, size=Length("text"))
         .values("part", "size")
         .get()
     )
+    if end is None:
+        end = row["size"]
     if end > row["size"] or start >= end:
         raise SourceResolutionError(
             f"source [{marker}]: range [{start}, {end}) is outside document {document.pk} "
@@ -93,16 +98,10 @@ def resolve_sources(refs: tuple[SourceRef, ...]) -> list[Source]:
                 raise SourceResolutionError(
                     f"source [{ref.marker}] names document {ref.document}, which does not exist"
                 )
-            end = ref.end if ref.end is not None else _length(document)
             sources.append(_document_source(
-                ref.marker, document, ref.start or 0, end, what="a range"
+                ref.marker, document, ref.start or 0, ref.end, what="a range"
             ))
     return sources
-
-
-def _length(document: Document) -> int:
-    return int(Document.objects.filter(pk=document.pk).values_list(Length("text"), flat=True)
-               .get())
 
 
 def verify_payload(payload: AnswerPayload, *, config: VerificationConfig) -> Report:
