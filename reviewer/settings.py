@@ -81,6 +81,18 @@ DATABASES = {
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Write-ahead logging: readers never wait for the writer, and a commit
+    # appends to the log instead of rewriting and syncing a rollback journal
+    # (synchronous=NORMAL is durable across application crashes; only an OS
+    # crash can lose the last commits). IMMEDIATE takes the write lock when a
+    # transaction begins, so two writers queue for `timeout` seconds instead
+    # of one failing with "database is locked" halfway through.
+    DATABASES["default"].setdefault("OPTIONS", {}).update({
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+    })
 
 # Django's Tasks framework: in-process by default; production sets
 # TASK_BACKEND=django_tasks_db.DatabaseBackend and runs `manage.py db_worker`.
