@@ -19,6 +19,7 @@ from reviewer.models import (
     Surface,
 )
 from reviewer.selectors.answers import answer_result
+from reviewer.services.rows import insert_rows
 from reviewer.verifying import (
     SourceResolutionError,
     pdf_pages_text,
@@ -132,6 +133,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     return SubmitResult(answer, created=True, result=result)
 
 
+_SENTENCE_KEYS = ("index", "start", "end", "text", "claim", "status")
 _CITATION_KEYS = (
     "outcome", "marker", "markers", "marker_start", "marker_end", "quote", "quote_start",
     "quote_end", "score", "source_marker", "chunk_start", "chunk_end", "message",
@@ -140,10 +142,15 @@ _CITATION_KEYS = (
 )
 
 
+# The citation keys stored in the column of the same name, as they are.
+_CITATION_COLUMNS = tuple(k for k in _CITATION_KEYS
+                          if k not in ("marker", "quote", "source_marker", "document"))
+
+
 def _stored_sentences(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The report's sentences exactly as the rows store them (and GET reads them)."""
     return [
-        {**{k: s[k] for k in ("index", "start", "end", "text", "claim", "status")},
+        {**{k: s[k] for k in _SENTENCE_KEYS},
          "citations": [{k: c[k] for k in _CITATION_KEYS} for c in s["citations"]]}
         for s in report["sentences"]
     ]
@@ -151,37 +158,24 @@ def _stored_sentences(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _store_rows(answer: Answer, payload: AnswerPayload, sources: list[Any],
                 report: dict[str, Any]) -> None:
-    AnswerSource.objects.bulk_create(
-        AnswerSource(
-            answer=answer, position=position, marker=source.marker, text=source.text,
-            chunk_id=ref.chunk, document_id=source.document,
-            document_start=source.document_offset if source.document is not None else None,
-            document_end=(source.document_offset + (source.injected_end or len(source.text))
+    insert_rows(AnswerSource, [
+        {"answer_id": answer.pk, "position": position, "marker": source.marker,
+         "text": source.text, "chunk_id": ref.chunk, "document_id": source.document,
+         "document_start": source.document_offset if source.document is not None else None,
+         "document_end": (source.document_offset + (source.injected_end or len(source.text))
                           if source.document is not None else None),
-            superseded=source.superseded, furniture=[list(r) for r in source.skip],
-        )
+         "superseded": source.superseded, "furniture": [list(r) for r in source.skip]}
         for position, (ref, source) in enumerate(zip(payload.sources, sources, strict=True))
-    )
-    sentences = SentenceVerdict.objects.bulk_create(
-        SentenceVerdict(answer=answer, index=s["index"], start=s["start"], end=s["end"],
-                        text=s["text"], claim=s["claim"], status=s["status"])
+    ])
+    sentence_ids = dict(insert_rows(SentenceVerdict, [
+        {"answer_id": answer.pk, **{k: s[k] for k in _SENTENCE_KEYS}}
         for s in report["sentences"]
-    )
-    citations = []
-    position = 0
-    for sentence, data in zip(sentences, report["sentences"], strict=True):
-        for c in data["citations"]:
-            citations.append(CitationVerdict(
-                answer=answer, sentence=sentence, position=position, outcome=c["outcome"],
-                marker=c["marker"] or "", markers=c["markers"], marker_start=c["marker_start"],
-                marker_end=c["marker_end"], quote=c["quote"] or "", quote_start=c["quote_start"],
-                quote_end=c["quote_end"], score=c["score"],
-                source_marker=c["source_marker"] or "", chunk_start=c["chunk_start"],
-                chunk_end=c["chunk_end"], message=c["message"],
-                normalizations=c["normalizations"], differences=c["differences"],
-                document_id=c["document"], document_start=c["document_start"],
-                document_end=c["document_end"], pages=c["pages"],
-                superseded=c["superseded"],
-            ))
-            position += 1
-    CitationVerdict.objects.bulk_create(citations)
+    ], returning=("index", "id")))
+    insert_rows(CitationVerdict, [
+        {"answer_id": answer.pk, "sentence_id": sentence_ids[s["index"]], "position": position,
+         **{k: c[k] for k in _CITATION_COLUMNS},
+         "marker": c["marker"] or "", "quote": c["quote"] or "",
+         "source_marker": c["source_marker"] or "", "document_id": c["document"]}
+        for position, (s, c) in enumerate(
+            (s, c) for s in report["sentences"] for c in s["citations"])
+    ])

@@ -162,11 +162,20 @@ def test_two_identical_submissions_at_once_store_one_answer(api_token: str) -> N
 
 
 def test_a_failure_mid_save_leaves_nothing(api: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    def fail(*args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("disk full")
+    from reviewer.services import answers as service
 
-    monkeypatch.setattr(CitationVerdict.objects, "bulk_create", fail)
+    real_insert = service.insert_rows
+    sentences_before_failure = []
+
+    def fail_on_citations(model: Any, rows: Any, **kwargs: Any) -> Any:
+        if model is CitationVerdict:
+            sentences_before_failure.append(SentenceVerdict.objects.count())
+            raise RuntimeError("disk full")
+        return real_insert(model, rows, **kwargs)
+
+    monkeypatch.setattr(service, "insert_rows", fail_on_citations)
     response = post(api, native('"Employer match vests after two years" [S1].'))
+    assert sentences_before_failure == [1]  # it failed mid-save, with rows already written
     assert response.status_code == 500
     assert "nothing was stored" in response.json()["error"]["message"]
     assert not Answer.objects.exists()
