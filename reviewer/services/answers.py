@@ -93,7 +93,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
         raise AnswerRejected("invalid-payload", str(error)) from None
     input_format = data.get("format", "native") if isinstance(data, dict) else "native"
     if payload.id:
-        stored = Answer.objects.filter(client=client, external_id=payload.id).first()
+        stored = Answer.objects.submitted_as(client, payload.id).first()
         if stored is not None:
             return SubmitResult(stored, created=False, result=answer_result(stored))
     _check_limits(payload)
@@ -124,7 +124,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
             _store_rows(answer, payload, sources, data_report)
     except IntegrityError:
         # The same external id stored by a concurrent request: return that one.
-        stored = Answer.objects.filter(client=client, external_id=payload.id or "").first()
+        stored = Answer.objects.submitted_as(client, payload.id or "").first()
         if stored is None or not payload.id:
             raise
         return SubmitResult(stored, created=False, result=answer_result(stored))

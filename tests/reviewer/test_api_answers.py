@@ -118,6 +118,21 @@ def test_the_same_id_again_returns_the_stored_result(api: Any) -> None:
     assert Answer.objects.count() == 1
 
 
+def test_the_stored_id_is_found_through_the_unique_index(api: Any) -> None:
+    """Every POST looks its id up first: a scan of the client's answers would
+    make each submission slower than the one before."""
+    post(api, native("x [S1].", id="indexed"))
+    stored = Answer.objects.get()
+    lookup = Answer.objects.submitted_as(stored.client, "indexed")
+    assert list(lookup) == [stored]
+    assert not Answer.objects.submitted_as(stored.client, "").exists()
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":  # ask whether it can, not whether it would
+            cursor.execute("SET LOCAL enable_seqscan = off")
+        plan = lookup.explain()
+    assert "answer_external_id_unique_per_client" in plan, plan
+
+
 def test_ids_are_scoped_per_client(api: Any, client: Any) -> None:
     from reviewer.services.clients import api_client_create
 
