@@ -29,7 +29,8 @@ def answers(request: HttpRequest) -> JsonResponse:
 
 @api_endpoint("GET")
 def answer_detail(request: HttpRequest, answer_id: int) -> JsonResponse:
-    answer = Answer.objects.filter(pk=answer_id, client=request.client).first()  # type: ignore[attr-defined]
+    answer = (Answer.objects.filter(pk=answer_id, client=request.client)  # type: ignore[attr-defined]
+              .select_related("surface").first())
     if answer is None:
         raise ApiError(404, "not-found", f"There is no answer {answer_id} for this client.")
     return JsonResponse(answer_result(answer))

@@ -9,20 +9,37 @@ from django.urls import reverse
 
 from reviewer.models import Answer, CitationVerdict, ReviewDecision, SentenceVerdict
 
-__all__ = ["answer_get_for_review", "answer_list", "answer_result"]
+__all__ = ["CITATION_KEYS", "answer_get_for_review", "answer_list", "answer_result"]
 
 
-def _citation_data(c: CitationVerdict) -> dict[str, Any]:
-    return {
-        "outcome": c.outcome, "marker": c.marker or None, "markers": c.markers,
-        "marker_start": c.marker_start, "marker_end": c.marker_end, "quote": c.quote or None,
-        "quote_start": c.quote_start, "quote_end": c.quote_end, "score": c.score,
-        "source_marker": c.source_marker or None, "chunk_start": c.chunk_start,
-        "chunk_end": c.chunk_end, "message": c.message, "normalizations": c.normalizations,
-        "differences": c.differences, "document": c.document_id,
-        "document_start": c.document_start, "document_end": c.document_end,
-        "superseded": c.superseded, "pages": c.pages,
+# The report's citation keys, in its order (the API returns them so), and the
+# column each is stored in.
+CITATION_KEYS = (
+    "outcome", "marker", "markers", "marker_start", "marker_end", "quote", "quote_start",
+    "quote_end", "score", "source_marker", "chunk_start", "chunk_end", "message",
+    "normalizations", "differences", "document", "document_start", "document_end",
+    "superseded", "pages",
+)
+_COLUMNS = {key: "document_id" if key == "document" else key for key in CITATION_KEYS}
+# Optional text columns store "" for nothing, which the report says as null.
+_NULL_WHEN_EMPTY = frozenset(("marker", "quote", "source_marker"))
+
+
+def _stored_sentences(answer_id: int) -> list[dict[str, Any]]:
+    """The report's sentences from the rows, as plain values: two queries and
+    no model instances (a replayed POST and GET both come through here)."""
+    sentences = {
+        row.pop("id"): {**row, "citations": []}
+        for row in SentenceVerdict.objects.filter(answer_id=answer_id).order_by("index")
+        .values("id", "index", "start", "end", "text", "claim", "status")
     }
+    for row in (CitationVerdict.objects.filter(answer_id=answer_id).order_by("position")
+                .values("sentence_id", *_COLUMNS.values())):
+        sentences[row["sentence_id"]]["citations"].append({
+            key: (row[column] or None) if key in _NULL_WHEN_EMPTY else row[column]
+            for key, column in _COLUMNS.items()
+        })
+    return list(sentences.values())
 
 
 def _with_rows(queryset: QuerySet[Answer]) -> QuerySet[Answer]:
@@ -41,15 +58,7 @@ def answer_result(answer: Answer, *, sentences: list[dict[str, Any]] | None = No
     them from the rows. Both go through here, and a test holds them equal.
     """
     if sentences is None:
-        answer = _with_rows(Answer.objects.filter(pk=answer.pk)).get()
-        sentences = [
-            {
-                "index": s.index, "start": s.start, "end": s.end, "text": s.text,
-                "claim": s.claim, "status": s.status,
-                "citations": [_citation_data(c) for c in s.citations.all()],
-            }
-            for s in answer.sentences.all()
-        ]
+        sentences = _stored_sentences(answer.pk)
     return {
         "answer": answer.pk,
         "id": answer.external_id or None,

@@ -18,7 +18,7 @@ from reviewer.models import (
     SentenceVerdict,
     Surface,
 )
-from reviewer.selectors.answers import answer_result
+from reviewer.selectors.answers import CITATION_KEYS, answer_result
 from reviewer.services.rows import insert_rows
 from reviewer.verifying import (
     SourceResolutionError,
@@ -93,7 +93,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
         raise AnswerRejected("invalid-payload", str(error)) from None
     input_format = data.get("format", "native") if isinstance(data, dict) else "native"
     if payload.id:
-        stored = Answer.objects.submitted_as(client, payload.id).first()
+        stored = Answer.objects.submitted_as(client, payload.id).select_related("surface").first()
         if stored is not None:
             return SubmitResult(stored, created=False, result=answer_result(stored))
     _check_limits(payload)
@@ -124,34 +124,27 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
             _store_rows(answer, payload, sources, data_report)
     except IntegrityError:
         # The same external id stored by a concurrent request: return that one.
-        stored = Answer.objects.submitted_as(client, payload.id or "").first()
+        stored = (Answer.objects.submitted_as(client, payload.id or "")
+                  .select_related("surface").first())
         if stored is None or not payload.id:
             raise
         return SubmitResult(stored, created=False, result=answer_result(stored))
-    result = answer_result(answer, sentences=_stored_sentences(data_report))
+    result = answer_result(answer, sentences=_sentences_as_stored(data_report))
     metrics.record(surface=surface.name, model=answer.model, result=result)
     return SubmitResult(answer, created=True, result=result)
 
 
 _SENTENCE_KEYS = ("index", "start", "end", "text", "claim", "status")
-_CITATION_KEYS = (
-    "outcome", "marker", "markers", "marker_start", "marker_end", "quote", "quote_start",
-    "quote_end", "score", "source_marker", "chunk_start", "chunk_end", "message",
-    "normalizations", "differences", "document", "document_start", "document_end",
-    "superseded", "pages",
-)
-
-
 # The citation keys stored in the column of the same name, as they are.
-_CITATION_COLUMNS = tuple(k for k in _CITATION_KEYS
+_CITATION_COLUMNS = tuple(k for k in CITATION_KEYS
                           if k not in ("marker", "quote", "source_marker", "document"))
 
 
-def _stored_sentences(report: dict[str, Any]) -> list[dict[str, Any]]:
+def _sentences_as_stored(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The report's sentences exactly as the rows store them (and GET reads them)."""
     return [
         {**{k: s[k] for k in _SENTENCE_KEYS},
-         "citations": [{k: c[k] for k in _CITATION_KEYS} for c in s["citations"]]}
+         "citations": [{k: c[k] for k in CITATION_KEYS} for c in s["citations"]]}
         for s in report["sentences"]
     ]
 

@@ -150,3 +150,47 @@ def test_unreadable_geometry_turns_highlights_off_instead_of_failing(
     quote = " ".join(chunk.text.split()[12:24])
     citation = only_citation(check(f'"{quote}" [S1].', [{"marker": "S1", "chunk": chunk.pk}]))
     assert citation["outcome"] == "verified" and citation["pages"] == []
+
+
+def test_the_api_returns_the_same_report_when_posted_read_and_replayed(
+    document: Document, api: Any
+) -> None:
+    """POST answers from the report it has just stored; GET and a replayed POST
+    rebuild it from the rows. All three must agree on every key, for every
+    kind of citation (document ranges and pages, fabricated, altered,
+    unquoted, fuzzy with word differences)."""
+    import json
+
+    chunk = document.chunks.order_by("index").first()
+    assert chunk is not None
+    words = chunk.text.split()
+    exact = " ".join(words[12:24])
+    fuzzy = " ".join(words[30:48])
+    fuzzy = fuzzy[:20] + ("x" if fuzzy[20] != "x" else "y") + fuzzy[21:]
+    body = {
+        "id": "same-report",
+        "answer": (f'It says "{exact}" [S1]. It also says "{fuzzy}" [S1]. '
+                   'The policy says "Staff are paid 45 days after the review" [S2]. '
+                   "Vision care is covered in full [S9]. The staff handbook agrees [S2]. "
+                   "Anything else?"),
+        "sources": [{"marker": "S1", "chunk": chunk.pk},
+                    {"marker": "S2", "text": "Staff are paid 30 days after the review."}],
+    }
+    posted = api.post("/api/v1/answers", json.dumps(body), content_type="application/json")
+    assert posted.status_code == 201
+    report = posted.json()
+    outcomes = [c["outcome"] for s in report["sentences"] for c in s["citations"]]
+    assert set(outcomes) >= {"verified", "verified-fuzzy", "quote-altered",
+                             "fabricated-marker", "unquoted"}, outcomes
+    assert any(c["pages"] for s in report["sentences"] for c in s["citations"])
+    assert any(c["differences"] for s in report["sentences"] for c in s["citations"])
+
+    read = api.get(posted["Location"])
+    replayed = api.post("/api/v1/answers", json.dumps(body), content_type="application/json")
+    assert replayed.status_code == 200
+    assert read.json() == report
+    assert replayed.json() == report
+    # The same keys in the same order too: clients diff these as text.
+    assert read.content == replayed.content
+    assert list(read.json()["sentences"][0]["citations"][0]) == list(
+        report["sentences"][0]["citations"][0])
