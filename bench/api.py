@@ -24,8 +24,9 @@ then runs the ``migrate`` and ``create_api_token bench`` management commands
 (one interpreter, ``call_command``), and starts
 ``gunicorn reviewer.wsgi:application --workers 2`` (sync workers) on a
 free port of 127.0.0.1 with DEBUG=0, a random SECRET_KEY, ALLOWED_HOSTS=127.0.0.1
-and SECURE_SSL_REDIRECT=0; CONN_MAX_AGE is the settings' default (0, a database
-connection per request) unless ``--conn-max-age`` says otherwise; LOG_LEVEL is
+and SECURE_SSL_REDIRECT=0; CONN_MAX_AGE is the settings' default (60: each
+worker keeps its database connection) unless ``--conn-max-age`` says otherwise
+(0: a connection per request, the old default); LOG_LEVEL is
 left at INFO, so each stored answer writes its log line (to the server's log,
 a file, summarised at the end with anything unexpected in it). The server is
 always stopped (SIGTERM, then SIGKILL to its process group).
@@ -320,17 +321,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def server_env(var_dir: Path, database_url: str, conn_max_age: int) -> dict[str, str]:
+def server_env(var_dir: Path, database_url: str, conn_max_age: int | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if k not in {"TASK_BACKEND", "PROMETHEUS_MULTIPROC_DIR", "MEDIA_ROOT", "STATIC_ROOT",
-                        "METRICS_TOKEN", "DJANGO_SETTINGS_MODULE", "LOG_LEVEL"}}
+                        "METRICS_TOKEN", "DJANGO_SETTINGS_MODULE", "LOG_LEVEL", "CONN_MAX_AGE"}}
     env.update({
         "DATABASE_URL": database_url, "CITEGUARD_VAR_DIR": str(var_dir),
         "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "0",
-        "CONN_MAX_AGE": str(conn_max_age), "PYTHONUNBUFFERED": "1",
-        "DJANGO_SETTINGS_MODULE": "reviewer.settings",
+        "PYTHONUNBUFFERED": "1", "DJANGO_SETTINGS_MODULE": "reviewer.settings",
     })
+    if conn_max_age is not None:
+        env["CONN_MAX_AGE"] = str(conn_max_age)
     return env
 
 
@@ -748,8 +750,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--backend", choices=("both", "sqlite", "postgresql"), default="both")
     parser.add_argument("--threads", type=int, default=4, help="client threads (default 4)")
     parser.add_argument("--seed", type=int, default=20240601, help="workload seed")
-    parser.add_argument("--conn-max-age", type=int, default=0,
-                        help="CONN_MAX_AGE for the server (default 0, the settings' default)")
+    parser.add_argument("--conn-max-age", type=int, default=None,
+                        help="CONN_MAX_AGE for the server (default: the settings' own, 60)")
     parser.add_argument("--worker-class", default="sync",
                         help="gunicorn worker class (default sync)")
     args = parser.parse_args(argv)
@@ -765,9 +767,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     cpus = os.cpu_count() or 1
     print(f"citeguard answers API benchmark: {'quick' if args.quick else 'normal'} run, "
           f"seed {args.seed}")
+    conn_max_age = "60 (the settings' default)" if args.conn_max_age is None else args.conn_max_age
     print(f"Python {platform.python_version()}, Django {django.__version__}, gunicorn "
           f"{gunicorn_package.__version__} ({args.worker_class} worker class, 2 workers), "
-          f"CONN_MAX_AGE={args.conn_max_age}, {args.threads} client threads, {cpus} CPUs, "
+          f"CONN_MAX_AGE={conn_max_age}, "
+          f"{args.threads} client threads, {cpus} CPUs, "
           f"{platform.machine()}")
     print(f"Note: the load generator runs on the same {cpus} CPU(s) as the 2 server workers "
           "(and the database); its CPU per request is shown.\nThroughputs are therefore "

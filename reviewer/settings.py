@@ -75,10 +75,15 @@ TEMPLATES = [
 
 if "DATABASE_URL" not in os.environ:
     VAR_DIR.mkdir(parents=True, exist_ok=True)  # the embedded default lives here
+DATABASE_URL = os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'citeguard.sqlite3'}")
+# Each worker keeps its connection for a minute (checked before reuse): a new
+# one per request costs PostgreSQL a process start, and even SQLite about
+# 2 ms of CPU (Django registers its functions and runs the pragmas below).
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'citeguard.sqlite3'}"),
-        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        DATABASE_URL,
+        conn_max_age=int(os.environ.get("CONN_MAX_AGE", "60")),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
