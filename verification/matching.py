@@ -10,7 +10,6 @@ normalised source, ``source_*`` the original source text.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -151,19 +150,26 @@ def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, floa
     # The window can come back shorter than the quote (at a text's edges).
     end = max(end, min(len(text), start + len(quote)))
 
-    def score(a: int, b: int) -> float:
-        return fuzz.ratio(quote, text[a:b]) / 100
-
-    best = score(start, end)
+    # Windows are scored once: the second round mostly revisits the first's.
+    ratio = fuzz.ratio
+    best = ratio(quote, text[start:end]) / 100
+    scores = {(start, end): best}
     for _ in range(2):
+        before = start, end
         for candidate in range(max(0, start - reach), min(end, start + reach)):
-            value = score(candidate, end)
+            value = scores.get((candidate, end))
+            if value is None:
+                value = scores[candidate, end] = ratio(quote, text[candidate:end]) / 100
             if value > best or (value == best and candidate > start):
                 best, start = value, candidate
         for candidate in range(max(start + 1, end - reach), min(len(text), end + reach) + 1):
-            value = score(start, candidate)
+            value = scores.get((start, candidate))
+            if value is None:
+                value = scores[start, candidate] = ratio(quote, text[start:candidate]) / 100
             if value > best or (value == best and candidate < end):
                 best, end = value, candidate
+        if (start, end) == before:
+            break  # a round that moved nothing would only repeat itself
     return start, end, best
 
 
@@ -208,24 +214,23 @@ _MONTHS = frozenset(
 )
 
 
-def _tokens(text: str, lo: int, hi: int) -> list[tuple[str, int, int]]:
-    return [(m.group(0), m.start(), m.end()) for m in _TOKEN.finditer(text, lo, hi)]
-
-
-def _numbers(words: Iterable[str]) -> Counter[str]:
-    values: Counter[str] = Counter()
+# Multisets are compared as sorted lists: equal exactly when Counters would
+# be, without building one.
+def _numbers(words: Iterable[str]) -> list[str]:
+    values = []
     for word in words:
         if word.startswith("["):
             continue  # a reference such as [18]: models drop these when copying
         if word[0].isdigit():
-            values[word.replace(",", "").replace(" ", "")] += 1
+            values.append(word.replace(",", "").replace(" ", ""))
         elif word in _NUMBER_WORDS:
-            values[_NUMBER_WORDS[word]] += 1
+            values.append(_NUMBER_WORDS[word])
+    values.sort()
     return values
 
 
-def _negations(words: Iterable[str]) -> Counter[str]:
-    return Counter(w for w in words if w in _NEGATIONS or w.endswith("n't"))
+def _negations(words: Iterable[str]) -> list[str]:
+    return sorted(w for w in words if w in _NEGATIONS or w.endswith("n't"))
 
 
 def _negating_prefix(a: str, b: str) -> bool:
@@ -247,41 +252,46 @@ def _is_name(original: str, start: int) -> bool:
     return before[-1] not in "!?:\"\u201c\n"
 
 
+def _token_starts(text: str, lo: int, words: list[str], starts: list[int], upto: int) -> None:
+    """Extend ``starts`` with where ``words[len(starts):upto]`` start in
+    ``text`` (``words`` being ``_TOKEN``'s matches from ``lo``). Every
+    non-space character starts a token, so only whitespace lies between two of
+    them and ``str.find`` lands on each in turn."""
+    at = starts[-1] + len(words[len(starts) - 1]) if starts else lo
+    for word in words[len(starts) : upto]:
+        at = text.find(word, at)
+        starts.append(at)
+        at += len(word)
+
+
 def compare(
     quote: NormalizedText, source: NormalizedText, alignment: Alignment
 ) -> tuple[Difference, ...]:
     """Word-level differences between the quote and its aligned source window."""
-    quote_tokens = _tokens(quote.text, 0, len(quote.text))
-    source_tokens = _tokens(source.text, alignment.norm_start, alignment.norm_end)
-    quote_words = [t[0] for t in quote_tokens]
-    source_words = [t[0] for t in source_tokens]
+    quote_words: list[str] = _TOKEN.findall(quote.text)
+    source_words: list[str] = _TOKEN.findall(source.text, alignment.norm_start, alignment.norm_end)
     if quote_words == source_words:
         return ()
-
-    whole: list[str] = []
-    if _numbers(quote_words) != _numbers(source_words):
-        whole.append("number")
-    if _negations(quote_words) != _negations(source_words):
-        whole.append("negation")
-    if Counter(w for w in quote_words if w in _UNITS) != Counter(
-        w for w in source_words if w in _UNITS
-    ):
-        whole.append("unit")
-    if Counter(w for w in quote_words if w in _MONTHS) != Counter(
-        w for w in source_words if w in _MONTHS
-    ):
-        whole.append("date")
+    opcodes = Levenshtein.opcodes(source_words, quote_words)
+    # Word offsets are needed only to tell names; found as far as needed.
+    quote_starts: list[int] = []
+    source_starts: list[int] = []
 
     differences: list[Difference] = []
+    all_removed: list[str] = []
+    all_added: list[str] = []
     # src_* index the source's words, dest_* the quote's (rapidfuzz's naming).
-    for op in Levenshtein.opcodes(source_words, quote_words):
+    for op in opcodes:
+        removed = source_words[op.src_start : op.src_end]
+        added = quote_words[op.dest_start : op.dest_end]
         if op.tag == "equal":
+            if removed != added:  # words equal by hash only: count them below
+                all_removed += removed
+                all_added += added
             continue
+        all_removed += removed
+        all_added += added
         tag = op.tag
-        removed_tokens = source_tokens[op.src_start : op.src_end]
-        added_tokens = quote_tokens[op.dest_start : op.dest_end]
-        removed = [t[0] for t in removed_tokens]
-        added = [t[0] for t in added_tokens]
         reasons = set()
         if _numbers(removed) != _numbers(added):
             reasons.add("number")
@@ -296,13 +306,20 @@ def compare(
             reasons.add("unit")
         if {w for w in removed if w in _MONTHS} != {w for w in added if w in _MONTHS}:
             reasons.add("date")
-        if not _same_letters(removed, added) and (
-            any(_is_name(source.original, source.to_original(t[1], t[2])[0])
-                for t in removed_tokens)
-            or any(_is_name(quote.original, quote.to_original(t[1], t[2])[0])
-                   for t in added_tokens)
-        ):
-            reasons.add("name")
+        if not _same_letters(removed, added):
+            _token_starts(source.text, alignment.norm_start, source_words, source_starts,
+                          op.src_end)
+            _token_starts(quote.text, 0, quote_words, quote_starts, op.dest_end)
+            if any(
+                _is_name(source.original, source.to_original(at, at + len(word))[0])
+                for word, at in zip(removed, source_starts[op.src_start : op.src_end],
+                                    strict=True)
+            ) or any(
+                _is_name(quote.original, quote.to_original(at, at + len(word))[0])
+                for word, at in zip(added, quote_starts[op.dest_start : op.dest_end],
+                                    strict=True)
+            ):
+                reasons.add("name")
         differences.append(
             Difference(
                 op=tag,
@@ -311,7 +328,24 @@ def compare(
                 reasons=tuple(sorted(reasons)),
             )
         )
-    if whole and not any(d.reasons for d in differences):
+    if any(d.reasons for d in differences):
+        return tuple(differences)
+    # Whole-text checks: words the edits left equal count alike on both sides,
+    # so comparing the edited words alone gives the same answer.
+    whole: list[str] = []
+    if _numbers(all_added) != _numbers(all_removed):
+        whole.append("number")
+    if _negations(all_added) != _negations(all_removed):
+        whole.append("negation")
+    if sorted(w for w in all_added if w in _UNITS) != sorted(
+        w for w in all_removed if w in _UNITS
+    ):
+        whole.append("unit")
+    if sorted(w for w in all_added if w in _MONTHS) != sorted(
+        w for w in all_removed if w in _MONTHS
+    ):
+        whole.append("date")
+    if whole:
         # The change moved across edit boundaries; say so on the first edit.
         first = differences[0]
         differences[0] = Difference(first.op, first.source, first.quote, tuple(sorted(whole)))
@@ -337,14 +371,15 @@ def negation_before(source: NormalizedText, alignment: Alignment) -> Difference 
     a quote that stops at "should" in "should not be scored". Such a quote is
     reported as altered, naming the negation it left out.
     """
-    before = _tokens(source.text, max(0, alignment.norm_start - 60), alignment.norm_start)
-    for word, _start, _end in reversed(before[-3:]):
+    # findall: only the words are needed, not their offsets.
+    before = _TOKEN.findall(source.text, max(0, alignment.norm_start - 60), alignment.norm_start)
+    for word in reversed(before[-3:]):
         if word in _CLAUSE_END:
             break
         if word in _NEGATIONS or word.endswith("n't"):
             return Difference(op="omit-before", source=word, quote="", reasons=("negation",))
-    after = _tokens(source.text, alignment.norm_end, alignment.norm_end + 30)
-    for word, _start, _end in after[:2]:
+    after = _TOKEN.findall(source.text, alignment.norm_end, alignment.norm_end + 30)
+    for word in after[:2]:
         if word in _CLAUSE_END or word == ",":
             break
         if word in ("not", "never") or word.endswith("n't"):

@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 __all__ = [
-    "NormalizedText", "OffsetMap", "explain", "fold_char", "fold_one_for_one", "merge_ranges",
-    "normalize",
+    "NormalizedText", "OffsetMap", "clean_break", "concatenate", "explain", "fold_char",
+    "fold_one_for_one", "merge_ranges", "normalize", "normalize_folded", "sliceable_fold",
 ]
 
 _DELETED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
@@ -68,8 +68,10 @@ _ONE_FOR_ONE: tuple[tuple[str, str], ...] = tuple((
     | {c: '"' for c in _DOUBLE_QUOTES}
     | {c: "-" for c in _DASHES if c not in "\u2014\u2015"}
 ).items())
+_ONE_FOR_ONE_ASCII = tuple((char, folded) for char, folded in _ONE_FOR_ONE if char.isascii())
 _PLAIN = "\x21-\x2c\x2e-\x5f\x61-\x7e"
 _SPECIAL = re.compile(f"[^ {_PLAIN}][^{_PLAIN}]*| (?=[^{_PLAIN}])[^{_PLAIN}]*")
+_PLAIN_CHARS = frozenset(c for c in map(chr, range(128)) if re.fullmatch(f"[{_PLAIN}]", c))
 
 
 @lru_cache(maxsize=4096)
@@ -178,6 +180,7 @@ class NormalizedText:
 _JOINING_HYPHENS = "-\u2010\u2011\u2013"  # hyphens, and the en dash of "Smith–Jones"
 _SPACED_DASHES = "\u2014\u2015"  # em dash and bar: a pause between words
 _LINE_BREAKS = "\n\r\u2028\u2029\x0b\x0c\x85"
+_LINE_BREAK_SET = frozenset(_LINE_BREAKS)
 _SPACING_ACUTES = "\u00b4\u0060"  # an accent in "L´aszl´o", an apostrophe in "Norway´s"
 
 
@@ -329,8 +332,8 @@ def _fold_segment(builder: _Builder, text: str, start: int, end: int) -> None:
             run_end = index + 1
             while run_end < end and text[run_end].isspace():
                 run_end += 1
-            run = text[index:run_end]
-            builder.space(index, run_end, breaks=any(c in _LINE_BREAKS for c in run))
+            builder.space(index, run_end,
+                          breaks=not _LINE_BREAK_SET.isdisjoint(text[index:run_end]))
             index = run_end
             continue
         elif char in _SPACING_ACUTES:
@@ -347,11 +350,62 @@ def _fold_segment(builder: _Builder, text: str, start: int, end: int) -> None:
                 builder.space(index, index + 1)
             elif folded == "-":  # figure dash, minus, full-width hyphen: as a hyphen
                 builder.hyphen(index, index + 1)
+            elif folded and builder.join is None and builder.pending_space is None:
+                # replace() with nothing pending to settle, inline.
+                builder.chunks.append(folded)
+                builder.pieces.append((builder.size, index, index + 1, len(folded) == 1))
+                builder.size += len(folded)
             elif folded:
                 builder.replace(folded, index, index + 1)
             elif unicodedata.combining(char) or char in _SPACING_ACCENTS:
                 builder.absorb(index + 1)
         index += 1
+
+
+def clean_break(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The first whitespace run ``text[i:j]`` with ``start <= i`` and ``j < end``
+    that has a plain character (visible ASCII but ``-`` and the backtick) on
+    each side; None if there is none.
+
+    :func:`normalize` passes such a run without a trace: the plain character
+    before it is copied and leaves no hyphen waiting, the run becomes one
+    space, and the plain character after it starts afresh. So for ``s < i``
+    and ``j < e``, ``normalize(text[s:e])`` is ``concatenate(normalize(text[s:i]),
+    text[i:j], normalize(text[j:e]))``: the same text, the same offsets.
+    """
+    i = max(start, 1)
+    end = min(end, len(text))
+    while i < end:
+        if not text[i].isspace():
+            i += 1
+            continue
+        j = i + 1
+        while j < end and text[j].isspace():
+            j += 1
+        if j < end and text[i - 1] in _PLAIN_CHARS and text[j] in _PLAIN_CHARS:
+            return i, j
+        i = j
+    return None
+
+
+def concatenate(left: NormalizedText, space: str, right: NormalizedText) -> NormalizedText:
+    """``left`` and ``right``, normalised texts of the two sides of a
+    :func:`clean_break` whose whitespace is ``space``, as the normalised text
+    of the whole: joined by one space that maps to ``space``."""
+    gap_norm, gap_orig = len(left.text), len(left.original)
+    shift_norm, shift_orig = gap_norm + 1, gap_orig + len(space)
+    a, b = left.offsets, right.offsets
+    text = f"{left.text} {right.text}"
+    original = left.original + space + right.original
+    offsets = OffsetMap(
+        norm_starts=(*a.norm_starts, gap_norm, *(n + shift_norm for n in b.norm_starts)),
+        orig_starts=(*a.orig_starts, gap_orig, *(o + shift_orig for o in b.orig_starts)),
+        orig_ends=(*a.orig_ends, shift_orig, *(o + shift_orig for o in b.orig_ends)),
+        verbatim=(*a.verbatim, False, *b.verbatim),
+        normalized_length=len(text),
+        original_length=len(original),
+    )
+    return NormalizedText(text=text, original=original, offsets=offsets)
 
 
 def merge_ranges(ranges: Iterable[tuple[int, int]], length: int) -> list[tuple[int, int]]:
@@ -374,15 +428,31 @@ def fold_one_for_one(text: str) -> str:
     Not a normalisation (runs, hyphenation and ligatures stay): a cheap text
     to screen many sources with before normalising the few that may match.
     """
+    return sliceable_fold(text)[0]
+
+
+def sliceable_fold(text: str) -> tuple[str, bool]:
+    """:func:`fold_one_for_one` of ``text``, and whether its slices may stand
+    for the folds of ``text``'s slices in :func:`normalize_folded`.
+
+    They may unless lower-casing made a letter grow (then only ASCII is
+    lowered, but a slice without that letter would lower everything). The one
+    other way a slice's fold differs is a Greek capital sigma, lowered to
+    "σ" or "ς" by context: neither is ASCII, and normalisation reads the fold
+    only to tell plain ASCII from the rest and to copy plain ASCII.
+    """
     # Lower-casing keeps every length in ASCII; if another letter grows
     # ("İ"), only ASCII is lowered, which is all the fast path copies.
     lowered = text.lower()
-    if len(lowered) != len(text):
+    whole = len(lowered) == len(text)
+    if not whole:
         lowered = "".join(c.lower() if c.isascii() else c for c in text)
-    for char, replacement in _ONE_FOR_ONE:  # str.replace is far faster than translate
+    # str.replace is far faster than translate; an ASCII text can hold only
+    # the ASCII ones.
+    for char, replacement in _ONE_FOR_ONE_ASCII if lowered.isascii() else _ONE_FOR_ONE:
         if char in lowered:
             lowered = lowered.replace(char, replacement)
-    return lowered
+    return lowered, whole
 
 
 def normalize(text: str, *, skip: Sequence[tuple[int, int]] = ()) -> NormalizedText:
@@ -416,28 +486,52 @@ def normalize(text: str, *, skip: Sequence[tuple[int, int]] = ()) -> NormalizedT
     return builder.build(text)
 
 
+def normalize_folded(text: str, folded: str) -> NormalizedText:
+    """``normalize(text)``, given ``folded``: the same slice of a
+    :func:`sliceable_fold` (that allowed it) as ``text`` is of its source.
+    Spares folding a region of a source that is folded already."""
+    builder = _Builder()
+    _normalize_span(builder, text, folded, 0, len(text))
+    return builder.build(text)
+
+
 def _normalize_span(
     builder: _Builder, text: str, lowered: str, start: int, end: int
 ) -> None:
     position = start
+    chunks, pieces = builder.chunks, builder.pieces
     for match in _SPECIAL.finditer(lowered, start, end):
-        if match.start() > position:
-            builder.copy(lowered[position : match.start()], position)
-        _fold_segment(builder, text, match.start(), match.end())
-        position = match.end()
+        at, stop = match.span()
+        if at > position:
+            if (builder.join is None and builder.pending_space is None
+                    and lowered[position] != " " and lowered[at - 1] != " "):
+                # The usual run, between two folds with nothing pending:
+                # what copy() would do, without its edge cases.
+                chunks.append(lowered[position:at])
+                pieces.append((builder.size, position, at, True))
+                builder.size += at - position
+            else:
+                builder.copy(lowered[position:at], position)
+        _fold_segment(builder, text, at, stop)
+        position = stop
     if position < end:
         builder.copy(lowered[position:end], position)
 
 
-_ARTEFACTS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("ligature", re.compile("[\ufb00-\ufb06]")),
-    ("soft-hyphen-or-zero-width", re.compile(f"[{_DELETED}]")),
-    ("line-break-hyphenation", re.compile(r"[^\W\d_][-\u2010\u2011\u00ad][ \t]*[\r\n]")),
-    ("smart-quotes", re.compile(f"[{_SINGLE_QUOTES}{_DOUBLE_QUOTES}]")),
-    ("dashes", re.compile(f"[{_DASHES}]")),
-    ("whitespace", re.compile(r"\s{2,}|[^\S ]")),
-    ("case", re.compile(r"[A-Z]")),
-)
+# Artefacts of one character, looked up in the text's set of non-ASCII
+# characters: one pass over the text instead of a regular expression each.
+_LIGATURE_CHARS = frozenset("\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
+_DELETED_CHARS = frozenset(_DELETED)
+_QUOTE_CHARS = frozenset(_SINGLE_QUOTES + _DOUBLE_QUOTES)
+_DASH_CHARS = frozenset(_DASHES)
+_ASCII = frozenset(map(chr, range(128)))
+_NO_CHARS: frozenset[str] = frozenset()
+_HYPHENATION_LETTER = re.compile(r"[^\W\d_]")
+_HYPHENATION_MARKS = "-\u2010\u2011\u00ad"
+# "Whitespace" is r"\s{2,}|[^\S ]": two spaces, or any whitespace but a space
+# (two whitespace characters in a row that are not both spaces hold one).
+_OTHER_WHITESPACE = re.compile(r"[^\S ]")
+_UPPER = re.compile(r"[A-Z]")
 _NAMED_ELSEWHERE = frozenset(_DELETED + _SINGLE_QUOTES + _DOUBLE_QUOTES + _DASHES)
 
 
@@ -448,9 +542,40 @@ def _is_accent_or_compatibility(char: str) -> bool:
             or unicodedata.normalize("NFKD", char) != char)
 
 
+def _line_break_hyphenation(text: str) -> bool:
+    """Whether ``text`` matches ``[^\\W\\d_][-\\u2010\\u2011\\u00ad][ \\t]*[\\r\\n]``,
+    found from the line breaks back (a text has few) instead of at every letter."""
+    for breaks in ("\n", "\r"):
+        end = text.find(breaks)
+        while end >= 0:
+            mark = end - 1
+            while mark >= 0 and text[mark] in " \t":
+                mark -= 1
+            if (mark >= 1 and text[mark] in _HYPHENATION_MARKS
+                    and _HYPHENATION_LETTER.match(text, mark - 1)):
+                return True
+            end = text.find(breaks, end + 1)
+    return False
+
+
 def explain(text: str) -> tuple[str, ...]:
     """Which folds :func:`normalize` applies to ``text``, by name (for reports)."""
-    names = [name for name, pattern in _ARTEFACTS if pattern.search(text)]
-    if any(_is_accent_or_compatibility(c) for c in set(text)):
-        names.insert(-1 if "case" in names else len(names), "accents-or-compatibility-forms")
+    others = _NO_CHARS if text.isascii() else set(text).difference(_ASCII)
+    names = []
+    if not others.isdisjoint(_LIGATURE_CHARS):
+        names.append("ligature")
+    if not others.isdisjoint(_DELETED_CHARS):
+        names.append("soft-hyphen-or-zero-width")
+    if _line_break_hyphenation(text):
+        names.append("line-break-hyphenation")
+    if not others.isdisjoint(_QUOTE_CHARS):
+        names.append("smart-quotes")
+    if not others.isdisjoint(_DASH_CHARS):
+        names.append("dashes")
+    if "  " in text or _OTHER_WHITESPACE.search(text):
+        names.append("whitespace")
+    if any(_is_accent_or_compatibility(c) for c in others):
+        names.append("accents-or-compatibility-forms")
+    if _UPPER.search(text):
+        names.append("case")
     return tuple(names)

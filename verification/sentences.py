@@ -17,8 +17,10 @@ Rules, in order:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from .markers import MarkerGroup
 
@@ -56,14 +58,32 @@ class SentenceSpan:
     text: str
 
 
-def _inside(ranges: Sequence[tuple[int, int]], position: int) -> bool:
-    return any(start < position < end for start, end in ranges)
+class _Ranges:
+    """Open ranges ``(start, end)``, asked whether a position is strictly inside
+    one: ranges sorted by start, with the largest end among each prefix, so a
+    question is a bisection instead of a pass over every range."""
+
+    __slots__ = ("ends", "starts")
+
+    def __init__(self, ranges: Sequence[tuple[int, int]]) -> None:
+        ordered = sorted(ranges)
+        self.starts = [start for start, _ in ordered]
+        self.ends = list(accumulate((end for _, end in ordered), max))
+
+    def inside(self, position: int) -> bool:
+        before = bisect_left(self.starts, position)  # the ranges with start < position
+        return before > 0 and self.ends[before - 1] > position
 
 
 def _ends_sentence(text: str, stop: re.Match[str], resume: int) -> bool:
     """Whether ``stop`` ends a sentence; the next one would begin at ``resume``."""
     punctuation = stop.group(0)
-    following = text[resume:].lstrip(" \t.,;")
+    # The first character after spaces and stray punctuation: all that is
+    # read of text[resume:].lstrip(" \t.,;"), which would copy the rest.
+    at = resume
+    while at < len(text) and text[at] in " \t.,;":
+        at += 1
+    following = text[at : at + 1]
     if following[:1] in ("", "\n", "\r"):
         return True
     if not (following[0].isupper() or following[0].isdigit()
@@ -97,9 +117,10 @@ def split_sentences(
     ``markers`` just after a sentence end are pulled into that sentence."""
     boundaries: list[int] = []
     marker_starts = {m.start: m.end for m in markers}
+    quoted = _Ranges(protected)
 
     for stop in _TERMINAL.finditer(text):
-        if _inside(protected, stop.end()):
+        if quoted.inside(stop.end()):
             continue  # inside a quote; a stop that closes the quote is fine
         end = stop.end()
         # "… two years. [S1] [S2]" (and a stray full stop after them)
@@ -117,9 +138,11 @@ def split_sentences(
         if _ends_sentence(text, stop, end):
             boundaries.append(end)
 
-    for index, char in enumerate(text):
-        if char == "\n" and not _inside(protected, index):
+    index = text.find("\n")  # str.find, not a loop over every character
+    while index >= 0:
+        if not quoted.inside(index):
             boundaries.append(index)
+        index = text.find("\n", index + 1)
 
     spans: list[SentenceSpan] = []
     previous = 0

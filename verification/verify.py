@@ -9,6 +9,7 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from rapidfuzz import fuzz
 
@@ -16,7 +17,16 @@ from .config import VerificationConfig
 from .coverage import is_claim
 from .markers import MarkerGroup, canonical_label, parse_markers
 from .matching import Alignment, Difference, align, compare, find_exact, negation_before
-from .normalize import NormalizedText, OffsetMap, explain, fold_one_for_one, normalize
+from .normalize import (
+    NormalizedText,
+    OffsetMap,
+    clean_break,
+    concatenate,
+    explain,
+    normalize,
+    normalize_folded,
+    sliceable_fold,
+)
 from .quotes import Quote, parse_quotes
 from .report import (
     OUTCOMES,
@@ -79,18 +89,16 @@ class _Sources:
             if label in self.by_label:
                 raise ValueError(f"source marker {label!r} is given twice")
             self.by_label[label] = source
-        self._folded: dict[str, str] = {}
+        self._folded: dict[str, NormalizedText] = {}
+        # Labels whose fold's slices may stand for their slices' folds.
+        self._sliceable: set[str] = set()
 
     def __contains__(self, label: str) -> bool:
         return label in self.by_label
 
-    def region(self, label: str, start: int, end: int) -> tuple[NormalizedText, int]:
-        """``text[a:b]`` normalised, for ``[a, b)`` around ``[start, end)`` widened
-        to whitespace (so no word or hyphenation is cut), and ``a``.
-
-        Only the neighbourhood of a candidate window is normalised: a source
-        is never normalised whole, which keeps a check's cost near a plain
-        search's."""
+    def bounds(self, label: str, start: int, end: int) -> tuple[int, int]:
+        """``[a, b)`` around ``[start, end)`` widened to whitespace (so no word
+        or hyphenation is cut): the stretch :meth:`region` normalises."""
         source = self.by_label[label]
         text = source.text
         a, b = max(0, start), min(len(text), end)
@@ -106,18 +114,40 @@ class _Sources:
             if b == len(text) or text[b].isspace():
                 break
             b += 1
+        return a, b
+
+    def region(self, label: str, start: int, end: int) -> tuple[NormalizedText, int]:
+        """``text[a:b]`` normalised for :meth:`bounds`' ``[a, b)``, and ``a``.
+
+        Only the neighbourhood of a candidate window is normalised: a source
+        is never normalised whole, which keeps a check's cost near a plain
+        search's."""
+        source = self.by_label[label]
+        a, b = self.bounds(label, start, end)
         skip = tuple((max(s, a) - a, min(e, b) - a) for s, e in source.skip if s < b and e > a)
-        return normalize(text[a:b], skip=skip), a
+        return normalize(source.text[a:b], skip=skip), a
 
     def folded(self, label: str) -> NormalizedText:
         """The source's one-for-one fold as a text whose offsets are the
         original's (an identity map): enough to find a verbatim quote without
         building the full offset map."""
-        if label not in self._folded:
-            self._folded[label] = fold_one_for_one(self.by_label[label].text)
-        text = self._folded[label]
-        identity = OffsetMap((0,), (0,), (len(text),), (True,), len(text), len(text))
-        return NormalizedText(text=text, original=self.by_label[label].text, offsets=identity)
+        folded = self._folded.get(label)
+        if folded is None:
+            original = self.by_label[label].text
+            text, sliceable = sliceable_fold(original)
+            if sliceable:
+                self._sliceable.add(label)
+            identity = OffsetMap((0,), (0,), (len(text),), (True,), len(text), len(text))
+            folded = self._folded[label] = NormalizedText(text, original, identity)
+        return folded
+
+    def normalized(self, label: str, a: int, b: int) -> NormalizedText:
+        """``normalize(text[a:b])`` for a stretch that skips nothing, from the
+        source's fold when its slices will do."""
+        folded = self.folded(label)
+        if label in self._sliceable:
+            return normalize_folded(folded.original[a:b], folded.text[a:b])
+        return normalize(folded.original[a:b])
 
     def candidates(self, quote: str, labels: Sequence[str], *, cutoff: float) -> list[str]:
         """The sources among ``labels`` where ``quote`` may be, best first.
@@ -385,24 +415,70 @@ def _found_in(
     if rough is None:
         return None
     reach = max(200, len(quote.text))
-    region, offset = pool.region(label, rough.dest_start - reach, rough.dest_end + reach)
-    start_before = None
-    if source.injected_end is not None and source.injected_end < offset + len(region.original):
-        local = source.injected_end - offset
-        start_before = region.offsets.to_normalized_position(local) if local > 0 else 0
-    alignment = align(quote.text, region, score_cutoff=cutoff, start_before=start_before)
+    start, end = rough.dest_start - reach, rough.dest_end + reach
+    a, b = pool.bounds(label, start, end)
+    alignment: Alignment | None
+    if (source.injected_end is None or source.injected_end >= b) and not any(
+        s < b and e > a for s, e in source.skip
+    ):
+        # The common case, nothing skipped and no start limit: an exact match
+        # may be settled before the region's tail is normalised.
+        region, alignment = _exact_first(quote.text, label, pool, a, b, rough.dest_end)
+        offset = a
+        if alignment is None:
+            alignment = align(quote.text, region, score_cutoff=cutoff)
+    else:
+        region, offset = pool.region(label, start, end)
+        start_before = None
+        if source.injected_end is not None and source.injected_end < b:
+            local = source.injected_end - offset
+            start_before = region.offsets.to_normalized_position(local) if local > 0 else 0
+        alignment = align(quote.text, region, score_cutoff=cutoff, start_before=start_before)
     if alignment is None:
         return None
+    # An exact alignment's window is the quote's text, so compare() would find
+    # the same words on both sides and return nothing: skip it.
     differences = (
-        compare(quote, region, alignment) + _context(region, alignment)
+        (() if alignment.exact else compare(quote, region, alignment))
+        + _context(region, alignment)
         if alignment.score >= threshold else ()
     )
-    shifted = dataclasses.replace(
-        alignment,
-        source_start=alignment.source_start + offset,
-        source_end=alignment.source_end + offset,
+    shifted = Alignment(
+        alignment.score, alignment.exact, alignment.norm_start, alignment.norm_end,
+        alignment.source_start + offset, alignment.source_end + offset,
     )
     return _Found(label, shifted, differences)
+
+
+#: Normalised characters after a match that :func:`negation_before` reads.
+_CONTEXT_AFTER = 30
+
+
+def _exact_first(
+    quote: str, label: str, pool: _Sources, a: int, b: int, near_end: int
+) -> tuple[NormalizedText, Alignment | None]:
+    """``text[a:b]`` normalised, and an exact match of ``quote`` in it when one
+    is found early, for a region that skips nothing.
+
+    The region is normalised in two parts, split at a :func:`clean_break` a
+    little after ``near_end`` (where the rough window ends). An exact match in
+    the first part is the one :func:`find_exact` would find in the whole
+    region (the part is a prefix of it, and any earlier match would lie
+    wholly inside the part), and when it leaves :data:`_CONTEXT_AFTER`
+    characters after it the context check reads the same text too: the tail
+    is then never normalised. Otherwise the two parts are joined into the
+    region's normalised text, the same as normalising it at once.
+    """
+    text = pool.by_label[label].text
+    cut = clean_break(text, near_end + _CONTEXT_AFTER + len(quote) // 8 + 16, b)
+    if cut is None:
+        return pool.normalized(label, a, b), None
+    head = pool.normalized(label, a, cut[0])
+    exact = find_exact(quote, head)
+    if exact is not None and exact.exact and len(head.text) - exact.norm_end >= _CONTEXT_AFTER:
+        return head, exact
+    tail = pool.normalized(label, cut[1], b)
+    return concatenate(head, text[cut[0] : cut[1]], tail), None
 
 
 def _overlaps_skip(source: Source, alignment: Alignment) -> bool:
@@ -577,11 +653,17 @@ def _describe(differences: Sequence[Difference], *, meaning_only: bool = False) 
     return "; ".join(parts) or "spacing or punctuation only"
 
 
+#: Each sentence status's place in SENTENCE_STATUSES (worst first).
+_STATUS_RANK: Mapping[str, int] = MappingProxyType(
+    {status: i for i, status in enumerate(SENTENCE_STATUSES)}
+)
+
+
 def _sentence_status(
     citations: Sequence[Citation], *, claim: bool, attributed: bool
 ) -> SentenceStatus:
     if citations:
-        rank = {status: i for i, status in enumerate(SENTENCE_STATUSES)}
+        rank = _STATUS_RANK
         worst: SentenceStatus = min((c.outcome for c in citations), key=rank.__getitem__)
         if claim and not attributed and rank[worst] > rank["uncited-claim"]:
             return "uncited-claim"

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verification import Difference, align, compare, normalize
+from verification.matching import _TOKEN, _token_starts
 
 REFERENCE = "Employer  match vests after\ntwo years of ser-\nvice."
 
@@ -272,3 +273,20 @@ def test_property_exact_match_original_span_normalises_back_to_the_quote(
     assert quote in original
     if alignment.norm_start in bounds and alignment.norm_end in bounds:
         assert original == quote
+
+
+WORDS = ["the", "Dr.", "Smith", "not", "[12]", "624 - 643", "2.5", "don't", "—", ",", "  ", "x"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), max_size=20).map(" ".join), st.data())
+def test_property_token_starts_are_where_the_tokens_start(text: str, data: st.DataObject) -> None:
+    lo = data.draw(st.integers(0, len(text)))
+    hi = data.draw(st.integers(lo, len(text)))
+    matches = list(_TOKEN.finditer(text, lo, hi))
+    words = [m.group(0) for m in matches]
+    upto = data.draw(st.integers(0, len(words)))
+    starts: list[int] = []
+    _token_starts(text, lo, words, starts, upto // 2)
+    _token_starts(text, lo, words, starts, upto)  # extends what is there
+    assert starts == [m.start() for m in matches[:upto]]

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verification import NormalizedText, explain, normalize
+from verification.normalize import (
+    _is_accent_or_compatibility,
+    clean_break,
+    concatenate,
+    fold_one_for_one,
+    normalize_folded,
+    sliceable_fold,
+)
 
 
 def norm(text: str) -> str:
@@ -423,3 +433,101 @@ def test_property_output_has_no_artefacts_left(text: str) -> None:
     assert "  " not in out
     assert not any(c in out for c in "\n\t\u00a0\u00ad\u200b\u201c\u201d\u2019\u2014ﬁßé\u0301")
     assert out == out.casefold()
+
+
+# Normalising in parts: what verify_answer relies on to normalise less ---------
+
+PLAIN = [*"abXY09.,;'()"]
+SPACES = [" ", "  ", "\n", " \n ", "\t", "\u00a0", "\x1c"]
+PART_ARTEFACTS = [
+    *ARTEFACTS, *PLAIN, *SPACES, "ser-\n", "\u00ad\n", "´", "`", "İ", "\u212a", "Σ", "ΑΣ ", "-\n1",
+]
+parts = st.lists(st.sampled_from(PART_ARTEFACTS), max_size=16).map("".join)
+
+
+def mapping(n: NormalizedText) -> list[tuple[int, int]]:
+    """Where every range of the normalised text maps to."""
+    length = len(n.text)
+    return [n.to_original(a, b) for a in range(length + 1) for b in range(a, length + 1)]
+
+
+@SETTINGS
+@given(
+    parts, st.sampled_from(PLAIN), st.sampled_from(SPACES), st.sampled_from(PLAIN), parts,
+    st.data(),
+)
+def test_property_normalising_in_parts_at_a_clean_break_is_normalising_at_once(
+    before: str, last: str, space: str, first: str, after: str, data: st.DataObject
+) -> None:
+    left, right = before + last, first + after
+    start = data.draw(st.integers(0, len(left) - 1))
+    end = data.draw(st.integers(1, len(right)))
+    whole = normalize((left + space + right)[start : len(left) + len(space) + end])
+    joined = concatenate(normalize(left[start:]), space, normalize(right[:end]))
+    assert joined.text == whole.text
+    assert joined.original == whole.original
+    assert mapping(joined) == mapping(whole)
+
+
+@SETTINGS
+@given(parts, st.data())
+def test_property_clean_break_is_the_first_whitespace_between_plain_characters(
+    text: str, data: st.DataObject
+) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(0, len(text)))
+    plain = {c for c in map(chr, range(0x21, 0x7F)) if c not in "-`"}
+    runs = [
+        (i, j)
+        for i in range(max(start, 1), len(text))
+        for j in range(i + 1, min(end, len(text)))
+        if text[i:j].isspace() and not text[i - 1].isspace() and not text[j].isspace()
+    ]
+    clean = [(i, j) for i, j in runs if text[i - 1] in plain and text[j] in plain]
+    assert clean_break(text, start, end) == (clean[0] if clean else None)
+
+
+@SETTINGS
+@given(parts, st.data())
+def test_property_a_slice_of_a_sliceable_fold_serves_as_the_slice_fold(
+    text: str, data: st.DataObject
+) -> None:
+    folded, sliceable = sliceable_fold(text)
+    assert folded == fold_one_for_one(text)
+    assert sliceable == (len(text.lower()) == len(text))
+    if sliceable:
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        assert normalize_folded(text[start:end], folded[start:end]) == normalize(text[start:end])
+
+
+# explain() names what these patterns find; it finds it with fewer passes.
+EXPLAINED = (
+    ("ligature", re.compile("[\ufb00-\ufb06]")),
+    ("soft-hyphen-or-zero-width", re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")),
+    ("line-break-hyphenation", re.compile(r"[^\W\d_][-\u2010\u2011\u00ad][ \t]*[\r\n]")),
+    ("smart-quotes", re.compile(
+        "[\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u02b9"
+        "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u02ba]"
+    )),
+    ("dashes", re.compile("[\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d]")),
+    ("whitespace", re.compile(r"\s{2,}|[^\S ]")),
+    ("accents-or-compatibility-forms", None),
+    ("case", re.compile(r"[A-Z]")),
+)
+EXPLAIN_ARTEFACTS = [
+    *PART_ARTEFACTS, "\u2010", "\u2013", "\u2212", "\uff0d", "\u201e", "\u00ab", "\u02bc",
+    "\u2032", "\ufb03", "\u200d", "\ufeff", "\u2028", "\u3000", "\r", "\x0b", "\u00bd", "½",
+    "ǅ", "Ⅻ", "x-\r\n", "é-  \n", "9-\n", "_-\n",
+]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(EXPLAIN_ARTEFACTS), max_size=12).map("".join))
+def test_property_explain_names_what_its_patterns_find(text: str) -> None:
+    accented = any(_is_accent_or_compatibility(c) for c in text)
+    expected = tuple(
+        name for name, pattern in EXPLAINED
+        if (accented if pattern is None else pattern.search(text))
+    )
+    assert explain(text) == expected

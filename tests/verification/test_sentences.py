@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verification import SentenceSpan, parse_markers, parse_quotes, split_sentences
+from verification.sentences import _Ranges
 
 
 def split(text: str) -> list[str]:
@@ -250,3 +253,15 @@ def test_offsets_exact_on_a_realistic_answer() -> None:
         "- The U.S. rules differ; see p. 12 for details.",
         "I hope this helps!",
     ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(-3, 30), st.integers(-3, 30)), max_size=6),
+    st.integers(-5, 35),
+)
+def test_property_quoted_ranges_hold_a_position_strictly_inside_one(
+    ranges: list[tuple[int, int]], position: int
+) -> None:
+    # Protected ranges are open: a stop at a quote's own end is outside it.
+    assert _Ranges(ranges).inside(position) == any(s < position < e for s, e in ranges)

@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verification import (
     OUTCOMES,
     SENTENCE_STATUSES,
     Citation,
+    Difference,
     Report,
     Source,
     VerificationConfig,
+    align,
+    compare,
     normalize,
     verify_answer,
 )
+from verification.matching import find_exact, negation_before
+from verification.verify import _exact_first, _Sources
 
 # The reference source from the design: double space, line break, hyphenation.
 S1 = "Employer  match vests after\ntwo years of ser-\nvice."
@@ -721,3 +729,76 @@ def test_a_negation_the_answer_states_itself_is_not_a_left_out_negation() -> Non
                 'notice" [S1].')
     (citation,) = verify_answer(stripped, {"S1": source}).citations
     assert citation.outcome == "quote-altered"
+
+
+def test_citation_to_dict_is_asdict_with_lists_and_a_rounded_score() -> None:
+    # to_dict() is written out field by field; it must stay what
+    # dataclasses.asdict gives, in field order, as more fields are added.
+    citation = Citation(
+        outcome="quote-altered", marker="S1", markers=("S1", "S2"), marker_start=3,
+        marker_end=7, quote="q", quote_start=1, quote_end=2, score=0.123456, source_marker="S1",
+        chunk_start=4, chunk_end=9, message="m", normalizations=("case", "whitespace"),
+        differences=(Difference("replace", "30", "60", ("number",)),), document=12,
+        document_start=40, document_end=45, superseded=True,
+    )
+    expected = dataclasses.asdict(citation)
+    expected["markers"] = list(citation.markers)
+    expected["normalizations"] = list(citation.normalizations)
+    expected["differences"] = [
+        {**dataclasses.asdict(d), "reasons": list(d.reasons)} for d in citation.differences
+    ]
+    expected["score"] = round(0.123456, 4)
+    assert list(citation.to_dict().items()) == list(expected.items())
+    bare = dataclasses.replace(citation, score=None, differences=(), document=None)
+    assert bare.to_dict()["score"] is None
+    assert list(bare.to_dict()) == [f.name for f in dataclasses.fields(Citation)]
+
+
+# The exact match settled on the head of a region ------------------------------
+
+PDF_WORDS = [
+    "the", "office", "ﬁrst", "eﬀective", "conﬁrmed", "ser-\nvice", "not", "never", "30", "days",
+    "Dr.", "Smith", "plan,", "year.", "  ", "\n", "oﬃce", "it\u2019s", "co\u00ad\noperate",
+    "well-known", "—", "a", "member",
+]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.sampled_from(PDF_WORDS), min_size=30, max_size=150).map(" ".join), st.data())
+def test_property_exact_match_on_the_head_is_the_whole_region_match(
+    text: str, data: st.DataObject
+) -> None:
+    # As _found_in uses it: a region around where the quote roughly is.
+    pool = _Sources([Source(marker="S1", text=text)])
+    whole = normalize(text)
+    words = whole.text.split(" ")
+    first = data.draw(st.integers(0, len(words) - 1))
+    last = data.draw(st.integers(first, min(len(words), first + 30)))
+    quote = " ".join(words[first : last + 1]).strip(" ")
+    if data.draw(st.booleans()) and quote:
+        at = data.draw(st.integers(0, len(quote) - 1))
+        quote = quote[:at] + data.draw(st.sampled_from("aex1 ")) + quote[at + 1 :]
+        quote = quote.strip(" ")
+    at = whole.text.find(quote) if quote else -1
+    o0, o1 = whole.to_original(at, at + len(quote)) if at >= 0 else (0, len(text))
+    reach = data.draw(st.integers(200, 260))  # as _found_in: at least 200
+    a, b = pool.bounds("S1", o0 - reach, o1 + reach)
+    near = o1 + data.draw(st.integers(-80, 10))
+
+    region, exact = _exact_first(quote, "S1", pool, a, b, near)
+    reference = normalize(text[a:b])
+    if exact is not None:
+        # Settled early: the match, and the context read around it, are the
+        # whole region's.
+        assert exact == find_exact(quote, reference)
+        assert exact.exact
+        assert negation_before(region, exact) == negation_before(reference, exact)
+    else:
+        assert region.text == reference.text
+        assert region.original == reference.original
+        found = align(quote, region)
+        assert found == align(quote, reference)
+        if found is not None:
+            assert compare(normalize(quote), region, found) == compare(
+                normalize(quote), reference, found
+            )
