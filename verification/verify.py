@@ -92,6 +92,7 @@ class _Sources:
         self._folded: dict[str, NormalizedText] = {}
         # Labels whose fold's slices may stand for their slices' folds.
         self._sliceable: set[str] = set()
+        self._squeezed: dict[str, str] = {}
 
     def __contains__(self, label: str) -> bool:
         return label in self.by_label
@@ -148,6 +149,15 @@ class _Sources:
         if label in self._sliceable:
             return normalize_folded(folded.original[a:b], folded.text[a:b])
         return normalize(folded.original[a:b])
+
+    def squeezed(self, label: str) -> str:
+        """The source's fold without whitespace and hyphens: where a quote that
+        differs from it only in spacing and line-break hyphenation can be
+        found with ``str.find`` (see :func:`_squeezed_exact`)."""
+        squeezed = self._squeezed.get(label)
+        if squeezed is None:
+            squeezed = self._squeezed[label] = _squeeze(self.folded(label).text)
+        return squeezed
 
     def candidates(self, quote: str, labels: Sequence[str], *, cutoff: float) -> list[str]:
         """The sources among ``labels`` where ``quote`` may be, best first.
@@ -394,7 +404,81 @@ def _find(
             return found, 1.0
         if found is not None and (best is None or found.alignment.score > best.alignment.score):
             best = found
+    # The rough alignment scores unnormalised text, so it can settle on a
+    # near-duplicate passage while the quote is in the source exactly after
+    # normalisation: look for that before reporting anything less.
+    for label in labels:
+        found = _squeezed_exact(quote, label, pool)
+        if found is not None:
+            return found, 1.0
     return best, best.alignment.score if best else 0.0
+
+
+#: What :meth:`_Sources.squeezed` takes out: whitespace and hyphens, which
+#: normalisation collapses or joins across line breaks.
+_SQUEEZE = re.compile(r"[\s\-\u00ad]+")
+#: Original characters normalised around a squeezed hit: more than
+#: :func:`negation_before` reads on either side, after whitespace collapses.
+_SQUEEZED_MARGIN = 160
+#: Squeezed hits tried per source before the fuzzy path takes over.
+_SQUEEZED_TRIES = 4
+
+
+def _squeeze(text: str) -> str:
+    """``_SQUEEZE.sub("", text)``, with str methods (several times faster)."""
+    return "".join(text.split()).replace("-", "").replace("\u00ad", "")
+
+
+def _unsqueezed(folded: str, index: int) -> int:
+    """The position in ``folded`` of its ``index``-th character that
+    :data:`_SQUEEZE` keeps."""
+    removed = 0
+    for run in _SQUEEZE.finditer(folded):
+        if run.start() - removed > index:
+            break
+        removed += run.end() - run.start()
+    return index + removed
+
+
+def _squeezed_exact(quote: NormalizedText, label: str, pool: _Sources) -> _Found | None:
+    """An exact match of ``quote`` after normalisation, located cheaply.
+
+    Without whitespace and hyphens on both sides, a quote that is in the
+    source after normalisation is a plain substring of the source's squeezed
+    fold. A hit only says where to look ("a part" squeezes like "apart"): the
+    neighbourhood is normalised and the match confirmed by :func:`find_exact`.
+    This catches what the fuzzy path's rough alignment can miss: a
+    near-duplicate passage ("50 percent of eligible") preferred to the one
+    that holds the quote once its "elig-\nible" is joined. (A ligature in the
+    source hides the quote from this lookup; the fuzzy path still applies.)
+    """
+    needle = _squeeze(quote.text)
+    if not needle:
+        return None
+    source = pool.by_label[label]
+    folded, squeezed = pool.folded(label).text, pool.squeezed(label)
+    hit = squeezed.find(needle)
+    for _ in range(_SQUEEZED_TRIES):
+        if hit < 0:
+            return None
+        start = _unsqueezed(folded, hit)
+        if source.injected_end is not None and start >= source.injected_end:
+            return None
+        end = _unsqueezed(folded, hit + len(needle) - 1) + 1
+        region, offset = pool.region(label, start - _SQUEEZED_MARGIN, end + _SQUEEZED_MARGIN)
+        start_before = None
+        if source.injected_end is not None and source.injected_end < offset + len(region.original):
+            local = source.injected_end - offset
+            start_before = region.offsets.to_normalized_position(local) if local > 0 else 0
+        exact = find_exact(quote.text, region, start_before=start_before)
+        if exact is not None and exact.exact:
+            shifted = Alignment(
+                exact.score, exact.exact, exact.norm_start, exact.norm_end,
+                exact.source_start + offset, exact.source_end + offset,
+            )
+            return _Found(label, shifted, _context(region, exact))
+        hit = squeezed.find(needle, hit + 1)
+    return None
 
 
 def _found_in(
