@@ -48,7 +48,9 @@ citations per answer, each exact (a verbatim span) or repaired (the clean copy:
 hyphenation joined, ligatures expanded, whitespace collapsed, half of them with
 one letter changed so they take the fuzzy path), and one citing a marker that
 was never injected (fabricated). A unique ``id`` per request makes every POST
-verify and store.
+verify and store. ``--sources A-B`` and ``--quotes A-B`` change the answer's
+size (``--sources 2-4 --quotes 2-4`` is a short answer) to show how the
+ratio falls as an answer grows.
 
 Reported: requests/s, p50/p95 latency, errors (any non-2xx or failed
 connection; the first few bodies are printed), connections opened (gunicorn's
@@ -290,10 +292,12 @@ class Body:
 PREFIX = b'{"id": "'
 
 
-def build_body(rng: random.Random) -> Body:
-    sources = [source_text(rng, rng.randint(1000, 4000)) for _ in range(rng.randint(5, 10))]
+def build_body(rng: random.Random, sources_range: tuple[int, int] = (5, 10),
+               quotes_range: tuple[int, int] = (5, 10)) -> Body:
+    sources = [source_text(rng, rng.randint(1000, 4000))
+               for _ in range(rng.randint(*sources_range))]
     sentences = ["Here is what the provided sources say."]
-    n = rng.randint(5, 10)
+    n = rng.randint(*quotes_range)
     for i in range(n):
         label = rng.randrange(len(sources))
         quote = pick_quote(rng, sources[label])
@@ -744,12 +748,25 @@ def summary(results: list[Result]) -> None:
           "phases run beside the replay phases.")
 
 
+def span(text: str) -> tuple[int, int]:
+    """'5-10' as (5, 10); '3' as (3, 3)."""
+    low, _, high = text.partition("-")
+    bounds = (int(low), int(high or low))
+    if not 1 <= bounds[0] <= bounds[1]:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a range like 5-10")
+    return bounds
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="citeguard answers API benchmark")
     parser.add_argument("--quick", action="store_true", help="short phases (under 30 s)")
     parser.add_argument("--backend", choices=("both", "sqlite", "postgresql"), default="both")
     parser.add_argument("--threads", type=int, default=4, help="client threads (default 4)")
     parser.add_argument("--seed", type=int, default=20240601, help="workload seed")
+    parser.add_argument("--sources", type=span, default=(5, 10), metavar="A-B",
+                        help="inline sources per answer (default 5-10)")
+    parser.add_argument("--quotes", type=span, default=(5, 10), metavar="A-B",
+                        help="quoted citations per answer, the last fabricated (default 5-10)")
     parser.add_argument("--conn-max-age", type=int, default=None,
                         help="CONN_MAX_AGE for the server (default: the settings' own, 60)")
     parser.add_argument("--worker-class", default="sync",
@@ -777,7 +794,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           "(and the database); its CPU per request is shown.\nThroughputs are therefore "
           "for this shared machine; the ratio is what compares.")
     rng = random.Random(args.seed)
-    bodies = [build_body(rng) for _ in range(64)]
+    bodies = [build_body(rng, args.sources, args.quotes) for _ in range(64)]
     describe_workload(bodies)
     backends = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
     results: list[Result] = []
