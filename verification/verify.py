@@ -232,7 +232,8 @@ def verify_answer(
 
     quotes = parse_quotes(answer)
     protected = [(q.outer_start, q.outer_end) for q in quotes]
-    groups = parse_markers(answer, config=config, exclude=protected)
+    groups = tuple(g for g in parse_markers(answer, config=config, exclude=protected)
+                   if not _is_year_in_brackets(g, pool))
     spans = split_sentences(answer, protected=protected, markers=groups)
 
     results: list[SentenceResult] = []
@@ -286,6 +287,18 @@ def verify_answer(
         reasons=reasons,
         elapsed_ms=(time.perf_counter() - started) * 1000,
     )
+
+
+#: A year from 1500 to 2099, as in the neutral citation "[2019] EWCA Civ 1".
+_YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
+
+
+def _is_year_in_brackets(group: MarkerGroup, pool: _Sources) -> bool:
+    """Whether ``group`` is a bracketed year rather than a marker: legal
+    answers cite cases as "[2019] UKSC 12", which would otherwise be reported
+    as a fabricated marker. A source labelled with that number keeps it a
+    marker."""
+    return all(_YEAR.fullmatch(label) and label not in pool for label in group.labels)
 
 
 def _check_sentence(

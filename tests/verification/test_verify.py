@@ -188,6 +188,21 @@ def test_squeezing_maps_every_kept_character_back(text: str) -> None:
     assert positions == sorted(set(positions))  # increasing: a window maps to a window
 
 
+def test_a_bracketed_year_is_a_case_citation_not_a_fabricated_marker() -> None:
+    answer = ('The court applied Smith v Jones [2019] EWCA Civ 1 here: "Employer match '
+              'vests after two years" [S1]. That was decided in [1998] [S7].')
+    report = verify_answer(answer, {"S1": S1})
+    outcomes = [(c.marker, c.outcome) for c in report.citations]
+    assert outcomes == [("S1", "verified"), ("S7", "fabricated-marker")]
+    # With a source of that number, [2019] is that source's marker again.
+    report = verify_answer('It says "Employer match vests after two years" [2019].',
+                           {"2019": S1})
+    assert [(c.marker, c.outcome) for c in report.citations] == [("2019", "verified")]
+    # Other numbers stay markers: a fabricated [12] is still reported.
+    report = verify_answer("Vision care is covered [12].", {"S1": S1})
+    assert [c.outcome for c in report.citations] == ["fabricated-marker"]
+
+
 def test_wrong_source_names_the_source_it_came_from() -> None:
     answer = 'Coverage "begins on the first day of the month after your hire date" [S1].'
     report = verify_answer(answer, {"S1": S1, "S2": HEALTH})
