@@ -9,7 +9,10 @@ from django.urls import reverse
 
 from reviewer.models import Answer, CitationVerdict, ReviewDecision, SentenceVerdict
 
-__all__ = ["CITATION_KEYS", "answer_get_for_review", "answer_list", "answer_result"]
+__all__ = [
+    "CITATION_COLUMNS", "CITATION_KEYS", "STORED_AS_EMPTY", "answer_get_for_review", "answer_list",
+    "answer_result",
+]
 
 
 # The report's citation keys, in its order (the API returns them so), and the
@@ -20,9 +23,9 @@ CITATION_KEYS = (
     "normalizations", "differences", "document", "document_start", "document_end",
     "superseded", "pages",
 )
-_COLUMNS = {key: "document_id" if key == "document" else key for key in CITATION_KEYS}
+CITATION_COLUMNS = {key: "document_id" if key == "document" else key for key in CITATION_KEYS}
 # Optional text columns store "" for nothing, which the report says as null.
-_NULL_WHEN_EMPTY = frozenset(("marker", "quote", "source_marker"))
+STORED_AS_EMPTY = frozenset(("marker", "quote", "source_marker"))
 
 
 def _stored_sentences(answer_id: int) -> list[dict[str, Any]]:
@@ -34,10 +37,10 @@ def _stored_sentences(answer_id: int) -> list[dict[str, Any]]:
         .values("id", "index", "start", "end", "text", "claim", "status")
     }
     for row in (CitationVerdict.objects.filter(answer_id=answer_id).order_by("position")
-                .values("sentence_id", *_COLUMNS.values())):
+                .values("sentence_id", *CITATION_COLUMNS.values())):
         sentences[row["sentence_id"]]["citations"].append({
-            key: (row[column] or None) if key in _NULL_WHEN_EMPTY else row[column]
-            for key, column in _COLUMNS.items()
+            key: (row[column] or None) if key in STORED_AS_EMPTY else row[column]
+            for key, column in CITATION_COLUMNS.items()
         })
     return list(sentences.values())
 

@@ -18,7 +18,12 @@ from reviewer.models import (
     SentenceVerdict,
     Surface,
 )
-from reviewer.selectors.answers import CITATION_KEYS, answer_result
+from reviewer.selectors.answers import (
+    CITATION_COLUMNS,
+    CITATION_KEYS,
+    STORED_AS_EMPTY,
+    answer_result,
+)
 from reviewer.services.rows import insert_rows
 from reviewer.verifying import (
     SourceResolutionError,
@@ -136,9 +141,6 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
 
 
 _SENTENCE_KEYS = ("index", "start", "end", "text", "claim", "status")
-# The citation keys stored in the column of the same name, as they are.
-_CITATION_COLUMNS = tuple(k for k in CITATION_KEYS
-                          if k not in ("marker", "quote", "source_marker", "document"))
 
 
 def _sentences_as_stored(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -167,9 +169,8 @@ def _store_rows(answer: Answer, payload: AnswerPayload, sources: list[Any],
     ], returning=("index", "id")))
     insert_rows(CitationVerdict, [
         {"answer_id": answer.pk, "sentence_id": sentence_ids[s["index"]], "position": position,
-         **{k: c[k] for k in _CITATION_COLUMNS},
-         "marker": c["marker"] or "", "quote": c["quote"] or "",
-         "source_marker": c["source_marker"] or "", "document_id": c["document"]}
+         **{column: (c[key] or "") if key in STORED_AS_EMPTY else c[key]
+            for key, column in CITATION_COLUMNS.items()}}
         for position, (s, c) in enumerate(
             (s, c) for s in report["sentences"] for c in s["citations"])
     ])

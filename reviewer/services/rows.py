@@ -4,7 +4,7 @@ instances.
 An answer stores two to three dozen verdict rows inside the API's request.
 ``bulk_create`` spends most of its time there on instantiating models and
 compiling each value (about 0.25 ms a row); the rows here are plain dicts
-from the report, so they go straight to one ``INSERT ... VALUES (...), ...``.
+from the report, so they go straight to ``INSERT`` statements.
 Values pass through each field's own database preparation wherever a field
 has one (JSON), so what is stored is what ``bulk_create`` would store: the
 tests hold the two equal on SQLite and PostgreSQL.
@@ -23,8 +23,8 @@ __all__ = ["insert_rows"]
 
 # Fields whose Python value the database driver takes as it is.
 _PLAIN = (
-    models.AutoField, models.BigAutoField, models.BooleanField, models.CharField,
-    models.FloatField, models.IntegerField, models.TextField, models.ForeignKey,
+    models.BooleanField, models.CharField, models.FloatField, models.IntegerField,
+    models.TextField, models.ForeignKey,
 )
 
 
@@ -63,7 +63,6 @@ def insert_rows(
         unknown = set(row) - names
         if unknown:
             raise ValueError(f"{model.__name__} has no column {', '.join(sorted(unknown))}")
-    batch = max(1, connection.ops.bulk_batch_size([f for f, _ in columns], list(rows)))
     quote = connection.ops.quote_name
     head = (f"INSERT INTO {quote(model._meta.db_table)} "
             f"({', '.join(quote(field.column) for field, _ in columns)}) VALUES ")
@@ -77,6 +76,7 @@ def insert_rows(
             cursor.executemany(head + placeholder, [_values(row, columns, model, connection)
                                                     for row in rows])
             return returned
+        batch = max(1, connection.ops.bulk_batch_size([f for f, _ in columns], list(rows)))
         tail = " RETURNING " + ", ".join(
             quote(model._meta.get_field(name).column)  # type: ignore[union-attr]
             for name in returning
