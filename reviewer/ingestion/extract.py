@@ -525,6 +525,16 @@ def _crc32(text: str, crc: int = 0) -> int:
 # Opening and error classification
 
 
+# MuPDF prefixes its messages with an internal error code ("code=7: cycle in
+# page tree"), which means nothing to the person reading the document's status.
+_MUPDF_CODE = re.compile(r"^\s*code=\d+:\s*")
+
+
+def _mupdf_reason(error: BaseException) -> str:
+    """MuPDF's reason for ``error`` in words, without its internal code."""
+    return _MUPDF_CODE.sub("", str(error)).strip() or type(error).__name__
+
+
 def _open(data: bytes) -> pymupdf.Document:
     # The header may legally sit anywhere in the first 1024 bytes.
     if b"%PDF-" not in data[:1024]:
@@ -533,7 +543,7 @@ def _open(data: bytes) -> pymupdf.Document:
         doc = pymupdf.open(stream=data, filetype="pdf")
     except Exception as error:
         raise ExtractionError(
-            "corrupt", f"This PDF is damaged and cannot be opened ({error})."
+            "corrupt", f"This PDF is damaged and cannot be opened ({_mupdf_reason(error)})."
         ) from error
     if doc.needs_pass:
         doc.close()
@@ -688,7 +698,8 @@ def _extract_pages(
             except Exception as error:
                 raise ExtractionError(
                     "corrupt",
-                    f"Page {index + 1} of this PDF is damaged and cannot be read ({error}).",
+                    f"Page {index + 1} of this PDF is damaged and cannot be read "
+                    f"({_mupdf_reason(error)}).",
                 ) from error
             writer.add_page(result)
             encoded = result.text.encode("utf-8", "surrogatepass")

@@ -274,6 +274,37 @@ def test_truncated_pdf_is_corrupt(report: BuiltPdf) -> None:
     assert kind_of(report.data[: len(report.data) // 2]) == "corrupt"
 
 
+def _cyclic_page_tree() -> bytes:
+    """Two pages, the second a page-tree node that lists its own parent: MuPDF
+    opens the file and fails on that page ("code=7: cycle in page tree")."""
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+        b"<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1 >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_damaged_page_names_the_page_and_reason_in_words() -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract_pdf(_cyclic_page_tree())
+    assert caught.value.kind == "corrupt"
+    assert caught.value.message == (
+        "Page 2 of this PDF is damaged and cannot be read (cycle in page tree)."
+    )
+
+
 def test_encrypted_pdf(three_pages: bytes) -> None:
     with pymupdf.open(stream=three_pages, filetype="pdf") as doc:
         locked = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="u", owner_pw="o")
