@@ -138,6 +138,17 @@ def _widen(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+#: Slack for floating-point rounding when :func:`_ceiling` rules a window out.
+_ROUNDING = 1e-9
+
+
+def _ceiling(size: int, width: int) -> float:
+    """The highest ``fuzz.ratio`` (0..1) a quote of ``size`` characters can
+    reach against a window of ``width``: an indel alignment must at least
+    insert or delete the difference in length."""
+    return 1 - abs(size - width) / (size + width)
+
+
 def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, float]:
     """Move the window's edges to where ``fuzz.ratio`` with the quote peaks.
 
@@ -147,6 +158,7 @@ def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, floa
     keep the narrower window.
     """
     reach = max(12, min(len(quote) // 8, 48))
+    size = len(quote)
     # The window can come back shorter than the quote (at a text's edges).
     end = max(end, min(len(text), start + len(quote)))
 
@@ -159,12 +171,16 @@ def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, floa
         for candidate in range(max(0, start - reach), min(end, start + reach)):
             value = scores.get((candidate, end))
             if value is None:
+                if _ceiling(size, end - candidate) < best - _ROUNDING:
+                    continue  # cannot even tie the best: not worth a ratio() call
                 value = scores[candidate, end] = ratio(quote, text[candidate:end]) / 100
             if value > best or (value == best and candidate > start):
                 best, start = value, candidate
         for candidate in range(max(start + 1, end - reach), min(len(text), end + reach) + 1):
             value = scores.get((start, candidate))
             if value is None:
+                if _ceiling(size, candidate - start) < best - _ROUNDING:
+                    continue
                 value = scores[start, candidate] = ratio(quote, text[start:candidate]) / 100
             if value > best or (value == best and candidate < end):
                 best, end = value, candidate

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rapidfuzz import fuzz
 
 from verification import Difference, align, compare, normalize
-from verification.matching import _TOKEN, _token_starts
+from verification.matching import _TOKEN, _ceiling, _refine, _token_starts
 
 REFERENCE = "Employer  match vests after\ntwo years of ser-\nvice."
 
@@ -290,3 +291,54 @@ def test_property_token_starts_are_where_the_tokens_start(text: str, data: st.Da
     _token_starts(text, lo, words, starts, upto // 2)
     _token_starts(text, lo, words, starts, upto)  # extends what is there
     assert starts == [m.start() for m in matches[:upto]]
+
+
+def _refine_every_window(quote: str, text: str, start: int, end: int) -> tuple[int, int, float]:
+    """_refine() without its ceiling check: every window in reach is scored."""
+    reach = max(12, min(len(quote) // 8, 48))
+    end = max(end, min(len(text), start + len(quote)))
+    best = fuzz.ratio(quote, text[start:end]) / 100
+    for _ in range(2):
+        before = start, end
+        for candidate in range(max(0, start - reach), min(end, start + reach)):
+            value = fuzz.ratio(quote, text[candidate:end]) / 100
+            if value > best or (value == best and candidate > start):
+                best, start = value, candidate
+        for candidate in range(max(start + 1, end - reach), min(len(text), end + reach) + 1):
+            value = fuzz.ratio(quote, text[start:candidate]) / 100
+            if value > best or (value == best and candidate < end):
+                best, end = value, candidate
+        if (start, end) == before:
+            break
+    return start, end, best
+
+
+def test_ceiling_bounds_the_ratio_of_every_width() -> None:
+    quote = "vests after two years"
+    text = "employer match vests after two years of service, always"
+    for a in range(len(text)):
+        for b in range(a, len(text) + 1):
+            assert fuzz.ratio(quote, text[a:b]) / 100 <= _ceiling(len(quote), b - a) + 1e-12
+    assert _ceiling(10, 10) == 1.0
+
+
+REFINE_WORDS = ["vest", "vests", "after", "two", "years", "of", "service", "not", "a", "  "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(REFINE_WORDS), min_size=1, max_size=60).map(" ".join),
+       st.data())
+def test_property_refine_skips_only_windows_that_cannot_win(
+    text: str, data: st.DataObject
+) -> None:
+    a = data.draw(st.integers(0, len(text) - 1))
+    b = data.draw(st.integers(a + 1, len(text)))
+    quote = text[a:b]
+    if data.draw(st.booleans()):  # a letter changed, a word dropped or added
+        at = data.draw(st.integers(0, len(quote)))
+        quote = quote[:at] + data.draw(st.sampled_from(["x", "", " not", "s"])) + quote[at + 1:]
+    if not quote:
+        return
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    assert _refine(quote, text, start, end) == _refine_every_window(quote, text, start, end)
