@@ -384,12 +384,23 @@ def _citation(
 
 
 def _fabricated(
-    label: str, group: MarkerGroup, pool: _Sources, quote: Quote | None = None
+    label: str, group: MarkerGroup | None, pool: _Sources, quote: Quote | None = None,
+    found: _Found | None = None,
 ) -> Citation:
+    """A marker that was never injected (``group`` is None for a quote block
+    naming one), with where the quote really is when it was ``found``."""
+    where = f"; the quote appears in [{found.label}]" if found else ""
+    if group is None:
+        return _citation(
+            "fabricated-marker", label, None, quote, found, markers=(label,),
+            message=f"quote block names source [{label}], which was not among the "
+            f"sources (injected: {pool.injected()}){where}", pool=pool,
+        )
     return _citation(
-        "fabricated-marker", label, group, quote, None,
-        message=f"marker [{label}] was not among the sources (injected: {pool.injected()})",
-    pool=pool)
+        "fabricated-marker", label, group, quote, found,
+        message=f"marker [{label}] was not among the sources (injected: {pool.injected()})"
+        f"{where}", pool=pool,
+    )
 
 
 def _find(
@@ -630,23 +641,19 @@ def _check_quote(
     answer: str,
     quote: Quote, group: MarkerGroup | None, pool: _Sources, config: VerificationConfig
 ) -> list[Citation]:
-    citations: list[Citation] = []
     cited: list[str] = []
     if quote.source is not None:
         cited.append(quote.source)
     if group is not None:
         cited.extend(label for label in group.labels if label not in cited)
     valid = [label for label in cited if label in pool]
-    for label in cited:
-        if label not in pool:
-            if group is not None and label in group.labels:
-                citations.append(_fabricated(label, group, pool, quote))
-            else:  # a <quote source="S9"> block
-                citations.append(_citation(
-                    "fabricated-marker", label, None, quote, None, markers=(label,),
-                    message=f"quote block names source [{label}], which was not among the "
-                    f"sources (injected: {pool.injected()})", pool=pool,
-                ))
+    fabricated = [label for label in cited if label not in pool]
+
+    def fabrications(found: _Found | None = None) -> list[Citation]:
+        return [_fabricated(label, group if group is not None and label in group.labels
+                            else None, pool, quote, found) for label in fabricated]
+
+    citations = fabrications()
 
     normalized_quote = normalize(quote.text)
     folds = explain(quote.text)
@@ -686,6 +693,10 @@ def _check_quote(
     )
     elsewhere = _answer_context(answer, quote, elsewhere)
     if elsewhere is not None and not elsewhere.altered:
+        if cited and not valid:
+            # Every marker was fabricated: those citations say where the quote
+            # is, rather than a wrong-source verdict counting the quote twice.
+            return fabrications(elsewhere)
         if not cited:
             outcome, message = "unattributed-quote", (
                 f"the quote carries no marker; it appears in [{elsewhere.label}]"

@@ -109,6 +109,35 @@ def test_reference_fabricated_marker(answer: str) -> None:
     assert report.verdict == "fail"
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'The plan says "Employer match vests after two years" [S9].',
+        '<quote source="S9">Employer match vests after two years</quote>',
+    ],
+)
+def test_a_fabricated_marker_says_where_its_quote_really_is_once(answer: str) -> None:
+    report = verify_answer(answer, {"S1": "Unrelated text about parking.", "S2": S1})
+    citation = only_citation(report)  # one verdict for the quote, not a second wrong-source
+    assert citation.outcome == "fabricated-marker"
+    assert citation.marker == "S9" and citation.markers == ("S9",)
+    assert citation.source_marker == "S2"
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    assert S1[citation.chunk_start:citation.chunk_end] == "Employer  match vests after\ntwo years"
+    assert citation.message.endswith("; the quote appears in [S2]")
+    assert report.counts["fabricated-marker"] == 1 and report.counts["wrong-source"] == 0
+    assert report.verdict == "fail"
+
+
+def test_a_quote_citing_a_wrong_valid_source_and_a_fabricated_one_gets_both() -> None:
+    report = verify_answer('The plan says "Employer match vests after two years" [S1, S9].',
+                           {"S1": "Unrelated text about parking.", "S2": S1})
+    assert [(c.outcome, c.marker) for c in report.citations] == [
+        ("fabricated-marker", "S9"), ("wrong-source", "S1"),
+    ]
+    assert report.citations[1].source_marker == "S2"
+
+
 # Every outcome -------------------------------------------------------------------
 
 
