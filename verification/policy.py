@@ -78,7 +78,9 @@ def _quote(text: str | None, limit: int = 160) -> str:
 def _citation_problem(citation: Citation) -> str | None:
     marker = f"[{citation.marker}]" if citation.marker else "its source"
     if citation.outcome == "fabricated-marker":
-        return f"marker [{citation.marker}] was not among the sources"
+        found = (f"; the quote {_quote(citation.quote)} is from [{citation.source_marker}]"
+                 if citation.source_marker else "")
+        return f"marker [{citation.marker}] was not among the sources{found}"
     if citation.outcome == "quote-not-found":
         return f"the quote {_quote(citation.quote)} does not appear in {marker}"
     if citation.outcome == "quote-altered":

@@ -50,6 +50,15 @@ def test_correction_names_each_failure_once() -> None:
     assert text.startswith("Your previous answer did not pass citation checks:")
 
 
+def test_correction_says_where_a_quote_under_a_fabricated_marker_really_is() -> None:
+    report = verify_answer('The plan says "Employer match vests after two years" [S9].',
+                           SOURCES)
+    assert correction_text(report).splitlines()[1] == (
+        "- marker [S9] was not among the sources; the quote “Employer match vests after two "
+        "years” is from [S1]"
+    )
+
+
 @pytest.mark.parametrize(("policy", "served"), [("regenerate", ""), ("flag", ANSWER),
                                                 ("escalate", "")])
 def test_other_policies(policy: str, served: str) -> None:
