@@ -19,7 +19,10 @@ from rapidfuzz.distance import Levenshtein
 from .normalize import NormalizedText
 from .sentences import ABBREVIATIONS
 
-__all__ = ["Alignment", "Difference", "align", "compare", "find_exact", "negation_before"]
+__all__ = [
+    "Alignment", "Difference", "align", "compare", "find_exact", "find_letter_spaced",
+    "negation_before",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,59 @@ def find_exact(
         return None
     start, end = _widen(text, partial, partial + len(quote))
     return _alignment(source, fuzz.ratio(quote, text[start:end]) / 100, False, start, end)
+
+
+def find_letter_spaced(
+    quote: str, source: NormalizedText, *, start_before: int | None = None
+) -> Alignment | None:
+    """The normalised ``quote`` in letter-spaced source text ("c h i n a ocean
+    s h i p p i n g"), as an exact alignment.
+
+    OCR text layers and spaced-out type give every letter its own box, and
+    extraction puts a space between them that the text alone cannot tell from
+    a word break. Spaces are ignored here only where the source spaces out
+    single characters; a space the quote adds or drops anywhere else ("a part"
+    for "apart") is a real difference and is not matched. Inside a spaced-out
+    run the words' own breaks are unknowable, so the quote's are not checked
+    there ("ship ping" passes for "s h i p p i n g").
+    """
+    text = source.text
+    needle = "".join(quote.split())
+    if not needle:
+        return None
+    kept = [i for i, char in enumerate(text) if not char.isspace()]
+    squeezed = "".join([text[i] for i in kept])
+    at = squeezed.find(needle)
+    for _ in range(64):  # a pathological repeat cannot make this quadratic
+        if at < 0:
+            return None
+        start, end = kept[at], kept[at + len(needle) - 1] + 1
+        if start_before is not None and start >= start_before:
+            return None
+        if (not _cuts_word(text, start) and not _cuts_word(text, end)
+                and _spaced_out(quote, text[start:end])):
+            return _alignment(source, 1.0, True, start, end)
+        at = squeezed.find(needle, at + 1)
+    return None
+
+
+def _spaced_out(quote: str, span: str) -> bool:
+    """Whether ``span`` is ``quote`` with spaces added only between single
+    characters: each word of the quote is a word of the span or a run of
+    the span's one-character words."""
+    words = span.split()
+    k = 0
+    for word in quote.split():
+        if k < len(words) and words[k] == word:
+            k += 1
+            continue
+        joined = ""
+        while k < len(words) and len(joined) < len(word) and len(words[k]) == 1:
+            joined += words[k]
+            k += 1
+        if joined != word:
+            return False
+    return k == len(words)
 
 
 def align(

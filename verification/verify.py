@@ -16,7 +16,15 @@ from rapidfuzz import fuzz
 from .config import VerificationConfig
 from .coverage import is_claim
 from .markers import MarkerGroup, canonical_label, parse_markers
-from .matching import Alignment, Difference, align, compare, find_exact, negation_before
+from .matching import (
+    Alignment,
+    Difference,
+    align,
+    compare,
+    find_exact,
+    find_letter_spaced,
+    negation_before,
+)
 from .normalize import (
     NormalizedText,
     OffsetMap,
@@ -194,6 +202,7 @@ class _Found:
     label: str
     alignment: Alignment
     differences: tuple[Difference, ...]
+    letter_spaced: bool = False  # exact once the source's spaced-out letters are joined
 
     @property
     def altered(self) -> bool:
@@ -495,12 +504,15 @@ def _squeezed_exact(quote: NormalizedText, label: str, pool: _Sources) -> _Found
             local = source.injected_end - offset
             start_before = region.offsets.to_normalized_position(local) if local > 0 else 0
         exact = find_exact(quote.text, region, start_before=start_before)
+        spaced = exact is None or not exact.exact
+        if spaced:
+            exact = find_letter_spaced(quote.text, region, start_before=start_before)
         if exact is not None and exact.exact:
             shifted = Alignment(
                 exact.score, exact.exact, exact.norm_start, exact.norm_end,
                 exact.source_start + offset, exact.source_end + offset,
             )
-            return _Found(label, shifted, _context(region, exact))
+            return _Found(label, shifted, _context(region, exact), letter_spaced=spaced)
         hit = squeezed.find(needle, hit + 1)
     return None
 
@@ -671,6 +683,8 @@ def _check_quote(
             outcome: Outcome = "verified" if found.alignment.exact else "verified-fuzzy"
             source_folds = explain(pool.by_label[found.label].text[
                 found.alignment.source_start:found.alignment.source_end])
+            if found.letter_spaced:
+                source_folds += ("letter-spacing",)
             message = (
                 f"quote found in [{found.label}] after normalisation"
                 if found.alignment.exact

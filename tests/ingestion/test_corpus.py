@@ -17,6 +17,7 @@ from reviewer.ingestion import (
     find_furniture,
     locate,
 )
+from verification import verify_answer
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "pdfs"
 
@@ -125,3 +126,16 @@ def test_chunks_and_geometry_round_trip(name: str) -> None:
     assert len(data) / len(doc.text) <= 16  # inserted characters store no box
     again = ExtractedDocument.from_bytes(data, text=doc.text)
     assert again.pages == doc.pages
+
+
+@pytest.mark.parametrize("quote", [
+    "China Ocean Shipping (Group) Company",
+    "9 North Buona Vista Drive",
+    "United Arab Shipping Co. (S.A.G.)",
+])
+def test_quotes_from_the_letter_spaced_fax_verify(quote: str) -> None:
+    text = extracted("legal_fmc_containership_agreement_rotated.pdf").text
+    report = verify_answer(f'The agreement names "{quote}" [S1].', {"S1": text})
+    (citation,) = report.citations
+    assert citation.outcome == "verified"
+    assert "letter-spacing" in citation.normalizations

@@ -8,7 +8,13 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from verification import Difference, align, compare, normalize
-from verification.matching import _TOKEN, _ceiling, _refine, _token_starts
+from verification.matching import (
+    _TOKEN,
+    _ceiling,
+    _refine,
+    _token_starts,
+    find_letter_spaced,
+)
 
 REFERENCE = "Employer  match vests after\ntwo years of ser-\nvice."
 
@@ -342,3 +348,47 @@ def test_property_refine_skips_only_windows_that_cannot_win(
     start = data.draw(st.integers(0, len(text) - 1))
     end = data.draw(st.integers(start + 1, len(text)))
     assert _refine(quote, text, start, end) == _refine_every_window(quote, text, start, end)
+
+
+# Letter-spaced sources -------------------------------------------------------------
+
+SPACED = normalize("Between C h i n a Ocean S h i p p i n g ( G r o u p ) C o m p a n y and APL.")
+
+
+@pytest.mark.parametrize("quote", [
+    "china ocean shipping (group) company",
+    "china ocean",
+    "shipping (group)",
+    "between china",
+])
+def test_letter_spaced_source_matches_exactly_on_its_original_span(quote: str) -> None:
+    found = find_letter_spaced(quote, SPACED)
+    assert found is not None and found.exact and found.score == 1.0
+    span = SPACED.original[found.source_start:found.source_end]
+    assert "".join(span.lower().split()) == "".join(quote.split())
+
+
+@pytest.mark.parametrize("quote", [
+    "china ocea",  # ends inside a word
+    "chinaocean shipping",  # drops the space before a word that is not spaced out
+    "china oce an shipping",  # adds a space inside a word that is not spaced out
+])
+def test_letter_spaced_match_keeps_word_boundaries(quote: str) -> None:
+    # Inside a spaced-out run the text cannot say where its words break
+    # ("s h i p p i n g"), so only the rest of the quote is held to them.
+    assert find_letter_spaced(quote, SPACED) is None
+
+
+@pytest.mark.parametrize(("quote", "source"), [
+    ("apart from the fee", "A part from the fee is due."),  # a space taken away
+    ("a part from the fee", "Apart from the fee, nothing."),  # a space added
+    ("in significant amounts", "insignificant amounts"),
+])
+def test_spaces_matter_where_the_source_is_not_letter_spaced(quote: str, source: str) -> None:
+    assert find_letter_spaced(quote, normalize(source)) is None
+
+
+def test_letter_spaced_match_respects_start_before() -> None:
+    start = SPACED.text.index("s h i p")
+    assert find_letter_spaced("shipping", SPACED, start_before=start) is None
+    assert find_letter_spaced("shipping", SPACED, start_before=start + 1) is not None

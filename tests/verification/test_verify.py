@@ -889,3 +889,21 @@ def test_property_exact_match_on_the_head_is_the_whole_region_match(
             assert compare(normalize(quote), region, found) == compare(
                 normalize(quote), reference, found
             )
+
+
+def test_a_quote_from_letter_spaced_text_is_verified_and_says_so() -> None:
+    # An OCR text layer: every letter its own box, spaces between them.
+    source = "Parties:\nC h i n a Ocean S h i p p i n g ( G r o u p ) C o m p a n y\nand APL."
+    report = verify_answer('It binds "China Ocean Shipping (Group) Company" [S1].',
+                           {"S1": source})
+    citation = only_citation(report)
+    assert citation.outcome == "verified"
+    assert "letter-spacing" in citation.normalizations
+    assert source[citation.chunk_start:citation.chunk_end] == (
+        "C h i n a Ocean S h i p p i n g ( G r o u p ) C o m p a n y")
+
+
+def test_a_changed_letter_in_letter_spaced_text_is_not_verified() -> None:
+    source = "Parties: C h i n a Ocean S h i p p i n g Company and APL."
+    report = verify_answer('It binds "China Ocean Shopping Company" [S1].', {"S1": source})
+    assert only_citation(report).outcome == "quote-not-found"
