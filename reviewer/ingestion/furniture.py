@@ -7,7 +7,7 @@ treats them as whitespace, so a quote that runs across a page break still
 matches.
 
 A line is furniture when it lies wholly in the top or bottom margin band of its
-page and either
+page (15% of its height; 10% for a bare page number) and either
 
 * its text, with digit runs folded to ``#`` and case and spacing ignored,
   repeats at the same height on several pages ("Curr. Oncol. 2023, 30 3081"
@@ -33,10 +33,15 @@ class FurnitureConfig:
 
     ``margin`` is the height of the top and bottom bands as a fraction of the
     displayed page height. A header must repeat on ``min_pages`` pages, or on
-    every page of a shorter document (but always on at least two).
+    every page of a shorter document (but always on at least two). A bare
+    page number needs no repetition, so it is looked for in the narrower
+    ``page_number_margin``: further in, lone numbers are a chart's axis.
     """
 
-    margin: float = 0.1
+    # A letterhead block (council, agreement number, edition, appendix) can
+    # reach 13% of the page; repetition at one height keeps body text out.
+    margin: float = 0.15
+    page_number_margin: float = 0.1
     min_pages: int = 3
 
 
@@ -74,6 +79,8 @@ def find_furniture(
     for page in doc.pages:
         top = page.height * config.margin
         bottom = page.height * (1.0 - config.margin)
+        number_top = page.height * config.page_number_margin
+        number_bottom = page.height * (1.0 - config.page_number_margin)
         for k in lines.page(page.number):
             # A line's text starts and ends with a glyph: nothing to strip.
             if bottoms[k] <= top:
@@ -85,7 +92,8 @@ def find_furniture(
             start, end = starts[k], ends[k]
             line = text[start:end]
             if _PAGE_NUMBER.fullmatch(line):
-                found.append((start, end))
+                if bottoms[k] <= number_top or tops[k] >= number_bottom:
+                    found.append((start, end))
             elif sum(char.isalnum() for char in line) >= _MIN_ALNUM:
                 occurrences[(band, _fold(line))].append((tops[k], page.number, start, end))
     needed = max(2, min(config.min_pages, doc.page_count))

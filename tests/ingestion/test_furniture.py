@@ -80,3 +80,25 @@ def test_stored_geometry_gives_the_same_furniture(report_doc: ExtractedDocument)
         assert find_furniture(rebuilt, config=config) == find_furniture(report_doc, config=config)
     wide = find_furniture(report_doc, config=FurnitureConfig(margin=0.5, min_pages=2))
     assert set(find_furniture(report_doc)) <= set(wide)
+
+
+def test_a_deep_letterhead_repeats_into_furniture_but_a_lone_number_there_does_not() -> None:
+    # An agreement's letterhead reaches 13% of the page (the corpus' legal
+    # fax); a chart's axis label at that height is a bare number, not a page's.
+    doc = pymupdf.open()
+    for number in range(1, 4):
+        page = doc.new_page()  # A4: 842 pt high, 13% is 109 pt
+        page.insert_text((72, 40), "International Council of Operators")
+        page.insert_text((72, 106), "Appendix A - Members")
+        page.insert_text((400, 122), "30")
+        page.insert_text((72, 400), f"Body text of page {number}, which says something new.")
+        page.insert_text((290, 820), str(number))
+    extracted = extract_pdf(doc.tobytes())
+    found = [extracted.text[s:e] for s, e in find_furniture(extracted)]
+    assert found.count("Appendix A - Members") == 3
+    assert found.count("International Council of Operators") == 3
+    assert "30" not in found
+    assert [n for n in found if n.isdigit()] == ["1", "2", "3"]
+    narrow = FurnitureConfig(margin=0.1)
+    assert "Appendix A - Members" not in [
+        extracted.text[s:e] for s, e in find_furniture(extracted, config=narrow)]
