@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -392,3 +394,28 @@ def test_letter_spaced_match_respects_start_before() -> None:
     start = SPACED.text.index("s h i p")
     assert find_letter_spaced("shipping", SPACED, start_before=start) is None
     assert find_letter_spaced("shipping", SPACED, start_before=start + 1) is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["apart", "a", "part", "in", "significant", "insignificant",
+                                 "fee", "the", "is", "due"]), min_size=1, max_size=30),
+       st.data())
+def test_property_letter_spacing_changes_nothing_where_words_are_not_spaced_out(
+    words: list[str], data: st.DataObject
+) -> None:
+    # Without a run of one-character words there is nothing letter-spaced:
+    # a match must then be the quote itself, at word boundaries.
+    source = normalize(" ".join(words))
+    first = data.draw(st.integers(0, len(words) - 1))
+    last = data.draw(st.integers(first, len(words) - 1))
+    quote = " ".join(words[first:last + 1])
+    if data.draw(st.booleans()):
+        quote = quote.replace(" ", "", 1)  # a space dropped
+    else:
+        at = data.draw(st.integers(1, max(1, len(quote) - 1)))
+        quote = quote[:at] + " " + quote[at:] if at < len(quote) else quote  # or added
+    quote = " ".join(quote.split())
+    found = find_letter_spaced(quote, source)
+    spaced_out = any(len(a) == 1 and len(b) == 1 for a, b in pairwise(words))
+    if found is not None and not spaced_out:
+        assert source.text[found.norm_start:found.norm_end] == quote
