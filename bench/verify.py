@@ -546,6 +546,31 @@ def drop_not(rng: random.Random, span: str, where: str = "interior") -> str | No
     return span[:match.start()] + span[match.end():]
 
 
+def swap_word(rng: random.Random, span: str, words: list[str]) -> str | None:
+    """One ordinary word replaced by another ordinary word of the same source
+    that shares at most half its letters ("reviewed" for "submitted")."""
+    found = [m for m in _PLAIN_WORD.finditer(span) if m.group(0) not in _MEANING_WORDS]
+    if not found or not words:
+        return None
+    match = rng.choice(found)
+    for _ in range(20):
+        other = rng.choice(words)
+        if other not in _MEANING_WORDS and rapidfuzz.fuzz.ratio(other, match.group(0)) < 50:
+            return span[:match.start()] + other + span[match.end():]
+    return None
+
+
+def other_party(rng: random.Random, span: str) -> str | None:
+    """A word ending in -er or -or (a party, as in "employer", "licensor")
+    given the other party's ending -ee: one or two letters changed."""
+    found = [m for m in re.finditer(r"(?<![\w\-\u00ad])[a-z]{4,}(?:er|or)(?![\w\-\u00ad])", span)
+             if m.group(0) not in _MEANING_WORDS]
+    if not found:
+        return None
+    match = rng.choice(found)
+    return span[:match.start()] + match.group(0)[:-2] + "ee" + span[match.end():]
+
+
 def change_letter(rng: random.Random, span: str) -> str | None:
     """One lowercase letter changed inside an ordinary (non-meaning) word."""
     found = [m for m in _PLAIN_WORD.finditer(span) if m.group(0) not in _MEANING_WORDS]
@@ -989,15 +1014,16 @@ def section_scaling(pool: list[str], plan: Plan, seed: int) -> None:
 
 @dataclass(frozen=True)
 class Case:
-    how: str  # letter, number, not
+    how: str  # letter, number, not, word, party
     where: str  # interior, second, second-last
     band: tuple[int, int]
 
     @property
     def label(self) -> str:
         what = {"letter": "one letter changed in an ordinary word", "number": "a number changed",
-                "not": "'not' dropped"}[self.how]
-        if self.how != "letter":
+                "not": "'not' dropped", "word": "another word of the source for one",
+                "party": "the other party (-er/-or to -ee)"}[self.how]
+        if self.how in ("number", "not"):
             what += {"interior": ", mid-quote", "second": ", as the 2nd word",
                      "second-last": ", as the 2nd-last word"}[self.where]
         return f"{what}; {self.band[0]}-{self.band[1]} chars"
@@ -1012,18 +1038,25 @@ ACCURACY_CASES = (
     Case("number", "interior", (100, 199)), Case("number", "interior", (300, 600)),
     Case("not", "interior", (100, 199)), Case("not", "interior", (300, 600)),
     Case("not", "second", (100, 199)), Case("not", "second-last", (100, 199)),
+    Case("word", "interior", (300, 600)), Case("party", "interior", (300, 600)),
 )
 
 
 def make_case(rng: random.Random, case: Case, doc: Document) -> Cited | None:
     low, high = case.band
-    if case.how != "letter":
+    if case.how in ("number", "not"):
         return altered_citation(rng, "S1", doc, low, high, how=case.how, where=case.where)
-    span = pick_span(rng, doc, low, high, accept=lambda s: change_letter(rng, s) is not None)
+    words = sorted(set(_PLAIN_WORD.findall(doc.text))) if case.how == "word" else []
+    change: Callable[[str], str | None] = {
+        "letter": lambda text: change_letter(rng, text),
+        "word": lambda text: swap_word(rng, text, words),
+        "party": lambda text: other_party(rng, text),
+    }[case.how]
+    span = pick_span(rng, doc, low, high, accept=lambda s: change(s) is not None)
     if span is None:
         return None
-    quote = change_letter(rng, doc.text[span[0]:span[1]])
-    return Cited("letter", quote, "S1", span[0]) if quote else None
+    quote = change(doc.text[span[0]:span[1]])
+    return Cited(case.how, quote, "S1", span[0]) if quote else None
 
 
 def section_accuracy(pool: list[str], plan: Plan, seed: int) -> None:
@@ -1066,8 +1099,8 @@ def section_accuracy(pool: list[str], plan: Plan, seed: int) -> None:
           f"difflib's quick_ratio() bound).")
     table(["quote", "n", "citeguard", "citeguard otherwise", "naive baseline",
            "naive otherwise"], rows)
-    print("  Wanted: a changed letter verifies (verified-fuzzy); a changed number or a dropped "
-          "'not' is quote-altered.")
+    print("  Wanted: a changed letter verifies (verified-fuzzy); a changed number, a dropped "
+          "'not', another word or the other party is quote-altered.")
     print(f"  Naive baseline misses (quote-not-found): {missed}, of which {missed_by_autojunk} "
           "would verify with SequenceMatcher(autojunk=False).")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
@@ -42,7 +43,8 @@ class Difference:
     """One word-level edit from the source's words to the quote's words.
 
     ``reasons`` names what the edit touches that changes meaning (``number``,
-    ``negation``, ``unit``, ``date``, ``name``); empty for harmless edits.
+    ``negation``, ``unit``, ``date``, ``name``, ``word``: another word than
+    the source's, not a repaired typo); empty for harmless edits.
     """
 
     op: str  # "replace", "insert", "delete"; "omit-before"/"omit-after" (context left out)
@@ -310,6 +312,69 @@ def _negating_prefix(a: str, b: str) -> bool:
     return any(long == prefix + short for prefix in _NEGATING_PREFIXES)
 
 
+#: Below this similarity (``fuzz.ratio``, 0..1) a word in the quote is another
+#: word than the source's, not the same one repaired: one letter changed in a
+#: word of four or more letters stays above it ("recieve" for "receive" is
+#: 0.86, "tension" for "tenson" 0.92); "right" for "left", "must" for "may" and
+#: "shall" for "should" fall below.
+_SAME_WORD = 0.7
+#: A swapped ending names the other party ("employer" / "employee", "lessor" /
+#: "lessee"), a swapped beginning the opposite ("hypertension" /
+#: "hypotension", "increase" / "decrease"): a letter or two, so by similarity
+#: alone these would pass as repaired typos.
+_PARTY_ENDINGS = (("er", "ee"), ("or", "ee"))
+_OPPOSITE_BEGINNINGS = (
+    ("hyper", "hypo"), ("inter", "intra"), ("intra", "extra"), ("infra", "supra"),
+    ("sub", "super"), ("pre", "post"), ("ante", "post"), ("over", "under"), ("up", "down"),
+    ("in", "out"), ("in", "ex"), ("im", "ex"), ("in", "de"), ("max", "min"), ("endo", "exo"),
+)
+
+
+def _other_word(source: str, quote: str) -> bool:
+    """Whether ``quote`` puts another word where the source has ``source``,
+    rather than the same word with a typo or extraction fault repaired."""
+    if not (any(c.isalpha() for c in source) and any(c.isalpha() for c in quote)):
+        return False  # punctuation and figures have their own checks
+    if fuzz.ratio(source, quote) / 100 < _SAME_WORD:
+        return True
+    for ending in ("'s", "s'", "s"):  # possessive or plural on both sides
+        if source.endswith(ending) and quote.endswith(ending):
+            source, quote = source[:-len(ending)], quote[:-len(ending)]
+            break
+    for a, b in (*_PARTY_ENDINGS, *((b, a) for a, b in _PARTY_ENDINGS)):
+        if source.endswith(a) and quote.endswith(b) and source[:-len(a)] == quote[:-len(b)]:
+            return True
+    return any(
+        source.startswith(a) and quote.startswith(b) and source[len(a):] == quote[len(b):]
+        for a, b in (*_OPPOSITE_BEGINNINGS, *((b, a) for a, b in _OPPOSITE_BEGINNINGS))
+    )
+
+
+def _changes_a_word(removed: list[str], added: list[str]) -> bool:
+    """Whether a replacement puts other words in the quote (see :func:`_other_word`):
+    word by word when the counts agree, else as whole phrases."""
+    if len(removed) == len(added):
+        return any(_other_word(a, b) for a, b in zip(removed, added, strict=True))
+    return _other_word(" ".join(removed), " ".join(added))
+
+
+def _edit_runs(ops: list[Any]) -> list[tuple[int, int, int, int]]:
+    """For each opcode, the source and quote word ranges of the run of edits
+    it belongs to: consecutive opcodes other than "equal" (an "equal" opcode
+    is a run of its own)."""
+    runs: list[tuple[int, int, int, int]] = []
+    i = 0
+    while i < len(ops):
+        j = i + 1
+        if ops[i].tag != "equal":
+            while j < len(ops) and ops[j].tag != "equal":
+                j += 1
+        runs += [(ops[i].src_start, ops[j - 1].src_end,
+                  ops[i].dest_start, ops[j - 1].dest_end)] * (j - i)
+        i = j
+    return runs
+
+
 def _is_name(original: str, start: int) -> bool:
     """A capitalised word that is not the first word of a sentence (a word
     after a title such as "Dr." is a name)."""
@@ -352,8 +417,10 @@ def compare(
     differences: list[Difference] = []
     all_removed: list[str] = []
     all_added: list[str] = []
+    ops = list(opcodes)
+    runs = _edit_runs(ops)
     # src_* index the source's words, dest_* the quote's (rapidfuzz's naming).
-    for op in opcodes:
+    for op, run in zip(ops, runs, strict=True):
         removed = source_words[op.src_start : op.src_end]
         added = quote_words[op.dest_start : op.dest_end]
         if op.tag == "equal":
@@ -392,6 +459,10 @@ def compare(
                                     strict=True)
             ):
                 reasons.add("name")
+        if (tag == "replace" and not reasons and _changes_a_word(removed, added)
+                # "apart" for "a part": a replacement and a deletion that only move a space
+                and not _same_letters(source_words[run[0]:run[1]], quote_words[run[2]:run[3]])):
+            reasons.add("word")
         differences.append(
             Difference(
                 op=tag,

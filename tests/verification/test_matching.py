@@ -236,6 +236,41 @@ def test_harmless_typo_repair_gives_no_reasons(source: str, quote: str) -> None:
     assert differences[0].reasons == ()
 
 
+@pytest.mark.parametrize(
+    ("source_word", "quote_word"),
+    [
+        ("employer", "employee"),  # the other party, one letter away
+        ("lessors", "lessees"),
+        ("licensor's", "licensee's"),
+        ("hypertension", "hypotension"),  # the opposite condition
+        ("increase", "decrease"),
+        ("left", "right"),  # another word altogether
+        ("shall", "should"),
+        ("coverage", "stipend"),
+    ],
+)
+def test_another_word_in_place_of_the_sources_changes_the_meaning(
+    source_word: str, quote_word: str
+) -> None:
+    sentence = ("Under the collective agreement signed in the spring, the {} is entitled to "
+                "review the quarterly statements and the annual report of the fund.")
+    differences = edits(sentence.format(source_word), sentence.format(quote_word))
+    assert as_tuples(differences) == [("replace", source_word, quote_word, ("word",))]
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("Records are kept a part from the main file.",
+         "Records are kept apart from the main file."),
+        ("The employee will recieve the notice.", "The employee will receive the notice."),
+        ("The plan covers physiotherapy sessions.", "The plan covers physiotherapy sesions."),
+    ],
+)
+def test_spacing_and_typos_are_not_another_word(source: str, quote: str) -> None:
+    assert reasons(source, quote) == set()
+
+
 def test_punctuation_only_edit_gives_no_reasons() -> None:
     source = "Coverage ends on the last day of the month; dependants lose cover too."
     quote = "Coverage ends on the last day of the month, dependants lose cover too."

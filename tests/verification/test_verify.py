@@ -907,3 +907,13 @@ def test_a_changed_letter_in_letter_spaced_text_is_not_verified() -> None:
     source = "Parties: C h i n a Ocean S h i p p i n g Company and APL."
     report = verify_answer('It binds "China Ocean Shopping Company" [S1].', {"S1": source})
     assert only_citation(report).outcome == "quote-not-found"
+
+
+def test_the_other_party_in_a_quote_is_quote_altered_not_a_repaired_typo() -> None:
+    source = "The employer shall reimburse the employee within 30 days of the claim."
+    report = verify_answer(
+        'The agreement says "The employee shall reimburse the employee within 30 days" [S1].',
+        {"S1": source})
+    citation = only_citation(report)
+    assert citation.outcome == "quote-altered"
+    assert "“employee” for “employer” (word)" in citation.message
