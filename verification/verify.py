@@ -419,11 +419,14 @@ def _find(
     *,
     cutoff: float,
     threshold: float,
+    exact_in: Sequence[str] | None = None,
 ) -> tuple[_Found | None, float]:
     """The best alignment of ``quote`` among ``labels`` (exact first), and the
-    best score seen even below ``cutoff``."""
+    best score seen even below ``cutoff``. ``exact_in`` widens the verbatim
+    lookup, a ``str.find`` per source, to more sources than ``labels``."""
     labels = list(labels)
-    for label in labels:  # verbatim on the one-for-one fold: no offset map needed
+    exact_labels = labels if exact_in is None else list(exact_in)
+    for label in exact_labels:  # verbatim on the one-for-one fold: no offset map needed
         folded = pool.folded(label)
         source = pool.by_label[label]
         exact = find_exact(quote.text, folded, start_before=source.injected_end)
@@ -702,8 +705,12 @@ def _check_quote(
 
     others = [label for label in pool.by_label if label not in valid]
     screened = pool.candidates(normalized_quote.text, others, cutoff=threshold)
+    # The screen aligns on the raw fold, where a near-duplicate passage can
+    # outscore the source that holds the quote verbatim (ligatures and all):
+    # the verbatim lookup tries every other source.
     elsewhere, _ = _find(
-        normalized_quote, screened, pool, cutoff=threshold, threshold=threshold
+        normalized_quote, screened, pool, cutoff=threshold, threshold=threshold,
+        exact_in=others,
     )
     elsewhere = _answer_context(answer, quote, elsewhere)
     if elsewhere is not None and not elsewhere.altered:

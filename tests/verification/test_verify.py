@@ -917,3 +917,21 @@ def test_the_other_party_in_a_quote_is_quote_altered_not_a_repaired_typo() -> No
     citation = only_citation(report)
     assert citation.outcome == "quote-altered"
     assert "“employee” for “employer” (word)" in citation.message
+
+
+def test_a_verbatim_quote_is_located_in_its_source_not_in_a_near_duplicate() -> None:
+    # The screen over the other sources aligns raw text, where S2's whole
+    # "criteria" outscores S3, a chunk cut off at "crite"; the quote, copied
+    # up to that cut, is verbatim in S3.
+    sources = {
+        "S1": "Unrelated text about parking permits and their fees.",
+        "S2": "The committee has decided to revise the eligibility criteria from June.",
+        "S3": "Because enrolment declined, the office has\ndecided to revise the eligibility "
+              "crite",
+    }
+    quote = "has\ndecided to revise the eligibility crite"
+    report = verify_answer(f'The plan says "{quote}" [S9].', sources)
+    citation = only_citation(report)
+    assert citation.outcome == "fabricated-marker"
+    assert citation.source_marker == "S3"
+    assert sources["S3"][citation.chunk_start:citation.chunk_end] == quote
