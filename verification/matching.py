@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from rapidfuzz import fuzz
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import Levenshtein, Opcode
 
 from .normalize import NormalizedText
 from .sentences import ABBREVIATIONS
@@ -315,8 +314,8 @@ def _negating_prefix(a: str, b: str) -> bool:
 #: Below this similarity (``fuzz.ratio``, 0..1) a word in the quote is another
 #: word than the source's, not the same one repaired: one letter changed in a
 #: word of four or more letters stays above it ("recieve" for "receive" is
-#: 0.86, "tension" for "tenson" 0.92); "right" for "left", "must" for "may" and
-#: "shall" for "should" fall below.
+#: 0.86, "tension" for "tenson" 0.92); "right" for "left" and "should" for
+#: "shall" fall below.
 _SAME_WORD = 0.7
 #: A swapped ending names the other party ("employer" / "employee", "lessor" /
 #: "lessee"), a swapped beginning the opposite ("hypertension" /
@@ -358,7 +357,7 @@ def _changes_a_word(removed: list[str], added: list[str]) -> bool:
     return _other_word(" ".join(removed), " ".join(added))
 
 
-def _edit_runs(ops: list[Any]) -> list[tuple[int, int, int, int]]:
+def _edit_runs(ops: list[Opcode]) -> list[tuple[int, int, int, int]]:
     """For each opcode, the source and quote word ranges of the run of edits
     it belongs to: consecutive opcodes other than "equal" (an "equal" opcode
     is a run of its own)."""

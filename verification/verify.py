@@ -706,8 +706,8 @@ def _check_quote(
     others = [label for label in pool.by_label if label not in valid]
     screened = pool.candidates(normalized_quote.text, others, cutoff=threshold)
     # The screen aligns on the raw fold, where a near-duplicate passage can
-    # outscore the source that holds the quote verbatim (ligatures and all):
-    # the verbatim lookup tries every other source.
+    # outscore the source that holds the quote verbatim (a chunk cut off
+    # mid-word, say): the verbatim lookup tries every other source.
     elsewhere, _ = _find(
         normalized_quote, screened, pool, cutoff=threshold, threshold=threshold,
         exact_in=others,
