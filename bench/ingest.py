@@ -60,9 +60,7 @@ What it reports, on the same files in one run:
 from __future__ import annotations
 
 import argparse
-import csv
 import gc
-import html
 import json
 import math
 import os
@@ -70,7 +68,6 @@ import platform
 import random
 import re
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -94,6 +91,15 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--child"]:
 
 import pymupdf  # noqa: E402
 
+from bench.poppler import (  # noqa: E402
+    PopplerPage,
+    PopplerWord,
+    expected_status,
+    poppler_pages,
+    poppler_version,
+    read_manifest,
+    word_key,
+)
 from reviewer.ingestion import (  # noqa: E402
     ExtractedDocument,
     ExtractionError,
@@ -150,25 +156,6 @@ class Entry:
     @property
     def name(self) -> str:
         return self.path.name
-
-
-def read_manifest(folder: Path) -> dict[str, dict[str, str]]:
-    manifest = folder / "MANIFEST.tsv"
-    if not manifest.is_file():
-        return {}
-    with manifest.open(encoding="utf-8", newline="") as handle:
-        return {row["file"]: row for row in csv.DictReader(handle, delimiter="\t")}
-
-
-def expected_status(row: dict[str, str]) -> str:
-    """What the manifest's columns say extract_pdf should answer."""
-    if row.get("encrypted", "").strip().lower().startswith("yes"):
-        return "encrypted"
-    if row.get("opens_in_pymupdf_2.0", "").strip().lower().startswith("no"):
-        return "corrupt"
-    if row.get("text_layer", "").strip().lower().startswith("no"):
-        return "no-text"
-    return "ok"
 
 
 PROSE_WORDS = (
@@ -436,71 +423,6 @@ def import_only_rss() -> int | None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=False)
     return int(done.stdout.strip()) * 1024 if done.returncode == 0 else None
-
-
-# -- poppler -----------------------------------------------------------------------------
-
-
-@dataclass
-class PopplerWord:
-    text: str
-    key: str
-    box: tuple[float, float, float, float]
-
-    @property
-    def centre(self) -> tuple[float, float]:
-        return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
-
-
-@dataclass
-class PopplerPage:
-    width: float
-    height: float
-    words: list[PopplerWord] = field(default_factory=list)
-    by_key: dict[str, list[PopplerWord]] = field(default_factory=dict)
-
-
-_POPPLER_TAG = re.compile(
-    r'<page width="([\d.]+)" height="([\d.]+)">'
-    r'|<word xMin="([-\d.]+)" yMin="([-\d.]+)" xMax="([-\d.]+)" yMax="([-\d.]+)">(.*?)</word>',
-    re.S,
-)
-
-
-def poppler_version() -> str | None:
-    if shutil.which("pdftotext") is None:
-        return None
-    done = subprocess.run(["pdftotext", "-v"], capture_output=True, text=True, check=False)
-    first = (done.stderr or done.stdout).strip().splitlines()
-    return first[0] if first else "pdftotext (unknown version)"
-
-
-def poppler_pages(path: Path) -> list[PopplerPage]:
-    done = subprocess.run(
-        ["pdftotext", "-cropbox", "-bbox-layout", "-enc", "UTF-8", str(path), "-"],
-        capture_output=True, timeout=300, check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr.decode("utf-8", "replace").strip()[:300])
-    pages: list[PopplerPage] = []
-    for match in _POPPLER_TAG.finditer(done.stdout.decode("utf-8", "replace")):
-        if match.group(1) is not None:
-            pages.append(PopplerPage(float(match.group(1)), float(match.group(2))))
-            continue
-        text = html.unescape(match.group(7))
-        word = PopplerWord(text, word_key(text),
-                           (float(match.group(3)), float(match.group(4)),
-                            float(match.group(5)), float(match.group(6))))
-        pages[-1].words.append(word)
-        if word.key:
-            pages[-1].by_key.setdefault(word.key, []).append(word)
-    return pages
-
-
-def word_key(text: str) -> str:
-    """Comparable form: compatibility-decomposed, no accents, case or punctuation."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if c.isalnum() and not unicodedata.combining(c)).casefold()
 
 
 # -- Hit rate ------------------------------------------------------------------------------
