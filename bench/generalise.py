@@ -288,7 +288,8 @@ def is_negation(word: PopplerWord) -> bool:
 
 def glued(a: PopplerWord, b: PopplerWord) -> bool:
     """Two words of one line with (almost) no gap: one token to a reader."""
-    return a.line == b.line and b.box[0] - a.box[2] < 0.5
+    gap = max(b.box[0] - a.box[2], a.box[0] - b.box[2])  # either way: right-to-left lines
+    return a.line == b.line and gap < 0.5
 
 
 def cuts_a_token(stream: list[Placed], first: int, end: int) -> bool:
