@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    .venv/bin/python bench/generalise.py                 # every PDF, about 3 minutes on 2 cores
-    .venv/bin/python bench/generalise.py --quick         # fewer quotes per PDF, about 1 minute
+    .venv/bin/python bench/generalise.py                 # every PDF, about 80 s on 2 cores
+    .venv/bin/python bench/generalise.py --quick         # 8 windows per PDF, about 50 s
     .venv/bin/python bench/generalise.py --only scotus --failures /tmp/failures.json
 
 Why an independent extractor: ``bench/ingest.py`` samples ranges from our own
