@@ -94,7 +94,10 @@ def fold_char(char: str) -> str:
         return char.casefold()
     # Compatibility forms can decompose into characters that fold again (a
     # full-width dash, a spacing accent): fold each of those once more.
-    return "".join(fold_char(c) if ord(c) > 0x7E else c.lower() for c in decomposed)
+    folded = "".join(fold_char(c) if ord(c) > 0x7E else c.lower() for c in decomposed)
+    # A Hangul syllable decomposes (canonically) into jamo; composing again
+    # keeps it one character, as in the one-for-one fold the screens search.
+    return folded if folded.isascii() else unicodedata.normalize("NFC", folded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,7 +542,7 @@ def _is_accent_or_compatibility(char: str) -> bool:
     if char.isascii() or char in _NAMED_ELSEWHERE or char.isspace() or "\ufb00" <= char <= "\ufb06":
         return False
     return (char in _SPACING_ACCENTS or unicodedata.combining(char) > 0
-            or unicodedata.normalize("NFKD", char) != char)
+            or fold_char(char) != char.casefold())
 
 
 def _line_break_hyphenation(text: str) -> bool:

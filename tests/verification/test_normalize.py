@@ -541,3 +541,12 @@ def test_property_explain_names_what_its_patterns_find(text: str) -> None:
         if (accented if pattern is None else pattern.search(text))
     )
     assert explain(text) == expected
+
+
+def test_hangul_syllables_stay_whole() -> None:
+    # NFKD splits a syllable into jamo; the screens search the one-for-one
+    # fold, which keeps syllables, so the normalised text must keep them too.
+    text = "보험금 지급 기준"
+    n = normalize(text)
+    assert n.text == text
+    assert explain(text) == ()

@@ -935,3 +935,18 @@ def test_a_verbatim_quote_is_located_in_its_source_not_in_a_near_duplicate() -> 
     assert citation.outcome == "fabricated-marker"
     assert citation.source_marker == "S3"
     assert sources["S3"][citation.chunk_start:citation.chunk_end] == quote
+
+
+def test_korean_quote_is_found_in_a_long_source() -> None:
+    # A verbatim Hangul quote used to score 0.52 against a chunk of a few
+    # kilobytes: the quote was normalised to jamo, the screens read syllables.
+    quote = "유사 바이러스 감염증 발생 시 보험금 지급 기준"
+    filler = (
+        "코로나-19의 재해 인정 여부가 향후 다른 보험사는 "
+        "불인정하여 재해보험금을 지급하지 않는 등 혼선이\n"
+    )
+    source = filler * 20 + quote + "\n\n을 정립함에 있어서 중요한 잣대가 될 것이다.\n" + filler * 20
+    report = verify_answer(f'"{quote}" [S1].', {"S1": source})
+    citation = report.citations[0]
+    assert citation.outcome == "verified"
+    assert source[citation.chunk_start : citation.chunk_end] == quote
