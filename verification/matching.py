@@ -72,13 +72,13 @@ def find_exact(
         if at < 0 or (start_before is not None and at >= start_before):
             break
         end = at + len(quote)
-        if not _cuts_word(text, at) and not _cuts_word(text, end):
+        if not _cuts(source, text, at) and not _cuts(source, text, end):
             return _alignment(source, 1.0, True, at, end)
         partial = at if partial is None else partial
         at = text.find(quote, at + 1)
     if partial is None:
         return None
-    start, end = _widen(text, partial, partial + len(quote))
+    start, end = _widen(source, text, partial, partial + len(quote))
     return _alignment(source, fuzz.ratio(quote, text[start:end]) / 100, False, start, end)
 
 
@@ -109,7 +109,7 @@ def find_letter_spaced(
         start, end = kept[at], kept[at + len(needle) - 1] + 1
         if start_before is not None and start >= start_before:
             return None
-        if (not _cuts_word(text, start) and not _cuts_word(text, end)
+        if (not _cuts(source, text, start) and not _cuts(source, text, end)
                 and _spaced_out(quote, text[start:end])):
             return _alignment(source, 1.0, True, start, end)
         at = squeezed.find(needle, at + 1)
@@ -166,10 +166,16 @@ def align(
     if window is None or window.dest_end <= window.dest_start:
         return None
     start, end, score = _refine(quote, text, window.dest_start, window.dest_end)
-    wide_start, wide_end = _widen(text, start, end)
+    wide_start, wide_end = _widen(source, text, start, end)
     if (wide_start, wide_end) != (start, end):
         start, end = wide_start, wide_end
         score = fuzz.ratio(quote, text[start:end]) / 100
+    if end < len(text) and text[end] == "%" and text[end - 1].isdigit():
+        # A percent sign belongs with its number when the quote has one
+        # too: widening stops before it, as at any punctuation.
+        with_sign = fuzz.ratio(quote, text[start : end + 1]) / 100
+        if with_sign > score:
+            end, score = end + 1, with_sign
     if score < score_cutoff or (start_before is not None and start >= start_before):
         return None
     return _alignment(source, score, False, start, end)
@@ -182,15 +188,52 @@ def _alignment(
     return Alignment(score, exact, norm_start, norm_end, start, end)
 
 
+#: What joins the parts of one number: "73.6", "1,000", "10:30", "1/2", "10-12".
+_NUMBER_JOINS = frozenset(".,:/-")
+#: Last parts of a compound that negate the rest ("interest-free"); first
+#: parts are :data:`_NEGATING_PREFIXES` ("non-binding"). A quote that leaves
+#: them out is not a quote of one part (see :func:`_cuts`).
+_NEGATING_LAST_PARTS = ("free", "less")
+
+
 def _cuts_word(text: str, position: int) -> bool:
-    """Whether a boundary at ``position`` falls between two word characters."""
-    return 0 < position < len(text) and text[position - 1].isalnum() and text[position].isalnum()
+    """Whether a boundary at ``position`` falls between two word characters,
+    or inside a number: a window that stops at "73" of "73.6%" misquotes it."""
+    if not 0 < position < len(text):
+        return False
+    before, after = text[position - 1], text[position]
+    if before.isalnum():
+        if after.isalnum():
+            return True
+        return (before.isdigit() and after in _NUMBER_JOINS
+                and position + 1 < len(text) and text[position + 1].isdigit())
+    return (after.isdigit() and before in _NUMBER_JOINS
+            and position >= 2 and text[position - 2].isdigit())
 
 
-def _widen(text: str, start: int, end: int) -> tuple[int, int]:
-    while _cuts_word(text, start):
+def _cuts(source: NormalizedText, text: str, position: int) -> bool:
+    """:func:`_cuts_word`, except where an in-line compound's parts meet
+    ("government|run"): a quote of one part ends or starts on a boundary.
+    Not where the part left out negates the rest ("non|binding",
+    "interest|free"): that quote is widened and compared instead."""
+    if not _cuts_word(text, position):
+        return False
+    if not source.joins_compound(position):
+        return True
+    first = position - 1
+    while first > 0 and text[first - 1].isalnum() and not source.joins_compound(first):
+        first -= 1
+    last = position + 1
+    while last < len(text) and text[last].isalnum() and not source.joins_compound(last):
+        last += 1
+    return (text[first:position] in _NEGATING_PREFIXES
+            or text[position:last] in _NEGATING_LAST_PARTS)
+
+
+def _widen(source: NormalizedText, text: str, start: int, end: int) -> tuple[int, int]:
+    while _cuts(source, text, start):
         start -= 1
-    while _cuts_word(text, end):
+    while _cuts(source, text, end):
         end += 1
     return start, end
 
@@ -273,7 +316,7 @@ _NEGATIONS = frozenset(
     "wouldn't couldn't mustn't needn't shan't ain't lack lacks absent excluding except "
     "unless".split()
 )
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis")
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis", "anti")
 _UNITS = frozenset(
     "% percent percentage mg g kg mcg ug μg ng ml l dl mmol mol iu units unit mm cm m km "
     "in ft lb lbs oz hour hours hr hrs day days week weeks month months year years yr yrs "
@@ -306,9 +349,12 @@ def _negations(words: Iterable[str]) -> list[str]:
     return sorted(w for w in words if w in _NEGATIONS or w.endswith("n't"))
 
 
-def _negating_prefix(a: str, b: str) -> bool:
+def _negating_affix(a: str, b: str) -> bool:
+    """Whether one word is the other with a negating prefix ("nonrefundable")
+    or suffix ("interestfree", "childless": a joined compound's last part)."""
     short, long = sorted((a, b), key=len)
-    return any(long == prefix + short for prefix in _NEGATING_PREFIXES)
+    return (any(long == prefix + short for prefix in _NEGATING_PREFIXES)
+            or any(long == short + suffix for suffix in _NEGATING_LAST_PARTS))
 
 
 #: Below this similarity (``fuzz.ratio``, 0..1) a word in the quote is another
@@ -433,11 +479,12 @@ def compare(
         reasons = set()
         if _numbers(removed) != _numbers(added):
             reasons.add("number")
-        # A prefix negation is one word swapped for one: "refundable" for
-        # "nonrefundable" (small edits only: large ones are absent text).
+        # A prefix (or suffix) negation is one word swapped for one:
+        # "refundable" for "nonrefundable" (small edits only: large ones are
+        # absent text).
         if _negations(removed) != _negations(added) or (
             len(removed) <= 3 and len(added) <= 3
-            and any(_negating_prefix(a, b) for a in removed for b in added)
+            and any(_negating_affix(a, b) for a in removed for b in added)
         ):
             reasons.add("negation")
         if {w for w in removed if w in _UNITS} != {w for w in added if w in _UNITS}:

@@ -15,6 +15,7 @@ from verification.matching import (
     _ceiling,
     _refine,
     _token_starts,
+    find_exact,
     find_letter_spaced,
 )
 
@@ -121,6 +122,85 @@ def test_align_default_cutoff_returns_a_poor_window_with_its_score() -> None:
 @pytest.mark.parametrize(("quote", "source"), [("", REFERENCE), ("employer", ""), ("", "")])
 def test_align_none_for_empty_texts(quote: str, source: str) -> None:
     assert align(quote, normalize(source)) is None
+
+
+@pytest.mark.parametrize(
+    ("quote", "source", "span"),
+    [
+        ("government", "The service is government-run and free.", "government"),
+        ("run and free", "The service is government-run and free.", "run and free"),
+        ("the smith", "It failed the Smith\u2013Jones test.", "the Smith"),
+        ("jones test", "It failed the Smith\u2013Jones test.", "Jones test"),
+    ],
+)
+def test_quote_of_one_part_of_an_in_line_compound_matches_exactly(
+    quote: str, source: str, span: str
+) -> None:
+    found = find_exact(quote, normalize(source))
+    assert found is not None and found.exact
+    assert source[found.source_start : found.source_end] == span
+
+
+@pytest.mark.parametrize(
+    ("quote", "source"),
+    [
+        # The part left out negates the rest: compared, not passed as verbatim.
+        ("government organisations", "Grants to non-government organisations rose."),
+        ("the loans are interest", "the loans are interest-free for members."),
+        # Hyphenation at a line end is no compound: "ser" is no word there.
+        ("two years of ser", "two years of ser-\nvice."),
+    ],
+)
+def test_part_of_a_compound_is_not_exact_where_it_would_mislead(
+    quote: str, source: str
+) -> None:
+    found = find_exact(quote, normalize(source))
+    assert found is not None and not found.exact
+
+
+def test_leaving_out_a_negating_part_of_a_compound_is_a_negation() -> None:
+    assert "negation" in reasons("Grants to non-government organisations rose by a third.",
+                                 "Grants to government organisations rose by a third.")
+    assert "negation" in reasons("All the loans are interest-free for members of staff.",
+                                 "All the loans are interest for members of staff.")
+
+
+@pytest.mark.parametrize(
+    ("quote", "source"),
+    [
+        ("rose to 73", "Uptake rose to 73.6% in 2020."),
+        ("6% in 2020", "Uptake rose to 73.6% in 2020."),
+        ("a fee of 1", "a fee of 1,000 dollars"),
+        ("pages 10", "see pages 10-12 of the report"),
+    ],
+)
+def test_exact_match_never_stops_inside_a_number(quote: str, source: str) -> None:
+    found = find_exact(normalize(quote).text, normalize(source))
+    assert found is not None and not found.exact
+
+
+@pytest.mark.parametrize(
+    ("quote", "span"),
+    [
+        ("the rate of uptake across the region rose to 76.3%",
+         "the rate of uptake across the region rose to 73.6%"),
+        ("the rate of uptake across the region rose to 76.3",
+         "the rate of uptake across the region rose to 73.6"),
+        ("76.3% of the patients in the treatment group",
+         "73.6% of the patients in the treatment group"),
+    ],
+)
+def test_fuzzy_window_holds_the_whole_number(quote: str, span: str) -> None:
+    # The number is the difference: a window ending at "73" of "73.6%" (or
+    # starting at its "6") would highlight and compare half of it.
+    source = f"Overall {span.replace('76.3', '73.6')} in 2020, and then fell."
+    normalized_source = normalize(source)
+    alignment = align(normalize(quote).text, normalized_source)
+    assert alignment is not None
+    assert source[alignment.source_start : alignment.source_end] == span
+    assert as_tuples(compare(normalize(quote), normalized_source, alignment)) == [
+        ("replace", "73.6", "76.3", ("number",))
+    ]
 
 
 # compare() ------------------------------------------------------------------------

@@ -935,3 +935,37 @@ def test_a_verbatim_quote_is_located_in_its_source_not_in_a_near_duplicate() -> 
     assert citation.outcome == "fabricated-marker"
     assert citation.source_marker == "S3"
     assert sources["S3"][citation.chunk_start:citation.chunk_end] == quote
+
+
+# Issue 10, items 5 and 6: compounds, dashes, numbers and names keep their edges.
+
+UPTAKE = ("Regional report. Overall, the rate of uptake across the region rose to 73.6% in "
+          "2020, and then fell back the following year.")
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "the rate of uptake across the region rose to 76.3%",
+        "the rate of uptake across the region rose to 76.3% in 2020",
+        "76.3% in 2020, and then fell back the following year",
+    ],
+)
+def test_a_changed_percentage_is_altered_and_its_span_holds_the_whole_number(
+    quote: str
+) -> None:
+    report = verify_answer(f'The report says "{quote}" [S1].', {"S1": UPTAKE})
+    citation = only_citation(report)
+    assert citation.outcome == "quote-altered"
+    assert "“76.3” for “73.6” (number)" in citation.message
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    number = UPTAKE.index("73.6%")
+    assert citation.chunk_start <= number and number + len("73.6%") <= citation.chunk_end
+
+
+def test_a_quote_of_one_part_of_an_in_line_compound_is_verified() -> None:
+    source = "Since 2019 the clinic has been government-run and free at the point of use."
+    report = verify_answer('The clinic is "government" funded [S1].', {"S1": source})
+    citation = only_citation(report)
+    assert citation.outcome == "verified"
+    assert source[citation.chunk_start : citation.chunk_end] == "government"
