@@ -46,7 +46,9 @@ class Difference:
     the source's, not a repaired typo); empty for harmless edits.
     """
 
-    op: str  # "replace", "insert", "delete"; "omit-before"/"omit-after" (context left out)
+    # "replace", "insert", "delete"; "move" (the same text dropped in one
+    # place, added in another); "omit-before"/"omit-after" (context left out)
+    op: str
     source: str
     quote: str
     reasons: tuple[str, ...]
@@ -454,6 +456,12 @@ def compare(
     source_words: list[str] = _TOKEN.findall(source.text, alignment.norm_start, alignment.norm_end)
     if quote_words == source_words:
         return ()
+    if _words(source_words) == _words(quote_words):
+        # The same words in the same order: only punctuation moved ("A/S, 50"
+        # for "A/S\n50,"), or a dash was typed as a hyphen ("thing-not" for
+        # "thing—not"). A word-level diff could pair the words differently
+        # and report a word dropped here and added there: compare the gaps.
+        return tuple(_merge_moves(_punctuation_edits(source_words, quote_words)))
     opcodes = Levenshtein.opcodes(source_words, quote_words)
     # Word offsets are needed only to tell names; found as far as needed.
     quote_starts: list[int] = []
@@ -473,9 +481,14 @@ def compare(
                 all_removed += removed
                 all_added += added
             continue
+        tag = op.tag
+        if _words(source_words[run[0]:run[1]]) == _words(quote_words[run[2]:run[3]]):
+            # The run only moves punctuation or a dash ("thing - not" for
+            # "thingnot"): the same words, so nothing to count below either.
+            differences.append(Difference(tag, " ".join(removed), " ".join(added), ()))
+            continue
         all_removed += removed
         all_added += added
-        tag = op.tag
         reasons = set()
         if _numbers(removed) != _numbers(added):
             reasons.add("number")
@@ -518,7 +531,7 @@ def compare(
             )
         )
     if any(d.reasons for d in differences):
-        return tuple(differences)
+        return tuple(_merge_moves(differences))
     # Whole-text checks: words the edits left equal count alike on both sides,
     # so comparing the edited words alone gives the same answer.
     whole: list[str] = []
@@ -538,7 +551,78 @@ def compare(
         # The change moved across edit boundaries; say so on the first edit.
         first = differences[0]
         differences[0] = Difference(first.op, first.source, first.quote, tuple(sorted(whole)))
-    return tuple(differences)
+    return tuple(_merge_moves(differences))
+
+
+def _significant(token: str) -> bool:
+    """A word, number or unit sign, as against punctuation."""
+    return token[0].isalnum() or token in _UNITS
+
+
+def _groups(tokens: list[str]) -> tuple[list[list[str]], list[list[str]]]:
+    """``tokens`` as words and the punctuation around them: ``gaps[i]`` comes
+    before ``words[i]``, ``gaps[-1]`` after the last word. Words joined by a
+    dash are one word ("thing - not"): a hyphen typed for it joins them."""
+    gaps: list[list[str]] = [[]]
+    words: list[list[str]] = []
+    i = 0
+    while i < len(tokens):
+        if not _significant(tokens[i]):
+            gaps[-1].append(tokens[i])
+            i += 1
+            continue
+        word = [tokens[i]]
+        i += 1
+        while i + 1 < len(tokens) and tokens[i] == "-" and _significant(tokens[i + 1]):
+            word += tokens[i : i + 2]
+            i += 2
+        words.append(word)
+        gaps.append([])
+    return gaps, words
+
+
+def _words(tokens: list[str]) -> list[str]:
+    """The words of ``tokens`` (see :func:`_groups`), without their punctuation."""
+    return ["".join(t for t in word if t != "-") for word in _groups(tokens)[1]]
+
+
+def _punctuation_edits(source_words: list[str], quote_words: list[str]) -> list[Difference]:
+    """Edits between two token lists with the same :func:`_words`: gap by gap
+    and word by word, none of them touching meaning."""
+    source_gaps, source_groups = _groups(source_words)
+    quote_gaps, quote_groups = _groups(quote_words)
+    pairs = []  # in text order: gap, word, gap, word, ..., gap
+    for i in range(len(source_groups)):
+        pairs += [(source_gaps[i], quote_gaps[i]), (source_groups[i], quote_groups[i])]
+    pairs.append((source_gaps[-1], quote_gaps[-1]))
+    edits = []
+    for removed, added in pairs:
+        if removed == added:
+            continue
+        op = "insert" if not removed else "delete" if not added else "replace"
+        edits.append(Difference(op, " ".join(removed), " ".join(added), ()))
+    return edits
+
+
+def _merge_moves(differences: list[Difference]) -> list[Difference]:
+    """An insertion and a deletion of the same text as one move: the text is
+    on both sides, in another place ("adds “,”; drops “,”" said nothing)."""
+    merged = list(differences)
+    i = 0
+    while i < len(merged):
+        first = merged[i]
+        if first.op in ("insert", "delete"):
+            other = "delete" if first.op == "insert" else "insert"
+            text = first.quote or first.source
+            for j in range(i + 1, len(merged)):
+                second = merged[j]
+                if second.op == other and (second.quote or second.source) == text:
+                    reasons = tuple(sorted({*first.reasons, *second.reasons}))
+                    merged[i] = Difference("move", text, text, reasons)
+                    del merged[j]
+                    break
+        i += 1
+    return merged
 
 
 def _same_letters(removed: list[str], added: list[str]) -> bool:

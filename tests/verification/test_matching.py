@@ -357,6 +357,56 @@ def test_punctuation_only_edit_gives_no_reasons() -> None:
     assert reasons(source, quote) == set()
 
 
+@pytest.mark.parametrize(
+    ("source", "quote", "expected"),
+    [
+        ("Maersk Line A/S\n50, Esplanaden\n1098 Copenhagen K, Denmark",
+         "Maersk Line A/S, 50 Esplanaden, 1098 Copenhagen K, Denmark",
+         [("move", ",", ",", ()), ("insert", "", ",", ())]),
+        ("Write to Maersk Line A/S, 50 Esplanaden, Copenhagen",
+         "Write to Maersk Line A/S 50, Esplanaden, Copenhagen",
+         [("move", ",", ",", ())]),
+    ],
+)
+def test_moved_comma_in_a_name_or_address_is_one_harmless_move(
+    source: str, quote: str, expected: list[tuple[str, str, str, tuple[str, ...]]]
+) -> None:
+    # A word-level diff paired these as "adds “Esplanaden”; drops
+    # “Esplanaden”" (a name) or the same for "50" (a number).
+    assert as_tuples(edits(source, quote)) == expected
+
+
+def test_a_moved_word_is_one_move_that_keeps_its_reason() -> None:
+    source = "The tenant is required not to sublet the flat without written consent."
+    quote = "The tenant is not required to sublet the flat without written consent."
+    assert as_tuples(edits(source, quote)) == [("move", "not", "not", ("negation",))]
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("It pays the last day of employment\u2014not the date of notice.",
+         "It pays the last day of employment-not the date of notice."),
+        ("It pays the last day of employment \u2014 not the date of notice.",
+         "It pays the last day of employment-not the date of notice."),
+        ("It pays the last day of employment-not the date of notice.",
+         "It pays the last day of employment \u2014 not the date of notice."),
+    ],
+)
+def test_em_dash_typed_as_a_hyphen_is_punctuation_not_a_lost_negation(
+    source: str, quote: str
+) -> None:
+    assert reasons(source, quote) == set()
+
+
+def test_dash_typed_as_a_hyphen_beside_a_real_change_reports_only_that_change() -> None:
+    source = "It is the thing\u2014not the other, as agreed in 1990 by both parties."
+    quote = "It is the thing-not the other, as agreed in 1991 by both parties."
+    assert [d for d in as_tuples(edits(source, quote)) if d[3]] == [
+        ("replace", "1990", "1991", ("number",))
+    ]
+
+
 # Properties -------------------------------------------------------------------------
 
 ALPHABET = [

@@ -969,3 +969,32 @@ def test_a_quote_of_one_part_of_an_in_line_compound_is_verified() -> None:
     citation = only_citation(report)
     assert citation.outcome == "verified"
     assert source[citation.chunk_start : citation.chunk_end] == "government"
+
+
+def test_an_em_dash_typed_as_a_hyphen_is_a_repair_not_a_lost_negation() -> None:
+    source = ("Severance is calculated from the last day of employment\u2014not the date of "
+              "notice\u2014and is paid within 30 days.")
+    answer = ('Severance runs "from the last day of employment-not the date of notice" [S1].')
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome in ("verified", "verified-fuzzy")
+    assert "negation" not in citation.message
+
+
+def test_a_moved_comma_or_line_break_in_an_address_is_a_repair() -> None:
+    source = "Contact: Maersk Line A/S\n50, Esplanaden\n1098 Copenhagen K, Denmark."
+    answer = 'Write to "Maersk Line A/S, 50 Esplanaden, 1098 Copenhagen K" [S1].'
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome == "verified-fuzzy"
+    assert "adds “,”; drops “,”" not in citation.message
+    assert "moves “,”" in citation.message
+    assert all(not d.reasons for d in citation.differences)
+
+
+def test_a_moved_negation_is_altered_and_said_once_as_a_move() -> None:
+    source = ("Clause 7. The tenant is required not to sublet the flat or any part of it "
+              "without the written consent of the landlord.")
+    answer = ('The lease says "The tenant is not required to sublet the flat or any part of '
+              'it without the written consent of the landlord" [S1].')
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome == "quote-altered"
+    assert citation.message.endswith("changes its meaning: moves “not” (negation)")
