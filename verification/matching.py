@@ -46,7 +46,9 @@ class Difference:
     the source's, not a repaired typo); empty for harmless edits.
     """
 
-    op: str  # "replace", "insert", "delete"; "omit-before"/"omit-after" (context left out)
+    # "replace", "insert", "delete"; "move" (the same text dropped in one
+    # place, added in another); "omit-before"/"omit-after" (context left out)
+    op: str
     source: str
     quote: str
     reasons: tuple[str, ...]
@@ -72,13 +74,13 @@ def find_exact(
         if at < 0 or (start_before is not None and at >= start_before):
             break
         end = at + len(quote)
-        if not _cuts_word(text, at) and not _cuts_word(text, end):
+        if not _cuts(source, text, at) and not _cuts(source, text, end):
             return _alignment(source, 1.0, True, at, end)
         partial = at if partial is None else partial
         at = text.find(quote, at + 1)
     if partial is None:
         return None
-    start, end = _widen(text, partial, partial + len(quote))
+    start, end = _widen(source, text, partial, partial + len(quote))
     return _alignment(source, fuzz.ratio(quote, text[start:end]) / 100, False, start, end)
 
 
@@ -109,7 +111,7 @@ def find_letter_spaced(
         start, end = kept[at], kept[at + len(needle) - 1] + 1
         if start_before is not None and start >= start_before:
             return None
-        if (not _cuts_word(text, start) and not _cuts_word(text, end)
+        if (not _cuts(source, text, start) and not _cuts(source, text, end)
                 and _spaced_out(quote, text[start:end])):
             return _alignment(source, 1.0, True, start, end)
         at = squeezed.find(needle, at + 1)
@@ -166,10 +168,16 @@ def align(
     if window is None or window.dest_end <= window.dest_start:
         return None
     start, end, score = _refine(quote, text, window.dest_start, window.dest_end)
-    wide_start, wide_end = _widen(text, start, end)
+    wide_start, wide_end = _widen(source, text, start, end)
     if (wide_start, wide_end) != (start, end):
         start, end = wide_start, wide_end
         score = fuzz.ratio(quote, text[start:end]) / 100
+    if end < len(text) and text[end] == "%" and text[end - 1].isdigit():
+        # A percent sign belongs with its number when the quote has one
+        # too: widening stops before it, as at any punctuation.
+        with_sign = fuzz.ratio(quote, text[start : end + 1]) / 100
+        if with_sign > score:
+            end, score = end + 1, with_sign
     if score < score_cutoff or (start_before is not None and start >= start_before):
         return None
     return _alignment(source, score, False, start, end)
@@ -182,15 +190,52 @@ def _alignment(
     return Alignment(score, exact, norm_start, norm_end, start, end)
 
 
+#: What joins the parts of one number: "73.6", "1,000", "10:30", "1/2", "10-12".
+_NUMBER_JOINS = frozenset(".,:/-")
+#: Last parts of a compound that negate the rest ("interest-free"); first
+#: parts are :data:`_NEGATING_PREFIXES` ("non-binding"). A quote that leaves
+#: them out is not a quote of one part (see :func:`_cuts`).
+_NEGATING_LAST_PARTS = ("free", "less")
+
+
 def _cuts_word(text: str, position: int) -> bool:
-    """Whether a boundary at ``position`` falls between two word characters."""
-    return 0 < position < len(text) and text[position - 1].isalnum() and text[position].isalnum()
+    """Whether a boundary at ``position`` falls between two word characters,
+    or inside a number: a window that stops at "73" of "73.6%" misquotes it."""
+    if not 0 < position < len(text):
+        return False
+    before, after = text[position - 1], text[position]
+    if before.isalnum():
+        if after.isalnum():
+            return True
+        return (before.isdigit() and after in _NUMBER_JOINS
+                and position + 1 < len(text) and text[position + 1].isdigit())
+    return (after.isdigit() and before in _NUMBER_JOINS
+            and position >= 2 and text[position - 2].isdigit())
 
 
-def _widen(text: str, start: int, end: int) -> tuple[int, int]:
-    while _cuts_word(text, start):
+def _cuts(source: NormalizedText, text: str, position: int) -> bool:
+    """:func:`_cuts_word`, except where an in-line compound's parts meet
+    ("government|run"): a quote of one part ends or starts on a boundary.
+    Not where the part left out negates the rest ("non|binding",
+    "interest|free"): that quote is widened and compared instead."""
+    if not _cuts_word(text, position):
+        return False
+    if not source.joins_compound(position):
+        return True
+    first = position - 1
+    while first > 0 and text[first - 1].isalnum() and not source.joins_compound(first):
+        first -= 1
+    last = position + 1
+    while last < len(text) and text[last].isalnum() and not source.joins_compound(last):
+        last += 1
+    return (text[first:position] in _NEGATING_PREFIXES
+            or text[position:last] in _NEGATING_LAST_PARTS)
+
+
+def _widen(source: NormalizedText, text: str, start: int, end: int) -> tuple[int, int]:
+    while _cuts(source, text, start):
         start -= 1
-    while _cuts_word(text, end):
+    while _cuts(source, text, end):
         end += 1
     return start, end
 
@@ -273,7 +318,7 @@ _NEGATIONS = frozenset(
     "wouldn't couldn't mustn't needn't shan't ain't lack lacks absent excluding except "
     "unless".split()
 )
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis")
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis", "anti")
 _UNITS = frozenset(
     "% percent percentage mg g kg mcg ug μg ng ml l dl mmol mol iu units unit mm cm m km "
     "in ft lb lbs oz hour hours hr hrs day days week weeks month months year years yr yrs "
@@ -306,9 +351,12 @@ def _negations(words: Iterable[str]) -> list[str]:
     return sorted(w for w in words if w in _NEGATIONS or w.endswith("n't"))
 
 
-def _negating_prefix(a: str, b: str) -> bool:
+def _negating_affix(a: str, b: str) -> bool:
+    """Whether one word is the other with a negating prefix ("nonrefundable")
+    or suffix ("interestfree", "childless": a joined compound's last part)."""
     short, long = sorted((a, b), key=len)
-    return any(long == prefix + short for prefix in _NEGATING_PREFIXES)
+    return (any(long == prefix + short for prefix in _NEGATING_PREFIXES)
+            or any(long == short + suffix for suffix in _NEGATING_LAST_PARTS))
 
 
 #: Below this similarity (``fuzz.ratio``, 0..1) a word in the quote is another
@@ -408,6 +456,12 @@ def compare(
     source_words: list[str] = _TOKEN.findall(source.text, alignment.norm_start, alignment.norm_end)
     if quote_words == source_words:
         return ()
+    if _words(source_words) == _words(quote_words):
+        # The same words in the same order: only punctuation moved ("A/S, 50"
+        # for "A/S\n50,"), or a dash was typed as a hyphen ("thing-not" for
+        # "thing—not"). A word-level diff could pair the words differently
+        # and report a word dropped here and added there: compare the gaps.
+        return tuple(_merge_moves(_punctuation_edits(source_words, quote_words)))
     opcodes = Levenshtein.opcodes(source_words, quote_words)
     # Word offsets are needed only to tell names; found as far as needed.
     quote_starts: list[int] = []
@@ -427,17 +481,23 @@ def compare(
                 all_removed += removed
                 all_added += added
             continue
+        tag = op.tag
+        if _words(source_words[run[0]:run[1]]) == _words(quote_words[run[2]:run[3]]):
+            # The run only moves punctuation or a dash ("thing - not" for
+            # "thingnot"): the same words, so nothing to count below either.
+            differences.append(Difference(tag, " ".join(removed), " ".join(added), ()))
+            continue
         all_removed += removed
         all_added += added
-        tag = op.tag
         reasons = set()
         if _numbers(removed) != _numbers(added):
             reasons.add("number")
-        # A prefix negation is one word swapped for one: "refundable" for
-        # "nonrefundable" (small edits only: large ones are absent text).
+        # A prefix (or suffix) negation is one word swapped for one:
+        # "refundable" for "nonrefundable" (small edits only: large ones are
+        # absent text).
         if _negations(removed) != _negations(added) or (
             len(removed) <= 3 and len(added) <= 3
-            and any(_negating_prefix(a, b) for a in removed for b in added)
+            and any(_negating_affix(a, b) for a in removed for b in added)
         ):
             reasons.add("negation")
         if {w for w in removed if w in _UNITS} != {w for w in added if w in _UNITS}:
@@ -471,7 +531,7 @@ def compare(
             )
         )
     if any(d.reasons for d in differences):
-        return tuple(differences)
+        return tuple(_merge_moves(differences))
     # Whole-text checks: words the edits left equal count alike on both sides,
     # so comparing the edited words alone gives the same answer.
     whole: list[str] = []
@@ -491,7 +551,78 @@ def compare(
         # The change moved across edit boundaries; say so on the first edit.
         first = differences[0]
         differences[0] = Difference(first.op, first.source, first.quote, tuple(sorted(whole)))
-    return tuple(differences)
+    return tuple(_merge_moves(differences))
+
+
+def _significant(token: str) -> bool:
+    """A word, number or unit sign, as against punctuation."""
+    return token[0].isalnum() or token in _UNITS
+
+
+def _groups(tokens: list[str]) -> tuple[list[list[str]], list[list[str]]]:
+    """``tokens`` as words and the punctuation around them: ``gaps[i]`` comes
+    before ``words[i]``, ``gaps[-1]`` after the last word. Words joined by a
+    dash are one word ("thing - not"): a hyphen typed for it joins them."""
+    gaps: list[list[str]] = [[]]
+    words: list[list[str]] = []
+    i = 0
+    while i < len(tokens):
+        if not _significant(tokens[i]):
+            gaps[-1].append(tokens[i])
+            i += 1
+            continue
+        word = [tokens[i]]
+        i += 1
+        while i + 1 < len(tokens) and tokens[i] == "-" and _significant(tokens[i + 1]):
+            word += tokens[i : i + 2]
+            i += 2
+        words.append(word)
+        gaps.append([])
+    return gaps, words
+
+
+def _words(tokens: list[str]) -> list[str]:
+    """The words of ``tokens`` (see :func:`_groups`), without their punctuation."""
+    return ["".join(t for t in word if t != "-") for word in _groups(tokens)[1]]
+
+
+def _punctuation_edits(source_words: list[str], quote_words: list[str]) -> list[Difference]:
+    """Edits between two token lists with the same :func:`_words`: gap by gap
+    and word by word, none of them touching meaning."""
+    source_gaps, source_groups = _groups(source_words)
+    quote_gaps, quote_groups = _groups(quote_words)
+    pairs = []  # in text order: gap, word, gap, word, ..., gap
+    for i in range(len(source_groups)):
+        pairs += [(source_gaps[i], quote_gaps[i]), (source_groups[i], quote_groups[i])]
+    pairs.append((source_gaps[-1], quote_gaps[-1]))
+    edits = []
+    for removed, added in pairs:
+        if removed == added:
+            continue
+        op = "insert" if not removed else "delete" if not added else "replace"
+        edits.append(Difference(op, " ".join(removed), " ".join(added), ()))
+    return edits
+
+
+def _merge_moves(differences: list[Difference]) -> list[Difference]:
+    """An insertion and a deletion of the same text as one move: the text is
+    on both sides, in another place ("adds “,”; drops “,”" said nothing)."""
+    merged = list(differences)
+    i = 0
+    while i < len(merged):
+        first = merged[i]
+        if first.op in ("insert", "delete"):
+            other = "delete" if first.op == "insert" else "insert"
+            text = first.quote or first.source
+            for j in range(i + 1, len(merged)):
+                second = merged[j]
+                if second.op == other and (second.quote or second.source) == text:
+                    reasons = tuple(sorted({*first.reasons, *second.reasons}))
+                    merged[i] = Difference("move", text, text, reasons)
+                    del merged[j]
+                    break
+        i += 1
+    return merged
 
 
 def _same_letters(removed: list[str], added: list[str]) -> bool:

@@ -18,7 +18,9 @@ What is folded, in order of appearance in a text:
   ``Smith–Jones`` too), so a real compound broken at
   a line end (``well-\\nknown``) and the same compound unbroken (``well-known``)
   both become ``wellknown``: the fold cannot tell the two cases apart, so it
-  makes them equal instead of guessing. Hyphens next to digits (``2-3``) stay;
+  makes them equal instead of guessing (:meth:`NormalizedText.joins_compound`
+  still says where an in-line hyphen joined two parts, so that a quote of one
+  part can match on a word boundary). Hyphens next to digits (``2-3``) stay;
   a range broken at a line end (``10-\\n12``) loses only the break. A soft
   hyphen is removed, and at a line end takes the break with it.
 * Smart quotes, primes and apostrophes → ``'`` and ``"``; every dash and minus
@@ -179,8 +181,31 @@ class NormalizedText:
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         return self.offsets.to_original(start, end)
 
+    def joins_compound(self, position: int) -> bool:
+        """Whether normalised ``position`` is where an in-line hyphen between
+        two letters was dropped: ``government|run`` of ``government-run``.
+
+        The fold joins a compound's parts so that ``well-\\nknown`` equals
+        ``well-known``; this says where the parts meet, so that a quote of one
+        part can still end or start on a word boundary there. A hyphen at a
+        line end is left out: ``ser-\\nvice`` may be hyphenation, and ``ser``
+        is no word of it.
+        """
+        offsets = self.offsets
+        if not 0 < position < offsets.normalized_length:
+            return False
+        piece = bisect_right(offsets.norm_starts, position) - 1
+        if piece <= 0 or offsets.norm_starts[piece] != position:
+            return False  # a join always starts a piece: the hyphen's was popped
+        gap = self.original[offsets.orig_ends[piece - 1] : offsets.orig_starts[piece]]
+        return not _COMPOUND_GAP.isdisjoint(gap) and _COMPOUND_GAP_OR_DELETED.issuperset(gap)
+
 
 _JOINING_HYPHENS = "-\u2010\u2011\u2013"  # hyphens, and the en dash of "Smith–Jones"
+# What a joined in-line hyphen can be: a joining hyphen, or a dash that
+# folds to "-" and joins like one (figure dash, minus, full-width hyphen).
+_COMPOUND_GAP = frozenset(_JOINING_HYPHENS + "\u2012\u2212\ufe58\ufe63\uff0d")
+_COMPOUND_GAP_OR_DELETED = _COMPOUND_GAP | frozenset(_DELETED)
 _SPACED_DASHES = "\u2014\u2015"  # em dash and bar: a pause between words
 _LINE_BREAKS = "\n\r\u2028\u2029\x0b\x0c\x85"
 _LINE_BREAK_SET = frozenset(_LINE_BREAKS)

@@ -90,6 +90,7 @@ def _citation_problem(citation: Citation) -> str | None:
             if d.op == "replace" else
             f"it leaves out {_quote(d.source)}" if d.op in ("delete", "omit-before",
                                                               "omit-after")
+            else f"it moves {_quote(d.quote)}" if d.op == "move"
             else f"it adds {_quote(d.quote)}"
             for d in changes
         )

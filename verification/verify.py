@@ -770,6 +770,8 @@ def _describe(differences: Sequence[Difference], *, meaning_only: bool = False) 
             what = f"“{difference.quote}” for “{difference.source}”"
         elif difference.op == "insert":
             what = f"adds “{difference.quote}”"
+        elif difference.op == "move":
+            what = f"moves “{difference.quote}”"
         elif difference.op == "omit-before":
             what = f"leaves out “{difference.source}” just before the quoted words"
         elif difference.op == "omit-after":

@@ -15,6 +15,7 @@ from verification.matching import (
     _ceiling,
     _refine,
     _token_starts,
+    find_exact,
     find_letter_spaced,
 )
 
@@ -121,6 +122,85 @@ def test_align_default_cutoff_returns_a_poor_window_with_its_score() -> None:
 @pytest.mark.parametrize(("quote", "source"), [("", REFERENCE), ("employer", ""), ("", "")])
 def test_align_none_for_empty_texts(quote: str, source: str) -> None:
     assert align(quote, normalize(source)) is None
+
+
+@pytest.mark.parametrize(
+    ("quote", "source", "span"),
+    [
+        ("government", "The service is government-run and free.", "government"),
+        ("run and free", "The service is government-run and free.", "run and free"),
+        ("the smith", "It failed the Smith\u2013Jones test.", "the Smith"),
+        ("jones test", "It failed the Smith\u2013Jones test.", "Jones test"),
+    ],
+)
+def test_quote_of_one_part_of_an_in_line_compound_matches_exactly(
+    quote: str, source: str, span: str
+) -> None:
+    found = find_exact(quote, normalize(source))
+    assert found is not None and found.exact
+    assert source[found.source_start : found.source_end] == span
+
+
+@pytest.mark.parametrize(
+    ("quote", "source"),
+    [
+        # The part left out negates the rest: compared, not passed as verbatim.
+        ("government organisations", "Grants to non-government organisations rose."),
+        ("the loans are interest", "the loans are interest-free for members."),
+        # Hyphenation at a line end is no compound: "ser" is no word there.
+        ("two years of ser", "two years of ser-\nvice."),
+    ],
+)
+def test_part_of_a_compound_is_not_exact_where_it_would_mislead(
+    quote: str, source: str
+) -> None:
+    found = find_exact(quote, normalize(source))
+    assert found is not None and not found.exact
+
+
+def test_leaving_out_a_negating_part_of_a_compound_is_a_negation() -> None:
+    assert "negation" in reasons("Grants to non-government organisations rose by a third.",
+                                 "Grants to government organisations rose by a third.")
+    assert "negation" in reasons("All the loans are interest-free for members of staff.",
+                                 "All the loans are interest for members of staff.")
+
+
+@pytest.mark.parametrize(
+    ("quote", "source"),
+    [
+        ("rose to 73", "Uptake rose to 73.6% in 2020."),
+        ("6% in 2020", "Uptake rose to 73.6% in 2020."),
+        ("a fee of 1", "a fee of 1,000 dollars"),
+        ("pages 10", "see pages 10-12 of the report"),
+    ],
+)
+def test_exact_match_never_stops_inside_a_number(quote: str, source: str) -> None:
+    found = find_exact(normalize(quote).text, normalize(source))
+    assert found is not None and not found.exact
+
+
+@pytest.mark.parametrize(
+    ("quote", "span"),
+    [
+        ("the rate of uptake across the region rose to 76.3%",
+         "the rate of uptake across the region rose to 73.6%"),
+        ("the rate of uptake across the region rose to 76.3",
+         "the rate of uptake across the region rose to 73.6"),
+        ("76.3% of the patients in the treatment group",
+         "73.6% of the patients in the treatment group"),
+    ],
+)
+def test_fuzzy_window_holds_the_whole_number(quote: str, span: str) -> None:
+    # The number is the difference: a window ending at "73" of "73.6%" (or
+    # starting at its "6") would highlight and compare half of it.
+    source = f"Overall {span.replace('76.3', '73.6')} in 2020, and then fell."
+    normalized_source = normalize(source)
+    alignment = align(normalize(quote).text, normalized_source)
+    assert alignment is not None
+    assert source[alignment.source_start : alignment.source_end] == span
+    assert as_tuples(compare(normalize(quote), normalized_source, alignment)) == [
+        ("replace", "73.6", "76.3", ("number",))
+    ]
 
 
 # compare() ------------------------------------------------------------------------
@@ -275,6 +355,56 @@ def test_punctuation_only_edit_gives_no_reasons() -> None:
     source = "Coverage ends on the last day of the month; dependants lose cover too."
     quote = "Coverage ends on the last day of the month, dependants lose cover too."
     assert reasons(source, quote) == set()
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "expected"),
+    [
+        ("Maersk Line A/S\n50, Esplanaden\n1098 Copenhagen K, Denmark",
+         "Maersk Line A/S, 50 Esplanaden, 1098 Copenhagen K, Denmark",
+         [("move", ",", ",", ()), ("insert", "", ",", ())]),
+        ("Write to Maersk Line A/S, 50 Esplanaden, Copenhagen",
+         "Write to Maersk Line A/S 50, Esplanaden, Copenhagen",
+         [("move", ",", ",", ())]),
+    ],
+)
+def test_moved_comma_in_a_name_or_address_is_one_harmless_move(
+    source: str, quote: str, expected: list[tuple[str, str, str, tuple[str, ...]]]
+) -> None:
+    # A word-level diff paired these as "adds “Esplanaden”; drops
+    # “Esplanaden”" (a name) or the same for "50" (a number).
+    assert as_tuples(edits(source, quote)) == expected
+
+
+def test_a_moved_word_is_one_move_that_keeps_its_reason() -> None:
+    source = "The tenant is required not to sublet the flat without written consent."
+    quote = "The tenant is not required to sublet the flat without written consent."
+    assert as_tuples(edits(source, quote)) == [("move", "not", "not", ("negation",))]
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("It pays the last day of employment\u2014not the date of notice.",
+         "It pays the last day of employment-not the date of notice."),
+        ("It pays the last day of employment \u2014 not the date of notice.",
+         "It pays the last day of employment-not the date of notice."),
+        ("It pays the last day of employment-not the date of notice.",
+         "It pays the last day of employment \u2014 not the date of notice."),
+    ],
+)
+def test_em_dash_typed_as_a_hyphen_is_punctuation_not_a_lost_negation(
+    source: str, quote: str
+) -> None:
+    assert reasons(source, quote) == set()
+
+
+def test_dash_typed_as_a_hyphen_beside_a_real_change_reports_only_that_change() -> None:
+    source = "It is the thing\u2014not the other, as agreed in 1990 by both parties."
+    quote = "It is the thing-not the other, as agreed in 1991 by both parties."
+    assert [d for d in as_tuples(edits(source, quote)) if d[3]] == [
+        ("replace", "1990", "1991", ("number",))
+    ]
 
 
 # Properties -------------------------------------------------------------------------

@@ -85,6 +85,42 @@ def test_compound_broken_at_line_end_equals_unbroken_compound() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("the government-run scheme", ("the government", "run scheme")),
+        ("the Smith\u2013Jones test", ("the smith", "jones test")),  # en dash
+        ("a non\u2212binding offer", ("a non", "binding offer")),  # minus sign
+        ("the well-\u00adknown rule", ("the well", "known rule")),  # with a soft hyphen
+    ],
+)
+def test_compound_parts_meet_where_an_in_line_hyphen_was_dropped(
+    text: str, parts: tuple[str, str]
+) -> None:
+    # The parts are joined (the documented decision above), and the join
+    # says where they meet, in the normalised text and back in the original.
+    n = normalize(text)
+    assert n.text == "".join(parts)
+    joins = [p for p in range(len(n.text) + 1) if n.joins_compound(p)]
+    assert joins == [len(parts[0])]
+    assert text[: n.to_original(0, joins[0])[1]].lower().endswith(parts[0].split()[-1])
+    assert text[n.to_original(joins[0], len(n.text))[0] :].lower().startswith(
+        parts[1].split()[0]
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["years of ser-\nvice", "a well-\nknown rule", "co\u00adoperate", "pages 10-12",
+     "employment\u2014not", "employment - not", "co\u200boperate", "mid- year"],
+)
+def test_no_compound_join_at_line_ends_digits_or_spaced_dashes(text: str) -> None:
+    # At a line end the hyphen may be hyphenation ("ser" is no word of
+    # "service"); elsewhere nothing was joined.
+    n = normalize(text)
+    assert not any(n.joins_compound(p) for p in range(-1, len(n.text) + 2))
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("2-3", "2-3"),
@@ -426,6 +462,25 @@ def test_property_mapped_ranges_are_monotone_and_in_bounds(text: str) -> None:
         assert 0 <= o0 < o1 <= len(text) or (n.text[a] == " " and 0 <= o0 == o1 <= len(text))
         assert not text[o0].isspace() or n.text[a] == " "
     assert all(0 <= p <= len(text) for p in starts + ends)
+
+
+@SETTINGS
+@given(texts)
+def test_property_compound_joins_map_to_a_dash_between_the_parts(text: str) -> None:
+    # Where a join is reported, the original holds only the dash (and
+    # deleted characters) between the parts, and each side normalises on its
+    # own to the normalised text before and after the join.
+    n = normalize(text)
+    for p in range(len(n.text) + 1):
+        if not n.joins_compound(p):
+            continue
+        o_end = n.to_original(0, p)[1]
+        o_start = n.to_original(p, len(n.text))[0]
+        gap = text[o_end:o_start]
+        assert "-" in gap and not any(c.isspace() for c in gap), gap
+        assert n.text[p - 1].isalpha() and n.text[p].isalpha()
+        assert normalize(text[:o_end]).text == n.text[:p]
+        assert normalize(text[o_start:]).text == n.text[p:]
 
 
 @SETTINGS

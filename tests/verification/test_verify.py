@@ -950,3 +950,64 @@ def test_korean_quote_is_found_in_a_long_source() -> None:
     citation = report.citations[0]
     assert citation.outcome == "verified"
     assert source[citation.chunk_start : citation.chunk_end] == quote
+# Issue 10, items 5 and 6: compounds, dashes, numbers and names keep their edges.
+
+UPTAKE = ("Regional report. Overall, the rate of uptake across the region rose to 73.6% in "
+          "2020, and then fell back the following year.")
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        "the rate of uptake across the region rose to 76.3%",
+        "the rate of uptake across the region rose to 76.3% in 2020",
+        "76.3% in 2020, and then fell back the following year",
+    ],
+)
+def test_a_changed_percentage_is_altered_and_its_span_holds_the_whole_number(
+    quote: str
+) -> None:
+    report = verify_answer(f'The report says "{quote}" [S1].', {"S1": UPTAKE})
+    citation = only_citation(report)
+    assert citation.outcome == "quote-altered"
+    assert "“76.3” for “73.6” (number)" in citation.message
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    number = UPTAKE.index("73.6%")
+    assert citation.chunk_start <= number and number + len("73.6%") <= citation.chunk_end
+
+
+def test_a_quote_of_one_part_of_an_in_line_compound_is_verified() -> None:
+    source = "Since 2019 the clinic has been government-run and free at the point of use."
+    report = verify_answer('The clinic is "government" funded [S1].', {"S1": source})
+    citation = only_citation(report)
+    assert citation.outcome == "verified"
+    assert source[citation.chunk_start : citation.chunk_end] == "government"
+
+
+def test_an_em_dash_typed_as_a_hyphen_is_a_repair_not_a_lost_negation() -> None:
+    source = ("Severance is calculated from the last day of employment\u2014not the date of "
+              "notice\u2014and is paid within 30 days.")
+    answer = ('Severance runs "from the last day of employment-not the date of notice" [S1].')
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome in ("verified", "verified-fuzzy")
+    assert "negation" not in citation.message
+
+
+def test_a_moved_comma_or_line_break_in_an_address_is_a_repair() -> None:
+    source = "Contact: Maersk Line A/S\n50, Esplanaden\n1098 Copenhagen K, Denmark."
+    answer = 'Write to "Maersk Line A/S, 50 Esplanaden, 1098 Copenhagen K" [S1].'
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome == "verified-fuzzy"
+    assert "adds “,”; drops “,”" not in citation.message
+    assert "moves “,”" in citation.message
+    assert all(not d.reasons for d in citation.differences)
+
+
+def test_a_moved_negation_is_altered_and_said_once_as_a_move() -> None:
+    source = ("Clause 7. The tenant is required not to sublet the flat or any part of it "
+              "without the written consent of the landlord.")
+    answer = ('The lease says "The tenant is not required to sublet the flat or any part of '
+              'it without the written consent of the landlord" [S1].')
+    citation = only_citation(verify_answer(answer, {"S1": source}))
+    assert citation.outcome == "quote-altered"
+    assert citation.message.endswith("changes its meaning: moves “not” (negation)")
