@@ -385,6 +385,27 @@ def test_two_quotes_share_the_marker_that_follows_them() -> None:
     ]
 
 
+FORM = "Check the \u201cYes\u201d box on Form 1040 if you want $3 to go to this fund."
+
+
+def test_a_curly_pair_inside_a_straight_quote_does_not_hide_the_quote() -> None:
+    # Only \u201cYes\u201d used to be checked, and it is in the source: a false pass.
+    answer = 'The instructions say "check the \u201cYes\u201d box on Form 2040" [S1].'
+    report = verify_answer(answer, {"S1": FORM})
+    citation = only_citation(report)
+    assert citation.quote == "check the \u201cYes\u201d box on Form 2040"
+    assert citation.outcome == "quote-altered"
+    assert report.verdict == "flag"
+
+
+@pytest.mark.parametrize("inner", ["\u201cYes\u201d", "\u2018Yes\u2019", "'Yes'"])
+def test_a_straight_quote_holding_inner_quotes_verifies_against_the_source(inner: str) -> None:
+    answer = f'The instructions say "check the {inner} box on Form 1040" [S1].'
+    citation = only_citation(verify_answer(answer, {"S1": FORM}))
+    assert citation.quote == f"check the {inner} box on Form 1040"
+    assert citation.outcome in ("verified", "verified-fuzzy")
+
+
 def test_negation_just_before_the_quoted_words_alters_the_quote() -> None:
     source = "Do not start treatment on a single elevated reading; confirm it first."
     answer = 'The guideline says "start treatment on a single elevated reading" [S1].'
