@@ -28,7 +28,8 @@ ANSWERS = Counter("citeguard_answers", "Answers verified",
                   ["surface", "model", "verdict", "action"])
 CITATIONS = Counter("citeguard_citations", "Citations checked, by outcome",
                     ["surface", "model", "outcome"])
-UNCITED_CLAIMS = Counter("citeguard_uncited_claims", "Claims without a marker",
+UNCITED_CLAIMS = Counter("citeguard_uncited_claims",
+                         "Claims no citation attributes to an injected source",
                          ["surface", "model"])
 LATENCY = Histogram("citeguard_verification_seconds", "Time to verify one answer",
                     ["surface"],

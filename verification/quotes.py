@@ -1,8 +1,17 @@
 """Quoted spans in an answer.
 
-Three forms: ``"straight"``, ``“curly”`` (nesting respected, so a curly quote
-may hold straight or curly inner quotes) and ``<quote source="S1">…</quote>``
-blocks. Single quotes are never delimiters: they are apostrophes far more often.
+Three forms: ``"straight"``, ``“curly”`` and ``<quote source="S1">…</quote>``
+blocks. Straight and curly pairs nest either way round: the outermost pair is
+the quote and the pairs inside it are its text, so ``"tick the “Yes” box"`` is
+one quote of the whole phrase, not a quote of ``Yes``. Pairs nest properly or
+not at all: a mark never pairs with one on the other side of an open pair's
+mark (``"a “b" c”`` quotes ``b" c``), nor across a block, whose marks are its
+own text. An unclosed mark is text, and the pairs inside it stand alone.
+
+A straight mark opens after a space, a bracket or a dash, never before a space
+(``he said " …``), and closes before a space, punctuation or the end; a mark
+that could do either closes an open straight pair. Single quotes are never
+delimiters: they are apostrophes far more often.
 """
 
 from __future__ import annotations
@@ -22,8 +31,9 @@ _BLOCK = re.compile(
     r"(?P<body>.*?)</quote\s*>",
     re.IGNORECASE | re.DOTALL,
 )
-_OPEN_BEFORE = set(" \t\n\r([{\u2014\u2013-:/")
-_CLOSE_AFTER = set(" \t\n\r)]}[.,;:!?\u2014\u2013-\u3010")
+_MARK = re.compile('["\u201c\u201d]')
+_OPEN_BEFORE = frozenset(" \t\n\r([{\u2014\u2013-:/")
+_CLOSE_AFTER = frozenset(" \t\n\r)]}[.,;:!?\u2014\u2013-\u3010")
 _MIN_QUOTE_CHARS = 2
 
 
@@ -42,10 +52,6 @@ class Quote:
     source: str | None = None
 
 
-def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
-    return any(s < end and start < e for s, e in spans)
-
-
 def _trimmed(answer: str, start: int, end: int) -> tuple[int, int]:
     while start < end and answer[start].isspace():
         start += 1
@@ -54,11 +60,56 @@ def _trimmed(answer: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _paired_curly(answer: str, start: int, end: int) -> set[int]:
+    """The curly marks in ``answer[start:end]`` that have a partner. Curly marks
+    are unambiguous, so they are paired first; a lone one is plain text and must
+    neither hide nor close the straight marks around it."""
+    open_: list[int] = []
+    paired: set[int] = set()
+    for mark in _MARK.finditer(answer, start, end):
+        if mark.group() == "\u201c":
+            open_.append(mark.start())
+        elif mark.group() == "\u201d" and open_:
+            paired.update((open_.pop(), mark.start()))
+    return paired
+
+
+def _pairs(answer: str, start: int, end: int) -> list[tuple[int, int, QuoteKind]]:
+    """Every quote pair in ``answer[start:end]`` as ``(open, close, kind)``,
+    inner pairs included; they nest properly because one stack pairs both."""
+    curly = _paired_curly(answer, start, end)
+    stack: list[tuple[int, QuoteKind]] = []
+    pairs: list[tuple[int, int, QuoteKind]] = []
+    for mark in _MARK.finditer(answer, start, end):
+        index, char = mark.start(), mark.group()
+        if char != '"':
+            if index not in curly:
+                continue
+            if char == "\u201c":
+                stack.append((index, "curly"))
+                continue
+            # Its opener is the innermost curly on the stack; a straight mark
+            # still open inside it was text.
+            while stack[-1][1] != "curly":
+                stack.pop()
+            pairs.append((stack.pop()[0], index, "curly"))
+        else:
+            after = answer[index + 1 : index + 2]
+            # Only a straight mark opened since the innermost curly opener may
+            # close here: closing an older one would cross that curly pair.
+            if stack and stack[-1][1] == "straight" and (not after or after in _CLOSE_AFTER):
+                pairs.append((stack.pop()[0], index, "straight"))
+            elif (index == 0 or answer[index - 1] in _OPEN_BEFORE) and after \
+                    and not after.isspace():
+                stack.append((index, "straight"))
+    return pairs
+
+
 def parse_quotes(answer: str) -> tuple[Quote, ...]:
     """Every quoted span in ``answer``, in order, outermost only."""
     quotes: list[Quote] = []
-    taken: list[tuple[int, int]] = []
-
+    segment = 0
+    segments: list[tuple[int, int]] = []
     for match in _BLOCK.finditer(answer):
         source = match.group("dq") or match.group("sq") or match.group("bare")
         start, end = _trimmed(answer, match.start("body"), match.end("body"))
@@ -66,49 +117,18 @@ def parse_quotes(answer: str) -> tuple[Quote, ...]:
             Quote(answer[start:end], start, end, match.start(), match.end(), "block",
                   canonical_label(source) if source else None)
         )
-        taken.append((match.start(), match.end()))
+        segments.append((segment, match.start()))
+        segment = match.end()
+    segments.append((segment, len(answer)))
 
-    # Curly quotes, with nesting: the outermost pair is the quote.
-    depth, opened = 0, -1
-    for match in re.finditer("[\u201c\u201d]", answer):
-        index, char = match.start(), match.group(0)
-        if _overlaps(taken, index, index + 1):
-            continue
-        if char == "\u201c":
-            if depth == 0:
-                opened = index
-            depth += 1
-        elif char == "\u201d" and depth:
-            depth -= 1
-            if depth == 0:
-                start, end = _trimmed(answer, opened + 1, index)
-                quotes.append(Quote(answer[start:end], start, end, opened, index + 1, "curly"))
-                taken.append((opened, index + 1))
-
-    # Straight quotes: an opening mark after a space or bracket, closed by the
-    # next mark that is followed by a space, punctuation or the end.
-    index = 0
-    length = len(answer)
-    while index < length:
-        index = answer.find('"', index)
-        if index < 0:
-            break
-        if _overlaps(taken, index, index + 1) or (index and answer[index - 1] not in _OPEN_BEFORE):
-            index += 1
-            continue
-        close = index + 1
-        while True:
-            close = answer.find('"', close)
-            if close < 0 or close + 1 >= length or answer[close + 1] in _CLOSE_AFTER:
-                break
-            close += 1
-        if close < 0 or _overlaps(taken, index, close + 1):
-            index += 1
-            continue
-        start, end = _trimmed(answer, index + 1, close)
-        quotes.append(Quote(answer[start:end], start, end, index, close + 1, "straight"))
-        taken.append((index, close + 1))
-        index = close + 1
+    covered = -1  # the end of the last outermost pair kept
+    for first, last in segments:
+        for opened, closed, kind in sorted(_pairs(answer, first, last)):
+            if opened < covered:
+                continue  # inside a pair already kept
+            covered = closed + 1
+            start, end = _trimmed(answer, opened + 1, closed)
+            quotes.append(Quote(answer[start:end], start, end, opened, closed + 1, kind))
 
     kept = [q for q in quotes if len(q.text) >= _MIN_QUOTE_CHARS]
     return tuple(sorted(kept, key=lambda q: q.outer_start))

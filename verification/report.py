@@ -9,6 +9,7 @@ convert (or, better, be sent page rectangles instead).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -18,12 +19,14 @@ __all__ = [
     "OUTCOMES",
     "REVIEW_OUTCOMES",
     "SENTENCE_STATUSES",
+    "UNATTRIBUTED_OUTCOMES",
     "Citation",
     "Outcome",
     "Report",
     "SentenceResult",
     "SentenceStatus",
     "Verdict",
+    "attributes",
 ]
 
 Outcome = Literal[
@@ -64,6 +67,10 @@ SENTENCE_STATUSES: Final[tuple[SentenceStatus, ...]] = (
 REVIEW_OUTCOMES: Final[tuple[Outcome, ...]] = (
     "quote-altered", "quote-not-found", "wrong-source", "unattributed-quote",
 )
+
+#: Citation outcomes that tie a sentence to no injected source: a marker that
+#: was never injected, a quote with no marker.
+UNATTRIBUTED_OUTCOMES: Final[tuple[Outcome, ...]] = ("fabricated-marker", "unattributed-quote")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +128,11 @@ class Citation:
         }
 
 
+def attributes(citations: Iterable[Citation]) -> bool:
+    """Whether any of ``citations`` ties its sentence to an injected source."""
+    return any(c.outcome not in UNATTRIBUTED_OUTCOMES for c in citations)
+
+
 @dataclass(frozen=True, slots=True)
 class SentenceResult:
     index: int
@@ -130,6 +142,18 @@ class SentenceResult:
     claim: bool
     status: SentenceStatus
     citations: tuple[Citation, ...]
+
+    @property
+    def attributed(self) -> bool:
+        return attributes(self.citations)
+
+    @property
+    def uncited_claim(self) -> bool:
+        """A claim no citation attributes, whatever its status shows (an
+        unattributed quote, a fabricated marker, nothing). The one definition
+        behind ``coverage``, ``counts["uncited-claim"]`` and the metric counted
+        from those counts, so the three agree."""
+        return self.claim and not self.attributed
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -5,7 +5,7 @@ Rules, in order:
 * A line break ends a sentence (list items, headings and paragraphs are lines).
 * ``.``, ``!``, ``?`` and ``…`` end a sentence when followed by whitespace and
   then something that can start one (a capital, a digit, a quote or bracket,
-  a bullet) — not after a known abbreviation (``e.g.``, ``Dr.``, ``U.S.`` before
+  a bullet, an emoji) — not after a known abbreviation (``e.g.``, ``Dr.``, ``U.S.`` before
   a lower-case word), a single initial (``J. Smith``), or a list number at the
   start of a line (``1. Eligibility``). Decimals (``2.5``) never qualify.
 * Markers after the full stop (``… two years. [S1]``) belong to the sentence
@@ -17,6 +17,7 @@ Rules, in order:
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -86,7 +87,10 @@ def _ends_sentence(text: str, stop: re.Match[str], resume: int) -> bool:
     following = text[at : at + 1]
     if following[:1] in ("", "\n", "\r"):
         return True
-    if not (following[0].isupper() or following[0].isdigit()
+    # An emoji after a stop opens the next sentence as a capital would
+    # ("… two years. 🎉 Loans …"); a symbol is never a lower-case word.
+    capital = following[0].isupper() or unicodedata.category(following[0]) == "So"
+    if not (capital or following[0].isdigit()
             or following[0] in "\"'\u201c\u2018([*-\u2022<"):
         return False  # "… e.g. the plan", "… 3 p.m. local time"
     if not punctuation.startswith(".") or punctuation.startswith(".."):
@@ -104,7 +108,7 @@ def _ends_sentence(text: str, stop: re.Match[str], resume: int) -> bool:
         return False  # "Dr. Smith", "e.g. Section 4"
     if token == "no" and following[0].isdigit():
         return False  # "No. 12"
-    return not (token in ABBREVIATIONS and not following[0].isupper())
+    return not (token in ABBREVIATIONS and not capital)
 
 
 def split_sentences(

@@ -46,6 +46,7 @@ from .report import (
     SentenceResult,
     SentenceStatus,
     Verdict,
+    attributes,
 )
 from .sentences import split_sentences
 
@@ -246,7 +247,6 @@ def verify_answer(
     spans = split_sentences(answer, protected=protected, markers=groups)
 
     results: list[SentenceResult] = []
-    claims = attributed = 0
     for index, span in enumerate(spans):
         in_sentence_quotes = [q for q in quotes if span.start <= q.outer_start < span.end]
         in_sentence_groups = [g for g in groups if span.start <= g.start < span.end]
@@ -254,12 +254,7 @@ def verify_answer(
             answer, in_sentence_quotes, in_sentence_groups, pool, config
         )
         claim = is_claim(span.text, has_quote=bool(in_sentence_quotes))
-        is_attributed = any(
-            c.outcome not in ("fabricated-marker", "unattributed-quote") for c in citations
-        )
-        if claim:
-            claims += 1
-            attributed += is_attributed
+        is_attributed = attributes(citations)
         results.append(
             SentenceResult(
                 index=index,
@@ -275,13 +270,17 @@ def verify_answer(
     counts: Counter[str] = Counter({outcome: 0 for outcome in OUTCOMES})
     counts["uncited-claim"] = 0
     counts["superseded"] = 0
+    claims = attributed = 0
     for sentence in results:
         counts["superseded"] += sum(
             c.superseded for c in sentence.citations if c.outcome != "fabricated-marker"
         )
         counts.update(c.outcome for c in sentence.citations)
-        if sentence.status == "uncited-claim":
-            counts["uncited-claim"] += 1
+        # One definition for the count and the coverage: not the status, which
+        # shows the worst citation (an unattributed quote) instead.
+        counts["uncited-claim"] += sentence.uncited_claim
+        claims += sentence.claim
+        attributed += sentence.claim and sentence.attributed
     coverage = attributed / claims if claims else 1.0
     verdict, reasons = _verdict(counts, coverage, config)
     return Report(

@@ -270,12 +270,27 @@ def test_every_check_is_logged_and_counted(api: Any, caplog: pytest.LogCaptureFi
         post(api, native("Vision is covered [S9].", model="model-b"))
     (record,) = [r for r in caplog.records if r.name == "citeguard.checks"]
     line = json.loads(record.getMessage())
-    assert line["counts"] == {"fabricated-marker": 1}
+    # A fabricated marker cites nothing: the claim is uncited, as coverage says.
+    assert line["counts"] == {"fabricated-marker": 1, "uncited-claim": 1}
     assert (line["model"], line["surface"], line["verdict"]) == ("model-b", "default", "fail")
     metrics = client.get("/metrics").content.decode()
     assert ('citeguard_citations_total{model="model-b",outcome="fabricated-marker",'
             'surface="default"}') in metrics
     assert "citeguard_verification_seconds_bucket" in metrics
+    assert 'citeguard_uncited_claims_total{model="model-b",surface="default"} 1.0' in metrics
+
+
+def test_a_claim_with_only_an_unattributed_quote_is_an_uncited_claim_everywhere(
+    api: Any, client: Any
+) -> None:
+    body = post(api, native('It says "Employer match vests after two years".',
+                            model="model-unattributed")).json()
+    assert body["sentences"][0]["status"] == "unattributed-quote"
+    assert (body["claims"], body["attributed_claims"], body["coverage"]) == (1, 0, 0.0)
+    assert body["counts"]["uncited-claim"] == 1
+    metrics = client.get("/metrics").content.decode()
+    assert ('citeguard_uncited_claims_total{model="model-unattributed",surface="default"} 1.0'
+            in metrics)
 
 
 def test_anthropic_format_is_converted_and_its_citations_rechecked(api: Any) -> None:

@@ -54,7 +54,6 @@ def test_short_or_unclosed_lines_with_facts_are_claims(line: str) -> None:
         "Here is what the plan says about vesting.",
         "Here's a summary of the relevant sections.",
         "Below is a summary of the plan.",
-        "In summary, the plan is generous.",
         "Based on the provided sources, I can answer this.",
         "Based on the documents, here is the answer.",
         "Let me explain how vesting works.",
@@ -124,3 +123,68 @@ def test_a_quote_makes_a_claim(sentence: str) -> None:
 )
 def test_conditional_rules_are_claims(sentence: str) -> None:
     assert is_claim(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Overall, the employer is responsible for repairs.",
+        "In conclusion, the tenant must give notice in writing.",
+        "In summary, the plan is generous.",
+        "In short, loans are capped at the vested balance.",
+        "To sum up, the landlord pays for structural repairs.",
+        "To summarise, dependants lose coverage with the employee.",
+        "Overall the employer is responsible for repairs.",
+        "Overall costs rose sharply.",
+    ],
+)
+def test_a_summary_opener_does_not_hide_a_claim(sentence: str) -> None:
+    assert is_claim(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "In summary, here is what the sources say.",
+        "Overall, I hope this helps.",
+        "In short, let me explain the vesting rules.",
+        "In conclusion:",
+    ],
+)
+def test_a_summary_opener_before_framing_is_framing(sentence: str) -> None:
+    assert not is_claim(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # "i can" is a whole word: "I cannot …" is classified like any sentence.
+        "I cannot predict how the court will rule on appeal.",
+        "I can't predict how the court will rule on appeal.",
+        "I can\u2019t help with tax questions, but the plan office can.",
+        "I canvassed every tenant in the building last year.",
+    ],
+)
+def test_i_can_is_framing_only_as_a_whole_word(sentence: str) -> None:
+    assert is_claim(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I can help with other benefits questions.",
+        # Saying the sources are silent is about the sources, not a claim.
+        "I cannot find this in the provided sources.",
+        "I can't find anything about dental cover in the documents.",
+        "I could not locate a deadline in the excerpts.",
+    ],
+)
+def test_what_the_assistant_can_do_or_find_is_framing(sentence: str) -> None:
+    assert not is_claim(sentence)
+
+
+@pytest.mark.parametrize("emoji", ["\U0001f389", "\u2705", "\U0001f44d\U0001f3fd"])
+def test_an_emoji_before_a_sentence_is_like_a_bullet(emoji: str) -> None:
+    assert is_claim(f"{emoji} In summary, the plan is generous.")
+    assert not is_claim(f"{emoji} Dental coverage")
+    assert not is_claim(emoji)

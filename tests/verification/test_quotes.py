@@ -160,3 +160,93 @@ def test_quote_at_start_of_answer() -> None:
     answer = '"Employer match vests after two years" [S1] is what the plan says.'
     quote = only_quote(answer)
     assert (quote.outer_start, quote.start) == (0, 1)
+
+
+# --- Quotes inside quotes (issue 10, item 2) ---------------------------------
+
+
+def test_straight_quote_holding_a_curly_pair_is_one_quote() -> None:
+    # The curly pair used to be parsed first and the enclosing straight pair
+    # dropped, so only "Yes" was checked: a false pass on "Form 2040".
+    answer = '"check the \u201cYes\u201d box on Form 2040" [S1]'
+    quote = only_quote(answer)
+    assert quote.kind == "straight"
+    assert quote.text == "check the \u201cYes\u201d box on Form 2040"
+    assert (quote.outer_start, quote.outer_end) == (0, answer.index(" [S1]"))
+
+
+def test_straight_quote_holding_several_curly_pairs() -> None:
+    answer = 'It says "tick \u201cYes\u201d or \u201cNo\u201d on line 7" [S1].'
+    assert only_quote(answer).text == "tick \u201cYes\u201d or \u201cNo\u201d on line 7"
+
+
+def test_straight_quote_holding_nested_curly_pairs() -> None:
+    answer = 'It says "the \u201cso-called \u201ccore\u201d rule\u201d applies" [S1].'
+    assert only_quote(answer).text == "the \u201cso-called \u201ccore\u201d rule\u201d applies"
+
+
+def test_straight_quote_holding_single_curly_quotes_and_apostrophes() -> None:
+    answer = 'It says "check the \u2018Yes\u2019 box on the employer\u2019s form" [S1].'
+    assert only_quote(answer).text == "check the \u2018Yes\u2019 box on the employer\u2019s form"
+
+
+def test_straight_quote_holding_straight_pair() -> None:
+    answer = 'It says "the "core" rule applies to all staff" [S1].'
+    assert only_quote(answer).text == 'the "core" rule applies to all staff'
+
+
+def test_straight_quote_holding_an_unclosed_curly_quote() -> None:
+    # A lone curly mark inside is text: it pairs with nothing.
+    answer = 'It says "the \u201ccore rule applies" [S1].'
+    assert only_quote(answer).text == "the \u201ccore rule applies"
+
+
+def test_curly_quote_holding_an_unclosed_straight_quote() -> None:
+    answer = 'It says \u201cthe "core rule applies\u201d [S1].'
+    assert only_quote(answer).text == 'the "core rule applies'
+
+
+def test_a_straight_pair_does_not_cross_a_curly_pair() -> None:
+    # The straight mark inside the curly pair cannot close the one before it.
+    answer = 'A "b \u201cc" d\u201d e [S1].'
+    assert only_quote(answer).text == 'c" d'
+
+
+def test_curly_pair_after_straight_pair() -> None:
+    answer = 'It says "match vests" and \u201cloans are capped\u201d [S1].'
+    assert [q.text for q in parse_quotes(answer)] == ["match vests", "loans are capped"]
+
+
+def test_straight_mark_followed_by_a_space_is_not_an_opening() -> None:
+    answer = 'He said " and then "the rule applies to all" [S1].'
+    assert only_quote(answer).text == "the rule applies to all"
+
+
+@pytest.mark.parametrize("answer", ['He said " nothing more.', 'It ends with "', 'A "\nline'])
+def test_straight_mark_before_whitespace_or_end_opens_nothing(answer: str) -> None:
+    assert parse_quotes(answer) == ()
+
+
+def test_quote_marks_inside_a_block_are_its_text() -> None:
+    answer = ('<quote source="S1">check the \u201cYes\u201d box on "Form 2040"</quote> '
+              'and "more words" [S2]')
+    quotes = parse_quotes(answer)
+    assert [(q.kind, q.text) for q in quotes] == [
+        ("block", 'check the \u201cYes\u201d box on "Form 2040"'),
+        ("straight", "more words"),
+    ]
+
+
+def test_a_straight_pair_does_not_reach_across_a_block() -> None:
+    answer = 'A "b <quote source="S1">inner words</quote> c" d [S1].'
+    assert [(q.kind, q.text) for q in parse_quotes(answer)] == [("block", "inner words")]
+
+
+def test_unclosed_outer_curly_quote_leaves_its_inner_pair() -> None:
+    answer = "He wrote \u201cthe \u201ccore\u201d rule [S1]."
+    assert only_quote(answer).text == "core"
+
+
+def test_a_lone_closing_curly_mark_inside_a_straight_quote_is_text() -> None:
+    answer = 'It says "the core\u201d rule applies" [S1].'
+    assert only_quote(answer).text == "the core\u201d rule applies"

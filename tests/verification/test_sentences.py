@@ -265,3 +265,30 @@ def test_property_quoted_ranges_hold_a_position_strictly_inside_one(
 ) -> None:
     # Protected ranges are open: a stop at a quote's own end is outside it.
     assert _Ranges(ranges).inside(position) == any(s < position < e for s, e in ranges)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "The match vests after two years. \U0001f389 Loans are capped at half.",
+            ["The match vests after two years.", "\U0001f389 Loans are capped at half."],
+        ),
+        (
+            "Great question! \U0001f60a The plan covers dental care.",
+            ["Great question!", "\U0001f60a The plan covers dental care."],
+        ),
+        (
+            "Dental care is covered. \u2705 Vision care is covered too [S1].",
+            ["Dental care is covered.", "\u2705 Vision care is covered too [S1]."],
+        ),
+        (
+            "Dental, vision etc. \U0001f44d\U0001f3fd Loans are capped.",
+            ["Dental, vision etc.", "\U0001f44d\U0001f3fd Loans are capped."],
+        ),
+        ("I hope this helps. \U0001f60a", ["I hope this helps.", "\U0001f60a"]),
+    ],
+)
+def test_a_full_stop_before_an_emoji_ends_the_sentence(text: str, expected: list[str]) -> None:
+    assert split(text) == expected
+

@@ -305,6 +305,52 @@ def test_claim_carrying_only_fabricated_markers_is_not_attributed() -> None:
     report = verify_answer("Employer match vests after two years [S9].", {"S1": S1})
     assert report.claims == 1
     assert report.attributed_claims == 0
+    # Counted where coverage counts it: a marker never injected cites nothing.
+    assert report.counts["uncited-claim"] == 1
+    assert report.sentences[0].status == "fabricated-marker"
+
+
+def test_claim_whose_only_quote_is_unattributed_is_an_uncited_claim() -> None:
+    report = verify_answer('The plan says "Employer match vests after two years".', {"S1": S1})
+    assert report.sentences[0].status == "unattributed-quote"  # the worst citation still shows
+    assert report.sentences[0].uncited_claim
+    assert (report.claims, report.attributed_claims, report.coverage) == (1, 0, 0.0)
+    assert report.counts["uncited-claim"] == 1
+    assert report.counts["unattributed-quote"] == 1
+
+
+UNCITED_ANSWERS = [
+    'The plan says "Employer match vests after two years".',
+    'The plan says "Employer match vests after two years" and "loans exist" [S1].',
+    "Employer match vests after two years [S9]. Dependants are covered until age 26.",
+    "Overall, the employer pays for every repair in the building.",
+    "The match vests after two years. \U0001f389 Dependants are covered until age 26 [S2].",
+    'Here is a summary.\nThe plan says "Employer match vests after two years" [S1].',
+]
+
+
+@pytest.mark.parametrize("answer", UNCITED_ANSWERS)
+def test_uncited_claims_in_counts_agree_with_coverage(answer: str) -> None:
+    report = verify_answer(answer, {"S1": S1, "S2": HEALTH})
+    uncited = report.claims - report.attributed_claims
+    assert report.counts["uncited-claim"] == uncited
+    assert sum(s.uncited_claim for s in report.sentences) == uncited
+    assert report.to_dict()["counts"]["uncited-claim"] == uncited
+
+
+def test_a_claim_after_a_summary_opener_needs_a_marker() -> None:
+    report = verify_answer("Overall, the employer pays for every repair in the building.",
+                           {"S1": S1})
+    assert report.sentences[0].status == "uncited-claim"
+    assert report.coverage == 0.0
+    assert report.verdict == "flag"
+
+
+def test_a_claim_before_an_emoji_is_not_attributed_by_the_next_sentence_marker() -> None:
+    answer = "The match vests after two years. \U0001f389 Dependants are covered until age 26 [S2]."
+    report = verify_answer(answer, {"S1": S1, "S2": HEALTH})
+    assert [s.status for s in report.sentences] == ["uncited-claim", "unquoted"]
+    assert report.coverage == 0.5
 
 
 # Several markers, quote blocks, references inside quotes ------------------------------
@@ -383,6 +429,27 @@ def test_two_quotes_share_the_marker_that_follows_them() -> None:
         ("verified", "S1"),
         ("verified", "S2"),
     ]
+
+
+FORM = "Check the \u201cYes\u201d box on Form 1040 if you want $3 to go to this fund."
+
+
+def test_a_curly_pair_inside_a_straight_quote_does_not_hide_the_quote() -> None:
+    # Only \u201cYes\u201d used to be checked, and it is in the source: a false pass.
+    answer = 'The instructions say "check the \u201cYes\u201d box on Form 2040" [S1].'
+    report = verify_answer(answer, {"S1": FORM})
+    citation = only_citation(report)
+    assert citation.quote == "check the \u201cYes\u201d box on Form 2040"
+    assert citation.outcome == "quote-altered"
+    assert report.verdict == "flag"
+
+
+@pytest.mark.parametrize("inner", ["\u201cYes\u201d", "\u2018Yes\u2019", "'Yes'"])
+def test_a_straight_quote_holding_inner_quotes_verifies_against_the_source(inner: str) -> None:
+    answer = f'The instructions say "check the {inner} box on Form 1040" [S1].'
+    citation = only_citation(verify_answer(answer, {"S1": FORM}))
+    assert citation.quote == f"check the {inner} box on Form 1040"
+    assert citation.outcome in ("verified", "verified-fuzzy")
 
 
 def test_negation_just_before_the_quoted_words_alters_the_quote() -> None:
