@@ -63,7 +63,15 @@ from typing import IO, ClassVar, Literal, Protocol
 
 import pymupdf
 
-from reviewer.ingestion.layout import Block, Line, block_of, median, reading_order, side_by_side
+from reviewer.ingestion.layout import (
+    Block,
+    Line,
+    block_of,
+    median,
+    reading_order,
+    side_by_side,
+    split_columns,
+)
 
 __all__ = [
     "PAGE_SEPARATOR",
@@ -769,7 +777,8 @@ def _extract_page(page: pymupdf.Page, number: int, offset: int) -> _PageText:
             if (line := _read_line(raw_line, matrix)) is not None
         ]
         if lines:
-            blocks.append(block_of(lines))
+            # A block whose lines run across a gutter becomes one per column.
+            blocks.extend(split_columns(block_of(lines)))
     del raw  # the per-character dicts are the bulk of a page's memory
 
     line_height = median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
