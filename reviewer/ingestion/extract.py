@@ -10,7 +10,9 @@ Layout of the text:
 * Pages follow each other separated by :data:`PAGE_SEPARATOR` (``"\\n\\f\\n"``).
 * On a page, text blocks come in reading order: columns are detected from the
   blocks' x-ranges (left column top to bottom, then the right one); blocks that
-  span the columns (titles, wide figures) stay in vertical order.
+  span the columns (titles, wide figures) stay in vertical order. The layout
+  rules live in :mod:`reviewer.ingestion.layout`; this module reads the page
+  and writes the text and its geometry.
 * Blocks are separated by a blank line (``"\\n\\n"``), lines by ``"\\n"``; two
   lines of one block that sit side by side on one baseline are joined by a space.
 * Glyphs are kept as PDF text gives them: a ligature stays one character
@@ -54,12 +56,22 @@ import weakref
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import IO, ClassVar, Literal, Protocol
 
 import pymupdf
+
+from reviewer.ingestion.layout import (
+    Block,
+    Line,
+    block_of,
+    median,
+    reading_order,
+    side_by_side,
+    split_columns,
+)
 
 __all__ = [
     "PAGE_SEPARATOR",
@@ -87,13 +99,6 @@ _TEXT_FLAGS = pymupdf.TEXT_PRESERVE_LIGATURES | pymupdf.TEXT_MEDIABOX_CLIP
 
 # Characters that would collide with the separators the extractor inserts.
 _CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")
-
-# A gap at least this wide (points) between block x-ranges separates columns.
-_COLUMN_GAP = 6.0
-# Blocks whose y-ranges overlap by less than this (points) are separable rows.
-_ROW_OVERLAP = 1.0
-# Rows further apart than this many line heights are never merged into columns.
-_ROW_MERGE_LINES = 2.5
 
 _MAGIC = b"CGEO"
 _VERSION = 2
@@ -737,26 +742,6 @@ def _read_text(spool: IO[bytes]) -> str:
 
 
 @dataclass(slots=True)
-class _Line:
-    text: str
-    boxes: list[float]  # 4 per character of text (x0, y0, x1, y1), displayed page
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    horizontal: bool  # reads left to right on the displayed page
-
-
-@dataclass(slots=True)
-class _Block:
-    lines: list[_Line]
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-
-@dataclass(slots=True)
 class _PageText:
     """One page's share of the document: text, glyph boxes, inserted
     positions and margin lines, positions counted in the whole document."""
@@ -783,7 +768,7 @@ def _extract_page(page: pymupdf.Page, number: int, offset: int) -> _PageText:
     # the page as displayed.
     rotation = page.rotation_matrix
     matrix: _Matrix = tuple(float(rotation[k]) for k in range(6))  # type: ignore[assignment]
-    blocks: list[_Block] = []
+    blocks: list[Block] = []
     for raw_block in raw["blocks"]:
         if raw_block.get("type", 0) != 0:
             continue
@@ -792,14 +777,11 @@ def _extract_page(page: pymupdf.Page, number: int, offset: int) -> _PageText:
             if (line := _read_line(raw_line, matrix)) is not None
         ]
         if lines:
-            blocks.append(_Block(
-                lines,
-                min([ln.x0 for ln in lines]), min([ln.y0 for ln in lines]),
-                max([ln.x1 for ln in lines]), max([ln.y1 for ln in lines]),
-            ))
+            # A block whose lines run across a gutter becomes one per column.
+            blocks.extend(split_columns(block_of(lines)))
     del raw  # the per-character dicts are the bulk of a page's memory
 
-    line_height = _median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
+    line_height = median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
     pieces: list[str] = []
     line_boxes: list[float] = []
     inserted: list[int] = []
@@ -810,17 +792,17 @@ def _extract_page(page: pymupdf.Page, number: int, offset: int) -> _PageText:
     bottom_band = rect.height * (1.0 - TextLines.band) - 1.0
     margin_lines: list[tuple[int, int, float, float]] = []
     position = offset
-    for block_index, block in enumerate(_reading_order(blocks, line_height)):
+    for block_index, block in enumerate(reading_order(blocks, line_height)):
         if block_index:
             pieces.append(_BLOCK_SEPARATOR)
             inserted.extend(range(position, position + len(_BLOCK_SEPARATOR)))
             position += len(_BLOCK_SEPARATOR)
-        previous: _Line | None = None
+        previous: Line | None = None
         start, top, bottom = position, 0.0, 0.0
         for line in block.lines:
             if previous is None:
                 start, top, bottom = position, line.y0, line.y1
-            elif _side_by_side(previous, line):
+            elif side_by_side(previous, line):
                 pieces.append(" ")
                 inserted.append(position)
                 position += 1
@@ -850,7 +832,7 @@ def _extract_page(page: pymupdf.Page, number: int, offset: int) -> _PageText:
     return _PageText(info, text, boxes, inserted, margin_lines)
 
 
-def _read_line(raw_line: dict, matrix: _Matrix) -> _Line | None:  # type: ignore[type-arg]
+def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[type-arg]
     spans = raw_line["spans"]
     if len(spans) > 1:
         # Spans in writing order: by their origin projected on the line direction.
@@ -884,7 +866,7 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> _Line | None:  # type: ignore
     a, b, c, d, _, _ = matrix
     dx, dy = raw_line["dir"]
     horizontal = abs(b * dx + d * dy) < 0.1 and a * dx + c * dy > 0
-    return _Line(
+    return Line(
         stripped, boxes,
         min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]), max(boxes[3::4]),
         horizontal,
@@ -918,89 +900,3 @@ def _displayed(char_boxes: list[Box], matrix: _Matrix) -> list[Box]:
         (a * x0 + c * y0 + e, b * x0 + d * y0 + f, a * x1 + c * y1 + e, b * x1 + d * y1 + f)
         for x0, y0, x1, y1 in char_boxes
     ]
-
-
-def _side_by_side(left: _Line, right: _Line) -> bool:
-    """Two lines of one block on one baseline, the second to the right."""
-    if not (left.horizontal and right.horizontal):
-        return False
-    overlap = min(left.y1, right.y1) - max(left.y0, right.y0)
-    height = min(left.y1 - left.y0, right.y1 - right.y0)
-    return overlap >= 0.5 * height and right.x0 >= left.x1 - 0.5 * height
-
-
-def _median(values: Sequence[float]) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2]
-
-
-# --------------------------------------------------------------------------
-# Reading order: a recursive XY cut that prefers columns
-
-
-def _cuts(blocks: list[_Block], *, vertical: bool) -> list[list[_Block]]:
-    """Split blocks at gaps in their x-ranges (vertical) or y-ranges."""
-    if vertical:
-        ordered = sorted(blocks, key=lambda bl: bl.x0)
-        groups = [[ordered[0]]]
-        reach = ordered[0].x1
-        for block in ordered[1:]:
-            if block.x0 - reach >= _COLUMN_GAP:
-                groups.append([block])
-            else:
-                groups[-1].append(block)
-            reach = max(reach, block.x1)
-        return groups
-    ordered = sorted(blocks, key=lambda bl: (bl.y0, bl.x0))
-    groups = [[ordered[0]]]
-    reach = ordered[0].y1
-    for block in ordered[1:]:
-        if block.y0 >= reach - _ROW_OVERLAP:
-            groups.append([block])
-        else:
-            groups[-1].append(block)
-        reach = max(reach, block.y1)
-    return groups
-
-
-def _split(blocks: list[_Block], line_height: float) -> list[list[_Block]] | None:
-    columns = _cuts(blocks, vertical=True)
-    if len(columns) > 1:
-        return columns
-    rows = _cuts(blocks, vertical=False)
-    if len(rows) == 1:
-        return None
-    # The rows of a two-column stretch split wherever both columns happen to
-    # have a gap at the same height; put such neighbours back together so the
-    # columns are read whole. Rows separated by a spanning block (a title, a
-    # wide figure) cannot merge, because together they have no column gap.
-    merged = [rows[0]]
-    for row in rows[1:]:
-        gap = min(bl.y0 for bl in row) - max(bl.y1 for bl in merged[-1])
-        candidate = merged[-1] + row
-        if gap < _ROW_MERGE_LINES * line_height and len(_cuts(candidate, vertical=True)) > 1:
-            merged[-1] = candidate
-        else:
-            merged.append(row)
-    return merged
-
-
-def _reading_order(blocks: list[_Block], line_height: float) -> list[_Block]:
-    # Iterative, since a page of many small blocks could nest deeper than
-    # Python's recursion limit.
-    ordered: list[_Block] = []
-    stack = [blocks]
-    while stack:
-        group = stack.pop()
-        if len(group) <= 1:
-            ordered.extend(group)
-            continue
-        parts = _split(group, line_height)
-        if parts is None:
-            # Overlapping blocks with no clean cut: top to bottom, left to right.
-            ordered.extend(sorted(group, key=lambda bl: (bl.y0, bl.x0)))
-        else:
-            stack.extend(reversed(parts))
-    return ordered

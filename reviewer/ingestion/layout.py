@@ -1,0 +1,230 @@
+"""Reading order on one page: lines grouped in blocks, blocks in columns.
+
+Internal to :mod:`reviewer.ingestion`: :mod:`~reviewer.ingestion.extract`
+reads a page's lines (text and a box per character) and asks this module in
+which order to write them and which neighbouring lines share a baseline.
+Everything is in points on the page as displayed (origin top-left).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+# A gap at least this wide (points) between block x-ranges separates columns.
+_COLUMN_GAP = 6.0
+# Blocks whose y-ranges overlap by less than this (points) are separable rows.
+_ROW_OVERLAP = 1.0
+# Rows further apart than this many line heights are never merged into columns.
+_ROW_MERGE_LINES = 2.5
+# Two lines on one baseline are one line of text (joined by a space) only when
+# the gap between them is at most this many line heights: a word space is about
+# a quarter of one, and MuPDF already starts a new line at a few word spaces.
+# A wider gap is a gutter between columns or between table cells.
+_JOIN_GAP_LINES = 1.0
+# A line with at least this many words (of two letters or more) is running
+# prose; table cells and form labels have fewer.
+_PROSE_WORDS = 4
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+@dataclass(slots=True)
+class Line:
+    text: str
+    boxes: list[float]  # 4 per character of text (x0, y0, x1, y1), displayed page
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    horizontal: bool  # reads left to right on the displayed page
+
+
+@dataclass(slots=True)
+class Block:
+    lines: list[Line]
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+def block_of(lines: list[Line]) -> Block:
+    """A block around ``lines`` (at least one)."""
+    return Block(
+        lines,
+        min([ln.x0 for ln in lines]), min([ln.y0 for ln in lines]),
+        max([ln.x1 for ln in lines]), max([ln.y1 for ln in lines]),
+    )
+
+
+def _one_baseline(left: Line, right: Line) -> bool:
+    """Two lines on one baseline, the second to the right (at any distance)."""
+    if not (left.horizontal and right.horizontal):
+        return False
+    overlap = min(left.y1, right.y1) - max(left.y0, right.y0)
+    height = min(left.y1 - left.y0, right.y1 - right.y0)
+    return overlap >= 0.5 * height and right.x0 >= left.x1 - 0.5 * height
+
+
+def side_by_side(left: Line, right: Line) -> bool:
+    """Two lines of one block that read as one: on one baseline, the second to
+    the right at no more than a few word spaces (not across a gutter)."""
+    height = min(left.y1 - left.y0, right.y1 - right.y0)
+    return _one_baseline(left, right) and right.x0 - left.x1 <= _JOIN_GAP_LINES * height
+
+
+def _is_prose(line: Line) -> bool:
+    return len(_WORD.findall(line.text)) >= _PROSE_WORDS
+
+
+def _continues(previous: Line, line: Line, height: float) -> bool:
+    """``line`` carries on from ``previous`` in one column: beside it, or just
+    below it with the two overlapping in x."""
+    if side_by_side(previous, line):
+        return True
+    return (
+        line.y0 >= previous.y0 + 0.5 * height
+        and line.y0 - previous.y1 <= height
+        and min(line.x1, previous.x1) > max(line.x0, previous.x0)
+    )
+
+
+def split_columns(block: Block) -> list[Block]:
+    """The columns of a block whose prose runs across gutters, as blocks of
+    their own; any other block as it is.
+
+    MuPDF sometimes puts the lines of two or three columns (a sidebar, a boxed
+    worksheet) in one block, each row's lines one after the other, so a block
+    read line by line runs every line on into its neighbour. The rule: when
+    lines on one baseline sit a gutter apart (wider than the join gap) and
+    most such neighbours are both running prose (several words each), the
+    block is columns: its lines are ordered by the same XY cut as the page's
+    blocks, with the gutter as the column gap, and cut into blocks wherever a
+    line does not carry on from the one before. Otherwise the neighbours are
+    table cells or form fields (short, a word or a number or two), whose row
+    is the unit a reader quotes: the block keeps its rows.
+    """
+    lines = block.lines
+    height = median([ln.y1 - ln.y0 for ln in lines])
+    gutter = _JOIN_GAP_LINES * height
+    across = [
+        (left, right) for left, right in pairwise(lines)
+        if _one_baseline(left, right) and right.x0 - left.x1 > gutter
+    ]
+    if not across:
+        return [block]
+    prose = sum(1 for left, right in across if _is_prose(left) and _is_prose(right))
+    if 2 * prose < len(across):
+        return [block]
+    # Lines' boxes (ascent to descent) of one column overlap a little, where
+    # blocks' boxes do not; lines on one baseline overlap by half or more.
+    gaps = _Gaps(column=gutter, row_overlap=0.25 * height)
+    ordered = reading_order([block_of([ln]) for ln in lines], height, gaps)
+    parts: list[list[Line]] = []
+    previous: Line | None = None
+    for single in ordered:
+        line = single.lines[0]
+        if previous is not None and _continues(previous, line, height):
+            parts[-1].append(line)
+        else:
+            parts.append([line])
+        previous = line
+    return [block_of(part) for part in parts]
+
+
+def median(values: Sequence[float]) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+# --------------------------------------------------------------------------
+# Reading order: a recursive XY cut that prefers columns
+
+
+@dataclass(frozen=True, slots=True)
+class _Gaps:
+    """What separates columns (a gap this wide, points) and rows (overlapping
+    by less than this, points)."""
+
+    column: float = _COLUMN_GAP
+    row_overlap: float = _ROW_OVERLAP
+
+
+_BLOCK_GAPS = _Gaps()
+
+
+def _cuts(blocks: list[Block], *, vertical: bool, gaps: _Gaps) -> list[list[Block]]:
+    """Split blocks at gaps in their x-ranges (vertical) or y-ranges."""
+    if vertical:
+        ordered = sorted(blocks, key=lambda bl: bl.x0)
+        groups = [[ordered[0]]]
+        reach = ordered[0].x1
+        for block in ordered[1:]:
+            if block.x0 - reach >= gaps.column:
+                groups.append([block])
+            else:
+                groups[-1].append(block)
+            reach = max(reach, block.x1)
+        return groups
+    ordered = sorted(blocks, key=lambda bl: (bl.y0, bl.x0))
+    groups = [[ordered[0]]]
+    reach = ordered[0].y1
+    for block in ordered[1:]:
+        if block.y0 >= reach - gaps.row_overlap:
+            groups.append([block])
+        else:
+            groups[-1].append(block)
+        reach = max(reach, block.y1)
+    return groups
+
+
+def _split(blocks: list[Block], line_height: float, gaps: _Gaps) -> list[list[Block]] | None:
+    columns = _cuts(blocks, vertical=True, gaps=gaps)
+    if len(columns) > 1:
+        return columns
+    rows = _cuts(blocks, vertical=False, gaps=gaps)
+    if len(rows) == 1:
+        return None
+    # The rows of a two-column stretch split wherever both columns happen to
+    # have a gap at the same height; put such neighbours back together so the
+    # columns are read whole. Rows separated by a spanning block (a title, a
+    # wide figure) cannot merge, because together they have no column gap.
+    merged = [rows[0]]
+    for row in rows[1:]:
+        gap = min(bl.y0 for bl in row) - max(bl.y1 for bl in merged[-1])
+        candidate = merged[-1] + row
+        if (
+            gap < _ROW_MERGE_LINES * line_height
+            and len(_cuts(candidate, vertical=True, gaps=gaps)) > 1
+        ):
+            merged[-1] = candidate
+        else:
+            merged.append(row)
+    return merged
+
+
+def reading_order(
+    blocks: list[Block], line_height: float, gaps: _Gaps = _BLOCK_GAPS
+) -> list[Block]:
+    """``blocks`` in reading order: columns left to right, each top to bottom."""
+    # Iterative, since a page of many small blocks could nest deeper than
+    # Python's recursion limit.
+    ordered: list[Block] = []
+    stack = [blocks]
+    while stack:
+        group = stack.pop()
+        if len(group) <= 1:
+            ordered.extend(group)
+            continue
+        parts = _split(group, line_height, gaps)
+        if parts is None:
+            # Overlapping blocks with no clean cut: top to bottom, left to right.
+            ordered.extend(sorted(group, key=lambda bl: (bl.y0, bl.x0)))
+        else:
+            stack.extend(reversed(parts))
+    return ordered
+

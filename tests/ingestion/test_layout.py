@@ -1,0 +1,165 @@
+"""Reading order inside one text block whose lines span columns (issue 10, item 1).
+
+Each fixture writes its rows left to right on shared baselines, which is how
+MuPDF comes to put the lines of several columns in one block; every test first
+checks that the fixture really is one such block.
+"""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from reviewer.ingestion import ExtractedDocument, extract_pdf
+from verification import verify_answer
+
+FONT_SIZE = 9.0
+LEADING = 11.0
+COLUMNS = (54.0, 234.0, 414.0)  # 162 points wide, 18-point gutters
+
+# Three columns of prose, about 160 points wide each at 9 points (Helvetica).
+PROSE = (
+    [
+        "Medical and dental expenses that you",
+        "paid during the year for yourself, your",
+        "spouse and your dependents can be",
+        "deducted only to the extent that they",
+        "exceed ten percent of the amount of",
+        "your adjusted gross income this year.",
+    ],
+    [
+        "Insurance premiums for policies that",
+        "cover medical care are included, but",
+        "the part of a car insurance premium",
+        "that covers injuries to others is not",
+        "a medical expense for this purpose and",
+        "cannot be counted among the others.",
+    ],
+    [
+        "Travel to a doctor for treatment may",
+        "be included at the standard mileage",
+        "rate for the year, together with the",
+        "parking fees and tolls that you paid",
+        "while going to see that doctor, but",
+        "not the cost of meals on the way there.",
+    ],
+)
+
+# A worksheet box across the first two columns, between their upper and lower
+# halves; the third column runs beside it.
+BOX = [
+    "Worksheet line 1. Enter the amount from Form 1040, line 38 here",
+    "Worksheet line 2. Multiply the amount on line 1 by ten percent",
+    "Worksheet line 3. Subtract line 2 from line 1 and enter the result",
+]
+
+TABLE = [
+    ["Drug", "Dose", "Route", "Schedule"],
+    ["Paclitaxel", "30 mg", "IV", "every 3 weeks"],
+    ["Carboplatin", "400 mg", "IV", "every 4 weeks"],
+    ["Docetaxel", "75 mg", "IV", "every 3 weeks"],
+    ["Cisplatin", "20 mg", "IV", "daily for 5 days"],
+    ["Etoposide", "100 mg", "PO", "twice daily"],
+]
+TABLE_COLUMNS = (72.0, 172.0, 252.0, 312.0)
+
+
+def build(rows: list[list[tuple[float, str]]]) -> bytes:
+    """A one-page PDF with each row's pieces written left to right on one baseline."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for k, row in enumerate(rows):
+        for x, text in row:
+            page.insert_text((x, 100 + k * LEADING), text, fontsize=FONT_SIZE, fontname="helv")
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+def text_blocks(data: bytes) -> list[list[str]]:
+    with pymupdf.open(stream=data, filetype="pdf") as doc:
+        blocks = doc[0].get_text("dict")["blocks"]
+    return [
+        ["".join(span["text"] for span in line["spans"]) for line in block["lines"]]
+        for block in blocks
+        if block["type"] == 0
+    ]
+
+
+def lines_of(doc: ExtractedDocument) -> list[str]:
+    return [line for line in doc.page_text(1).split("\n") if line.strip()]
+
+
+def assert_one_block_across_columns(data: bytes, first: str, beside: str) -> None:
+    """The fixture is what the issue is about: one block, and in it the line
+    ``beside`` follows ``first`` on the same baseline."""
+    (lines,) = text_blocks(data)
+    assert lines[lines.index(first) + 1] == beside
+
+
+def test_three_columns_of_prose_in_one_block_read_column_by_column() -> None:
+    rows = [
+        [(x, column[k]) for x, column in zip(COLUMNS, PROSE, strict=True)]
+        for k in range(len(PROSE[0]))
+    ]
+    data = build(rows)
+    assert_one_block_across_columns(data, PROSE[0][0], PROSE[1][0])
+
+    doc = extract_pdf(data)
+
+    assert lines_of(doc) == PROSE[0] + PROSE[1] + PROSE[2]
+    # Columns are separate paragraphs, as separate blocks would be.
+    assert f"{PROSE[0][-1]}\n\n{PROSE[1][0]}" in doc.text
+
+
+def test_worksheet_box_across_two_columns_reads_whole_in_its_place() -> None:
+    left, middle, right = PROSE
+    top, bottom = 3, 3  # lines of the first two columns above and below the box
+    rows: list[list[tuple[float, str]]] = []
+    for k in range(top):
+        rows.append([(COLUMNS[0], left[k]), (COLUMNS[1], middle[k]), (COLUMNS[2], right[k])])
+    for k, line in enumerate(BOX):
+        rows.append([(COLUMNS[0], line), (COLUMNS[2], right[top + k])])
+    for k in range(bottom):
+        rows.append([(COLUMNS[0], left[top + k]), (COLUMNS[1], middle[top + k])])
+    data = build(rows)
+    assert_one_block_across_columns(data, BOX[0], right[top])
+
+    doc = extract_pdf(data)
+
+    assert lines_of(doc) == (
+        left[:top] + middle[:top] + BOX + left[top:] + middle[top:] + right
+    )
+
+
+def test_table_in_one_block_reads_row_by_row() -> None:
+    rows = [list(zip(TABLE_COLUMNS, cells, strict=True)) for cells in TABLE]
+    data = build(rows)
+    assert_one_block_across_columns(data, "Paclitaxel", "30 mg")
+
+    doc = extract_pdf(data)
+
+    # Cells a gutter apart are not joined into one line of text, but each row
+    # stays together and in order.
+    assert lines_of(doc) == [cell for cells in TABLE for cell in cells]
+    report = verify_answer(
+        'The regimen is "Paclitaxel 30 mg IV every 3 weeks" [S1].', {"S1": doc.text}
+    )
+    (citation,) = report.citations
+    assert citation.outcome == "verified"
+
+
+@pytest.mark.parametrize("gap", [4.0, 40.0])
+def test_lines_on_one_baseline_join_only_across_a_word_space(gap: float) -> None:
+    # MuPDF splits a line at a wide space; a few points is still one line of
+    # text, forty is two columns' worth.
+    with pymupdf.open() as pdf:
+        page = pdf.new_page()
+        page.insert_text((72, 100), "left words", fontsize=FONT_SIZE, fontname="helv")
+        width = pymupdf.get_text_length("left words", fontname="helv", fontsize=FONT_SIZE)
+        page.insert_text(
+            (72 + width + gap, 100), "right words", fontsize=FONT_SIZE, fontname="helv"
+        )
+        data = pdf.tobytes()
+    joined = extract_pdf(data).page_text(1)
+    assert joined == ("left words right words" if gap < 10 else "left words\nright words")
