@@ -24,6 +24,7 @@ from .matching import (
     find_exact,
     find_letter_spaced,
     negation_before,
+    words_between,
 )
 from .normalize import (
     NormalizedText,
@@ -631,25 +632,47 @@ def _negates(words: list[str]) -> bool:
 
 
 def _answer_context(answer: str, quote: Quote, found: _Found | None) -> _Found | None:
-    """Drop a "left out the negation" finding when the answer says the negation
-    itself, next to the quote: 'if a breach is not remedied "within 30 days"'
-    quotes "does not remedy it within 30 days" faithfully."""
+    """Drop a "left out the negation" finding that the answer's own words
+    settle, next to the quote.
+
+    The answer says the negation itself: 'if a breach is not remedied "within
+    30 days"' quotes "does not remedy it within 30 days" faithfully. Or the
+    negation stands a word or two before the quoted words, and the answer does
+    not repeat those words: 'forms go to "the regional office any forms…"'
+    does not say "send to", which is what "Do not send to" negates; 'if a
+    breach is remedied "within 30 days"' does say "remedy", and is altered.
+    """
     if found is None or not any(d.op in ("omit-before", "omit-after")
                                 for d in found.differences):
         return found
-    before = _ANSWER_WORDS.findall(answer[max(0, quote.outer_start - 60) : quote.outer_start])
+    before = _ANSWER_WORDS.findall(answer[max(0, quote.outer_start - 80) : quote.outer_start])
     after = _ANSWER_WORDS.findall(answer[quote.outer_end : quote.outer_end + 40])
     clause_before: list[str] = []
-    for word in reversed(before[-4:]):
+    for word in reversed(before[-6:]):
         if word in ".;:!?":
             break
-        clause_before.append(word)
+        clause_before.append(word.lower().replace("\u2019", "'"))
     kept = tuple(
         d for d in found.differences
-        if not (d.op == "omit-before" and _negates(clause_before))
+        if not (d.op == "omit-before" and (_negates(clause_before[:4]) or not all(
+            any(_same_stem(word, said) for said in clause_before)
+            for word in words_between(d))))
         and not (d.op == "omit-after" and _negates(after[:2]))
     )
     return dataclasses.replace(found, differences=kept)
+
+
+def _same_stem(word: str, said: str) -> bool:
+    """Whether the answer's ``said`` is ``word`` or another form of it
+    ("remedied" for "remedy", "sending" for "send")."""
+    if word == said:
+        return True
+    shared = 0
+    for a, b in zip(word, said, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared >= 3 and shared >= min(len(word), len(said)) - 2
 
 
 def _check_quote(
