@@ -21,7 +21,7 @@ from .sentences import ABBREVIATIONS
 
 __all__ = [
     "Alignment", "Difference", "align", "compare", "find_exact", "find_letter_spaced",
-    "negation_before", "words_between",
+    "negation_before", "word_swap", "words_between",
 ]
 
 
@@ -600,3 +600,82 @@ def words_between(difference: Difference) -> tuple[str, ...]:
     if difference.op != "omit-before":
         return ()
     return tuple(w for w in difference.source.split()[1:] if w not in _REACHED_ACROSS)
+
+
+def word_swap(
+    quote: NormalizedText, source: NormalizedText, alignment: Alignment, *, whole: bool = False
+) -> tuple[Alignment, tuple[Difference, ...]] | None:
+    """The source's words around ``alignment`` with one word of the quote put
+    in for another, when that changes the meaning: the window of the source's
+    tokens and its differences.
+
+    In a short quote one word decides the score: "persuasion (film)" for
+    "persuasion (novel)" scores 0.83, below any useful threshold, and the
+    window with the best similarity, "persuasion (", leaves the source's word
+    out, so the quote only seems to add "film )". Token for token, the quote
+    is the source with "film" for "novel": an altered quote, not an absent
+    one nor a harmless addition.
+
+    With ``whole`` (for a quote below the threshold, where similarity alone
+    does not say it was taken from here) the window must also be a whole item
+    of the source: a title, a heading, a list entry or a clause, bounded by
+    punctuation or a line of its own on both sides. "Employer match vests
+    immediately" is not "employer match vests after" two years of service
+    altered: it is not in the source.
+    """
+    quote_words: list[str] = _TOKEN.findall(quote.text)
+    size = len(quote_words)
+    text = source.text
+    # The source's tokens from a quote's length before the window to one after.
+    lo = max(0, alignment.norm_start - len(quote.text))
+    tokens = list(_TOKEN.finditer(text, lo, min(len(text), alignment.norm_end + len(quote.text))))
+    if tokens and tokens[0].start() == lo > 0 and text[lo - 1].isalnum():
+        tokens = tokens[1:]  # cut by the edge of the slice
+    if tokens and tokens[-1].end() < len(text) and text[tokens[-1].end()].isalnum():
+        tokens = tokens[:-1]
+    words = [token.group() for token in tokens]
+    # Windows that overlap the alignment: the passage it found.
+    lowest = next((i for i, t in enumerate(tokens) if t.end() > alignment.norm_start), 0)
+    for first in range(max(0, lowest - size + 1), len(tokens) - size + 1):
+        if tokens[first].start() >= alignment.norm_end:
+            break
+        swapped: list[tuple[str, str]] = []
+        for source_word, word in zip(words[first : first + size], quote_words, strict=True):
+            if source_word != word:
+                swapped.append((source_word, word))
+                if len(swapped) > 1:
+                    break
+        if len(swapped) != 1 or not all(any(c.isalpha() for c in w) for w in swapped[0]):
+            continue
+        if not any(w.isalnum() and not w.isdigit() for w in quote_words if w != swapped[0][1]):
+            continue  # nothing else of the quote is a word the source shares
+        start, end = tokens[first].start(), tokens[first + size - 1].end()
+        if whole and not _bounded(source, tokens, first, first + size):
+            continue
+        found = _alignment(source, fuzz.ratio(quote.text, text[start:end]) / 100, False,
+                           start, end)
+        differences = compare(quote, source, found)
+        if any(d.reasons for d in differences):
+            return found, differences
+    return None
+
+
+def _bounded(source: NormalizedText, tokens: list[re.Match[str]], first: int, last: int) -> bool:
+    """Whether ``tokens[first:last]`` stand as an item of their own: on each
+    side the text's edge, clause punctuation (theirs or the next token) or a
+    line that ends on its own."""
+    text = source.text
+    start, end = tokens[first].start(), tokens[last - 1].end()
+    earlier = [tokens[first - 1]] if first > 0 else list(
+        _TOKEN.finditer(text, max(0, start - 40), start))
+    before = earlier[-1] if earlier else None
+    after = tokens[last] if last < len(tokens) else _TOKEN.search(text, end, end + 40)
+    open_before = before is None or (
+        before.group() in _CONTEXT_STOPS or tokens[first].group() in _CONTEXT_STOPS
+        or _line_ends(source, before.end(), start)
+    )
+    open_after = after is None or (
+        after.group() in _CONTEXT_STOPS or tokens[last - 1].group() in _CONTEXT_STOPS
+        or _line_ends(source, end, after.start())
+    )
+    return open_before and open_after
