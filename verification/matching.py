@@ -21,7 +21,7 @@ from .sentences import ABBREVIATIONS
 
 __all__ = [
     "Alignment", "Difference", "align", "compare", "find_exact", "find_letter_spaced",
-    "negation_before",
+    "negation_before", "word_swap", "words_between",
 ]
 
 
@@ -633,28 +633,180 @@ def _same_letters(removed: list[str], added: list[str]) -> bool:
     return letters(removed) == letters(added)
 
 
-_CLAUSE_END = frozenset(".;:!?")
+#: Negations that reverse the words right after them. Deliberately narrow:
+#: "except", "unless", "excluding" or "lack" qualify or name an absence, they
+#: do not flip the polarity of the quoted words ("except that the deadline is
+#: Friday" states the deadline). Any "n't" word counts too.
+_CONTEXT_NEGATIONS = frozenset(("not", "no", "never", "cannot", "without", "nor"))
+#: Words a negation reaches across to govern what follows: "not even",
+#: "not necessarily", "cannot be", "does not remedy it".
+_REACHED_ACROSS = frozenset(
+    ("even", "necessarily", "always", "ever", "yet", "be", "been", "being", "it")
+)
+#: Tokens that end the reach of a negation: clause punctuation, brackets,
+#: quotation marks and a spaced dash.
+_CONTEXT_STOPS = frozenset(".,;:!?()[]{}\"-")
+#: Words between a negation and the quoted words it may still govern: "Do not
+#: send to the regional office…" governs "the regional office" only for an
+#: answer that says "send to" itself (see :func:`words_between`).
+_MAX_BETWEEN = 2
+_LINE_BREAK_CHARS = frozenset("\n\r\u2028\u2029\x0b\x0c\x85")
+
+
+def _negates(word: str) -> bool:
+    return word in _CONTEXT_NEGATIONS or word.endswith("n't")
+
+
+def _line_ends(source: NormalizedText, start: int, end: int) -> bool:
+    """Whether the original text behind normalised ``[start, end)`` (the space
+    between two words) ends a line of its own: a blank line, or a line break
+    before a capital (a heading, a list item, a title, a table cell). A break
+    before a lower-case word is only prose wrapped by the page, and a
+    negation reaches across it ("should not\nbe started")."""
+    if start >= end:
+        return False
+    o0, o1 = source.to_original(start, end)
+    gap = source.original[o0:o1]
+    breaks = sum(char in _LINE_BREAK_CHARS for char in gap)
+    if not breaks:
+        return False
+    return breaks > 1 or (o1 < len(source.original) and source.original[o1].isupper())
 
 
 def negation_before(source: NormalizedText, alignment: Alignment) -> Difference | None:
-    """A negation just outside the aligned window, in the same clause.
+    """A negation just outside the aligned window that governs the quoted words.
 
     Quoting "start treatment on a single reading" from "Do not start treatment
     on a single reading" contains the words exactly and reverses them; so does
     a quote that stops at "should" in "should not be scored". Such a quote is
     reported as altered, naming the negation it left out.
+
+    Before the window, the negation must be next to the quoted words, or
+    separated from them only by words it reaches across ("not even", "cannot
+    be"); a negation up to :data:`_MAX_BETWEEN` other words back is returned
+    with those words ("not send to"), and governs the quote only when the
+    answer says them itself (:func:`words_between`). After the window, only
+    "not" or "never" right after the last quoted word counts: it attaches to
+    that word ("should | not"), whereas "is not a member" after "the customer
+    who" negates words the quote left out. Clause punctuation and a line that
+    ends on its own (:func:`_line_ends`) stop the search on either side.
     """
-    # findall: only the words are needed, not their offsets.
-    before = _TOKEN.findall(source.text, max(0, alignment.norm_start - 60), alignment.norm_start)
-    for word in reversed(before[-3:]):
-        if word in _CLAUSE_END:
-            break
-        if word in _NEGATIONS or word.endswith("n't"):
-            return Difference(op="omit-before", source=word, quote="", reasons=("negation",))
-    after = _TOKEN.findall(source.text, alignment.norm_end, alignment.norm_end + 30)
-    for word in after[:2]:
-        if word in _CLAUSE_END or word == ",":
-            break
-        if word in ("not", "never") or word.endswith("n't"):
-            return Difference(op="omit-after", source=word, quote="", reasons=("negation",))
+    text = source.text
+    start, end = alignment.norm_start, alignment.norm_end
+    if start < end and text[start] not in _CONTEXT_STOPS:
+        lookback = max(0, start - 80)
+        before = list(_TOKEN.finditer(text, lookback, start))
+        if before and before[0].start() == lookback > 0 and text[lookback - 1] != " ":
+            before = before[1:]  # cut by the lookback's edge: not a word of the text
+        between: list[str] = []  # the words from here to the quote
+        others = 0
+        following = start
+        for token in reversed(before[-(2 * _MAX_BETWEEN + 4):]):
+            word = token.group()
+            if word in _CONTEXT_STOPS or _line_ends(source, token.end(), following):
+                break
+            if _negates(word):
+                return Difference(op="omit-before", source=" ".join([word, *between]),
+                                  quote="", reasons=("negation",))
+            if word not in _REACHED_ACROSS:
+                if others == _MAX_BETWEEN:
+                    break
+                others += 1
+            between.insert(0, word)
+            following = token.start()
+    if start < end and text[end - 1] not in _CONTEXT_STOPS:
+        after = _TOKEN.search(text, end, end + 30)
+        if (after is not None and after.group() in ("not", "never")
+                and not _line_ends(source, end, after.start())):
+            return Difference(op="omit-after", source=after.group(), quote="",
+                              reasons=("negation",))
     return None
+
+
+def words_between(difference: Difference) -> tuple[str, ...]:
+    """The words between an ``omit-before`` difference's negation and the
+    quote, other than those it reaches across: "send", "to" for "not send to";
+    none for "not" or "not even be". A negation separated from the quote by
+    such words governs it only when the answer repeats them."""
+    if difference.op != "omit-before":
+        return ()
+    return tuple(w for w in difference.source.split()[1:] if w not in _REACHED_ACROSS)
+
+
+def word_swap(
+    quote: NormalizedText, source: NormalizedText, alignment: Alignment, *, whole: bool = False
+) -> tuple[Alignment, tuple[Difference, ...]] | None:
+    """The source's words around ``alignment`` with one word of the quote put
+    in for another, when that changes the meaning: the window of the source's
+    tokens and its differences.
+
+    In a short quote one word decides the score: "persuasion (film)" for
+    "persuasion (novel)" scores 0.83, below any useful threshold, and the
+    window with the best similarity, "persuasion (", leaves the source's word
+    out, so the quote only seems to add "film )". Token for token, the quote
+    is the source with "film" for "novel": an altered quote, not an absent
+    one nor a harmless addition.
+
+    With ``whole`` (for a quote below the threshold, where similarity alone
+    does not say it was taken from here) the window must also be a whole item
+    of the source: a title, a heading, a list entry or a clause, bounded by
+    punctuation or a line of its own on both sides. "Employer match vests
+    immediately" is not "employer match vests after" two years of service
+    altered: it is not in the source.
+    """
+    quote_words: list[str] = _TOKEN.findall(quote.text)
+    size = len(quote_words)
+    text = source.text
+    # The source's tokens from a quote's length before the window to one after.
+    lo = max(0, alignment.norm_start - len(quote.text))
+    tokens = list(_TOKEN.finditer(text, lo, min(len(text), alignment.norm_end + len(quote.text))))
+    if tokens and tokens[0].start() == lo > 0 and text[lo - 1].isalnum():
+        tokens = tokens[1:]  # cut by the edge of the slice
+    if tokens and tokens[-1].end() < len(text) and text[tokens[-1].end()].isalnum():
+        tokens = tokens[:-1]
+    words = [token.group() for token in tokens]
+    # Windows that overlap the alignment: the passage it found.
+    lowest = next((i for i, t in enumerate(tokens) if t.end() > alignment.norm_start), 0)
+    for first in range(max(0, lowest - size + 1), len(tokens) - size + 1):
+        if tokens[first].start() >= alignment.norm_end:
+            break
+        swapped: list[tuple[str, str]] = []
+        for source_word, word in zip(words[first : first + size], quote_words, strict=True):
+            if source_word != word:
+                swapped.append((source_word, word))
+                if len(swapped) > 1:
+                    break
+        if len(swapped) != 1 or not all(any(c.isalpha() for c in w) for w in swapped[0]):
+            continue
+        if not any(w.isalnum() and not w.isdigit() for w in quote_words if w != swapped[0][1]):
+            continue  # nothing else of the quote is a word the source shares
+        start, end = tokens[first].start(), tokens[first + size - 1].end()
+        if whole and not _bounded(source, tokens, first, first + size):
+            continue
+        found = _alignment(source, fuzz.ratio(quote.text, text[start:end]) / 100, False,
+                           start, end)
+        differences = compare(quote, source, found)
+        if any(d.reasons for d in differences):
+            return found, differences
+    return None
+
+
+def _bounded(source: NormalizedText, tokens: list[re.Match[str]], first: int, last: int) -> bool:
+    """Whether ``tokens[first:last]`` stand as an item of their own: on each
+    side the text's edge, clause punctuation (theirs or the next token) or a
+    line that ends on its own."""
+    text = source.text
+    start, end = tokens[first].start(), tokens[last - 1].end()
+    earlier = [tokens[first - 1]] if first > 0 else list(
+        _TOKEN.finditer(text, max(0, start - 40), start))
+    before = earlier[-1] if earlier else None
+    after = tokens[last] if last < len(tokens) else _TOKEN.search(text, end, end + 40)
+    open_before = before is None or (
+        before.group() in _CONTEXT_STOPS or tokens[first].group() in _CONTEXT_STOPS
+        or _line_ends(source, before.end(), start)
+    )
+    open_after = after is None or (
+        after.group() in _CONTEXT_STOPS or tokens[last - 1].group() in _CONTEXT_STOPS
+        or _line_ends(source, end, after.start())
+    )
+    return open_before and open_after

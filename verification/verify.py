@@ -24,6 +24,8 @@ from .matching import (
     find_exact,
     find_letter_spaced,
     negation_before,
+    word_swap,
+    words_between,
 )
 from .normalize import (
     NormalizedText,
@@ -397,7 +399,7 @@ def _fabricated(
 ) -> Citation:
     """A marker that was never injected (``group`` is None for a quote block
     naming one), with where the quote really is when it was ``found``."""
-    where = f"; the quote appears in [{found.label}]" if found else ""
+    where = f"; the quote appears in {_where(found)}" if found else ""
     if group is None:
         return _citation(
             "fabricated-marker", label, None, quote, found, markers=(label,),
@@ -565,6 +567,12 @@ def _found_in(
         + _context(region, alignment)
         if alignment.score >= threshold else ()
     )
+    if (not alignment.exact and not any(d.reasons for d in differences)
+            and (alignment.score >= threshold or len(quote.text) <= _SHORT_QUOTE)):
+        swap = word_swap(quote, region, alignment, whole=alignment.score < threshold)
+        if swap is not None:
+            alignment, changed = swap
+            differences = changed + _context(region, alignment)
     shifted = Alignment(
         alignment.score, alignment.exact, alignment.norm_start, alignment.norm_end,
         alignment.source_start + offset, alignment.source_end + offset,
@@ -572,6 +580,11 @@ def _found_in(
     return _Found(label, shifted, differences)
 
 
+#: Quotes up to this many normalised characters can fall below the threshold
+#: with one word put in for another, and are checked for that
+#: (:func:`word_swap`); in a longer one a swapped word leaves the score above
+#: the threshold, and :func:`compare` names it.
+_SHORT_QUOTE = 120
 #: Normalised characters after a match that :func:`negation_before` reads.
 _CONTEXT_AFTER = 30
 
@@ -630,25 +643,47 @@ def _negates(words: list[str]) -> bool:
 
 
 def _answer_context(answer: str, quote: Quote, found: _Found | None) -> _Found | None:
-    """Drop a "left out the negation" finding when the answer says the negation
-    itself, next to the quote: 'if a breach is not remedied "within 30 days"'
-    quotes "does not remedy it within 30 days" faithfully."""
+    """Drop a "left out the negation" finding that the answer's own words
+    settle, next to the quote.
+
+    The answer says the negation itself: 'if a breach is not remedied "within
+    30 days"' quotes "does not remedy it within 30 days" faithfully. Or the
+    negation stands a word or two before the quoted words, and the answer does
+    not repeat those words: 'forms go to "the regional office any forms…"'
+    does not say "send to", which is what "Do not send to" negates; 'if a
+    breach is remedied "within 30 days"' does say "remedy", and is altered.
+    """
     if found is None or not any(d.op in ("omit-before", "omit-after")
                                 for d in found.differences):
         return found
-    before = _ANSWER_WORDS.findall(answer[max(0, quote.outer_start - 60) : quote.outer_start])
+    before = _ANSWER_WORDS.findall(answer[max(0, quote.outer_start - 80) : quote.outer_start])
     after = _ANSWER_WORDS.findall(answer[quote.outer_end : quote.outer_end + 40])
     clause_before: list[str] = []
-    for word in reversed(before[-4:]):
+    for word in reversed(before[-6:]):
         if word in ".;:!?":
             break
-        clause_before.append(word)
+        clause_before.append(word.lower().replace("\u2019", "'"))
     kept = tuple(
         d for d in found.differences
-        if not (d.op == "omit-before" and _negates(clause_before))
+        if not (d.op == "omit-before" and (_negates(clause_before[:4]) or not all(
+            any(_same_stem(word, said) for said in clause_before)
+            for word in words_between(d))))
         and not (d.op == "omit-after" and _negates(after[:2]))
     )
     return dataclasses.replace(found, differences=kept)
+
+
+def _same_stem(word: str, said: str) -> bool:
+    """Whether the answer's ``said`` is ``word`` or another form of it
+    ("remedied" for "remedy", "sending" for "send")."""
+    if word == said:
+        return True
+    shared = 0
+    for a, b in zip(word, said, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared >= 3 and shared >= min(len(word), len(said)) - 2
 
 
 def _check_quote(
@@ -676,54 +711,68 @@ def _check_quote(
     markers = tuple(cited)
     threshold = config.threshold
 
+    moved: _Found | None = None
     if valid:
         found, best_score = _find(
             normalized_quote, valid, pool, cutoff=0.0, threshold=threshold
         )
         found = _answer_context(answer, quote, found)
         if found is not None and found.alignment.score >= threshold and not found.altered:
-            outcome: Outcome = "verified" if found.alignment.exact else "verified-fuzzy"
-            source_folds = explain(pool.by_label[found.label].text[
-                found.alignment.source_start:found.alignment.source_end])
-            if found.letter_spaced:
-                source_folds += ("letter-spacing",)
-            message = (
-                f"quote found in [{found.label}] after normalisation"
-                if found.alignment.exact
-                else f"quote matches [{found.label}] at {found.alignment.score:.2f} "
-                f"(threshold {threshold:.2f}): {_describe(found.differences)}"
-            )
-            citations.append(_citation(
-                outcome, found.label, group, quote, found, markers=markers, message=message,
-                normalizations=tuple(dict.fromkeys(folds + source_folds)), pool=pool,
-            ))
-            return citations
+            if not found.alignment.exact and any(
+                    _letters(d.source) != _letters(d.quote) for d in found.differences):
+                # Verbatim in another source beats fuzzy in the cited one. (A
+                # quote that differs only in spacing or punctuation is the
+                # cited source's words: not worth folding every other source.)
+                moved = _verbatim_elsewhere(
+                    normalized_quote, [label for label in pool.by_label if label not in valid],
+                    pool,
+                )
+            if moved is None:
+                outcome: Outcome = "verified" if found.alignment.exact else "verified-fuzzy"
+                source_folds = explain(pool.by_label[found.label].text[
+                    found.alignment.source_start:found.alignment.source_end])
+                if found.letter_spaced:
+                    source_folds += ("letter-spacing",)
+                message = (
+                    f"quote found in [{found.label}] after normalisation"
+                    if found.alignment.exact
+                    else f"quote matches [{found.label}] at {found.alignment.score:.2f} "
+                    f"(threshold {threshold:.2f}): {_describe(found.differences)}"
+                )
+                citations.append(_citation(
+                    outcome, found.label, group, quote, found, markers=markers, message=message,
+                    normalizations=tuple(dict.fromkeys(folds + source_folds)), pool=pool,
+                ))
+                return citations
         cited_best = found
     else:
         cited_best, best_score = None, 0.0
 
-    others = [label for label in pool.by_label if label not in valid]
-    screened = pool.candidates(normalized_quote.text, others, cutoff=threshold)
-    # The screen aligns on the raw fold, where a near-duplicate passage can
-    # outscore the source that holds the quote verbatim (a chunk cut off
-    # mid-word, say): the verbatim lookup tries every other source.
-    elsewhere, _ = _find(
-        normalized_quote, screened, pool, cutoff=threshold, threshold=threshold,
-        exact_in=others,
-    )
-    elsewhere = _answer_context(answer, quote, elsewhere)
-    if elsewhere is not None and not elsewhere.altered:
+    elsewhere = moved
+    if elsewhere is None:
+        others = [label for label in pool.by_label if label not in valid]
+        screened = pool.candidates(normalized_quote.text, others, cutoff=threshold)
+        # The screen aligns on the raw fold, where a near-duplicate passage can
+        # outscore the source that holds the quote verbatim (a chunk cut off
+        # mid-word, say): the verbatim lookup tries every other source.
+        elsewhere, _ = _find(
+            normalized_quote, screened, pool, cutoff=threshold, threshold=threshold,
+            exact_in=others,
+        )
+        elsewhere = _answer_context(answer, quote, elsewhere)
+    if _reportable(elsewhere, cited_best, threshold):
+        assert elsewhere is not None
         if cited and not valid:
             # Every marker was fabricated: those citations say where the quote
             # is, rather than a wrong-source verdict counting the quote twice.
             return fabrications(elsewhere)
         if not cited:
             outcome, message = "unattributed-quote", (
-                f"the quote carries no marker; it appears in [{elsewhere.label}]"
+                f"the quote carries no marker; it appears in {_where(elsewhere)}"
             )
         else:
             outcome, message = "wrong-source", (
-                f"the quote cites {_labels(cited)} but appears in [{elsewhere.label}]"
+                f"the quote cites {_labels(cited)} but appears in {_where(elsewhere)}"
             )
         citations.append(_citation(
             outcome, valid[0] if valid else None, group, quote, elsewhere,
@@ -738,7 +787,8 @@ def _check_quote(
         ))
     elif not valid:
         pass  # every marker was fabricated: those citations already carry the quote
-    elif cited_best is not None and cited_best.alignment.score >= threshold:
+    elif cited_best is not None and (cited_best.alignment.score >= threshold
+                                     or cited_best.altered):  # a word swapped: word_swap()
         citations.append(_citation(
             "quote-altered", cited_best.label, group, quote, cited_best, markers=markers,
             message=f"the quote aligns with [{cited_best.label}] at "
@@ -754,6 +804,49 @@ def _check_quote(
             f"(best similarity {best_score:.3f}, threshold {threshold:.3f})", pool=pool,
         ))
     return citations
+
+
+def _verbatim_elsewhere(
+    quote: NormalizedText, labels: Sequence[str], pool: _Sources
+) -> _Found | None:
+    """A copy of ``quote`` in one of ``labels`` that is exact after
+    normalisation and leaves out no negation, found with ``str.find`` only."""
+    for label in labels:
+        found, _ = _find(quote, (), pool, cutoff=1.0, threshold=1.0, exact_in=(label,))
+        if found is None:
+            found = _squeezed_exact(quote, label, pool)
+        if found is not None and not found.altered:
+            return found
+    return None
+
+
+def _letters(text: str) -> str:
+    return "".join(c for c in text if c.isalnum())
+
+
+def _context_only(found: _Found) -> bool:
+    """Whether all ``found`` changes is leave out a negation next to it."""
+    return all(d.op in ("omit-before", "omit-after") for d in found.differences if d.reasons)
+
+
+def _reportable(elsewhere: _Found | None, cited: _Found | None, threshold: float) -> bool:
+    """Whether the quote's copy ``elsewhere`` is where the quote comes from.
+
+    A faithful copy always is. A copy that only leaves out a negation next to
+    it still says where the quote is (with that note), never "not found" --
+    unless the cited source holds the quote as closely itself: then the
+    quote is altered there."""
+    if elsewhere is None or (elsewhere.altered and not _context_only(elsewhere)):
+        return False
+    if not elsewhere.altered or cited is None or cited.alignment.score < threshold:
+        return True
+    return elsewhere.alignment.exact and not cited.alignment.exact
+
+
+def _where(found: _Found) -> str:
+    """``[label]``, and the negation the quote leaves out there, if any."""
+    left_out = [d for d in found.differences if d.op in ("omit-before", "omit-after")]
+    return f"[{found.label}]" + (f", where it {_describe(left_out)}" if left_out else "")
 
 
 def _labels(labels: Sequence[str]) -> str:

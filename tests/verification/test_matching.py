@@ -17,6 +17,8 @@ from verification.matching import (
     _token_starts,
     find_exact,
     find_letter_spaced,
+    negation_before,
+    words_between,
 )
 
 REFERENCE = "Employer  match vests after\ntwo years of ser-\nvice."
@@ -584,3 +586,70 @@ def test_property_letter_spacing_changes_nothing_where_words_are_not_spaced_out(
     spaced_out = any(len(a) == 1 and len(b) == 1 for a, b in pairwise(words))
     if found is not None and not spaced_out:
         assert source.text[found.norm_start:found.norm_end] == quote
+
+
+# negation_before(): a negation outside the quote that governs it -------------------
+
+
+def left_out(source: str, quote: str) -> tuple[str, str] | None:
+    """negation_before() for ``quote``'s exact match in ``source``: (op, words)."""
+    normalized = normalize(source)
+    alignment = find_exact(normalize(quote).text, normalized)
+    assert alignment is not None and alignment.exact
+    difference = negation_before(normalized, alignment)
+    return None if difference is None else (difference.op, difference.source)
+
+
+@pytest.mark.parametrize(("source", "quote", "expected"), [
+    ("Do not start treatment on a single reading.", "start treatment", ("omit-before", "not")),
+    ("Staff don't sign the form.", "sign the form", ("omit-before", "don't")),
+    ("It is not necessarily the case that costs fall.", "the case that costs fall",
+     ("omit-before", "not necessarily")),
+    ("The claim cannot be waived by the tenant.", "waived by the tenant",
+     ("omit-before", "cannot be")),
+    # Prose wrapped by the page: the negation reaches across the line break.
+    ("Metformin should not\nbe started in patients.", "started in patients",
+     ("omit-before", "not be")),
+    # Two words back: returned with the words between, for the answer to settle.
+    ("Do not send to the regional office any forms.", "the regional office",
+     ("omit-before", "not send to")),
+    ("Ki-67 should not be scored in cold spots.", "Ki-67 should", ("omit-after", "not")),
+])
+def test_a_negation_that_governs_the_quoted_words_is_left_out(
+    source: str, quote: str, expected: tuple[str, str]
+) -> None:
+    assert left_out(source, quote) == expected
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    # It negates what follows the quote, not the quoted words.
+    ("Refunds go to the customer who is not a member.", "the customer who"),
+    ("Refunds go to the customer who isn't a member.", "the customer who"),
+    ("Pay the customer, not the agent.", "Pay the customer"),
+    ("The aim is to protect tenants, not to punish landlords.", "protect tenants,"),
+    # Qualifiers, not polarity flips.
+    ("All dates stand, except that the deadline is Friday.", "the deadline is Friday"),
+    ("Refunds are paid unless the goods are damaged.", "the goods are damaged"),
+    # Another clause, another line.
+    ("Do not wait. Start treatment now.", "Start treatment now"),
+    ("Spouse eligible: No\nRetired members receive the pension.", "Retired members receive"),
+    ("Spouse eligible? no\n\nretired members receive the pension.", "retired members receive"),
+    ("Claims\nthe deadline is Friday\nNot covered: cosmetic work.", "the deadline is Friday"),
+    ("You Can't Go Home (2011 album)\nYou Can't Go Home is an album.",
+     "You Can't Go Home (2011 album)"),
+    # Too far back to govern the quote.
+    ("It was not what the three regional offices sent back.", "sent back"),
+])
+def test_a_negation_that_does_not_govern_the_quoted_words_is_no_context(
+    source: str, quote: str
+) -> None:
+    assert left_out(source, quote) is None
+
+
+@pytest.mark.parametrize(("words", "between"), [
+    ("not", ()), ("not even be", ()), ("not send to", ("send", "to")),
+    ("not remedy it", ("remedy",)),
+])
+def test_words_between_a_negation_and_the_quote(words: str, between: tuple[str, ...]) -> None:
+    difference = Difference("omit-before", words, "", ("negation",))
+    assert words_between(difference) == between

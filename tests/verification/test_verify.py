@@ -1078,3 +1078,72 @@ def test_a_moved_negation_is_altered_and_said_once_as_a_move() -> None:
     citation = only_citation(verify_answer(answer, {"S1": source}))
     assert citation.outcome == "quote-altered"
     assert citation.message.endswith("changes its meaning: moves “not” (negation)")
+# Where a quote is when the cited source is not it -----------------------------------
+
+NEGATED = "Do not start treatment on a single elevated reading; confirm it first."
+OTHER = "Blood pressure is measured twice, at least a week apart."
+
+
+@pytest.mark.parametrize(("answer", "outcome", "marker"), [
+    ('It says "start treatment on a single elevated reading" [S2].', "wrong-source", "S2"),
+    ('It says "start treatment on a single elevated reading".', "unattributed-quote", None),
+    ('It says "start treatment on a single elevated reading" [S9].', "fabricated-marker", "S9"),
+])
+def test_a_copy_elsewhere_that_leaves_out_a_negation_still_says_where_it_is(
+    answer: str, outcome: str, marker: str | None
+) -> None:
+    citation = only_citation(verify_answer(answer, {"S1": NEGATED, "S2": OTHER}))
+    assert (citation.outcome, citation.marker, citation.source_marker) == (outcome, marker, "S1")
+    assert "[S1], where it leaves out “not” just before the quoted words" in citation.message
+    assert [(d.op, d.source) for d in citation.differences] == [("omit-before", "not")]
+    assert NEGATED[citation.chunk_start : citation.chunk_end] == (
+        "start treatment on a single elevated reading")
+
+
+def test_a_quote_in_its_cited_source_after_a_negation_is_altered_there() -> None:
+    # Left out in both: the cited source's copy is the one to report.
+    sources = {"S1": NEGATED, "S2": "Never start treatment on a single elevated reading."}
+    citation = only_citation(verify_answer(
+        'It says "start treatment on a single elevated reading" [S2].', sources))
+    assert (citation.outcome, citation.source_marker) == ("quote-altered", "S2")
+
+
+def test_verbatim_elsewhere_beats_fuzzy_in_the_cited_source() -> None:
+    sources = {
+        "S1": "Premiums are payable monthly in advence by direct debit from the account.",
+        "S2": "Premiums are payable monthly in advance by direct debit from the account.",
+    }
+    answer = 'The policy says "Premiums are payable monthly in advance by direct debit" [{}].'
+    citation = only_citation(verify_answer(answer.format("S1"), sources))
+    assert (citation.outcome, citation.source_marker) == ("wrong-source", "S2")
+    assert citation.message == "the quote cites [S1] but appears in [S2]"
+    # Cited right, it is verified there.
+    citation = only_citation(verify_answer(answer.format("S2"), sources))
+    assert (citation.outcome, citation.source_marker) == ("verified", "S2")
+    # With no verbatim copy anywhere, the repaired typo passes as fuzzy.
+    citation = only_citation(verify_answer(answer.format("S1"), {"S1": sources["S1"]}))
+    assert citation.outcome == "verified-fuzzy"
+
+
+@pytest.mark.parametrize(("quote", "source"), [
+    ("Persuasion (film)", "Persuasion (novel)\nPersuasion is the last novel by Jane Austen."),
+    ("Persuasion (film)", "See also: Persuasion (novel), a list of adaptations."),
+    ("Pride and Prejudice and Zombies (film)",
+     "Pride and Prejudice and Zombies (novel) is a 2009 parody novel."),
+])
+def test_a_word_put_in_for_another_in_a_short_quote_carries_a_reason(
+    quote: str, source: str
+) -> None:
+    citation = only_citation(verify_answer(f'It is "{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "quote-altered"
+    assert [(d.op, d.source, d.quote, d.reasons) for d in citation.differences] == [
+        ("replace", "novel", "film", ("word",))]
+    assert source[citation.chunk_start : citation.chunk_end] == quote.replace("film", "novel")
+
+
+def test_a_short_quote_is_not_an_alteration_of_a_phrase_it_cuts_into() -> None:
+    # "vests after" two years: one word differs, but the source's words run
+    # on, so the quote is simply not there.
+    citation = only_citation(verify_answer('It says "Employer match vests immediately" [S1].',
+                                           {"S1": S1}))
+    assert citation.outcome == "quote-not-found"
