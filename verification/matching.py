@@ -776,7 +776,7 @@ def word_swap(
                 swapped.append((source_word, word))
                 if len(swapped) > 1:
                     break
-        if len(swapped) != 1 or not all(any(c.isalpha() for c in w) for w in swapped[0]):
+        if len(swapped) != 1 or not all(any(c.isalnum() for c in w) for w in swapped[0]):
             continue
         if not any(w.isalnum() and not w.isdigit() for w in quote_words if w != swapped[0][1]):
             continue  # nothing else of the quote is a word the source shares

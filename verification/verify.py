@@ -569,7 +569,11 @@ def _found_in(
     )
     if (not alignment.exact and not any(d.reasons for d in differences)
             and (alignment.score >= threshold or len(quote.text) <= _SHORT_QUOTE)):
-        swap = word_swap(quote, region, alignment, whole=alignment.score < threshold)
+        # Below the threshold a short quote must be a whole item of the source
+        # to be its alteration; with more words around it, one word put in for
+        # another no longer happens by chance.
+        whole = alignment.score < threshold and len(quote.text.split()) < _SWAP_ANYWHERE_WORDS
+        swap = word_swap(quote, region, alignment, whole=whole)
         if swap is not None:
             alignment, changed = swap
             differences = changed + _context(region, alignment)
@@ -585,6 +589,9 @@ def _found_in(
 #: (:func:`word_swap`); in a longer one a swapped word leaves the score above
 #: the threshold, and :func:`compare` names it.
 _SHORT_QUOTE = 120
+#: A quote of at least this many words that is the source's passage with one
+#: word put in for another is that passage altered, wherever it stands.
+_SWAP_ANYWHERE_WORDS = 6
 #: Normalised characters after a match that :func:`negation_before` reads.
 _CONTEXT_AFTER = 30
 

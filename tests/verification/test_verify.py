@@ -1147,3 +1147,31 @@ def test_a_short_quote_is_not_an_alteration_of_a_phrase_it_cuts_into() -> None:
     citation = only_citation(verify_answer('It says "Employer match vests immediately" [S1].',
                                            {"S1": S1}))
     assert citation.outcome == "quote-not-found"
+
+
+@pytest.mark.parametrize(
+    ("quote", "source", "swapped"),
+    [
+        # Below the threshold, but every other word is the source's, in order.
+        ("fact that the Jacobson stumbles at the first",
+         "The fact that the Chapel stumbles at the first step of the inquiry.", "Chapel"),
+        ("Duty of Tonnage, keep Troops, or Absence of War",
+         "lay any\nDuty of Tonnage, keep Troops, or Ships of War in time of\nPeace", "Ships"),
+        # A number put in for another in a short title.
+        ("Persuasion (2022 film)", "Films:\nPersuasion (1995 film)\nEmma (novel)\n", "1995"),
+    ],
+)
+def test_a_passage_with_one_word_put_in_for_another_is_altered_below_the_threshold(
+    quote: str, source: str, swapped: str
+) -> None:
+    citation = verify_answer(f'"{quote}" [S1].', {"S1": source}).citations[0]
+    assert citation.outcome == "quote-altered"
+    assert citation.score < VerificationConfig().threshold
+    assert swapped in source[citation.chunk_start : citation.chunk_end]
+
+
+def test_a_short_quote_sharing_all_but_one_word_with_a_clause_fragment_is_not_found() -> None:
+    # Four words, one swapped, not a whole item of the source: not evidence
+    # enough that the quote was taken from here.
+    citation = verify_answer('"Employer match vests immediately" [S1].', {"S1": S1}).citations[0]
+    assert citation.outcome == "quote-not-found"
