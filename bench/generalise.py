@@ -293,10 +293,20 @@ def glued(a: PopplerWord, b: PopplerWord) -> bool:
     return a.line == b.line and gap < 0.5
 
 
+def hyphenated(a: PopplerWord, b: PopplerWord) -> bool:
+    """A word hyphenated across a line break: "reduc-" ending one line, "ing"
+    starting the next."""
+    return (a.line != b.line and a.text.endswith(("-", "\u00ad"))
+            and len(a.text) > 1 and a.text[-2].isalpha() and b.text[:1].islower())
+
+
 def cuts_a_token(stream: list[Placed], first: int, end: int) -> bool:
-    """The window starts or ends inside what reads as one word ("S" "YNTHESE")."""
-    before = first > 0 and glued(stream[first - 1].word, stream[first].word)
-    after = end < len(stream) and glued(stream[end - 1].word, stream[end].word)
+    """The window starts or ends inside what reads as one word ("S" "YNTHESE",
+    or half of "reduc-" "ing"): nobody quotes half a word."""
+    before = first > 0 and (glued(stream[first - 1].word, stream[first].word)
+                            or hyphenated(stream[first - 1].word, stream[first].word))
+    after = end < len(stream) and (glued(stream[end - 1].word, stream[end].word)
+                                   or hyphenated(stream[end - 1].word, stream[end].word))
     return before or after
 
 
