@@ -1011,3 +1011,36 @@ def test_a_moved_negation_is_altered_and_said_once_as_a_move() -> None:
     citation = only_citation(verify_answer(answer, {"S1": source}))
     assert citation.outcome == "quote-altered"
     assert citation.message.endswith("changes its meaning: moves “not” (negation)")
+
+
+# Extraction noise a quote carries: a kept line-break hyphen ------------------------
+
+# The SCOTUS slip opinion breaks lines with soft hyphens; a model copies the
+# break as a space and the soft hyphen as "-".
+TARRANT = (
+    "and Oklahoma is asked to refrain from utilizing more than its entitled share. "
+    "The Oklahoma water statutes can\u00ad\nnot discriminate against interstate commerce "
+    "with re\u00ad\nspect to unallocated waters because the Compact leaves no"
+)
+
+
+@pytest.mark.parametrize("quote", [
+    "The Oklahoma water statutes can- not discriminate against interstate commerce with",
+    "The Oklahoma water statutes cannot discriminate against interstate commerce with re- spect",
+])
+def test_a_kept_line_break_hyphen_is_not_a_lost_negation(quote: str) -> None:
+    # Was "“not” for “cannot” (negation)": quote-altered.
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": TARRANT}))
+    assert citation.outcome == "verified"
+    assert "line-break-hyphenation" in citation.normalizations
+
+
+def test_a_quote_from_after_a_suspended_hyphen_still_verifies() -> None:
+    # "pre- and" is joined like a kept line-break hyphen ("preand"); the
+    # quote starting at "and" still starts on a word boundary.
+    source = "Both pre- and post-operative care are covered by the plan for all members."
+    citation = only_citation(verify_answer(
+        '"and post-operative care are covered by the plan" [S1].', {"S1": source}))
+    assert citation.outcome == "verified"
+    assert source[citation.chunk_start:citation.chunk_end] == (
+        "and post-operative care are covered by the plan")
