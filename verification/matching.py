@@ -44,6 +44,8 @@ class Difference:
     ``reasons`` names what the edit touches that changes meaning (``number``,
     ``negation``, ``unit``, ``date``, ``name``, ``word``: another word than
     the source's, not a repaired typo); empty for harmless edits.
+    ``repair`` names the extraction fault a harmless edit undoes, when it is
+    a known one: ``spacing`` (only where spaces fall differs).
     """
 
     # "replace", "insert", "delete"; "move" (the same text dropped in one
@@ -52,6 +54,7 @@ class Difference:
     source: str
     quote: str
     reasons: tuple[str, ...]
+    repair: str = ""
 
 
 def find_exact(
@@ -472,6 +475,7 @@ def compare(
     all_added: list[str] = []
     ops = list(opcodes)
     runs = _edit_runs(ops)
+    respaced: tuple[int, int, int, int] | None = None
     # src_* index the source's words, dest_* the quote's (rapidfuzz's naming).
     for op, run in zip(ops, runs, strict=True):
         removed = source_words[op.src_start : op.src_end]
@@ -486,6 +490,19 @@ def compare(
             # The run only moves punctuation or a dash ("thing - not" for
             # "thingnot"): the same words, so nothing to count below either.
             differences.append(Difference(tag, " ".join(removed), " ".join(added), ()))
+            continue
+        if run == respaced:
+            continue  # reported whole with the run's first edit
+        _token_starts(source.text, alignment.norm_start, source_words, source_starts, run[1])
+        _token_starts(quote.text, 0, quote_words, quote_starts, run[3])
+        source_span = _span(source.text, source_words, source_starts, run[0], run[1])
+        quote_span = _span(quote.text, quote_words, quote_starts, run[2], run[3])
+        if _respaced(source_span, quote_span):
+            # The same characters, spaced otherwise ("R وPython", "Title1,"):
+            # extraction places spaces by glyph gaps. One edit for the run,
+            # nothing to count below.
+            differences.append(Difference("replace", source_span, quote_span, (), "spacing"))
+            respaced = run
             continue
         all_removed += removed
         all_added += added
@@ -504,20 +521,14 @@ def compare(
             reasons.add("unit")
         if {w for w in removed if w in _MONTHS} != {w for w in added if w in _MONTHS}:
             reasons.add("date")
-        if not _same_letters(removed, added):
-            _token_starts(source.text, alignment.norm_start, source_words, source_starts,
-                          op.src_end)
-            _token_starts(quote.text, 0, quote_words, quote_starts, op.dest_end)
-            if any(
-                _is_name(source.original, source.to_original(at, at + len(word))[0])
-                for word, at in zip(removed, source_starts[op.src_start : op.src_end],
-                                    strict=True)
-            ) or any(
-                _is_name(quote.original, quote.to_original(at, at + len(word))[0])
-                for word, at in zip(added, quote_starts[op.dest_start : op.dest_end],
-                                    strict=True)
-            ):
-                reasons.add("name")
+        if not _same_letters(removed, added) and (any(
+            _is_name(source.original, source.to_original(at, at + len(word))[0])
+            for word, at in zip(removed, source_starts[op.src_start : op.src_end], strict=True)
+        ) or any(
+            _is_name(quote.original, quote.to_original(at, at + len(word))[0])
+            for word, at in zip(added, quote_starts[op.dest_start : op.dest_end], strict=True)
+        )):
+            reasons.add("name")
         if (tag == "replace" and not reasons and _changes_a_word(removed, added)
                 # "apart" for "a part": a replacement and a deletion that only move a space
                 and not _same_letters(source_words[run[0]:run[1]], quote_words[run[2]:run[3]])):
@@ -552,6 +563,46 @@ def compare(
         first = differences[0]
         differences[0] = Difference(first.op, first.source, first.quote, tuple(sorted(whole)))
     return tuple(_merge_moves(differences))
+
+
+def _span(text: str, words: list[str], starts: list[int], first: int, last: int) -> str:
+    """``text`` from the start of ``words[first]`` to the end of ``words[last - 1]``."""
+    if first >= last:
+        return ""
+    return text[starts[first] : starts[last - 1] + len(words[last - 1])]
+
+
+_DIGIT_SPACE = re.compile(r"(?<=\d) +(?=\d)")
+_DIGITS = re.compile(r"\d+")
+
+
+def _digit_spaces(text: str) -> list[int]:
+    """Where ``text`` has a space between two digits that is not a thousands
+    separator (three digits after it), as indices into ``text`` without spaces."""
+    found = []
+    for space in _DIGIT_SPACE.finditer(text):
+        group = _DIGITS.match(text, space.end())
+        if group is None or len(group.group()) != 3:
+            found.append(space.start() - text.count(" ", 0, space.start()))
+    return found
+
+
+def _respaced(source: str, quote: str) -> bool:
+    """Whether ``quote`` is ``source`` with spaces added or taken away, and
+    nothing else that matters.
+
+    PDF extractors place spaces by the gaps between glyphs, so a space added
+    or dropped between the same characters is extraction noise ("U0" and
+    "U 0", "TRUE10" and "TRUE 10"). Not when the figures it touches change:
+    a space between two digits counts unless it groups thousands ("1 000"
+    is "1000", "10 0" is not "100"); nor when a negation word appears or
+    goes ("not able" is not "notable", "can not" is "cannot").
+    """
+    if not source or source.replace(" ", "") != quote.replace(" ", ""):
+        return False
+    if _digit_spaces(source) != _digit_spaces(quote):
+        return False
+    return len(_negations(_TOKEN.findall(source))) == len(_negations(_TOKEN.findall(quote)))
 
 
 def _significant(token: str) -> bool:

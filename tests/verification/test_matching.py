@@ -407,6 +407,82 @@ def test_dash_typed_as_a_hyphen_beside_a_real_change_reports_only_that_change() 
     ]
 
 
+# Extraction noise: spacing and footnote markers --------------------------------------
+
+
+def repairs(source: str, quote: str) -> list[tuple[str, str, str, tuple[str, ...], str]]:
+    return [(d.op, d.source, d.quote, d.reasons, d.repair) for d in edits(source, quote)]
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "source_span", "quote_span"),
+    [
+        # Arabic: poppler spaces the conjunction off, our text glues it on.
+        ("تعتبر البرمجة بلغة R وPython\nمن األدوات القوية التي يمكن أن تعزز اإلنتاجية",
+         "تعتبر البرمجة بلغة R و Python من األدوات القوية التي يمكن أن تعزز اإلنتاجية",
+         "وpython", "و python"),
+        ("Labels should use title case1 and consider using bold type for headings.",
+         "Labels should use title case 1 and consider using bold type for headings.",
+         "case1", "case 1"),
+        ("We let U0 , 0 such that the trapping is enhanced along the z direction.",
+         "We let U 0 , 0 such that the trapping is enhanced along the z direction.",
+         "u0", "u 0"),
+        ("Figure 3 provides an example. We use TRUE10 (Honovich et al., 2022), a model",
+         "Figure 3 provides an example. We use TRUE 10 (Honovich et al., 2022), a model",
+         "true10", "true 10"),
+        ("to form nearest neighbor (NN) quantum gates19\u201322. This makes 2D crystals",
+         "to form nearest neighbor (NN) quantum gates 19\u201322 . This makes 2D crystals",
+         "gates19-22", "gates 19-22"),
+        ("The fund paid out 1 000 dollars to each member of the plan last year.",
+         "The fund paid out 1000 dollars to each member of the plan last year.",
+         "1 000", "1000"),  # a thousands separator
+        ("Records are kept a part from the main file of the fund.",
+         "Records are kept apart from the main file of the fund.",
+         "a part", "apart"),
+        ("The statutes can not discriminate against interstate commerce here.",
+         "The statutes cannot discriminate against interstate commerce here.",
+         "can not", "cannot"),
+    ],
+)
+def test_a_difference_only_in_spacing_is_a_named_repair(
+    source: str, quote: str, source_span: str, quote_span: str
+) -> None:
+    # Was "“python” for “وpython” (name)", "“1” for “case1” (number)", ...:
+    # quote-altered. Extractors place spaces by glyph gaps.
+    assert repairs(source, quote) == [("replace", source_span, quote_span, (), "spacing")]
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "reason"),
+    [
+        # a space between digits that does not group thousands changes the figure
+        ("The fund paid out 100 dollars to each member of the plan last year.",
+         "The fund paid out 10 0 dollars to each member of the plan last year.", "number"),
+        ("The fund paid out 1 2 dollars to each member of the plan last year.",
+         "The fund paid out 12 dollars to each member of the plan last year.", "number"),
+        # a negation made or unmade by a space
+        ("The results were notable for the members of the plan last year.",
+         "The results were not able for the members of the plan last year.", "negation"),
+        ("The office is nowhere near the station, the letter said last year.",
+         "The office is now here near the station, the letter said last year.", "negation"),
+    ],
+)
+def test_a_respacing_that_changes_a_figure_or_a_negation_is_not_spacing(
+    source: str, quote: str, reason: str
+) -> None:
+    assert reason in reasons(source, quote)
+    assert not any(d.repair for d in edits(source, quote))
+
+
+def test_spacing_beside_a_real_change_reports_both() -> None:
+    source = "We let U0 , 0 such that the trapping is enhanced by 30 percent along z."
+    quote = "We let U 0 , 0 such that the trapping is enhanced by 3 percent along z."
+    assert repairs(source, quote) == [
+        ("replace", "u0", "u 0", (), "spacing"),
+        ("replace", "30", "3", ("number",), ""),
+    ]
+
+
 # Properties -------------------------------------------------------------------------
 
 ALPHABET = [

@@ -1044,3 +1044,22 @@ def test_a_quote_from_after_a_suspended_hyphen_still_verifies() -> None:
     assert citation.outcome == "verified"
     assert source[citation.chunk_start:citation.chunk_end] == (
         "and post-operative care are covered by the plan")
+
+
+# Extraction noise a quote carries: spacing and footnote markers ---------------------
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    ("تعتبر البرمجة بلغة R وPython\nمن األدوات القوية التي يمكن أن تعزز اإلنتاجية وتساعد",
+     "البرمجة بلغة R و Python من األدوات القوية التي يمكن"),
+    ("Should use title case1 and consider using bold for the heading of the box.",
+     "Should use title case 1 and consider using bold"),
+])
+def test_a_quote_spaced_otherwise_is_verified_fuzzy_with_spacing_named(
+    source: str, quote: str
+) -> None:
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "verified-fuzzy"
+    assert "spacing" in citation.normalizations
+    assert [d.repair for d in citation.differences] == ["spacing"]
+    assert citation.to_dict()["differences"][0]["repair"] == "spacing"
