@@ -45,7 +45,9 @@ class Difference:
     ``negation``, ``unit``, ``date``, ``name``, ``word``: another word than
     the source's, not a repaired typo); empty for harmless edits.
     ``repair`` names the extraction fault a harmless edit undoes, when it is
-    a known one: ``spacing`` (only where spaces fall differs).
+    a known one: ``spacing`` (only where spaces fall differs),
+    ``footnote-marker`` (a reference number glued to a word or a full stop,
+    left out).
     """
 
     # "replace", "insert", "delete"; "move" (the same text dropped in one
@@ -504,6 +506,10 @@ def compare(
             differences.append(Difference("replace", source_span, quote_span, (), "spacing"))
             respaced = run
             continue
+        if _footnote_markers(source, source_words, source_starts, op, added):
+            differences.append(Difference(tag, " ".join(removed), " ".join(added), (),
+                                          "footnote-marker"))
+            continue
         all_removed += removed
         all_added += added
         reasons = set()
@@ -603,6 +609,55 @@ def _respaced(source: str, quote: str) -> bool:
     if _digit_spaces(source) != _digit_spaces(quote):
         return False
     return len(_negations(_TOKEN.findall(source))) == len(_negations(_TOKEN.findall(quote)))
+
+
+#: Punctuation a reference number is glued to ("fermentation.30 Several").
+_MARKER_AFTER = frozenset(".,;)")
+_MARKER = re.compile(r"[0-9]{1,3}")
+
+
+def _footnote_markers(
+    source: NormalizedText, words: list[str], starts: list[int], op: Opcode, added: list[str]
+) -> bool:
+    """Whether the edit only leaves out footnote markers: reference numbers
+    of one to three digits glued to the text before them.
+
+    A superscript reference extracts as digits glued to a full stop, comma,
+    semicolon or bracket ("fermentation.30 Several", "failure.42"), to a
+    lower-case word ("liver12"), or, at a line start, to the capitalised word
+    after it ("2Es wird"). A number with a space before it ("within 30 days"),
+    or a digit before the punctuation ("5.30"), is no marker: leaving it out
+    drops a number.
+    """
+    text = source.text
+    if op.tag == "replace" and len(added) == 1 and op.src_end - op.src_start == 1:
+        # "liver12" for "liver": digits glued to a lower-case word of three
+        # or more letters ("B12", "CO2", "m2" are names and units).
+        word, kept = words[op.src_start], added[0]
+        digits = word[len(kept):]
+        if not (word.startswith(kept) and _MARKER.fullmatch(digits) and kept.isalpha()
+                and len(kept) >= 3 and kept not in _UNITS):
+            return False
+        at = starts[op.src_start] + len(kept)
+        return source.original[source.to_original(at - 1, at)[0]].islower()
+    if op.tag != "delete":
+        return False
+    for i in range(op.src_start, op.src_end):
+        word, at = words[i], starts[i]
+        if not _MARKER.fullmatch(word):
+            return False
+        end = at + len(word)
+        if at >= 1 and text[at - 1] in _MARKER_AFTER:
+            if at >= 2 and text[at - 2].isdigit():
+                return False  # "5.30": a decimal
+            continue
+        # "2Es wird": glued to the capital after it, first on its line.
+        o_start, o_end = source.to_original(at, end)
+        line_start = o_start == 0 or source.original[o_start - 1] in "\n\r"
+        if not (line_start and end < len(text) and text[end].isalpha()
+                and source.original[o_end : o_end + 1].isupper()):
+            return False
+    return True
 
 
 def _significant(token: str) -> bool:

@@ -483,6 +483,71 @@ def test_spacing_beside_a_real_change_reports_both() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("source", "quote", "marker"),
+    [
+        ("mainly proceeded by\nsubmerged fermentation.30 Several researchers have stud-\nied "
+         "the isolation of microbial strains",
+         "submerged fermentation. Several researchers have studied the isolation of microbial "
+         "strains", "30"),
+        ("in women with premature\novarian failure.42 These differences potentially have\n"
+         "major consequences",
+         "ovarian failure. These differences potentially have major consequences", "42"),
+        ("more than its entitled share.13  The Oklahoma water statutes can\u00ad\nnot "
+         "discriminate against interstate commerce",
+         "entitled share. The Oklahoma water statutes cannot discriminate against interstate "
+         "commerce", "13"),
+        ("the nation\u2019s cybersecurity through five pillars.3 The pillars\nfocus on, among "
+         "other things",
+         "the nation\u2019s cybersecurity through five pillars. The pillars focus on, among "
+         "other things", "3"),
+        # a superscript glued to a lower-case word
+        ("the drug accumulates in the liver12 and is cleared slowly by the kidneys over days.",
+         "the drug accumulates in the liver and is cleared slowly by the kidneys over days.",
+         "liver12"),
+        # at a line start, glued to the capital after it
+        ("ist Homöomorphismus.\n\n2Es wird die Äquivalenz von Stetigkeit im Sinne der "
+         "Analysis gezeigt.",
+         "Es wird die Äquivalenz von Stetigkeit im Sinne der Analysis gezeigt.", "2"),
+    ],
+)
+def test_a_dropped_footnote_marker_is_a_named_repair(source: str, quote: str, marker: str) -> None:
+    # Was "drops “30” (number)": quote-altered.
+    found = [d for d in edits(source, quote) if d.source == marker]
+    assert len(found) == 1
+    assert (found[0].reasons, found[0].repair) == ((), "footnote-marker")
+    assert reasons(source, quote) == set()
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a number with a space before it
+        ("The tenant must remedy a breach within 30 days of the notice from the landlord.",
+         "The tenant must remedy a breach within days of the notice from the landlord."),
+        ("The tenant must remedy a breach within 30 days of the notice from the landlord.",
+         "The tenant must remedy a breach within 3 days of the notice from the landlord."),
+        # digits after a decimal point: "5.30" is one number
+        ("The meeting starts at 5.30 and the tenant must attend with the landlord present.",
+         "The meeting starts at 5. and the tenant must attend with the landlord present."),
+        # a name or unit, not a lower-case word: "B12", "CO2"
+        ("patients should receive vitamin B12 and folate supplements during treatment.",
+         "patients should receive vitamin B and folate supplements during treatment."),
+        ("the plant emits CO2 and methane at every stage of the production process.",
+         "the plant emits CO and methane at every stage of the production process."),
+        # four digits glued to a full stop are a year or an amount
+        ("The agreement was signed in the year.2019 The parties agreed to the terms.",
+         "The agreement was signed in the year. The parties agreed to the terms."),
+        # mid-line, before a capital: not a marker
+        ("The committee met on 12 June. Then 2 Members voted against the proposal today.",
+         "The committee met on 12 June. Then Members voted against the proposal today."),
+    ],
+)
+def test_a_dropped_or_changed_real_number_stays_a_number_change(source: str, quote: str) -> None:
+    assert {"number", "name"} & reasons(source, quote)
+    assert not any(d.repair for d in edits(source, quote))
+
+
 # Properties -------------------------------------------------------------------------
 
 ALPHABET = [

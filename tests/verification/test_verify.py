@@ -1063,3 +1063,24 @@ def test_a_quote_spaced_otherwise_is_verified_fuzzy_with_spacing_named(
     assert "spacing" in citation.normalizations
     assert [d.repair for d in citation.differences] == ["spacing"]
     assert citation.to_dict()["differences"][0]["repair"] == "spacing"
+
+
+def test_a_quote_that_leaves_out_a_footnote_marker_is_verified_fuzzy_and_says_so() -> None:
+    source = ("production of this enzyme is mainly proceeded by\nsubmerged fermentation.30 "
+              "Several researchers have stud-\nied the isolation of microbial strains")
+    quote = "submerged fermentation. Several researchers have studied the isolation"
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "verified-fuzzy"
+    assert "footnote-marker" in citation.normalizations
+    assert "drops “30”" in citation.message
+
+
+@pytest.mark.parametrize("quote", [
+    "submerged fermentation. 3 Several researchers have studied the isolation",
+    "submerged fermentation.3 Several researchers have studied the isolation",
+])
+def test_a_changed_footnote_marker_is_still_a_changed_number(quote: str) -> None:
+    source = ("production of this enzyme is mainly proceeded by\nsubmerged fermentation.30 "
+              "Several researchers have stud-\nied the isolation of microbial strains")
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "quote-altered"
