@@ -44,6 +44,10 @@ class Difference:
     ``reasons`` names what the edit touches that changes meaning (``number``,
     ``negation``, ``unit``, ``date``, ``name``, ``word``: another word than
     the source's, not a repaired typo); empty for harmless edits.
+    ``repair`` names the extraction fault a harmless edit undoes, when it is
+    a known one: ``spacing`` (only where spaces fall differs),
+    ``footnote-marker`` (a reference number glued to a word or a full stop,
+    left out).
     """
 
     # "replace", "insert", "delete"; "move" (the same text dropped in one
@@ -52,6 +56,7 @@ class Difference:
     source: str
     quote: str
     reasons: tuple[str, ...]
+    repair: str = ""
 
 
 def find_exact(
@@ -472,6 +477,7 @@ def compare(
     all_added: list[str] = []
     ops = list(opcodes)
     runs = _edit_runs(ops)
+    respaced: tuple[int, int, int, int] | None = None
     # src_* index the source's words, dest_* the quote's (rapidfuzz's naming).
     for op, run in zip(ops, runs, strict=True):
         removed = source_words[op.src_start : op.src_end]
@@ -486,6 +492,23 @@ def compare(
             # The run only moves punctuation or a dash ("thing - not" for
             # "thingnot"): the same words, so nothing to count below either.
             differences.append(Difference(tag, " ".join(removed), " ".join(added), ()))
+            continue
+        if run == respaced:
+            continue  # reported whole with the run's first edit
+        _token_starts(source.text, alignment.norm_start, source_words, source_starts, run[1])
+        _token_starts(quote.text, 0, quote_words, quote_starts, run[3])
+        source_span = _span(source.text, source_words, source_starts, run[0], run[1])
+        quote_span = _span(quote.text, quote_words, quote_starts, run[2], run[3])
+        if _respaced(source_span, quote_span):
+            # The same characters, spaced otherwise ("R وPython", "Title1,"):
+            # extraction places spaces by glyph gaps. One edit for the run,
+            # nothing to count below.
+            differences.append(Difference("replace", source_span, quote_span, (), "spacing"))
+            respaced = run
+            continue
+        if _footnote_markers(source, source_words, source_starts, op, added):
+            differences.append(Difference(tag, " ".join(removed), " ".join(added), (),
+                                          "footnote-marker"))
             continue
         all_removed += removed
         all_added += added
@@ -504,20 +527,14 @@ def compare(
             reasons.add("unit")
         if {w for w in removed if w in _MONTHS} != {w for w in added if w in _MONTHS}:
             reasons.add("date")
-        if not _same_letters(removed, added):
-            _token_starts(source.text, alignment.norm_start, source_words, source_starts,
-                          op.src_end)
-            _token_starts(quote.text, 0, quote_words, quote_starts, op.dest_end)
-            if any(
-                _is_name(source.original, source.to_original(at, at + len(word))[0])
-                for word, at in zip(removed, source_starts[op.src_start : op.src_end],
-                                    strict=True)
-            ) or any(
-                _is_name(quote.original, quote.to_original(at, at + len(word))[0])
-                for word, at in zip(added, quote_starts[op.dest_start : op.dest_end],
-                                    strict=True)
-            ):
-                reasons.add("name")
+        if not _same_letters(removed, added) and (any(
+            _is_name(source.original, source.to_original(at, at + len(word))[0])
+            for word, at in zip(removed, source_starts[op.src_start : op.src_end], strict=True)
+        ) or any(
+            _is_name(quote.original, quote.to_original(at, at + len(word))[0])
+            for word, at in zip(added, quote_starts[op.dest_start : op.dest_end], strict=True)
+        )):
+            reasons.add("name")
         if (tag == "replace" and not reasons and _changes_a_word(removed, added)
                 # "apart" for "a part": a replacement and a deletion that only move a space
                 and not _same_letters(source_words[run[0]:run[1]], quote_words[run[2]:run[3]])):
@@ -552,6 +569,95 @@ def compare(
         first = differences[0]
         differences[0] = Difference(first.op, first.source, first.quote, tuple(sorted(whole)))
     return tuple(_merge_moves(differences))
+
+
+def _span(text: str, words: list[str], starts: list[int], first: int, last: int) -> str:
+    """``text`` from the start of ``words[first]`` to the end of ``words[last - 1]``."""
+    if first >= last:
+        return ""
+    return text[starts[first] : starts[last - 1] + len(words[last - 1])]
+
+
+_DIGIT_SPACE = re.compile(r"(?<=\d) +(?=\d)")
+_DIGITS = re.compile(r"\d+")
+
+
+def _digit_spaces(text: str) -> list[int]:
+    """Where ``text`` has a space between two digits that is not a thousands
+    separator (three digits after it), as indices into ``text`` without spaces."""
+    found = []
+    for space in _DIGIT_SPACE.finditer(text):
+        group = _DIGITS.match(text, space.end())
+        if group is None or len(group.group()) != 3:
+            found.append(space.start() - text.count(" ", 0, space.start()))
+    return found
+
+
+def _respaced(source: str, quote: str) -> bool:
+    """Whether ``quote`` is ``source`` with spaces added or taken away, and
+    nothing else that matters.
+
+    PDF extractors place spaces by the gaps between glyphs, so a space added
+    or dropped between the same characters is extraction noise ("U0" and
+    "U 0", "TRUE10" and "TRUE 10"). Not when the figures it touches change:
+    a space between two digits counts unless it groups thousands ("1 000"
+    is "1000", "10 0" is not "100"); nor when a negation word appears or
+    goes ("not able" is not "notable", "can not" is "cannot").
+    """
+    if not source or source.replace(" ", "") != quote.replace(" ", ""):
+        return False
+    if _digit_spaces(source) != _digit_spaces(quote):
+        return False
+    return len(_negations(_TOKEN.findall(source))) == len(_negations(_TOKEN.findall(quote)))
+
+
+#: Punctuation a reference number is glued to ("fermentation.30 Several").
+_MARKER_AFTER = frozenset(".,;)")
+_MARKER = re.compile(r"[0-9]{1,3}")
+
+
+def _footnote_markers(
+    source: NormalizedText, words: list[str], starts: list[int], op: Opcode, added: list[str]
+) -> bool:
+    """Whether the edit only leaves out footnote markers: reference numbers
+    of one to three digits glued to the text before them.
+
+    A superscript reference extracts as digits glued to a full stop, comma,
+    semicolon or bracket ("fermentation.30 Several", "failure.42"), to a
+    lower-case word ("liver12"), or, at a line start, to the capitalised word
+    after it ("2Es wird"). A number with a space before it ("within 30 days"),
+    or a digit before the punctuation ("5.30"), is no marker: leaving it out
+    drops a number.
+    """
+    text = source.text
+    if op.tag == "replace" and len(added) == 1 and op.src_end - op.src_start == 1:
+        # "liver12" for "liver": digits glued to a lower-case word of three
+        # or more letters ("B12", "CO2", "m2" are names and units).
+        word, kept = words[op.src_start], added[0]
+        digits = word[len(kept):]
+        if not (word.startswith(kept) and _MARKER.fullmatch(digits) and kept.isalpha()
+                and len(kept) >= 3 and kept not in _UNITS):
+            return False
+        at = starts[op.src_start] + len(kept)
+        return source.original[source.to_original(at - 1, at)[0]].islower()
+    if op.tag != "delete":
+        return False
+    for i in range(op.src_start, op.src_end):
+        word, at = words[i], starts[i]
+        if not _MARKER.fullmatch(word):
+            return False
+        end = at + len(word)
+        if at >= 1 and text[at - 1] in _MARKER_AFTER:
+            if at >= 2 and text[at - 2].isdigit():
+                return False  # "5.30": a decimal
+            continue
+        # "2Es wird": glued to the capital after it, first on its line.
+        o_start, o_end = source.to_original(at, end)
+        line_start = o_start == 0 or source.original[o_start - 1] in "\n\r"
+        if not (line_start and end < len(text) and text[end].isalpha()
+                and source.original[o_end : o_end + 1].isupper()):
+            return False
+    return True
 
 
 def _significant(token: str) -> bool:

@@ -23,6 +23,12 @@ What is folded, in order of appearance in a text:
   part can match on a word boundary). Hyphens next to digits (``2-3``) stay;
   a range broken at a line end (``10-\\n12``) loses only the break. A soft
   hyphen is removed, and at a line end takes the break with it.
+* A line-break hyphen kept in a copy, the break made a space: a hyphen (or
+  soft hyphen) after a letter, then spaces, then a *lower-case* letter is
+  joined as at a line end (``Wider- spruchsbeweisen`` → ``widerspruchsbeweisen``,
+  ``can- not`` → ``cannot``). A suspended hyphen (``pre- and post-operative``)
+  is joined the same way (``preand``); both sides fold alike, so matching is
+  unaffected. A capital after the space (``mid- Sep.``) keeps hyphen and space.
 * Smart quotes, primes and apostrophes → ``'`` and ``"``; every dash and minus
   sign → ``-``; an em dash or bar is a pause between words and becomes a spaced
   `` - `` (``employment—not`` = ``employment - not``). A spacing acute inside a
@@ -183,7 +189,8 @@ class NormalizedText:
 
     def joins_compound(self, position: int) -> bool:
         """Whether normalised ``position`` is where an in-line hyphen between
-        two letters was dropped: ``government|run`` of ``government-run``.
+        two letters was dropped: ``government|run`` of ``government-run``,
+        ``pre|and`` of ``pre- and post-operative``.
 
         The fold joins a compound's parts so that ``well-\\nknown`` equals
         ``well-known``; this says where the parts meet, so that a quote of one
@@ -198,7 +205,12 @@ class NormalizedText:
         if piece <= 0 or offsets.norm_starts[piece] != position:
             return False  # a join always starts a piece: the hyphen's was popped
         gap = self.original[offsets.orig_ends[piece - 1] : offsets.orig_starts[piece]]
-        return not _COMPOUND_GAP.isdisjoint(gap) and _COMPOUND_GAP_OR_DELETED.issuperset(gap)
+        # A space may follow the hyphen on the line: a suspended hyphen
+        # ("pre- and post-operative", joined as "preand").
+        dash = gap.rstrip()
+        if not _LINE_BREAK_SET.isdisjoint(gap[len(dash):]):
+            return False
+        return not _COMPOUND_GAP.isdisjoint(dash) and _COMPOUND_GAP_OR_DELETED.issuperset(dash)
 
 
 _JOINING_HYPHENS = "-\u2010\u2011\u2013"  # hyphens, and the en dash of "Smith–Jones"
@@ -221,13 +233,19 @@ class _Builder:
     * letter ``-`` letter → joined (``well-known`` → ``wellknown``);
     * letter ``-`` line break letter → joined (``ser-\\nvice`` → ``service``);
     * letter soft-hyphen line break letter → joined;
+    * letter ``-`` (or soft hyphen) spaces lower-case letter → joined: a
+      line-break hyphen copied with the break made a space (``Wider-
+      spruchsbeweisen``, ``can- not``);
     * digit ``-`` line break digit → the break goes, the hyphen stays (``10-12``);
     * anything else keeps the hyphen and the space.
     """
 
-    __slots__ = ("chunks", "join", "pending_break", "pending_space", "pieces", "size")
+    __slots__ = ("chunks", "join", "original", "pending_break", "pending_space", "pieces", "size")
 
-    def __init__(self) -> None:
+    def __init__(self, original: str) -> None:
+        # The text being folded: the fold is lower-cased, and a hyphen kept
+        # before a space joins only a lower-case letter (see _visible).
+        self.original = original
         self.chunks: list[str] = []
         # One (norm_start, orig_start, orig_end, verbatim) per chunk.
         self.pieces: list[tuple[int, int, int, bool]] = []
@@ -257,7 +275,7 @@ class _Builder:
             if self.join is None and last.isalpha():
                 self.join = "soft"
             return
-        self._visible("-")
+        self._visible("-", orig_start)
         self._piece("-", orig_start, orig_end, verbatim=orig_end - orig_start == 1)
         self.join = "letter" if last.isalpha() else "digit" if last.isdigit() else None
 
@@ -273,7 +291,7 @@ class _Builder:
             text = text[:-trailing]
         if text:
             if self.join is not None or self.pending_space is not None:
-                self._visible(text[0])
+                self._visible(text[0], orig_start)
             self.chunks.append(text)
             self.pieces.append((self.size, orig_start, orig_start + len(text), True))
             self.size += len(text)
@@ -281,7 +299,7 @@ class _Builder:
             self.space(orig_start + len(text), orig_start + len(text) + trailing)
 
     def replace(self, text: str, orig_start: int, orig_end: int) -> None:
-        self._visible(text[0])
+        self._visible(text[0], orig_start)
         self._piece(text, orig_start, orig_end, verbatim=len(text) == orig_end - orig_start == 1)
 
     def absorb(self, orig_end: int) -> None:
@@ -301,10 +319,17 @@ class _Builder:
         else:
             self.pieces[-1] = (norm_start, orig_start, orig_end, False)
 
-    def _visible(self, first: str) -> None:
-        """Settle pending whitespace and hyphen joins before ``first`` is added."""
+    def _visible(self, first: str, orig_start: int) -> None:
+        """Settle pending whitespace and hyphen joins before ``first`` (folded
+        from ``original[orig_start]``) is added."""
         join, self.join = self.join, None
-        if join is not None and (self.pending_space is None or self.pending_break):
+        if join is not None and (
+            self.pending_space is None or self.pending_break
+            # A space after the hyphen is where a copied line break was: the
+            # model kept the hyphen ("can- not"). A capital after it is more
+            # likely a new word ("mid- Sep."), so only a lower-case letter.
+            or (join != "digit" and self.original[orig_start].islower())
+        ):
             if join in ("letter", "soft") and first.isalpha():
                 if join == "letter":
                     self._pop()
@@ -501,7 +526,7 @@ def normalize(text: str, *, skip: Sequence[tuple[int, int]] = ()) -> NormalizedT
             f"normalize() takes str, not {type(text).__name__}; decode bytes first "
             "(PDF text from the extractor is already str)"
         )
-    builder = _Builder()
+    builder = _Builder(text)
     # The fast path copies runs of the one-for-one fold, whose indices are
     # the original's.
     lowered = fold_one_for_one(text)
@@ -518,7 +543,7 @@ def normalize_folded(text: str, folded: str) -> NormalizedText:
     """``normalize(text)``, given ``folded``: the same slice of a
     :func:`sliceable_fold` (that allowed it) as ``text`` is of its source.
     Spares folding a region of a source that is folded already."""
-    builder = _Builder()
+    builder = _Builder(text)
     _normalize_span(builder, text, folded, 0, len(text))
     return builder.build(text)
 
@@ -586,6 +611,18 @@ def _line_break_hyphenation(text: str) -> bool:
     return False
 
 
+# A line-break hyphen a quote kept, with the break copied as a space
+# ("Wider- spruchsbeweisen"): joined like one at a line end when a
+# lower-case letter follows.
+_KEPT_HYPHENATION = re.compile(r"[^\W\d_][-\u2010\u2011\u00ad][^\S\r\n]+(?=([^\W\d_]))")
+
+
+def _kept_hyphenation(text: str) -> bool:
+    if not any(hyphen in text for hyphen in _HYPHENATION_MARKS):
+        return False
+    return any(m.group(1).islower() for m in _KEPT_HYPHENATION.finditer(text))
+
+
 def explain(text: str) -> tuple[str, ...]:
     """Which folds :func:`normalize` applies to ``text``, by name (for reports)."""
     others = _NO_CHARS if text.isascii() else set(text).difference(_ASCII)
@@ -594,7 +631,7 @@ def explain(text: str) -> tuple[str, ...]:
         names.append("ligature")
     if not others.isdisjoint(_DELETED_CHARS):
         names.append("soft-hyphen-or-zero-width")
-    if _line_break_hyphenation(text):
+    if _line_break_hyphenation(text) or _kept_hyphenation(text):
         names.append("line-break-hyphenation")
     if not others.isdisjoint(_QUOTE_CHARS):
         names.append("smart-quotes")

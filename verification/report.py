@@ -118,7 +118,8 @@ class Citation:
             "message": self.message,
             "normalizations": list(self.normalizations),
             "differences": [
-                {"op": d.op, "source": d.source, "quote": d.quote, "reasons": list(d.reasons)}
+                {"op": d.op, "source": d.source, "quote": d.quote, "reasons": list(d.reasons),
+                 "repair": d.repair}
                 for d in self.differences
             ],
             "document": self.document,

@@ -740,6 +740,8 @@ def _check_quote(
                     found.alignment.source_start:found.alignment.source_end])
                 if found.letter_spaced:
                     source_folds += ("letter-spacing",)
+                # Repairs compare() named ("spacing", "footnote-marker").
+                source_folds += tuple(d.repair for d in found.differences if d.repair)
                 message = (
                     f"quote found in [{found.label}] after normalisation"
                     if found.alignment.exact

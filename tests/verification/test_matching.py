@@ -409,6 +409,147 @@ def test_dash_typed_as_a_hyphen_beside_a_real_change_reports_only_that_change() 
     ]
 
 
+# Extraction noise: spacing and footnote markers --------------------------------------
+
+
+def repairs(source: str, quote: str) -> list[tuple[str, str, str, tuple[str, ...], str]]:
+    return [(d.op, d.source, d.quote, d.reasons, d.repair) for d in edits(source, quote)]
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "source_span", "quote_span"),
+    [
+        # Arabic: poppler spaces the conjunction off, our text glues it on.
+        ("تعتبر البرمجة بلغة R وPython\nمن األدوات القوية التي يمكن أن تعزز اإلنتاجية",
+         "تعتبر البرمجة بلغة R و Python من األدوات القوية التي يمكن أن تعزز اإلنتاجية",
+         "وpython", "و python"),
+        ("Labels should use title case1 and consider using bold type for headings.",
+         "Labels should use title case 1 and consider using bold type for headings.",
+         "case1", "case 1"),
+        ("We let U0 , 0 such that the trapping is enhanced along the z direction.",
+         "We let U 0 , 0 such that the trapping is enhanced along the z direction.",
+         "u0", "u 0"),
+        ("Figure 3 provides an example. We use TRUE10 (Honovich et al., 2022), a model",
+         "Figure 3 provides an example. We use TRUE 10 (Honovich et al., 2022), a model",
+         "true10", "true 10"),
+        ("to form nearest neighbor (NN) quantum gates19\u201322. This makes 2D crystals",
+         "to form nearest neighbor (NN) quantum gates 19\u201322 . This makes 2D crystals",
+         "gates19-22", "gates 19-22"),
+        ("The fund paid out 1 000 dollars to each member of the plan last year.",
+         "The fund paid out 1000 dollars to each member of the plan last year.",
+         "1 000", "1000"),  # a thousands separator
+        ("Records are kept a part from the main file of the fund.",
+         "Records are kept apart from the main file of the fund.",
+         "a part", "apart"),
+        ("The statutes can not discriminate against interstate commerce here.",
+         "The statutes cannot discriminate against interstate commerce here.",
+         "can not", "cannot"),
+    ],
+)
+def test_a_difference_only_in_spacing_is_a_named_repair(
+    source: str, quote: str, source_span: str, quote_span: str
+) -> None:
+    # Was "“python” for “وpython” (name)", "“1” for “case1” (number)", ...:
+    # quote-altered. Extractors place spaces by glyph gaps.
+    assert repairs(source, quote) == [("replace", source_span, quote_span, (), "spacing")]
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "reason"),
+    [
+        # a space between digits that does not group thousands changes the figure
+        ("The fund paid out 100 dollars to each member of the plan last year.",
+         "The fund paid out 10 0 dollars to each member of the plan last year.", "number"),
+        ("The fund paid out 1 2 dollars to each member of the plan last year.",
+         "The fund paid out 12 dollars to each member of the plan last year.", "number"),
+        # a negation made or unmade by a space
+        ("The results were notable for the members of the plan last year.",
+         "The results were not able for the members of the plan last year.", "negation"),
+        ("The office is nowhere near the station, the letter said last year.",
+         "The office is now here near the station, the letter said last year.", "negation"),
+    ],
+)
+def test_a_respacing_that_changes_a_figure_or_a_negation_is_not_spacing(
+    source: str, quote: str, reason: str
+) -> None:
+    assert reason in reasons(source, quote)
+    assert not any(d.repair for d in edits(source, quote))
+
+
+def test_spacing_beside_a_real_change_reports_both() -> None:
+    source = "We let U0 , 0 such that the trapping is enhanced by 30 percent along z."
+    quote = "We let U 0 , 0 such that the trapping is enhanced by 3 percent along z."
+    assert repairs(source, quote) == [
+        ("replace", "u0", "u 0", (), "spacing"),
+        ("replace", "30", "3", ("number",), ""),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "marker"),
+    [
+        ("mainly proceeded by\nsubmerged fermentation.30 Several researchers have stud-\nied "
+         "the isolation of microbial strains",
+         "submerged fermentation. Several researchers have studied the isolation of microbial "
+         "strains", "30"),
+        ("in women with premature\novarian failure.42 These differences potentially have\n"
+         "major consequences",
+         "ovarian failure. These differences potentially have major consequences", "42"),
+        ("more than its entitled share.13  The Oklahoma water statutes can\u00ad\nnot "
+         "discriminate against interstate commerce",
+         "entitled share. The Oklahoma water statutes cannot discriminate against interstate "
+         "commerce", "13"),
+        ("the nation\u2019s cybersecurity through five pillars.3 The pillars\nfocus on, among "
+         "other things",
+         "the nation\u2019s cybersecurity through five pillars. The pillars focus on, among "
+         "other things", "3"),
+        # a superscript glued to a lower-case word
+        ("the drug accumulates in the liver12 and is cleared slowly by the kidneys over days.",
+         "the drug accumulates in the liver and is cleared slowly by the kidneys over days.",
+         "liver12"),
+        # at a line start, glued to the capital after it
+        ("ist Homöomorphismus.\n\n2Es wird die Äquivalenz von Stetigkeit im Sinne der "
+         "Analysis gezeigt.",
+         "Es wird die Äquivalenz von Stetigkeit im Sinne der Analysis gezeigt.", "2"),
+    ],
+)
+def test_a_dropped_footnote_marker_is_a_named_repair(source: str, quote: str, marker: str) -> None:
+    # Was "drops “30” (number)": quote-altered.
+    found = [d for d in edits(source, quote) if d.source == marker]
+    assert len(found) == 1
+    assert (found[0].reasons, found[0].repair) == ((), "footnote-marker")
+    assert reasons(source, quote) == set()
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # a number with a space before it
+        ("The tenant must remedy a breach within 30 days of the notice from the landlord.",
+         "The tenant must remedy a breach within days of the notice from the landlord."),
+        ("The tenant must remedy a breach within 30 days of the notice from the landlord.",
+         "The tenant must remedy a breach within 3 days of the notice from the landlord."),
+        # digits after a decimal point: "5.30" is one number
+        ("The meeting starts at 5.30 and the tenant must attend with the landlord present.",
+         "The meeting starts at 5. and the tenant must attend with the landlord present."),
+        # a name or unit, not a lower-case word: "B12", "CO2"
+        ("patients should receive vitamin B12 and folate supplements during treatment.",
+         "patients should receive vitamin B and folate supplements during treatment."),
+        ("the plant emits CO2 and methane at every stage of the production process.",
+         "the plant emits CO and methane at every stage of the production process."),
+        # four digits glued to a full stop are a year or an amount
+        ("The agreement was signed in the year.2019 The parties agreed to the terms.",
+         "The agreement was signed in the year. The parties agreed to the terms."),
+        # mid-line, before a capital: not a marker
+        ("The committee met on 12 June. Then 2 Members voted against the proposal today.",
+         "The committee met on 12 June. Then Members voted against the proposal today."),
+    ],
+)
+def test_a_dropped_or_changed_real_number_stays_a_number_change(source: str, quote: str) -> None:
+    assert {"number", "name"} & reasons(source, quote)
+    assert not any(d.repair for d in edits(source, quote))
+
+
 # Properties -------------------------------------------------------------------------
 
 ALPHABET = [
@@ -431,13 +572,24 @@ def test_property_exact_match_original_span_normalises_back_to_the_quote(
         assert alignment is None
         return
     assert alignment is not None
-    cuts_word = any(
-        0 < p < len(source.text) and source.text[p - 1].isalnum() and source.text[p].isalnum()
-        for p in (source.text.find(quote), source.text.find(quote) + len(quote))
-    )
+    text_ = source.text
+
+    def cuts(p: int) -> bool:
+        if not 0 < p < len(text_):
+            return False
+        if text_[p - 1].isalnum() and text_[p].isalnum():
+            return True
+        # Inside a number: "0|-0", "73|.6", "1|,000" (either side of the join).
+        joins = ".,:/-"
+        before, after = text_[p - 1], text_[p]
+        return ((before.isdigit() and after in joins and text_[p + 1 : p + 2].isdigit())
+                or (after.isdigit() and before in joins and text_[p - 2 : p - 1].isdigit()))
+
+    cuts_word = any(cuts(p) for p in (text_.find(quote), text_.find(quote) + len(quote)))
     if not alignment.exact:
-        # Exact containment counts only at word boundaries; a quote that cuts a
-        # word is widened to whole words and scored, so it cannot pass as verbatim.
+        # Exact containment counts only at word boundaries and outside numbers;
+        # a quote that cuts either is widened and scored, so it cannot pass as
+        # verbatim.
         assert cuts_word
         window = source.text[alignment.norm_start : alignment.norm_end]
         assert quote in window and len(window) > len(quote)

@@ -1175,3 +1175,76 @@ def test_a_short_quote_sharing_all_but_one_word_with_a_clause_fragment_is_not_fo
     # enough that the quote was taken from here.
     citation = verify_answer('"Employer match vests immediately" [S1].', {"S1": S1}).citations[0]
     assert citation.outcome == "quote-not-found"
+
+
+# Extraction noise a quote carries: a kept line-break hyphen ------------------------
+
+# The SCOTUS slip opinion breaks lines with soft hyphens; a model copies the
+# break as a space and the soft hyphen as "-".
+TARRANT = (
+    "and Oklahoma is asked to refrain from utilizing more than its entitled share. "
+    "The Oklahoma water statutes can\u00ad\nnot discriminate against interstate commerce "
+    "with re\u00ad\nspect to unallocated waters because the Compact leaves no"
+)
+
+
+@pytest.mark.parametrize("quote", [
+    "The Oklahoma water statutes can- not discriminate against interstate commerce with",
+    "The Oklahoma water statutes cannot discriminate against interstate commerce with re- spect",
+])
+def test_a_kept_line_break_hyphen_is_not_a_lost_negation(quote: str) -> None:
+    # Was "“not” for “cannot” (negation)": quote-altered.
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": TARRANT}))
+    assert citation.outcome == "verified"
+    assert "line-break-hyphenation" in citation.normalizations
+
+
+def test_a_quote_from_after_a_suspended_hyphen_still_verifies() -> None:
+    # "pre- and" is joined like a kept line-break hyphen ("preand"); the
+    # quote starting at "and" still starts on a word boundary.
+    source = "Both pre- and post-operative care are covered by the plan for all members."
+    citation = only_citation(verify_answer(
+        '"and post-operative care are covered by the plan" [S1].', {"S1": source}))
+    assert citation.outcome == "verified"
+    assert source[citation.chunk_start:citation.chunk_end] == (
+        "and post-operative care are covered by the plan")
+
+
+# Extraction noise a quote carries: spacing and footnote markers ---------------------
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    ("تعتبر البرمجة بلغة R وPython\nمن األدوات القوية التي يمكن أن تعزز اإلنتاجية وتساعد",
+     "البرمجة بلغة R و Python من األدوات القوية التي يمكن"),
+    ("Should use title case1 and consider using bold for the heading of the box.",
+     "Should use title case 1 and consider using bold"),
+])
+def test_a_quote_spaced_otherwise_is_verified_fuzzy_with_spacing_named(
+    source: str, quote: str
+) -> None:
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "verified-fuzzy"
+    assert "spacing" in citation.normalizations
+    assert [d.repair for d in citation.differences] == ["spacing"]
+    assert citation.to_dict()["differences"][0]["repair"] == "spacing"
+
+
+def test_a_quote_that_leaves_out_a_footnote_marker_is_verified_fuzzy_and_says_so() -> None:
+    source = ("production of this enzyme is mainly proceeded by\nsubmerged fermentation.30 "
+              "Several researchers have stud-\nied the isolation of microbial strains")
+    quote = "submerged fermentation. Several researchers have studied the isolation"
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "verified-fuzzy"
+    assert "footnote-marker" in citation.normalizations
+    assert "drops “30”" in citation.message
+
+
+@pytest.mark.parametrize("quote", [
+    "submerged fermentation. 3 Several researchers have studied the isolation",
+    "submerged fermentation.3 Several researchers have studied the isolation",
+])
+def test_a_changed_footnote_marker_is_still_a_changed_number(quote: str) -> None:
+    source = ("production of this enzyme is mainly proceeded by\nsubmerged fermentation.30 "
+              "Several researchers have stud-\nied the isolation of microbial strains")
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "quote-altered"
