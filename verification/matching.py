@@ -339,6 +339,9 @@ _MONTHS = frozenset(
 
 # Multisets are compared as sorted lists: equal exactly when Counters would
 # be, without building one.
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+
+
 def _numbers(words: Iterable[str]) -> list[str]:
     values = []
     for word in words:
@@ -348,6 +351,10 @@ def _numbers(words: Iterable[str]) -> list[str]:
             values.append(word.replace(",", "").replace(" ", ""))
         elif word in _NUMBER_WORDS:
             values.append(_NUMBER_WORDS[word])
+        elif not word.isalpha():
+            # Digits inside a word: "b12", "co2", and scripts that write no
+            # space before a counter ("법정1군", group 1).
+            values.extend(d.replace(",", "") for d in _DIGITS.findall(word))
     values.sort()
     return values
 

@@ -1248,3 +1248,18 @@ def test_a_changed_footnote_marker_is_still_a_changed_number(quote: str) -> None
               "Several researchers have stud-\nied the isolation of microbial strains")
     citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source}))
     assert citation.outcome == "quote-altered"
+
+
+@pytest.mark.parametrize(
+    ("quote", "source"),
+    [
+        # Korean writes no space before a counter: the number is inside the word.
+        ("재해로 보장하는 법정7군 전염병은 콜레라, 장티푸스이었으나",
+         "기존 생명보험에서 재해로 보장하는 법정1군 전염병은 콜레라, 장티푸스이었으나 이번에"),
+        ("take vitamin B13 daily with food", "Patients should take vitamin B12 daily with food."),
+    ],
+)
+def test_a_number_changed_inside_a_word_is_altered(quote: str, source: str) -> None:
+    citation = verify_answer(f'"{quote}" [S1].', {"S1": source}).citations[0]
+    assert citation.outcome == "quote-altered"
+    assert "number" in citation.message
