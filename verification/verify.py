@@ -819,11 +819,18 @@ def _verbatim_elsewhere(
     quote: NormalizedText, labels: Sequence[str], pool: _Sources
 ) -> _Found | None:
     """A copy of ``quote`` in one of ``labels`` that is exact after
-    normalisation and leaves out no negation, found with ``str.find`` only."""
+    normalisation and leaves out no negation, found with ``str.find`` only.
+
+    Every exact copy is a substring of its source's squeezed fold, so one
+    ``in`` per source (at C speed, on folds cached for the answer) rules
+    out all the others before anything is normalised."""
+    needle = _squeeze(quote.text)
+    if not needle:
+        return None
     for label in labels:
-        found, _ = _find(quote, (), pool, cutoff=1.0, threshold=1.0, exact_in=(label,))
-        if found is None:
-            found = _squeezed_exact(quote, label, pool)
+        if needle not in pool.squeezed(label):
+            continue
+        found = _squeezed_exact(quote, label, pool)
         if found is not None and not found.altered:
             return found
     return None
