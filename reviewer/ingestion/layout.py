@@ -193,18 +193,29 @@ def _split(blocks: list[Block], line_height: float, gaps: _Gaps) -> list[list[Bl
     # have a gap at the same height; put such neighbours back together so the
     # columns are read whole. Rows separated by a spanning block (a title, a
     # wide figure) cannot merge, because together they have no column gap.
+    # Nor can two rows of which neither has blocks side by side: one block
+    # under another, in different columns, is no column stretch but a table's
+    # tall header cell above the next row's label, read top to bottom.
     merged = [rows[0]]
     for row in rows[1:]:
         gap = min(bl.y0 for bl in row) - max(bl.y1 for bl in merged[-1])
         candidate = merged[-1] + row
+        columns = _cuts(candidate, vertical=True, gaps=gaps)
         if (
             gap < _ROW_MERGE_LINES * line_height
-            and len(_cuts(candidate, vertical=True, gaps=gaps)) > 1
+            and len(columns) > 1
+            and (_side_by_side_in(merged[-1], columns) or _side_by_side_in(row, columns))
         ):
             merged[-1] = candidate
         else:
             merged.append(row)
     return merged
+
+
+def _side_by_side_in(blocks: list[Block], columns: list[list[Block]]) -> bool:
+    """Whether ``blocks`` fall in more than one of ``columns``."""
+    ids = {id(bl) for bl in blocks}
+    return sum(1 for column in columns if any(id(bl) in ids for bl in column)) > 1
 
 
 def reading_order(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from reviewer.ingestion import ExtractedDocument, extract_pdf
+from reviewer.ingestion import ExtractedDocument, extract_pdf, layout
 from verification import verify_answer
 
 FONT_SIZE = 9.0
@@ -163,3 +163,35 @@ def test_lines_on_one_baseline_join_only_across_a_word_space(gap: float) -> None
         data = pdf.tobytes()
     joined = extract_pdf(data).page_text(1)
     assert joined == ("left words right words" if gap < 10 else "left words\nright words")
+
+
+def _block(*lines: tuple[str, float, float, float, float]) -> layout.Block:
+    return layout.block_of([
+        layout.Line(text, [], x0, y0, x1, y1, True) for text, x0, y0, x1, y1 in lines
+    ])
+
+
+def test_a_tall_header_cell_reads_whole_before_the_next_rows_label() -> None:
+    # The geometry of the Eliquis SmPC's adverse-reaction table (from its
+    # PDF, in points): MuPDF gives the header cell of column 2 as stacked
+    # blocks, its last line above the first row's label in column 1. Two rows
+    # holding one block each are not a column stretch to read column by
+    # column, so the label no longer cuts the cell before "surgery (VTEp)".
+    blocks = [
+        _block(("System organ class", 98, 102, 190, 113), ("Prevention of", 275, 102, 337, 113)),
+        _block(("VTE in adult", 276, 114, 336, 125)),
+        _block(("patients who", 269, 126, 342, 137), ("have undergone", 269, 138, 342, 149)),
+        _block(("elective hip or", 266, 149, 346, 161), ("knee replacement", 266, 161, 343, 173)),
+        _block(("surgery (VTEp)", 269, 173, 342, 185)),
+        _block(("Blood and lymphatic system disorders", 98, 197, 259, 209)),
+    ]
+    ordered = layout.reading_order(list(reversed(blocks)), 11.0)
+    assert [bl.lines[0].text for bl in ordered] == [bl.lines[0].text for bl in blocks]
+
+
+def test_two_column_rows_split_at_a_common_gap_are_still_read_column_by_column() -> None:
+    # Both rows have blocks side by side: one stretch of two columns.
+    left_top, right_top = _block(("L1", 50, 100, 250, 190)), _block(("R1", 300, 100, 500, 195))
+    left_low, right_low = _block(("L2", 50, 200, 250, 300)), _block(("R2", 300, 200, 500, 300))
+    ordered = layout.reading_order([left_top, right_top, left_low, right_low], 11.0)
+    assert [bl.lines[0].text for bl in ordered] == ["L1", "L2", "R1", "R2"]
