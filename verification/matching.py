@@ -883,6 +883,11 @@ def word_swap(
     for first in range(max(0, lowest - size + 1), len(tokens) - size + 1):
         if tokens[first].start() >= alignment.norm_end:
             break
+        # With one word swapped, the first or the last word is the source's
+        # (a one-word quote aside): a cheap test that skips most windows.
+        if size > 1 and (words[first] != quote_words[0]
+                         and words[first + size - 1] != quote_words[-1]):
+            continue
         swapped: list[tuple[str, str]] = []
         for source_word, word in zip(words[first : first + size], quote_words, strict=True):
             if source_word != word:
