@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pymupdf
 
 FONT = 10.5
+DEMO_DATE = "D:20260101000000Z"
 LEADING = 14.5
 
 
@@ -119,7 +120,11 @@ class _Typesetter:
                              color=(0.35, 0.35, 0.35))
             page.insert_text((self.width - self.margin - 50, self.height - 40),
                              f"Page {index} of {total}", fontsize=8.5)
-        data = self.doc.tobytes(garbage=3, deflate=True)
+        # Fixed dates and no fresh file id: the same demo is the same bytes on
+        # every run, so loading it again finds the documents it stored before.
+        self.doc.set_metadata({"creator": "citeguard demo", "producer": "citeguard demo",
+                               "creationDate": DEMO_DATE, "modDate": DEMO_DATE})
+        data = self.doc.tobytes(garbage=3, deflate=True, no_new_id=True)
         self.doc.close()
         return bytes(data)
 
@@ -215,10 +220,13 @@ def contract_pdf() -> bytes:
     return doc.finish()
 
 
+# document_key: title, builder. The key is the demo's stable name for each
+# document; a changed builder uploads the next version under it.
 DOCUMENTS = {
-    "Benefits Plan Summary 2026": benefits_pdf,
-    "Clinical guideline CG-204: adult hypertension": guideline_pdf,
-    "Master Services Agreement (Acme–Northwind)": contract_pdf,
+    "demo/benefits-plan-summary": ("Benefits Plan Summary 2026", benefits_pdf),
+    "demo/cg-204-adult-hypertension": ("Clinical guideline CG-204: adult hypertension",
+                                       guideline_pdf),
+    "demo/msa-acme-northwind": ("Master Services Agreement (Acme–Northwind)", contract_pdf),
 }
 
 # Answers: each cites document sources by position in DOCUMENTS ("doc": 0..2).

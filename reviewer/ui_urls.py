@@ -11,6 +11,7 @@ urlpatterns = [
     path("answers/<int:answer_id>/decide", answers.answer_decide, name="answer-decide"),
     path("documents/", documents.documents, name="documents"),
     path("documents/upload", documents.document_upload_view, name="document-upload"),
+    path("documents/<int:document_id>/", documents.document_detail, name="document"),
     path("documents/<int:document_id>/row", documents.document_row, name="document-row"),
     path("documents/<int:document_id>/file", answers.document_file, name="document-file"),
 ]

@@ -1,20 +1,28 @@
-"""POST /api/v1/answers and GET /api/v1/answers/{id}."""
+"""/api/v1/answers: submit (POST), list (GET), and one answer by either id (GET)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
 
 from reviewer.api.base import ApiError, api_endpoint, json_body
-from reviewer.models import Answer
-from reviewer.selectors.answers import answer_result
+from reviewer.api.pagination import check_params, keyset_page, list_param, since_param
+from reviewer.models import Answer, Surface
+from reviewer.selectors.answers import answer_list_for_client, answer_result
 from reviewer.services.answers import AnswerRejected, answer_submit
 
-__all__ = ["answer_detail", "answers"]
+__all__ = ["answer_detail", "answer_summary", "answers"]
+
+BY = ("answer", "id")
 
 
-@api_endpoint("POST")
+@api_endpoint("GET", "POST")
 def answers(request: HttpRequest) -> JsonResponse:
+    if request.method == "GET":
+        return _list(request)
     data = json_body(request, max_bytes=int(settings.CITEGUARD["MAX_PAYLOAD_BYTES"]))
     if not isinstance(data, dict):
         raise ApiError(400, "invalid-payload", "The body must be a JSON object.")
@@ -27,10 +35,69 @@ def answers(request: HttpRequest) -> JsonResponse:
     return response
 
 
+def answer_summary(answer: Answer) -> dict[str, Any]:
+    """An answer in a list: its verdict and what was done, without the sentences."""
+    return {
+        "answer": answer.pk,
+        "id": answer.external_id or None,
+        "surface": answer.surface.name if answer.surface else None,
+        "model": answer.model or None,
+        "verdict": answer.verdict,
+        "action": answer.action,
+        "coverage": round(answer.coverage, 4),
+        "counts": answer.counts,
+        "review_state": answer.review_state,
+        "review_url": reverse("reviewer:answer", args=[answer.pk]),
+        "url": f"/api/v1/answers/{answer.pk}",
+        "created_at": answer.created.isoformat(),
+    }
+
+
+def _list(request: HttpRequest) -> JsonResponse:
+    """This client's answers, newest first, filtered by surface, model, verdict, since."""
+    check_params(request, ("surface", "model", "verdict", "since"))
+    surfaces = list_param(request, "surface")
+    if surfaces:
+        known = set(Surface.objects.filter(name__in=surfaces).values_list("name", flat=True))
+        unknown = [name for name in surfaces if name not in known]
+        if unknown:
+            configured = ", ".join(Surface.objects.values_list("name", flat=True)) or "none"
+            raise ApiError(400, "unknown-surface",
+                           f"There is no surface {unknown[0]!r} (configured: {configured}).")
+    queryset = answer_list_for_client(
+        request.client,  # type: ignore[attr-defined]
+        surfaces=surfaces, models=list_param(request, "model"),
+        verdicts=list_param(request, "verdict", choices=Answer.Verdict.values),
+        since=since_param(request),
+    )
+    rows, next_cursor, next_url = keyset_page(queryset, request, kind="answers")
+    return JsonResponse({"results": [answer_summary(a) for a in rows],
+                         "next_cursor": next_cursor, "next": next_url})
+
+
 @api_endpoint("GET")
-def answer_detail(request: HttpRequest, answer_id: int) -> JsonResponse:
-    answer = (Answer.objects.filter(pk=answer_id, client=request.client)  # type: ignore[attr-defined]
-              .select_related("surface").first())
+def answer_detail(request: HttpRequest, ref: str) -> JsonResponse:
+    """One answer of this client, by citeguard's id (``answer``) or the client's
+    own (``id``). ``?by=answer`` or ``?by=id`` says which; without it a number
+    is citeguard's id unless only the client's id matches, and a ref matching
+    two different answers is a 409 that asks for ``by``."""
+    check_params(request, ("by",))
+    by = request.GET.get("by", "")
+    if by and by not in BY:
+        raise ApiError(400, "invalid-by", f"by must be 'answer' (citeguard's id) or 'id' "
+                       f"(your id), not {by!r}.")
+    client = request.client  # type: ignore[attr-defined]
+    mine = Answer.objects.filter(client=client).select_related("surface")
+    by_pk = (mine.filter(pk=int(ref)).first()
+             if by != "id" and ref.isascii() and ref.isdigit() and len(ref) < 19 else None)
+    by_id = mine.filter(external_id=ref).exclude(external_id="").first() if by != "answer" \
+        else None
+    if by_pk is not None and by_id is not None and by_pk.pk != by_id.pk:
+        raise ApiError(409, "ambiguous-id",
+                       f"{ref!r} is both citeguard's answer {by_pk.pk} and your id of answer "
+                       f"{by_id.pk}; add ?by=answer or ?by=id.")
+    answer = by_pk or by_id
     if answer is None:
-        raise ApiError(404, "not-found", f"There is no answer {answer_id} for this client.")
+        kind = {"answer": "answer", "id": "answer with your id"}.get(by, "answer")
+        raise ApiError(404, "not-found", f"There is no {kind} {ref} for this client.")
     return JsonResponse(answer_result(answer))

@@ -26,7 +26,20 @@ def openapi(request: HttpRequest) -> JsonResponse:
 
 @require_GET
 def docs(request: HttpRequest) -> HttpResponse:
-    return render(request, "reviewer/api_docs.html", {"spec": SPEC})
+    return render(request, "reviewer/api_docs.html", {"spec": SPEC, "endpoints": _endpoints()})
+
+
+def _endpoints() -> list[dict[str, object]]:
+    """Each operation with its parameters' references resolved, for the page."""
+    shared = SPEC["components"]["parameters"]
+    endpoints = []
+    for path, operations in SPEC["paths"].items():
+        for method, op in operations.items():
+            parameters = [shared[p["$ref"].rsplit("/", 1)[1]] if "$ref" in p else p
+                          for p in op.get("parameters", [])]
+            endpoints.append({"method": method, "path": path, "op": op,
+                              "parameters": parameters})
+    return endpoints
 
 
 @require_GET

@@ -14,6 +14,27 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
+def _error(description: str) -> dict[str, Any]:
+    return _json({"$ref": "#/components/schemas/Error"}, description)
+
+
+def _query(name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"name": name, "in": "query", "description": description, "schema": schema}
+
+
+def _page(item: str) -> dict[str, Any]:
+    return {"type": "object", "required": ["results", "next_cursor", "next"], "properties": {
+        "results": {"type": "array", "items": {"$ref": f"#/components/schemas/{item}"}},
+        "next_cursor": {"type": ["string", "null"],
+                        "description": "Send as `cursor` for the next page; null on the last"},
+        "next": {"type": ["string", "null"],
+                 "description": "The next page's URL, filters kept; null on the last"},
+    }}
+
+
+_TIME = {"type": "string", "format": "date-time"}
+
+
 SPEC: dict[str, Any] = {
     "openapi": "3.1.0",
     "info": {
@@ -33,10 +54,12 @@ SPEC: dict[str, Any] = {
                 "summary": "Verify an answer inline, store it and its verdicts",
                 "description": (
                     "Verifies the answer, applies its surface's failure policy and stores "
-                    "everything in one transaction. The same `id` from the same client returns "
-                    "the stored result (200) instead of verifying again (201). Also takes "
-                    "`{\"format\": \"anthropic\"|\"openai\", \"request\": {...}, \"response\": "
-                    "{...}}`."
+                    "everything in one transaction. The same `id` from the same client with "
+                    "the same body returns the stored result (200) instead of verifying again "
+                    "(201); the same `id` with a different body is a 409 `id-conflict`. Bodies "
+                    "are compared as canonical JSON (key order and whitespace do not count). "
+                    "Also takes `{\"format\": \"anthropic\"|\"openai\", \"request\": "
+                    "{...}, \"response\": {...}}`."
                 ),
                 "requestBody": {"required": True, "content": {"application/json": {
                     "schema": {"oneOf": [{"$ref": "#/components/schemas/AnswerInput"},
@@ -44,37 +67,113 @@ SPEC: dict[str, Any] = {
                 "responses": {
                     "201": _json({"$ref": "#/components/schemas/AnswerResult"}, "Verified now"),
                     "200": _json({"$ref": "#/components/schemas/AnswerResult"},
-                                 "Already submitted: the stored result"),
-                    "400": _ERROR, "401": _ERROR, "413": _ERROR, "415": _ERROR,
+                                 "Already submitted with this body: the stored result"),
+                    "400": _ERROR, "401": _ERROR,
+                    "409": _error("`id-conflict`: this id was submitted with another body"),
+                    "413": _ERROR, "415": _ERROR,
                 },
+            },
+            "get": {
+                "summary": "This client's answers, newest first",
+                "description": (
+                    "A summary per answer (GET `/answers/{id}` for its sentences). Filters "
+                    "combine with AND; a repeated or comma-separated filter matches any of "
+                    "its values. Pass `next_cursor` back as `cursor` with the same filters "
+                    "(or follow `next`). Unknown parameters are a 400."
+                ),
+                "parameters": [
+                    _query("surface", "Surface name(s)", {"type": "string"}),
+                    _query("model", "Model name(s) as submitted", {"type": "string"}),
+                    _query("verdict", "Verdict(s): pass, flag, fail",
+                           {"type": "string", "example": "flag,fail"}),
+                    {"$ref": "#/components/parameters/Since"},
+                    {"$ref": "#/components/parameters/Cursor"},
+                    {"$ref": "#/components/parameters/Limit"},
+                ],
+                "responses": {"200": _json(_page("AnswerSummary"), "One page"),
+                              "400": _ERROR, "401": _ERROR},
             },
         },
         "/answers/{id}": {
             "get": {
-                "summary": "A stored answer's result",
-                "parameters": [{"name": "id", "in": "path", "required": True,
-                                "schema": {"type": "integer"}}],
+                "summary": "A stored answer's result, by citeguard's id or your own",
+                "description": (
+                    "`{id}` is citeguard's id (`answer` in results) or the `id` you submitted "
+                    "(percent-encode it), looked up among this token's answers only. A number "
+                    "that is both, for two different answers, is a 409 `ambiguous-id`: add "
+                    "`?by=answer` or `?by=id`."
+                ),
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
+                    _query("by", "Which id `{id}` is", {"enum": ["answer", "id"]}),
+                ],
                 "responses": {"200": _json({"$ref": "#/components/schemas/AnswerResult"},
-                                           "The result"), "401": _ERROR, "404": _ERROR},
+                                           "The result"), "400": _ERROR, "401": _ERROR,
+                              "404": _ERROR,
+                              "409": _error("`ambiguous-id`: say which with `by`")},
             },
         },
         "/documents": {
             "post": {
                 "summary": "Upload a PDF for ingestion",
+                "description": (
+                    "The same bytes uploaded again are the existing document: 200 with "
+                    "`created: false` and a message, and nothing stored. A document is a new "
+                    "version of another only when you say so: `supersedes` (its id) or a "
+                    "`document_key` you chose, which every version carries; a title or file "
+                    "name never makes one. The older version is marked superseded when the "
+                    "new one is ready. With `application/pdf`, send the fields in the query "
+                    "string (and `filename`)."
+                ),
+                "parameters": [
+                    _query("title", "application/pdf only", {"type": "string"}),
+                    _query("document_key", "application/pdf only", {"type": "string"}),
+                    _query("supersedes", "application/pdf only", {"type": "integer"}),
+                    _query("filename", "application/pdf only", {"type": "string"}),
+                ],
                 "requestBody": {"content": {
                     "multipart/form-data": {"schema": {"type": "object", "properties": {
                         "file": {"type": "string", "format": "binary"},
-                        "title": {"type": "string"},
-                        "supersedes": {"type": "integer"}}, "required": ["file"]}},
+                        "title": {"type": "string",
+                                  "description": "Shown to reviewers; the file name by default"},
+                        "document_key": {"type": "string", "maxLength": 200, "description": (
+                            "Your stable name for this document: an upload under a key "
+                            "already used is that document's next version")},
+                        "supersedes": {"type": "integer", "description": (
+                            "The id of the document this one replaces (the latest version "
+                            "of its key, if it has one)")},
+                    }, "required": ["file"]}},
                     "application/pdf": {"schema": {"type": "string", "format": "binary"}},
                 }},
                 "responses": {
-                    "202": _json({"$ref": "#/components/schemas/Document"}, "Queued"),
-                    "201": _json({"$ref": "#/components/schemas/Document"}, "Ingested"),
-                    "200": _json({"$ref": "#/components/schemas/Document"},
-                                 "The same file was uploaded before"),
-                    "400": _ERROR, "401": _ERROR, "413": _ERROR,
+                    "202": _json({"$ref": "#/components/schemas/DocumentUpload"}, "Queued"),
+                    "201": _json({"$ref": "#/components/schemas/DocumentUpload"},
+                                 "Ingested (or failed) already"),
+                    "200": _json({"$ref": "#/components/schemas/DocumentUpload"},
+                                 "Already uploaded: the existing document"),
+                    "400": _ERROR, "401": _ERROR,
+                    "409": _error("`not-latest-version`, `already-superseded` or "
+                                  "`key-mismatch`: the versions asked for contradict those "
+                                  "stored"),
+                    "413": _ERROR,
                 },
+            },
+            "get": {
+                "summary": "Documents, newest first",
+                "parameters": [
+                    _query("q", "A document id (`42` or `#42`), part of a title or key, or "
+                           "a SHA-256 prefix (8+ hex digits)", {"type": "string"}),
+                    _query("status", "Status(es), comma-separated or repeated",
+                           {"type": "string", "example": "ready"}),
+                    _query("document_key", "Every version under this key", {"type": "string"}),
+                    _query("current", "true: latest versions only; false: superseded only",
+                           {"enum": ["true", "false"]}),
+                    {"$ref": "#/components/parameters/Since"},
+                    {"$ref": "#/components/parameters/Cursor"},
+                    {"$ref": "#/components/parameters/Limit"},
+                ],
+                "responses": {"200": _json(_page("Document"), "One page"),
+                              "400": _ERROR, "401": _ERROR},
             },
         },
         "/documents/{id}": {"get": {
@@ -85,19 +184,19 @@ SPEC: dict[str, Any] = {
                           "401": _ERROR, "404": _ERROR},
         }},
         "/documents/{id}/chunks": {"get": {
-            "summary": "The chunks to inject, with ids to cite as {\"marker\", \"chunk\"}",
+            "summary": "The chunks to inject, in order, with ids to cite as "
+                       "{\"marker\", \"chunk\"}",
             "parameters": [{"name": "id", "in": "path", "required": True,
-                            "schema": {"type": "integer"}}],
-            "responses": {"200": _json({"type": "object", "properties": {
-                "document": {"type": "integer"},
-                "chunks": {"type": "array", "items": {"type": "object", "properties": {
-                    "id": {"type": "integer"}, "index": {"type": "integer"},
-                    "start": {"type": "integer"}, "end": {"type": "integer"},
-                    "pages": {"type": "array", "items": {"type": "integer"}},
-                    "text": {"type": "string"},
-                    "prompt_text": {"type": "string", "description":
-                                    "text with running headers and page numbers blanked"},
-                }}}}}, "Chunks"), "401": _ERROR, "404": _ERROR, "409": _ERROR},
+                            "schema": {"type": "integer"}},
+                           {"$ref": "#/components/parameters/Cursor"},
+                           {"name": "limit", "in": "query", "description": "1-500",
+                            "schema": {"type": "integer", "minimum": 1, "maximum": 500,
+                                       "default": 100}}],
+            "responses": {"200": _json({**_page("Chunk"), "properties": {
+                **_page("Chunk")["properties"],
+                "document": {"type": "integer"}, "chunk_count": {"type": "integer"}}},
+                "One page of chunks"), "400": _ERROR, "401": _ERROR, "404": _ERROR,
+                "409": _error("`not-ready`: chunks exist once the document is ready")},
         }},
         "/ping": {"get": {"summary": "Authenticated no-op",
                           "responses": {"200": _json({"type": "object"}, "pong")}}},
@@ -105,11 +204,20 @@ SPEC: dict[str, Any] = {
     "components": {
         "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
                                        "description": "manage.py create_api_token NAME"}},
-        "responses": {"Error": _json({"type": "object", "properties": {"error": {
-            "type": "object", "properties": {"code": {"type": "string"},
-                                             "message": {"type": "string"}}}}},
-            "An error, with a message naming what to fix")},
+        "responses": {"Error": _error("An error, with a message naming what to fix")},
+        "parameters": {
+            "Cursor": _query("cursor", "`next_cursor` of the previous page", {"type": "string"}),
+            "Limit": {"name": "limit", "in": "query", "description": "Rows a page, 1-200",
+                      "schema": {"type": "integer", "minimum": 1, "maximum": 200,
+                                 "default": 50}},
+            "Since": _query("since", "Created at or after: an ISO 8601 date or date-time "
+                            "(UTC without a zone)", {"type": "string",
+                                                     "example": "2026-03-01T09:30:00Z"}),
+        },
         "schemas": {
+            "Error": {"type": "object", "required": ["error"], "properties": {"error": {
+                "type": "object", "properties": {"code": {"type": "string"},
+                                                 "message": {"type": "string"}}}}},
             "Source": {"oneOf": [
                 {"type": "object", "required": ["marker", "text"],
                  "properties": {"marker": {"type": ["string", "integer"]},
@@ -136,6 +244,8 @@ SPEC: dict[str, Any] = {
             "Citation": {"type": "object", "properties": {
                 "outcome": {"enum": list(OUTCOMES)}, "marker": {"type": ["string", "null"]},
                 "markers": {"type": "array", "items": {"type": "string"}},
+                "marker_start": {"type": ["integer", "null"]},
+                "marker_end": {"type": ["integer", "null"]},
                 "quote": {"type": ["string", "null"]},
                 "quote_start": {"type": ["integer", "null"]},
                 "quote_end": {"type": ["integer", "null"]},
@@ -151,15 +261,19 @@ SPEC: dict[str, Any] = {
                     "rects": {"type": "array", "items": {"type": "array",
                                                          "items": {"type": "number"}}}}}},
                 "superseded": {"type": "boolean"}, "message": {"type": "string"},
+                "normalizations": {"type": "array", "items": {"type": "string"}},
+                "differences": {"type": "array", "items": {"type": "object"}},
             }},
             "AnswerResult": {"type": "object", "properties": {
                 "answer": {"type": "integer", "description": "citeguard's id"},
-                "id": {"type": ["string", "null"]},
+                "id": {"type": ["string", "null"], "description": "your id, as submitted"},
+                "surface": {"type": ["string", "null"]}, "model": {"type": ["string", "null"]},
                 "verdict": {"enum": ["pass", "flag", "fail"]},
                 "action": {"enum": ["serve", "strip", "regenerate", "flag", "escalate"]},
                 "served_answer": {"type": "string"}, "correction": {"type": "string"},
                 "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
-                "coverage": {"type": "number"}, "threshold": {"type": "number"},
+                "coverage": {"type": "number"}, "claims": {"type": "integer"},
+                "attributed_claims": {"type": "integer"}, "threshold": {"type": "number"},
                 "reasons": {"type": "array", "items": {"type": "string"}},
                 "notes": {"type": "array", "items": {"type": "string"}},
                 "sentences": {"type": "array", "items": {"type": "object", "properties": {
@@ -168,15 +282,50 @@ SPEC: dict[str, Any] = {
                     "claim": {"type": "boolean"}, "status": {"enum": list(SENTENCE_STATUSES)},
                     "citations": {"type": "array",
                                   "items": {"$ref": "#/components/schemas/Citation"}}}}},
-                "elapsed_ms": {"type": "number"}, "review_url": {"type": "string"},
+                "elapsed_ms": {"type": "number"}, "checks": {"const": "provenance"},
+                "review_url": {"type": "string"}, "created_at": _TIME,
+            }},
+            "AnswerSummary": {"type": "object", "properties": {
+                "answer": {"type": "integer", "description": "citeguard's id"},
+                "id": {"type": ["string", "null"], "description": "your id, as submitted"},
+                "surface": {"type": ["string", "null"]}, "model": {"type": ["string", "null"]},
+                "verdict": {"enum": ["pass", "flag", "fail"]},
+                "action": {"enum": ["serve", "strip", "regenerate", "flag", "escalate"]},
+                "coverage": {"type": "number"},
+                "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "review_state": {"enum": ["pending", "approved", "rejected", "escalated"]},
+                "review_url": {"type": "string"},
+                "url": {"type": "string", "description": "the answer's result in this API"},
+                "created_at": _TIME,
             }},
             "Document": {"type": "object", "properties": {
                 "id": {"type": "integer"}, "title": {"type": "string"},
+                "document_key": {"type": ["string", "null"],
+                                 "description": "your stable name, shared by every version"},
+                "version": {"type": "integer", "description": "1, then one more per version"},
                 "status": {"enum": ["queued", "processing", "ready", "failed"]},
                 "error_kind": {"type": ["string", "null"]},
-                "error": {"type": ["string", "null"]}, "pages": {"type": "integer"},
+                "error": {"type": ["string", "null"]},
+                "sha256": {"type": "string"}, "size_bytes": {"type": "integer"},
+                "page_count": {"type": "integer"}, "chunk_count": {"type": "integer"},
                 "supersedes": {"type": ["integer", "null"]},
-                "superseded_by": {"type": ["integer", "null"]},
+                "superseded_by": {"type": ["integer", "null"],
+                                  "description": "set once a newer version is ready"},
+                "created_at": _TIME,
+            }},
+            "DocumentUpload": {"allOf": [{"$ref": "#/components/schemas/Document"}, {
+                "type": "object", "properties": {
+                    "created": {"type": "boolean",
+                                "description": "false: these bytes were already uploaded"},
+                    "message": {"type": "string", "description": "what happened, in words"},
+                }}]},
+            "Chunk": {"type": "object", "properties": {
+                "id": {"type": "integer"}, "index": {"type": "integer"},
+                "start": {"type": "integer"}, "end": {"type": "integer"},
+                "page_first": {"type": "integer"}, "page_last": {"type": "integer"},
+                "text": {"type": "string", "description": "document text [start:end]"},
+                "prompt_text": {"type": "string", "description":
+                                "text with running headers and page numbers blanked"},
             }},
         },
     },

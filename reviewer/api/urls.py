@@ -5,7 +5,8 @@ from reviewer.api import answers, documents, meta
 app_name = "api"
 urlpatterns = [
     path("answers", answers.answers, name="answers"),
-    path("answers/<int:answer_id>", answers.answer_detail, name="answer"),
+    # Either id: citeguard's number or the client's own, which may hold any character.
+    path("answers/<path:ref>", answers.answer_detail, name="answer"),
     path("documents", documents.documents, name="documents"),
     path("documents/<int:document_id>", documents.document_detail, name="document"),
     path("documents/<int:document_id>/chunks", documents.document_chunks, name="document-chunks"),

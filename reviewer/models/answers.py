@@ -110,6 +110,9 @@ class Answer(models.Model):
     review_state = models.CharField(max_length=10, choices=ReviewState,
                                     default=ReviewState.PENDING)
     created = models.DateTimeField(auto_now_add=True, db_index=True)
+    # SHA-256 of the canonical request body: the same id sent again with
+    # another body is a conflict, not a replay ("" for answers stored before).
+    request_sha256 = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = AnswerQuerySet.as_manager()
 

@@ -6,7 +6,17 @@ built at extraction; a chunk is a range of it, never a rewritten copy.
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.db.models import Q
+
+DOCUMENT_KEY_MAX = 200
+
+
+def validate_document_key(value: str) -> None:
+    if value != value.strip() or any(not c.isprintable() for c in value):
+        raise ValidationError("A document key is printable text without leading or trailing "
+                              "spaces.")
 
 
 class DocumentQuerySet(models.QuerySet["Document"]):
@@ -15,6 +25,10 @@ class DocumentQuerySet(models.QuerySet["Document"]):
 
     def current(self) -> DocumentQuerySet:
         return self.filter(superseded_by__isnull=True)
+
+    def with_key(self, document_key: str) -> DocumentQuerySet:
+        """Every version stored under the client's ``document_key`` (none for "")."""
+        return self.filter(document_key=document_key).exclude(document_key="")
 
 
 class Document(models.Model):
@@ -47,12 +61,31 @@ class Document(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
+    # Identity across versions is the client's to state, never inferred from a
+    # title or file name: a stable key it chose (every version of one document
+    # carries it), or an explicit ``supersedes``.
+    document_key = models.CharField(
+        max_length=DOCUMENT_KEY_MAX, blank=True, validators=[validate_document_key],
+        help_text="The client's stable name for this document; an upload under the same key "
+                  "is its next version.",
+    )
+    version = models.PositiveIntegerField(
+        default=1, editable=False,
+        help_text="1 for a first upload; one more than the version it supersedes.",
+    )
 
     objects = DocumentQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created"]
         indexes = [models.Index(fields=["title"]), models.Index(fields=["status"])]
+        constraints = [
+            # One row per version of a key: two uploads racing under one key
+            # cannot both become its next version.
+            models.UniqueConstraint(fields=["document_key", "version"],
+                                    condition=~Q(document_key=""),
+                                    name="document_key_version_unique"),
+        ]
 
     def __str__(self) -> str:
         return self.title

@@ -11,7 +11,7 @@ from reviewer.models import Answer, CitationVerdict, ReviewDecision, SentenceVer
 
 __all__ = [
     "CITATION_COLUMNS", "CITATION_KEYS", "STORED_AS_EMPTY", "answer_get_for_review", "answer_list",
-    "answer_result",
+    "answer_list_for_client", "answer_result",
 ]
 
 
@@ -82,7 +82,7 @@ def answer_result(answer: Answer, *, sentences: list[dict[str, Any]] | None = No
         "elapsed_ms": round(answer.elapsed_ms, 3),
         "checks": "provenance",
         "review_url": reverse("reviewer:answer", args=[answer.pk]),
-        "created": answer.created.isoformat(),
+        "created_at": answer.created.isoformat(),
     }
 
 
@@ -98,3 +98,21 @@ def answer_get_for_review(answer_id: int) -> Answer:
         Prefetch("decisions", queryset=ReviewDecision.objects.select_related("reviewer")
                  .order_by("created")),
     ).get()
+
+
+def answer_list_for_client(
+    client: Any, *, surfaces: list[str] | None = None, models: list[str] | None = None,
+    verdicts: list[str] | None = None, since: Any = None,
+) -> QuerySet[Answer]:
+    """The answers ``client`` submitted, filtered (the API's list; unordered)."""
+    queryset = Answer.objects.filter(client=client).select_related("surface").defer(
+        "text", "question", "served_answer", "correction", "reasons", "notes")
+    if surfaces:
+        queryset = queryset.filter(surface__name__in=surfaces)
+    if models:
+        queryset = queryset.filter(model__in=models)
+    if verdicts:
+        queryset = queryset.filter(verdict__in=verdicts)
+    if since is not None:
+        queryset = queryset.filter(created__gte=since)
+    return queryset

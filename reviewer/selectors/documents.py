@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from functools import lru_cache
 
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 
 from reviewer.ingestion import DocumentGeometry, PageRects, locate
 from reviewer.models import Chunk, Document
@@ -13,12 +15,68 @@ from reviewer.models import Chunk, Document
 logger = logging.getLogger("citeguard.documents")
 
 __all__ = [
-    "chunk_list", "document_geometry", "document_list", "document_locate", "pdf_highlight",
+    "chunk_list", "document_geometry", "document_get", "document_list", "document_locate",
+    "document_versions", "pdf_highlight",
 ]
 
 
-def document_list() -> QuerySet[Document]:
-    return Document.objects.defer("text").order_by("-created")
+# What lists and status rows never show: the text stream and its furniture.
+LIST_DEFER = ("text", "furniture")
+
+
+def _with_counts(queryset: QuerySet[Document]) -> QuerySet[Document]:
+    # A subquery per row returned (not a join over every chunk): it costs one
+    # index lookup a row, so a page of fifty stays cheap however large the table.
+    chunks = (Chunk.objects.filter(document=OuterRef("pk")).order_by()
+              .values("document").annotate(n=Count("pk")).values("n"))
+    return queryset.annotate(chunk_count=Coalesce(Subquery(chunks), Value(0)))
+
+
+def document_list(
+    *, q: str = "", statuses: list[str] | None = None, document_key: str = "",
+    since: datetime | None = None, current: bool | None = None,
+) -> QuerySet[Document]:
+    """Documents newest first, each with ``chunk_count``, filtered.
+
+    ``q`` matches a document id (``42`` or ``#42``), a title or key in part, or
+    a SHA-256 prefix of eight characters or more.
+    """
+    queryset = Document.objects.defer(*LIST_DEFER).select_related("supersedes")
+    queryset = queryset.defer(*(f"supersedes__{f}" for f in LIST_DEFER))
+    q = q.strip()
+    if q:
+        match = Q(title__icontains=q) | Q(document_key__icontains=q)
+        number = q.removeprefix("#")
+        if number.isascii() and number.isdigit() and len(number) < 19:
+            match |= Q(pk=int(number))
+        if len(q) >= 8 and all(c in "0123456789abcdef" for c in q.lower()):
+            match |= Q(sha256__startswith=q.lower())
+        queryset = queryset.filter(match)
+    if statuses:
+        queryset = queryset.filter(status__in=statuses)
+    if document_key:
+        queryset = queryset.filter(document_key=document_key)
+    if since is not None:
+        queryset = queryset.filter(created__gte=since)
+    if current is not None:
+        queryset = queryset.filter(superseded_by__isnull=current)
+    return _with_counts(queryset).order_by("-pk")
+
+
+def document_get(document_id: int) -> Document | None:
+    """One document with its ``chunk_count`` (text left out), or None."""
+    return document_list().filter(pk=document_id).first()
+
+
+def document_versions(document: Document) -> QuerySet[Document]:
+    """Every version under the document's key, newest first (itself alone
+    when it has no key): a chain made with ``supersedes`` only is followed
+    by the links shown on the page."""
+    if not document.document_key:
+        return Document.objects.filter(pk=document.pk).only("pk", "title", "version", "status")
+    return (Document.objects.with_key(document.document_key)
+            .only("pk", "title", "version", "status", "superseded_by", "created")
+            .order_by("-version"))
 
 
 def chunk_list(*, document: Document) -> QuerySet[Chunk]:

@@ -3,6 +3,8 @@ store the answer, its sources and every verdict in one transaction."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,11 +99,12 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     except (FormatError, PayloadError, SourceResolutionError) as error:
         raise AnswerRejected("invalid-payload", str(error)) from None
     input_format = data.get("format", "native") if isinstance(data, dict) else "native"
+    digest = request_digest(data)
     # Most ids are new: ask for the key alone (a query half as costly to build
     # as the whole row) and load the answer only when it is there.
     if payload.id and Answer.objects.submitted_as(client, payload.id).exists():
         stored = Answer.objects.submitted_as(client, payload.id).select_related("surface").get()
-        return SubmitResult(stored, created=False, result=answer_result(stored))
+        return _replayed(stored, digest)
     _check_limits(payload)
     surface = surface_for(payload.surface)
     try:
@@ -126,6 +129,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
                 counts=report.counts, reasons=list(report.reasons), notes=notes,
                 threshold=report.threshold, elapsed_ms=report.elapsed_ms,
                 served_answer=outcome.served_answer, correction=outcome.correction,
+                request_sha256=digest,
             )
             _store_rows(answer, payload, sources, data_report)
     except IntegrityError:
@@ -134,10 +138,31 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
                   .select_related("surface").first())
         if stored is None or not payload.id:
             raise
-        return SubmitResult(stored, created=False, result=answer_result(stored))
+        return _replayed(stored, digest)
     result = answer_result(answer, sentences=_sentences_as_stored(data_report))
     metrics.record(surface=surface.name, model=answer.model, result=result)
     return SubmitResult(answer, created=True, result=result)
+
+
+def request_digest(data: Any) -> str:
+    """SHA-256 of the request body in canonical JSON (keys sorted, no spaces,
+    text as UTF-8): the same body in another key order or layout is the same."""
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _replayed(stored: Answer, digest: str) -> SubmitResult:
+    """The stored result for a replay of the same body; a 409 for another body.
+
+    Answers stored before bodies were hashed have no digest: theirs is returned.
+    """
+    if stored.request_sha256 and stored.request_sha256 != digest:
+        raise AnswerRejected(
+            "id-conflict",
+            f"Answer id {stored.external_id!r} was already submitted with a different body "
+            f"(stored as answer {stored.pk}). Send the same body again to get its result, or "
+            "use a new id for a new answer.", status=409)
+    return SubmitResult(stored, created=False, result=answer_result(stored))
 
 
 _SENTENCE_KEYS = ("index", "start", "end", "text", "claim", "status")

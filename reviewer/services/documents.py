@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
 
@@ -27,10 +28,19 @@ from reviewer.ingestion import (
     find_furniture,
 )
 from reviewer.models import Chunk, Document, Page
+from reviewer.models.documents import DOCUMENT_KEY_MAX, validate_document_key
 
 logger = logging.getLogger("citeguard.ingest")
 
-__all__ = ["UploadResult", "document_ingest", "document_upload"]
+__all__ = ["DocumentRejected", "UploadResult", "document_ingest", "document_upload"]
+
+
+class DocumentRejected(ValueError):
+    """The upload contradicts what is stored; ``code`` and the message say how."""
+
+    def __init__(self, code: str, message: str, *, status: int = 409) -> None:
+        super().__init__(message)
+        self.code, self.status = code, status
 
 
 @dataclass(frozen=True)
@@ -38,53 +48,136 @@ class UploadResult:
     document: Document
     created: bool
 
+    @property
+    def message(self) -> str:
+        document = self.document
+        if not self.created:
+            return (f"Already uploaded: these bytes are document {document.pk} "
+                    f"(“{document.title}”, version {document.version}); nothing new was stored.")
+        if document.supersedes_id:
+            return (f"Uploaded as document {document.pk}, version {document.version}: it "
+                    f"supersedes document {document.supersedes_id} once it is ready.")
+        return f"Uploaded as document {document.pk}."
+
 
 def _limits() -> dict[str, float]:
     return settings.CITEGUARD  # type: ignore[no-any-return]
 
 
 def document_upload(
-    *, data: bytes, filename: str, title: str = "", supersedes: Document | None = None
+    *, data: bytes, filename: str, title: str = "", supersedes: Document | None = None,
+    document_key: str = "",
 ) -> UploadResult:
     """Store an uploaded file as a document and queue its ingestion.
 
-    The same bytes uploaded again are the same document (by SHA-256). A new
-    file with the title of a current document (or an explicit ``supersedes``)
-    is a new version of it: the old one is kept and marked superseded once the
-    new one is ready. A file over the size limit is recorded as failed
-    without keeping its bytes.
+    The same bytes uploaded again are the same document (by SHA-256): it is
+    returned with ``created=False`` and nothing is stored. A document is a new
+    version of another only when the client says so — ``supersedes`` (an id)
+    or a ``document_key`` it chose, which every version carries — never
+    because a title or file name matches. The old version is kept, and marked
+    superseded once the new one is ready. A file over the size limit is
+    recorded as failed without keeping its bytes.
+
+    Raises DocumentRejected when the request contradicts what is stored: a
+    ``supersedes`` that already has a newer version, or that belongs to
+    another key.
     """
     digest = hashlib.sha256(data).hexdigest()
     existing = Document.objects.filter(sha256=digest).first()
     if existing is not None:
         return UploadResult(existing, created=False)
     title = (title or Path(filename).stem or "Untitled").strip()[:300]
-    if supersedes is None:
-        supersedes = Document.objects.current().filter(title=title).exclude(
-            status=Document.Status.FAILED
-        ).first()
+    document_key = _check_key(document_key)
     limit = int(_limits()["MAX_UPLOAD_BYTES"])
-    document = Document(title=title, sha256=digest, size_bytes=len(data), supersedes=supersedes)
-    if len(data) > limit:
-        document.status = Document.Status.FAILED
-        document.error_kind = "too-large"
-        document.error = (
-            f"This file is {len(data) / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB."
-        )
-    try:
-        with transaction.atomic():
-            if document.status != Document.Status.FAILED:
-                document.file.save(_safe_name(filename), ContentFile(data), save=False)
-            document.full_clean(exclude=["file", "geometry"])
-            document.save()
-    except IntegrityError:  # the same file, uploaded concurrently
-        document.file.delete(save=False)
-        return UploadResult(Document.objects.get(sha256=digest), created=False)
+    for attempt in range(3):
+        document = Document(title=title, sha256=digest, size_bytes=len(data),
+                            document_key=document_key)
+        _place_version(document, supersedes)
+        if len(data) > limit:
+            document.status = Document.Status.FAILED
+            document.error_kind = "too-large"
+            document.error = (
+                f"This file is {len(data) / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB."
+            )
+        try:
+            with transaction.atomic():
+                if document.status != Document.Status.FAILED:
+                    document.file.save(_safe_name(filename), ContentFile(data), save=False)
+                # Uniqueness is the database's to decide (see the except).
+                document.full_clean(exclude=["file", "geometry"], validate_unique=False,
+                                    validate_constraints=False)
+                document.save()
+        except IntegrityError:
+            document.file.delete(save=False)
+            stored = Document.objects.filter(sha256=digest).first()
+            if stored is not None:  # the same file, uploaded concurrently
+                return UploadResult(stored, created=False)
+            if attempt == 2:
+                raise
+            continue  # another version of the key was stored meanwhile: place this after it
+        break
     if document.status == Document.Status.QUEUED:
         from reviewer.tasks import ingest_document
 
         transaction.on_commit(lambda: ingest_document.enqueue(document.pk))
     return UploadResult(document, created=True)
+
+
+def _check_key(document_key: str) -> str:
+    key = document_key.strip()
+    if len(key) > DOCUMENT_KEY_MAX:
+        raise DocumentRejected("invalid-document-key",
+                               f"document_key is {len(key)} characters; the limit is "
+                               f"{DOCUMENT_KEY_MAX}.", status=400)
+    try:
+        validate_document_key(key)
+    except ValidationError as error:
+        raise DocumentRejected("invalid-document-key", " ".join(error.messages),
+                               status=400) from None
+    return key
+
+
+def _place_version(document: Document, supersedes: Document | None) -> None:
+    """Set ``document``'s key, the version it supersedes and its number.
+
+    Under a key the new document follows the key's latest version that did
+    not fail; an explicit ``supersedes`` must be that one. Without a key it
+    takes the key of the document it supersedes, if any.
+    """
+    key = document.document_key
+    if supersedes is not None and supersedes.document_key:
+        if key and key != supersedes.document_key:
+            raise DocumentRejected(
+                "key-mismatch",
+                f"Document {supersedes.pk} has document_key {supersedes.document_key!r}, not "
+                f"{key!r}: send one of the two, or both naming the same document.")
+        key = document.document_key = supersedes.document_key
+    head = None
+    if key:
+        versions = Document.objects.with_key(key)
+        head = (versions.exclude(status=Document.Status.FAILED)
+                .order_by("-version").only("pk", "version").first())
+        if supersedes is not None and head is not None and supersedes.pk != head.pk:
+            raise DocumentRejected(
+                "not-latest-version",
+                f"Document {supersedes.pk} is not the latest version of {key!r}: document "
+                f"{head.pk} (version {head.version}) is. Supersede that one, or send only "
+                "the document_key.")
+        latest = versions.order_by("-version").values_list("version", flat=True).first() or 0
+    else:
+        latest = 0
+    target = supersedes or head
+    if target is not None and supersedes is not None:
+        newer = (Document.objects.filter(supersedes=target)
+                 .exclude(status=Document.Status.FAILED).order_by("pk").first())
+        if target.superseded_by_id or newer is not None:
+            successor = target.superseded_by_id or (newer.pk if newer else None)
+            raise DocumentRejected(
+                "already-superseded",
+                f"Document {target.pk} already has a newer version, document {successor}. "
+                "Supersede the latest version instead.")
+    document.supersedes = target
+    document.version = max(latest, target.version if target is not None else 0) + 1
 
 
 def _safe_name(filename: str) -> str:

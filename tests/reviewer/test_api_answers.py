@@ -110,12 +110,42 @@ def test_unknown_surface_is_a_400_listing_the_known_ones(
     assert error["code"] == "unknown-surface" and "strip-surface" in error["message"]
 
 
-def test_the_same_id_again_returns_the_stored_result(api: Any) -> None:
-    first = post(api, native('"Employer match vests after two years" [S1].', id="dup"))
-    again = post(api, native("A different text this time [S1].", id="dup"))
+def test_the_same_id_and_body_again_returns_the_stored_result(api: Any) -> None:
+    body = native('"Employer match vests after two years" [S1].', id="dup", model="m")
+    first = post(api, body)
+    # The same body in another key order and layout is the same request.
+    reordered = json.dumps(dict(reversed(list(body.items()))), indent=2)
+    again = api.post("/api/v1/answers", reordered, content_type="application/json")
     assert (first.status_code, again.status_code) == (201, 200)
     assert again.json() == first.json()
     assert Answer.objects.count() == 1
+
+
+@pytest.mark.parametrize("change", [
+    {"answer": "A different text this time [S1]."},
+    {"model": "another-model"},
+    {"sources": [{"marker": "S1", "text": SOURCE + " One more sentence."}]},
+])
+def test_the_same_id_with_another_body_is_a_409_not_the_old_result(
+    api: Any, change: dict[str, Any]
+) -> None:
+    body = native('"Employer match vests after two years" [S1].', id="dup", model="m")
+    first = post(api, body)
+    again = post(api, {**body, **change})
+    assert (first.status_code, again.status_code) == (201, 409)
+    error = again.json()["error"]
+    assert error["code"] == "id-conflict"
+    assert "'dup' was already submitted with a different body" in error["message"]
+    assert f"answer {first.json()['answer']}" in error["message"]
+    assert "answer" not in again.json() and Answer.objects.count() == 1
+    assert post(api, body).status_code == 200  # the original body still replays
+
+
+def test_an_answer_stored_before_bodies_were_hashed_still_replays(api: Any) -> None:
+    first = post(api, native("x [S1].", id="legacy"))
+    Answer.objects.update(request_sha256="")
+    again = post(api, native("y [S1].", id="legacy"))
+    assert again.status_code == 200 and again.json()["answer"] == first.json()["answer"]
 
 
 def test_the_stored_id_is_found_through_the_unique_index(api: Any) -> None:
@@ -343,3 +373,9 @@ def test_openai_format_reports_that_quotes_were_unavailable(api: Any) -> None:
     result = post(api, body).json()
     assert [c["outcome"] for s in result["sentences"] for c in s["citations"]] == ["unquoted"]
     assert any("quotes were not available" in note for note in result["notes"])
+
+
+def test_one_name_per_meaning_created_at_is_the_time(api: Any) -> None:
+    body = post(api, native("x [S1].", id="t-1")).json()
+    assert "created" not in body and body["created_at"].startswith("20")
+    assert api.get(f"/api/v1/answers/{body['answer']}").json()["created_at"] == body["created_at"]

@@ -28,7 +28,7 @@ def test_upload_ingests_and_returns_the_document(
     body = response.json()
     assert body["title"] == "Travel policy" and body["created"] is True
     detail = api.get(response["Location"]).json()
-    assert detail["status"] == "ready" and detail["pages"] == 4
+    assert detail["status"] == "ready" and detail["page_count"] == 4
 
 
 def test_the_same_file_again_is_the_same_document(
@@ -57,12 +57,12 @@ def test_chunks_listing_gives_ids_offsets_text_and_prompt_text(
     with django_capture_on_commit_callbacks(execute=True):
         document_id = upload(api, report_pdf.data).json()["id"]
     document = Document.objects.get(pk=document_id)
-    chunks = api.get(f"/api/v1/documents/{document_id}/chunks").json()["chunks"]
+    chunks = api.get(f"/api/v1/documents/{document_id}/chunks").json()["results"]
     assert len(chunks) == document.chunks.count()
     for chunk in chunks:
         assert chunk["text"] == document.text[chunk["start"] : chunk["end"]]
         assert len(chunk["prompt_text"]) == len(chunk["text"])
-    spanning = [c for c in chunks if c["pages"][0] != c["pages"][1]]
+    spanning = [c for c in chunks if c["page_first"] != c["page_last"]]
     assert spanning, "a chunk crosses a page break in this PDF"
     assert "Preprint, not peer reviewed" in spanning[0]["text"]
     assert "Preprint, not peer reviewed" not in spanning[0]["prompt_text"]
@@ -136,3 +136,120 @@ def test_create_api_token_prints_a_working_token_once_and_stores_only_its_hash(
     assert token not in (stored.token_hash, stored.token_hint) and len(stored.token_hash) == 64
     response = client.get("/api/v1/documents/1", HTTP_AUTHORIZATION=f"Bearer {token}")
     assert response.status_code == 404  # authenticated; the document just doesn't exist
+
+
+@pytest.fixture
+def leave(text_pdf: Any) -> Any:
+    return lambda days: text_pdf(f"Employees may carry over {days} days of leave.")
+
+
+def test_same_bytes_say_already_uploaded_and_store_no_row(api: Any, leave: Any) -> None:
+    data = leave("five")
+    first = upload(api, data, title="Leave").json()
+    again = upload(api, data, title="Another title", document_key="hr/leave")
+    assert again.status_code == 200
+    body = again.json()
+    assert (body["id"], body["created"], body["title"]) == (first["id"], False, "Leave")
+    assert body["message"].startswith(f"Already uploaded: these bytes are document {first['id']}")
+    assert Document.objects.count() == 1
+
+
+def test_same_title_other_bytes_is_a_new_current_document(api: Any, leave: Any) -> None:
+    first = upload(api, leave("five"), title="Leave policy").json()
+    second = upload(api, leave("ten"), title="Leave policy").json()
+    assert second["created"] is True and second["id"] != first["id"]
+    assert (second["supersedes"], second["version"], second["document_key"]) == (None, 1, None)
+
+
+def test_supersedes_and_document_key_make_versions_through_the_api(
+    api: Any, leave: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        v1 = upload(api, leave("five"), document_key="hr/leave").json()
+        v2 = upload(api, leave("ten"), document_key="hr/leave").json()
+        v3 = api.post(f"/api/v1/documents?supersedes={v2['id']}&filename=v3.pdf", leave("twelve"),
+                      content_type="application/pdf").json()
+    assert [(d["document_key"], d["version"]) for d in (v1, v2, v3)] == [
+        ("hr/leave", 1), ("hr/leave", 2), ("hr/leave", 3)]
+    assert (v2["supersedes"], v3["supersedes"]) == (v1["id"], v2["id"])
+    assert "supersedes document" in v3["message"]
+    detail = api.get(f"/api/v1/documents/{v1['id']}").json()
+    assert detail["superseded_by"] == v2["id"]
+    listed = api.get("/api/v1/documents?document_key=hr/leave&current=true").json()["results"]
+    assert [d["id"] for d in listed] == [v3["id"]]
+
+
+@pytest.mark.parametrize(("fields", "status", "code"), [
+    ({"supersedes": "abc"}, 400, "invalid-supersedes"),
+    ({"supersedes": "424242"}, 400, "invalid-supersedes"),
+    ({"document_key": "bad\tkey"}, 400, "invalid-document-key"),
+    ({"supersede": "1"}, 400, "unknown-field"),
+    ({"document_key": "other", "supersedes": "FIRST"}, 409, "key-mismatch"),
+    ({"supersedes": "FIRST"}, 409, "not-latest-version"),
+])
+def test_an_upload_that_contradicts_what_is_stored_is_refused(
+    api: Any, leave: Any, fields: dict[str, str], status: int, code: str
+) -> None:
+    first = upload(api, leave("five"), document_key="k").json()
+    upload(api, leave("ten"), document_key="k")
+    fields = {k: v.replace("FIRST", str(first["id"])) for k, v in fields.items()}
+    response = upload(api, leave("twelve"), **fields)
+    assert response.status_code == status, response.content
+    assert response.json()["error"]["code"] == code
+    assert Document.objects.count() == 2
+
+
+def test_one_name_per_meaning_created_is_the_boolean_created_at_the_time(
+    api: Any, leave: Any
+) -> None:
+    body = upload(api, leave("five")).json()
+    assert body["created"] is True and body["created_at"].startswith("20")
+    detail = api.get(f"/api/v1/documents/{body['id']}").json()
+    assert "created" not in detail and detail["created_at"] == body["created_at"]
+    assert set(body) - set(detail) == {"created", "message"}
+    assert (detail["page_count"], detail["chunk_count"]) == (0, 0)  # queued
+
+
+def test_the_documents_list_pages_with_a_cursor_and_filters(
+    api: Any, leave: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        made = [upload(api, leave(n), title=f"Policy {n}").json()["id"] for n in range(5)]
+        broken = upload(api, b"not a pdf", title="Broken").json()["id"]
+    first = api.get("/api/v1/documents?status=ready&limit=3").json()
+    assert [d["id"] for d in first["results"]] == made[::-1][:3]
+    assert first["results"][0]["chunk_count"] == 1 and first["results"][0]["page_count"] == 1
+    second = api.get(first["next"]).json()
+    assert [d["id"] for d in second["results"]] == made[::-1][3:]
+    assert second["next_cursor"] is None
+    assert [d["id"] for d in api.get("/api/v1/documents?status=failed").json()["results"]] == [
+        broken]
+    assert [d["id"] for d in api.get("/api/v1/documents?q=policy 3").json()["results"]] == [
+        made[3]]
+    # a number is an id or part of a title ("Policy 1" when document 1 is "Policy 0")
+    assert made[1] in [d["id"] for d in api.get(f"/api/v1/documents?q={made[1]}").json()[
+        "results"]]
+    assert [d["id"] for d in api.get(f"/api/v1/documents?q=%23{made[1]}").json()["results"]] == [
+        made[1]]
+    assert api.get("/api/v1/documents?since=2999-01-01").json()["results"] == []
+    for query, code in (("status=done", "invalid-status"), ("current=yes", "invalid-current"),
+                        ("title=x", "unknown-parameter")):
+        assert api.get(f"/api/v1/documents?{query}").json()["error"]["code"] == code
+
+
+def test_the_chunks_endpoint_is_paginated(
+    api: Any, report_pdf: BuiltPdf, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        document_id = upload(api, report_pdf.data).json()["id"]
+    total = Document.objects.get(pk=document_id).chunks.count()
+    assert total >= 3
+    seen: list[int] = []
+    url = f"/api/v1/documents/{document_id}/chunks?limit=2"
+    while url:
+        page = api.get(url).json()
+        assert page["chunk_count"] == total and len(page["results"]) <= 2
+        seen += [chunk["index"] for chunk in page["results"]]
+        url = page["next"]
+    assert seen == list(range(total))
+    assert api.get(f"/api/v1/documents/{document_id}/chunks?limit=501").status_code == 400

@@ -97,7 +97,8 @@ def test_citation_into_a_superseded_document_is_flagged(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):
-        document_upload(data=text_pdf("A newer edition."), filename="report.pdf")
+        document_upload(data=text_pdf("A newer edition."), filename="report.pdf",
+                        supersedes=document)
     document.refresh_from_db()
     assert document.is_superseded
     report = check(f'"{BREAK_BEFORE} {BREAK_AFTER}" [S1].',

@@ -158,18 +158,210 @@ def test_a_failure_while_storing_leaves_no_pages_or_chunks(
     assert result.text == ""
 
 
-def test_a_new_version_supersedes_the_old_one_when_ready(
-    text_pdf: Callable[..., bytes], django_capture_on_commit_callbacks: Any
-) -> None:
+@pytest.fixture
+def leave(text_pdf: Callable[..., bytes]) -> Callable[[str], bytes]:
+    """A one-page leave policy that says how many days carry over."""
+    return lambda days: text_pdf(f"Employees may carry over {days} days of leave.")
+
+
+def ingest_all(django_capture_on_commit_callbacks: Any, *uploads: Callable[[], Document]
+               ) -> list[Document]:
     with django_capture_on_commit_callbacks(execute=True):
-        old = upload(text_pdf("Employees may carry over five days of leave."), "Leave policy.pdf")
-        new = upload(text_pdf("Employees may carry over ten days of leave."), "Leave policy.pdf")
+        documents = [make() for make in uploads]
+    for document in documents:
+        document.refresh_from_db()
+    return documents
+
+
+def test_the_same_title_with_other_bytes_is_another_document_never_a_version(
+    leave: Callable[[str], bytes], django_capture_on_commit_callbacks: Any
+) -> None:
+    """Two unrelated uploads that share a title (or a file name) are two
+    current documents: neither supersedes the other."""
+    first, second = ingest_all(
+        django_capture_on_commit_callbacks,
+        lambda: upload(leave("five"), "Leave policy.pdf", title="Leave policy"),
+        lambda: upload(leave("ten"), "Leave policy.pdf", title="Leave policy"),
+    )
+    assert first.pk != second.pk and first.title == second.title
+    assert (first.supersedes_id, first.superseded_by_id, first.version) == (None, None, 1)
+    assert (second.supersedes_id, second.superseded_by_id, second.version) == (None, None, 1)
+    assert set(Document.objects.current()) == {first, second}
+
+
+def test_the_same_bytes_again_are_the_existing_document_and_say_so(
+    leave: Callable[[str], bytes], django_capture_on_commit_callbacks: Any
+) -> None:
+    data = leave("five")
+    (first,) = ingest_all(django_capture_on_commit_callbacks, lambda: upload(data))
+    again = document_upload(data=data, filename="other name.pdf", title="Other",
+                            document_key="hr/leave")
+    assert again.created is False and again.document.pk == first.pk
+    assert again.message.startswith(f"Already uploaded: these bytes are document {first.pk}")
+    assert Document.objects.count() == 1
+    assert Document.objects.get().document_key == ""  # nothing about it was changed
+
+
+def test_an_explicit_supersedes_makes_the_next_version_once_it_is_ready(
+    leave: Callable[[str], bytes], django_capture_on_commit_callbacks: Any
+) -> None:
+    (old,) = ingest_all(django_capture_on_commit_callbacks, lambda: upload(leave("five")))
+    result = document_upload(data=leave("ten"), filename="v2.pdf", supersedes=old)
+    new = result.document
+    assert (new.supersedes_id, new.version) == (old.pk, 2)
+    assert "supersedes document" in result.message
     old.refresh_from_db()
-    new.refresh_from_db()
-    assert new.supersedes_id == old.pk
+    assert not old.is_superseded  # not until the new version is ready
+    ingest_all(django_capture_on_commit_callbacks, lambda: document_ingest(document_id=new.pk))
+    old.refresh_from_db()
     assert old.superseded_by_id == new.pk and old.is_superseded
-    assert not new.is_superseded
     assert list(Document.objects.current()) == [new]
+
+
+def test_a_document_key_makes_each_upload_the_next_version_of_that_key(
+    leave: Callable[[str], bytes], django_capture_on_commit_callbacks: Any
+) -> None:
+    v1, other, v2 = ingest_all(
+        django_capture_on_commit_callbacks,
+        lambda: upload(leave("five"), "a.pdf", document_key="hr/leave"),
+        lambda: upload(leave("seven"), "b.pdf", document_key="hr/travel"),
+        lambda: upload(leave("ten"), "c.pdf", document_key="hr/leave"),
+    )
+    (v3,) = ingest_all(django_capture_on_commit_callbacks,
+                       lambda: upload(leave("twelve"), "d.pdf", supersedes=v2))
+    for document in (v1, other, v2):
+        document.refresh_from_db()
+    assert [(d.document_key, d.version) for d in (v1, v2, v3)] == [("hr/leave", n)
+                                                                   for n in (1, 2, 3)]
+    assert (v2.supersedes_id, v3.supersedes_id) == (v1.pk, v2.pk)  # key inherited by v3
+    assert v1.superseded_by_id == v2.pk and v2.superseded_by_id == v3.pk
+    assert (other.version, other.supersedes_id, other.superseded_by_id) == (1, None, None)
+    assert set(Document.objects.current()) == {other, v3}
+
+
+def test_a_failed_version_is_skipped_by_the_next(
+    leave: Callable[[str], bytes], django_capture_on_commit_callbacks: Any
+) -> None:
+    good, broken = ingest_all(
+        django_capture_on_commit_callbacks,
+        lambda: upload(leave("five"), document_key="k"),
+        lambda: upload(b"%PDF-1.7 not really", document_key="k"),
+    )
+    assert broken.status == Document.Status.FAILED and broken.version == 2
+    good.refresh_from_db()
+    assert not good.is_superseded  # a failed version supersedes nothing
+    (fixed,) = ingest_all(django_capture_on_commit_callbacks,
+                          lambda: upload(leave("ten"), document_key="k"))
+    assert (fixed.version, fixed.supersedes_id) == (3, good.pk)
+
+
+@pytest.mark.parametrize("case", ["older-version", "already-pending", "other-key"])
+def test_a_supersedes_that_contradicts_what_is_stored_is_refused(
+    case: str, leave: Callable[[str], bytes], django_capture_on_commit_callbacks: Any
+) -> None:
+    from reviewer.services.documents import DocumentRejected
+
+    v1, v2 = ingest_all(
+        django_capture_on_commit_callbacks,
+        lambda: upload(leave("five"), document_key="k"),
+        lambda: upload(leave("ten"), document_key="k"),
+    )
+    if case == "older-version":
+        kwargs: dict[str, Any] = {"supersedes": v1}
+        code, words = "not-latest-version", f"document {v2.pk} (version 2) is"
+    elif case == "already-pending":
+        plain = upload(leave("one"))  # no key; a pending next version of it exists
+        upload(leave("two"), supersedes=plain)
+        kwargs = {"supersedes": plain}
+        code, words = "already-superseded", "already has a newer version"
+    else:
+        kwargs = {"supersedes": v2, "document_key": "another"}
+        code, words = "key-mismatch", "has document_key 'k', not 'another'"
+    count = Document.objects.count()
+    with pytest.raises(DocumentRejected) as raised:
+        upload(leave("twenty"), **kwargs)
+    assert raised.value.code == code and words in str(raised.value)
+    assert Document.objects.count() == count
+
+
+@pytest.mark.parametrize("key", [" padded ", "tab\there", "x" * 201])
+def test_a_bad_document_key_is_refused(key: str, leave: Callable[[str], bytes]) -> None:
+    from reviewer.services.documents import DocumentRejected
+
+    if key == " padded ":  # surrounding spaces are trimmed, not refused
+        assert upload(leave("five"), document_key=key).document_key == "padded"
+        return
+    with pytest.raises(DocumentRejected) as raised:
+        upload(leave("five"), document_key=key)
+    assert raised.value.code == "invalid-document-key" and raised.value.status == 400
+
+
+def test_two_uploads_under_one_key_at_once_get_distinct_versions(
+    leave: Callable[[str], bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The (key, version) constraint turns a race into a retry, not a duplicate:
+    here the first attempt is placed as if the other upload had not committed."""
+    from reviewer.services import documents as service
+
+    first = upload(leave("five"), document_key="k")
+    placed = service._place_version
+    calls = []
+
+    def stale(document: Document, supersedes: Document | None) -> None:
+        calls.append(1)
+        placed(document, supersedes)
+        if len(calls) == 1:
+            document.version, document.supersedes = first.version, None
+
+    monkeypatch.setattr(service, "_place_version", stale)
+    second = upload(leave("ten"), document_key="k")
+    assert len(calls) == 2 and (second.version, second.supersedes_id) == (2, first.pk)
+
+
+def test_versions_are_numbered_for_documents_stored_before_keys(
+    leave: Callable[[str], bytes],
+) -> None:
+    import importlib
+
+    migration = importlib.import_module("reviewer.migrations.0004_document_identity")
+    a = upload(leave("one"))
+    b = upload(leave("two"))
+    c = upload(leave("three"))
+    Document.objects.filter(pk=b.pk).update(supersedes=a)
+    Document.objects.filter(pk=c.pk).update(supersedes=b)
+    Document.objects.update(version=1)
+    from django.apps import apps
+
+    migration.number_versions(apps, None)
+    assert [d.version for d in Document.objects.order_by("pk")] == [1, 2, 3]
+
+
+def test_loading_the_demo_again_creates_no_copies_or_versions(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from reviewer import demo
+    from reviewer.models import Answer
+
+    for _ in range(2):
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command("load_demo", stdout=StringIO())
+    documents = list(Document.objects.all())
+    assert len(documents) == len(demo.DOCUMENTS)
+    assert {d.document_key for d in documents} == set(demo.DOCUMENTS)
+    assert all(d.version == 1 and not d.is_superseded for d in documents)
+    assert Answer.objects.count() == len(demo.ANSWERS)
+    assert not Answer.objects.filter(citations__superseded=True).exists()
+
+
+def test_the_demo_pdfs_are_the_same_bytes_on_every_build() -> None:
+    from reviewer import demo
+
+    for _title, build in demo.DOCUMENTS.values():
+        assert build() == build()
 
 
 def _citeguard() -> dict[str, Any]:

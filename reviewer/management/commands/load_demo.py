@@ -3,7 +3,9 @@
 A reviewer account (demo/demo), three generated PDFs (a benefits plan
 summary, a clinical guideline, a two-column contract), three surfaces with
 different failure policies, and answers that exercise every outcome. Safe to
-run twice: documents are deduplicated by content and answers by id.
+run again: the PDFs are built to the same bytes every time, so each is found
+as already uploaded (a changed one becomes the next version under its
+document_key, never a copy), and answers are found by id.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from reviewer import demo
 from reviewer.models import ApiClient, Document, Surface
-from reviewer.services.answers import answer_submit
+from reviewer.services.answers import AnswerRejected, answer_submit
 from reviewer.services.clients import api_client_create
 from reviewer.services.documents import document_ingest, document_upload
 
@@ -37,9 +39,9 @@ class Command(BaseCommand):
             Surface.objects.update_or_create(name=name, defaults=fields)
 
         documents: list[Document] = []
-        for title, build in demo.DOCUMENTS.items():
-            document = document_upload(data=build(), filename=f"{title}.pdf",
-                                       title=title).document
+        for key, (title, build) in demo.DOCUMENTS.items():
+            document = document_upload(data=build(), filename=f"{title}.pdf", title=title,
+                                       document_key=key).document
             if document.status in (Document.Status.QUEUED, Document.Status.PROCESSING):
                 document = document_ingest(document_id=document.pk)
             if document.status != Document.Status.READY:
@@ -57,7 +59,14 @@ class Command(BaseCommand):
                 {"marker": marker, "document": documents[index].pk}
                 for marker, index in spec["sources"]
             ]
-            result = answer_submit(client=client, data=payload).result
+            try:
+                result = answer_submit(client=client, data=payload).result
+            except AnswerRejected as error:
+                if error.code != "id-conflict":
+                    raise CommandError(f"demo answer {spec['id']!r}: {error}") from None
+                # Stored by an earlier demo against other documents: keep it.
+                self.stdout.write(f"  answer {spec['id']} kept as stored ({error})")
+                continue
             self.stdout.write(f"  answer {result['answer']:>3}  {result['verdict']:<4}  "
                               f"{result['action']:<10} {spec['id']}")
         self.stdout.write(f"demo loaded: {len(documents)} documents, {len(demo.ANSWERS)} "
