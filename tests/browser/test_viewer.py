@@ -294,3 +294,28 @@ def test_a_later_open_wins(harness: Any, pdfs: dict[str, TestPdf]) -> None:
     harness.evaluate("cg.rendered(1)")
     assert harness.evaluate("cg.viewer.pagesCount") == 1
     assert_aligned(harness, target, harness.evaluate("cg.viewer.currentScale"))
+
+
+@pytest.mark.parametrize("kind", ["jpeg", "jpx", "ccitt", "jbig2"])
+def test_scanned_page_renders_under_its_highlight(
+    harness: Any, pdfs: dict[str, TestPdf], kind: str
+) -> None:
+    """A scan (a picture of the text plus an invisible OCR layer) is drawn, not
+    left blank with a highlight floating over nothing: pixels of pdf.js's canvas
+    under the highlight are dark where the picture has its printed line. JPX and
+    JBIG2 need pdf.js's wasm decoders (`wasmUrl`); CCITT and JPEG do not."""
+    target = pdfs["scanned"].targets[kind]
+    scale = show(harness, "scanned", target)
+    assert_aligned(harness, target, scale)
+    left, top, width, height = expected_viewport_box(target, scale)
+    ink = harness.evaluate(
+        "([n, box]) => cg.ink(n, box, 0)",
+        [target.page, {"left": left, "top": top, "width": width, "height": height}],
+    )
+    print(f"\n{kind} scan, page {target.page}: {ink['inside']} dark canvas pixels under "
+          f"the highlight, {ink['total']} on the page")
+    assert ink["inside"] > 500, (kind, ink)
+    # The picture's other printed lines are drawn too (the whole page, not the box only).
+    assert ink["total"] > 3 * ink["inside"], (kind, ink)
+    if kind == "jpx":
+        harness.screenshot(path="/tmp/viewer-scan-jpx.png")
