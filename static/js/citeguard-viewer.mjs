@@ -27,7 +27,7 @@
  */
 
 const DEFAULTS = Object.freeze({
-  /** Folder holding build/, web/, cmaps/ and standard_fonts/ of pdf.js. */
+  /** Folder holding build/, web/, cmaps/, standard_fonts/, wasm/ and iccs/ of pdf.js. */
   pdfjsBase: "/static/vendor/pdfjs/",
   /** Initial zoom: a number (1 = 100 %) or "page-width", "page-fit", "auto". */
   scale: "page-width",
@@ -521,9 +521,17 @@ export class CiteViewer {
 
       const task = (this.#loadingTask = lib.getDocument({
         url,
+        // Scanned and faxed pages: pdf.js 6 decodes JBIG2, CCITT (through the
+        // JBIG2 module) and JPX (OpenJPEG) images with WebAssembly fetched from
+        // wasmUrl, and draws them blank without it; qcms (colour profiles)
+        // comes from there too, the CMYK profile from iccUrl. CJK text needs
+        // cMapUrl; the 14 standard fonts (unembedded Helvetica, Times…) and
+        // OCR layers in them need standardFontDataUrl.
         cMapUrl: new URL("cmaps/", this.#base).href,
         cMapPacked: true,
         standardFontDataUrl: new URL("standard_fonts/", this.#base).href,
+        wasmUrl: new URL("wasm/", this.#base).href,
+        iccUrl: new URL("iccs/", this.#base).href,
         isEvalSupported: false,
         worker: this.#worker,
       }));
