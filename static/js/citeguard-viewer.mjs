@@ -81,8 +81,13 @@ const OUTCOMES = Object.freeze({
   "wrong-source": ["closest", "closest passage — not a match"],
 });
 const DEFAULT_OUTCOME = ["cited", "cited passage"];
-/** The legend, in this order. */
-const LEGEND = ["verified", "verified-fuzzy", "quote-altered", "closest"];
+/** The legend, in this order, in short words (the boxes carry the full labels). */
+const LEGEND = [
+  ["verified", "✓ verified"],
+  ["verified-fuzzy", "≈ fuzzy"],
+  ["quote-altered", "≠ altered"],
+  ["closest", "closest passage — not a match"],
+];
 
 function outcomeOf(outcome, label) {
   const [css, words] = OUTCOMES[outcome] ?? DEFAULT_OUTCOME;
@@ -251,9 +256,9 @@ function buildToolbar(host, viewer) {
   const open = element("a", { class: "cg-open", target: "_blank", rel: "noopener", title: "Open the PDF in a new tab" }, "Open");
   const download = element("a", { class: "cg-download", title: "Download the PDF" }, "Download");
   const legend = element("ul", { class: "cg-legend", "aria-label": "Highlight legend" },
-    ...LEGEND.map((outcome) => {
-      const { css, label } = outcomeOf(outcome);
-      return element("li", {}, element("span", { class: `cg-swatch cg-outcome-${css}`, "aria-hidden": "true" }), label);
+    ...LEGEND.map(([outcome, words]) => {
+      const { css } = outcomeOf(outcome);
+      return element("li", {}, element("span", { class: `cg-swatch cg-outcome-${css}`, "aria-hidden": "true" }), words);
     }));
   const controls = element("div", { class: "cg-toolbar-row" }, pager, passage,
     element("span", { class: "cg-zoom" }, zoomOut, zoomIn, fit), open, download);
@@ -992,8 +997,8 @@ export class CiteViewer {
     toolbar.download.download = /\.pdf$/i.test(name) ? name : `${name}.pdf`;
     const pages = [...this.#highlights].filter(([, items]) => items.length).map(([page]) => page);
     toolbar.passage.textContent = pages.length > 1
-      ? `passage on pages ${pages[0]}–${pages.at(-1)}`
-      : pages.length ? `passage on page ${pages[0]}` : "";
+      ? `passage: pages ${pages[0]}–${pages.at(-1)}`
+      : pages.length ? `passage: page ${pages[0]}` : "";
     toolbar.fit.disabled = !pages.length;
   }
 
