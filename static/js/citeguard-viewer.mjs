@@ -5,6 +5,9 @@
  *   const viewer = new CiteViewer(element, { pdfjsBase: "/static/vendor/pdfjs/" });
  *   await viewer.open(pdfUrl);
  *   await viewer.highlight([{ page: 3, rects: [[x0, y0, x1, y1], ...] }, ...]);
+ *   await viewer.highlight([{ outcome: "closest", label: "closest passage — not a match",
+ *                             pages: [{ page: 3, rects: [...] }, { page: 4, rects: [...] }] }]);
+ *   await viewer.show({ url, title, pages, outcome, label });   // an htmx `highlight` detail
  *   viewer.zoom(1.5);            // or "page-width", "page-fit", "auto"
  *   viewer.clear();
  *   CiteViewer.listen(viewer);   // follow htmx's server-driven `highlight` events
@@ -17,6 +20,25 @@
  * view box offset, /Rotate and the current zoom; min/max of the two mapped
  * corners give the box in CSS pixels relative to the page's content box.
  *
+ * Highlight groups and outcomes. highlight() takes either page entries
+ * [{page, rects, outcome?, label?}] or groups [{outcome?, label?, pages: [{page,
+ * rects}]}] (an entry with `pages` is a group; both may be mixed). `kind` is
+ * accepted for `outcome`. Outcomes and how they are drawn (colour AND outline
+ * AND a words label, never colour alone; CSS classes cg-outcome-<name>):
+ *   verified        green, solid outline                      "✓ verified"
+ *   verified-fuzzy  green, dashed outline                     "≈ fuzzy match"
+ *   quote-altered   orange, thick solid outline, hatched      "≠ altered quote"
+ *   closest         red, dotted outline, cross-hatched        "closest passage — not a match"
+ * ("quote-not-found" and "wrong-source" are drawn as closest). Without an
+ * outcome: yellow, dashed, hatched, "cited passage". A group's `label`
+ * replaces the default words. The first box of each group carries its label;
+ * a group that runs onto a later page gets a "continues on page N" cue (a
+ * button that scrolls there) under its last box on the earlier page.
+ *
+ * Toolbar: pass `toolbar: element` and the viewer fills it with a page
+ * indicator ("page 3 of 23", type a number to go there), zoom out / in / fit
+ * the passage, Open and Download links for the PDF, and the outcome legend.
+ *
  * Built on pdf.js's pdf_viewer components, as in pdf.js's
  * examples/components/simpleviewer.mjs: pdf.mjs is loaded before pdf_viewer.mjs
  * (which reads globalThis.pdfjsLib), the scroll container is absolutely
@@ -27,7 +49,7 @@
  */
 
 const DEFAULTS = Object.freeze({
-  /** Folder holding build/, web/, cmaps/ and standard_fonts/ of pdf.js. */
+  /** Folder holding build/, web/, cmaps/, standard_fonts/, wasm/ and iccs/ of pdf.js. */
   pdfjsBase: "/static/vendor/pdfjs/",
   /** Initial zoom: a number (1 = 100 %) or "page-width", "page-fit", "auto". */
   scale: "page-width",
@@ -43,7 +65,34 @@ const DEFAULTS = Object.freeze({
    * and scrolls again once the sizes are known, unless the reader has scrolled.
    */
   pageSizesWaitMs: 2000,
+  /** An element to fill with the page indicator, zoom, open/download and legend. */
+  toolbar: null,
+  /** Smallest zoom "fit the passage" and the automatic fit will choose. */
+  minFitScale: 0.4,
 });
+
+/** Outcome -> [CSS class suffix, default label]. */
+const OUTCOMES = Object.freeze({
+  verified: ["verified", "✓ verified"],
+  "verified-fuzzy": ["verified-fuzzy", "≈ fuzzy match"],
+  "quote-altered": ["quote-altered", "≠ altered quote"],
+  closest: ["closest", "closest passage — not a match"],
+  "quote-not-found": ["closest", "closest passage — not a match"],
+  "wrong-source": ["closest", "closest passage — not a match"],
+});
+const DEFAULT_OUTCOME = ["cited", "cited passage"];
+/** The legend, in this order, in short words (the boxes carry the full labels). */
+const LEGEND = [
+  ["verified", "✓ verified"],
+  ["verified-fuzzy", "≈ fuzzy"],
+  ["quote-altered", "≠ altered"],
+  ["closest", "closest passage — not a match"],
+];
+
+function outcomeOf(outcome, label) {
+  const [css, words] = OUTCOMES[outcome] ?? DEFAULT_OUTCOME;
+  return { css, label: typeof label === "string" && label ? label : words };
+}
 
 const VIEWER_CSS = new URL("../css/viewer.css", import.meta.url).href;
 
@@ -112,39 +161,121 @@ export function viewportBox(viewport, [x0, y0, x1, y1]) {
 }
 
 /**
- * Check and copy highlight() input: [{page, rects: [[x0, y0, x1, y1], ...]}].
- * Returns Map<page, rects[]> in input order (a page listed twice is merged).
+ * Check and copy highlight() input (page entries and/or groups, see the top of
+ * this file). Returns Map<page, item[]> in input order, item = {rect, group,
+ * css, label}; `group` numbers the groups (a page entry is a group of its own
+ * unless it shares outcome and label with the entry before it).
  */
-function normalizeHighlights(pages) {
-  if (!Array.isArray(pages)) {
+function normalizeHighlights(input, defaults = {}) {
+  if (!Array.isArray(input)) {
     throw new TypeError(
       "highlight() takes an array like [{page: 3, rects: [[x0, y0, x1, y1]]}], " +
-        `not ${pages === null ? "null" : typeof pages}.`,
+        `not ${input === null ? "null" : typeof input}.`,
     );
   }
   const byPage = new Map();
-  pages.forEach((entry, i) => {
+  let group = -1;
+  let previousKey = null;
+  const addEntry = (entry, where, style) => {
     const page = entry?.page;
     if (!Number.isInteger(page) || page < 1) {
       throw new TypeError(
-        `highlight(): entry ${i} has page ${JSON.stringify(page)}; pages are 1-based integers.`,
+        `highlight(): ${where} has page ${JSON.stringify(page)}; pages are 1-based integers.`,
       );
     }
     if (!Array.isArray(entry.rects)) {
-      throw new TypeError(`highlight(): entry ${i} (page ${page}) needs a "rects" array.`);
+      throw new TypeError(`highlight(): ${where} (page ${page}) needs a "rects" array.`);
     }
-    const rects = entry.rects.map((rect, j) => {
+    const items = entry.rects.map((rect, j) => {
       if (!Array.isArray(rect) || rect.length !== 4 || !rect.every(Number.isFinite)) {
         throw new TypeError(
           `highlight(): page ${page} rect ${j} is ${JSON.stringify(rect)}; expected ` +
             "[x0, y0, x1, y1], four finite numbers in PDF user-space points.",
         );
       }
-      return rect.slice();
+      return { rect: rect.slice(), group, ...style };
     });
-    byPage.set(page, [...(byPage.get(page) ?? []), ...rects]);
+    byPage.set(page, [...(byPage.get(page) ?? []), ...items]);
+  };
+  input.forEach((entry, i) => {
+    const outcome = entry?.outcome ?? entry?.kind ?? defaults.outcome;
+    const style = outcomeOf(outcome, entry?.label ?? defaults.label);
+    if (Array.isArray(entry?.pages)) {
+      group++;
+      previousKey = null;
+      entry.pages.forEach((pageEntry, j) => addEntry(pageEntry, `group ${i} entry ${j}`, style));
+      return;
+    }
+    const key = `${style.css}\u0000${style.label}`;
+    if (key !== previousKey) {
+      group++;
+      previousKey = key;
+    }
+    addEntry(entry, `entry ${i}`, style);
   });
   return byPage;
+}
+
+function unionBox(boxes) {
+  const left = Math.min(...boxes.map((b) => b.left));
+  const top = Math.min(...boxes.map((b) => b.top));
+  const right = Math.max(...boxes.map((b) => b.left + b.width));
+  const bottom = Math.max(...boxes.map((b) => b.top + b.height));
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+function placeBox(el, left, top, width, height) {
+  el.style.left = `${left}px`;
+  el.style.top = `${top}px`;
+  el.style.width = `${width}px`;
+  el.style.height = `${height}px`;
+}
+
+function element(tag, attributes = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    el.setAttribute(name, value);
+  }
+  el.append(...children);
+  return el;
+}
+
+/** Fill `host` with the viewer's controls; returns the parts the viewer updates. */
+function buildToolbar(host, viewer) {
+  host.classList.add("cg-toolbar");
+  const pageInput = element("input", {
+    type: "number", min: "1", inputmode: "numeric", class: "cg-page-input",
+    "aria-label": "Go to page", title: "Type a page number and press Enter",
+  });
+  const pageCount = element("span", { class: "cg-page-count" }, "–");
+  const pager = element("label", { class: "cg-pager" }, "page ", pageInput, " of ", pageCount);
+  const passage = element("span", { class: "cg-passage", "aria-live": "polite" });
+  const zoomOut = element("button", { type: "button", "data-zoom": "out", "aria-label": "Zoom out", title: "Zoom out" }, "−");
+  const zoomIn = element("button", { type: "button", "data-zoom": "in", "aria-label": "Zoom in", title: "Zoom in" }, "+");
+  const fit = element("button", { type: "button", "data-zoom": "fit", title: "Zoom to fit the whole passage" }, "Fit passage");
+  const open = element("a", { class: "cg-open", target: "_blank", rel: "noopener", title: "Open the PDF in a new tab" }, "Open");
+  const download = element("a", { class: "cg-download", title: "Download the PDF" }, "Download");
+  const legend = element("ul", { class: "cg-legend", "aria-label": "Highlight legend" },
+    ...LEGEND.map(([outcome, words]) => {
+      const { css } = outcomeOf(outcome);
+      return element("li", {}, element("span", { class: `cg-swatch cg-outcome-${css}`, "aria-hidden": "true" }), words);
+    }));
+  const controls = element("div", { class: "cg-toolbar-row" }, pager, passage,
+    element("span", { class: "cg-zoom" }, zoomOut, zoomIn, fit), open, download);
+  host.append(controls, legend);
+
+  const go = () => viewer.goToPage(Number(pageInput.value));
+  pageInput.addEventListener("change", go);
+  pageInput.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      go();
+    }
+  });
+  zoomOut.addEventListener("click", () => viewer.zoomBy(0.8));
+  zoomIn.addEventListener("click", () => viewer.zoomBy(1.25));
+  fit.addEventListener("click", () => viewer.fitHighlight());
+  return { pageInput, pageCount, passage, fit, open, download };
 }
 
 export class CiteViewer {
@@ -171,6 +302,9 @@ export class CiteViewer {
 
   #highlights = new Map();
   #highlightSeq = 0;
+  #title = "";
+  #userZoomed = false;
+  #toolbar = null;
   #renderedPages = new Set();
 
   /**
@@ -215,6 +349,31 @@ export class CiteViewer {
 
     host.replaceChildren(scroller, message, status);
     this.#setState("empty");
+    if (this.#options.toolbar instanceof HTMLElement) {
+      this.#toolbar = buildToolbar(this.#options.toolbar, this);
+    }
+  }
+
+  /** Go to `page` (clamped to the document), as the toolbar's page box does. */
+  goToPage(page) {
+    const viewer = this.#pdfViewer;
+    if (!viewer?.pagesCount || !Number.isFinite(page)) {
+      return;
+    }
+    viewer.currentPageNumber = Math.min(viewer.pagesCount, Math.max(1, Math.round(page)));
+  }
+
+  /**
+   * Zoom by `factor` (the toolbar's − and +) and keep the passage in view: when
+   * any of the highlight was on screen before, it is scrolled back into view.
+   */
+  zoomBy(factor) {
+    const wasVisible = this.#passageVisible();
+    this.#userZoomed = true;
+    this.zoom(Math.min(5, Math.max(0.25, (this.currentScale || 1) * factor)));
+    if (wasVisible) {
+      this.#scrollToPassage();
+    }
   }
 
   /** The element passed to the constructor (dataset.currentPage, dataset.state live here). */
@@ -256,7 +415,52 @@ export class CiteViewer {
 
   /** The highlights being shown: [{page, rects}], rects in PDF user space. */
   get highlights() {
-    return [...this.#highlights].map(([page, rects]) => ({ page, rects: rects.map((r) => r.slice()) }));
+    return [...this.#highlights].map(([page, items]) => ({
+      page,
+      rects: items.map((item) => item.rect.slice()),
+      outcomes: items.map((item) => item.css),
+    }));
+  }
+
+  /**
+   * Open and highlight what a server `highlight` event carries: {url, title?,
+   * pages?: page entries, groups?: groups, outcome?, label?} (see the top of
+   * this file). `groups` wins over `pages`; `outcome`/`label` are the defaults
+   * for entries without their own.
+   */
+  async show(detail) {
+    const { url, title, pages, groups, outcome, label } = detail ?? {};
+    this.#title = typeof title === "string" ? title : "";
+    if (url) {
+      await this.open(url);
+    }
+    return this.highlight(groups ?? pages ?? [], { outcome: outcome ?? detail?.kind, label });
+  }
+
+  /**
+   * Zoom so the first highlighted passage (its boxes on its first page) fills
+   * the view, then scroll to it. Does nothing without a highlight.
+   */
+  fitHighlight() {
+    const target = this.#firstPassage();
+    if (!target) {
+      return;
+    }
+    const { page, rects } = target;
+    const viewer = this.#pdfViewer;
+    const viewport = viewer.getPageView(page - 1).viewport;
+    const box = unionBox(rects.map((rect) => viewportBox(viewport, rect)));
+    const margin = this.#options.scrollMargin;
+    const { clientWidth, clientHeight } = this.#scroller;
+    const perScale = viewer.currentScale;
+    const fit = Math.min(
+      (clientWidth - 2 * margin) / (box.width / perScale),
+      (clientHeight - 2 * margin) / (box.height / perScale),
+      3,
+    );
+    this.#userZoomed = true;
+    this.zoom(Math.max(this.#options.minFitScale, fit));
+    this.#scrollToPassage();
   }
 
   /**
@@ -288,8 +492,8 @@ export class CiteViewer {
    * into view and draws the overlays. Pages outside the document are skipped
    * with a console warning. Resolves with the number of overlays drawn.
    */
-  async highlight(pages, { scroll = true } = {}) {
-    const wanted = normalizeHighlights(pages);
+  async highlight(pages, { scroll = true, outcome, label } = {}) {
+    const wanted = normalizeHighlights(pages, { outcome, label });
     const seq = ++this.#highlightSeq;
     if (!this.#openPromise) {
       throw new Error("highlight(): open() a PDF first.");
@@ -346,21 +550,22 @@ export class CiteViewer {
     for (const page of wanted.keys()) {
       drawn += this.#drawPage(page);
     }
-    const first = [...wanted].find(([, rects]) => rects.length > 0);
+    const first = this.#firstPassage();
     if (scroll && first) {
-      const [page, [rect]] = first;
-      this.#scrollTo(page, rect);
+      this.#fitIfTooBig();
+      this.#scrollToPassage();
       if (!sizesSettled && sizesKnown) {
         const { scrollTop, scrollLeft } = this.#scroller;
         sizesKnown.then(() => {
           const untouched = this.#scroller.scrollTop === scrollTop && this.#scroller.scrollLeft === scrollLeft;
           if (seq === this.#highlightSeq && untouched && viewer.pdfDocument === pdfDocument) {
-            this.#scrollTo(page, rect);
+            this.#scrollToPassage();
           }
         }, () => {});
       }
     }
     this.#announce(wanted);
+    this.#updateToolbar();
     return drawn;
   }
 
@@ -370,6 +575,7 @@ export class CiteViewer {
     this.#highlights = new Map();
     this.#removeOverlays();
     this.#status.textContent = "";
+    this.#updateToolbar();
   }
 
   /**
@@ -418,12 +624,8 @@ export class CiteViewer {
    */
   static listen(viewer, { target = document.body, eventName = "highlight" } = {}) {
     const onEvent = async (event) => {
-      const { url, pages } = event.detail ?? {};
       try {
-        if (url) {
-          await viewer.open(url);
-        }
-        await viewer.highlight(pages ?? []);
+        await viewer.show(event.detail ?? {});
       } catch (error) {
         if (error?.name !== "AbortError") {
           console.error("CiteViewer: could not show the highlight", error);
@@ -464,6 +666,7 @@ export class CiteViewer {
       });
       eventBus.on("pagechanging", ({ pageNumber }) => {
         this.#host.dataset.currentPage = String(pageNumber);
+        this.#updateToolbar();
       });
       eventBus.on("pagerendered", ({ pageNumber, cssTransform, isDetailView }) => {
         if (!cssTransform && !isDetailView) {
@@ -521,9 +724,17 @@ export class CiteViewer {
 
       const task = (this.#loadingTask = lib.getDocument({
         url,
+        // Scanned and faxed pages: pdf.js 6 decodes JBIG2, CCITT (through the
+        // JBIG2 module) and JPX (OpenJPEG) images with WebAssembly fetched from
+        // wasmUrl, and draws them blank without it; qcms (colour profiles)
+        // comes from there too, the CMYK profile from iccUrl. CJK text needs
+        // cMapUrl; the 14 standard fonts (unembedded Helvetica, Times…) and
+        // OCR layers in them need standardFontDataUrl.
         cMapUrl: new URL("cmaps/", this.#base).href,
         cMapPacked: true,
         standardFontDataUrl: new URL("standard_fonts/", this.#base).href,
+        wasmUrl: new URL("wasm/", this.#base).href,
+        iccUrl: new URL("iccs/", this.#base).href,
         isEvalSupported: false,
         worker: this.#worker,
       }));
@@ -544,6 +755,7 @@ export class CiteViewer {
       // pdf.js starts on page 1 without a "pagechanging" event.
       this.#host.dataset.currentPage = String(this.#pdfViewer.currentPageNumber);
       this.#setState("ready");
+      this.#updateToolbar();
       return { url, pages: pdfDocument.numPages };
     } catch (error) {
       if (generation === this.#generation) {
@@ -599,7 +811,7 @@ export class CiteViewer {
   }
 
   #removeOverlays() {
-    for (const el of this.#viewerDiv.querySelectorAll(".cg-highlight")) {
+    for (const el of this.#viewerDiv.querySelectorAll(".cg-highlight, .cg-tag")) {
       el.remove();
     }
   }
@@ -611,44 +823,147 @@ export class CiteViewer {
     if (!div) {
       return 0;
     }
-    for (const el of div.querySelectorAll(":scope > .cg-highlight")) {
+    for (const el of div.querySelectorAll(":scope > .cg-highlight, :scope > .cg-tag")) {
       el.remove();
     }
-    const rects = this.#highlights.get(page) ?? [];
+    const items = this.#highlights.get(page) ?? [];
     const firstPage = this.#highlights.keys().next().value;
+    // Where each group starts and ends: labels on a group's first box, a
+    // "continues on page N" cue under its last box on a page it leaves.
+    const groupPages = new Map();
+    for (const [number, list] of this.#highlights) {
+      for (const item of list) {
+        const pages = groupPages.get(item.group) ?? [];
+        if (pages.at(-1) !== number) pages.push(number);
+        groupPages.set(item.group, pages);
+      }
+    }
     const fragment = document.createDocumentFragment();
-    rects.forEach((rect, index) => {
-      const { left, top, width, height } = viewportBox(pageView.viewport, rect);
+    const labelled = new Set();
+    items.forEach((item, index) => {
+      const { left, top, width, height } = viewportBox(pageView.viewport, item.rect);
       const el = document.createElement("div");
-      el.className = "cg-highlight";
+      el.className = `cg-highlight cg-outcome-${item.css}`;
       if (page === firstPage && index === 0) {
         el.classList.add("cg-highlight-first");
       }
       el.dataset.page = String(page);
       el.dataset.index = String(index);
+      el.dataset.outcome = item.css;
+      el.title = item.label;
       el.setAttribute("aria-hidden", "true");
-      el.style.left = `${left}px`;
-      el.style.top = `${top}px`;
-      el.style.width = `${width}px`;
-      el.style.height = `${height}px`;
+      placeBox(el, left, top, width, height);
       fragment.append(el);
+      const pages = groupPages.get(item.group);
+      if (pages[0] === page && !labelled.has(item.group)) {
+        labelled.add(item.group);
+        const tag = document.createElement("span");
+        tag.className = `cg-tag cg-tag-label cg-outcome-${item.css}`;
+        tag.textContent = item.label;
+        tag.setAttribute("aria-hidden", "true");
+        // Above the box, or under it when the box is at the top of the page.
+        tag.style.left = `${left}px`;
+        if (top >= 20) {
+          tag.style.bottom = `${pageView.viewport.height - top + 3}px`;
+        } else {
+          tag.style.top = `${top + height + 3}px`;
+        }
+        fragment.append(tag);
+      }
+      const here = pages.indexOf(page);
+      const lastHere = items.findLastIndex((other) => other.group === item.group) === index;
+      if (lastHere && here >= 0 && here < pages.length - 1) {
+        const next = pages[here + 1];
+        const cue = document.createElement("button");
+        cue.type = "button";
+        cue.className = `cg-tag cg-continues cg-outcome-${item.css}`;
+        cue.dataset.nextPage = String(next);
+        cue.textContent = `continues on page ${next} ↓`;
+        cue.style.left = `${left}px`;
+        cue.style.top = `${Math.min(top + height + 4, pageView.viewport.height - 22)}px`;
+        cue.addEventListener("click", () => {
+          const target = this.#highlights.get(next)?.find((other) => other.group === item.group);
+          if (target) this.#scrollTo(next, [target.rect]);
+        });
+        fragment.append(cue);
+      }
     });
     div.append(fragment);
-    return rects.length;
+    return items.length;
   }
 
-  #scrollTo(page, rect) {
+  /** The first group's boxes on its first page: {page, rects} or null. */
+  #firstPassage() {
+    for (const [page, items] of this.#highlights) {
+      if (items.length) {
+        const group = items[0].group;
+        return { page, rects: items.filter((item) => item.group === group).map((item) => item.rect) };
+      }
+    }
+    return null;
+  }
+
+  #scrollToPassage() {
+    const target = this.#firstPassage();
+    if (target) {
+      this.#scrollTo(target.page, target.rects);
+    }
+  }
+
+  /** Is any box of the first passage inside the visible part of the viewer? */
+  #passageVisible() {
+    const target = this.#firstPassage();
+    if (!target) {
+      return false;
+    }
+    const view = this.#scroller.getBoundingClientRect();
+    return [...this.#viewerDiv.querySelectorAll(`.cg-highlight[data-page="${target.page}"]`)].some((el) => {
+      const r = el.getBoundingClientRect();
+      return r.bottom > view.top && r.top < view.bottom && r.right > view.left && r.left < view.right;
+    });
+  }
+
+  /**
+   * A passage taller or wider than the view at the automatic zoom is zoomed
+   * out until it fits (not below minFitScale); a zoom the reader chose stays.
+   */
+  #fitIfTooBig() {
+    const target = this.#firstPassage();
+    if (!target || this.#userZoomed || typeof this.#scaleValue === "number") {
+      return;
+    }
+    const viewer = this.#pdfViewer;
+    const viewport = viewer.getPageView(target.page - 1).viewport;
+    const box = unionBox(target.rects.map((rect) => viewportBox(viewport, rect)));
+    const margin = this.#options.scrollMargin;
+    const { clientWidth, clientHeight } = this.#scroller;
+    if (box.height + 2 * margin <= clientHeight && box.width <= clientWidth) {
+      return;
+    }
+    const scale = viewer.currentScale;
+    const fit = Math.min(
+      (clientHeight - 2 * margin) / (box.height / scale),
+      (clientWidth - margin) / (box.width / scale),
+    );
+    viewer.currentScale = Math.max(this.#options.minFitScale, Math.min(scale, fit));
+  }
+
+  /** Scroll so the union of `rects` on `page` is in view (its top-left first when too big). */
+  #scrollTo(page, rects) {
     const viewer = this.#pdfViewer;
     const { viewport } = viewer.getPageView(page - 1);
-    const box = viewportBox(viewport, rect);
+    const box = unionBox(rects.map((rect) => viewportBox(viewport, rect)));
     const margin = this.#options.scrollMargin;
     const { clientWidth, clientHeight } = this.#scroller;
     // Aim `margin` px above and left of the box, but do not scroll past the
     // page's far edge while the box stays in view: a passage at the foot of a
     // page then shows with the text above it, and its page stays the one
-    // that fills the view (the one pdf.js reports as current).
+    // that fills the view (the one pdf.js reports as current). A box bigger
+    // than the view shows its start.
     const place = (start, size, pageSize, viewSize) =>
-      Math.max(Math.min(start - margin, pageSize - viewSize), start + size + margin - viewSize);
+      size + 2 * margin > viewSize
+        ? start - margin
+        : Math.max(Math.min(start - margin, pageSize - viewSize), start + size + margin - viewSize);
     const left = place(box.left, box.width, viewport.width, clientWidth);
     const top = place(box.top, box.height, viewport.height, clientHeight);
     // XYZ destinations are PDF points: convert back (right for any rotation).
@@ -656,14 +971,46 @@ export class CiteViewer {
     viewer.scrollPageIntoView({ pageNumber: page, destArray: [null, { name: "XYZ" }, x, y, null] });
   }
 
+  #updateToolbar() {
+    const toolbar = this.#toolbar;
+    if (!toolbar) {
+      return;
+    }
+    const count = this.pagesCount;
+    toolbar.pageInput.max = String(count || 1);
+    toolbar.pageInput.disabled = !count;
+    if (document.activeElement !== toolbar.pageInput) {
+      toolbar.pageInput.value = count ? String(this.currentPage) : "";
+    }
+    toolbar.pageCount.textContent = count ? String(count) : "–";
+    for (const link of [toolbar.open, toolbar.download]) {
+      if (this.#url) {
+        link.href = this.#url;
+        link.removeAttribute("aria-disabled");
+      } else {
+        link.removeAttribute("href");
+        link.setAttribute("aria-disabled", "true");
+      }
+    }
+    const name = (this.#title || new URL(this.#url ?? "x:/document").pathname.split("/").pop() || "document")
+      .replace(/[\\/:*?"<>|]+/g, " ").trim();
+    toolbar.download.download = /\.pdf$/i.test(name) ? name : `${name}.pdf`;
+    const pages = [...this.#highlights].filter(([, items]) => items.length).map(([page]) => page);
+    toolbar.passage.textContent = pages.length > 1
+      ? `passage: pages ${pages[0]}–${pages.at(-1)}`
+      : pages.length ? `passage: page ${pages[0]}` : "";
+    toolbar.fit.disabled = !pages.length;
+  }
+
   #announce(highlights) {
-    const pages = [...highlights].filter(([, rects]) => rects.length).map(([page]) => page);
-    const count = [...highlights.values()].reduce((n, rects) => n + rects.length, 0);
+    const pages = [...highlights].filter(([, items]) => items.length).map(([page]) => page);
+    const count = [...highlights.values()].reduce((n, items) => n + items.length, 0);
     if (!count) {
       this.#status.textContent = "";
       return;
     }
     const where = pages.length === 1 ? `page ${pages[0]}` : `pages ${pages.join(", ")}`;
-    this.#status.textContent = `Cited passage highlighted on ${where}.`;
+    const labels = [...new Set([...highlights.values()].flat().map((item) => item.label))];
+    this.#status.textContent = `Highlighted on ${where}: ${labels.join("; ")}.`;
   }
 }

@@ -7,28 +7,27 @@ const frame = document.querySelector(".viewer-frame");
 const title = document.querySelector(".viewer-title");
 let viewer = null;
 
+// `detail` is the server's highlight event: {url, title, pages | groups,
+// outcome?, label?}; CiteViewer.show() documents the shape.
 async function showHighlight(detail) {
-  if (!detail || !detail.url) {
-    frame.hidden = true;
+  const hasPdf = Boolean(detail && detail.url);
+  frame.hidden = !hasPdf;
+  document.querySelector(".split-handle")?.toggleAttribute("hidden", !hasPdf);
+  if (!hasPdf) {
     if (viewer) viewer.clear();
     return;
   }
-  frame.hidden = false;
   if (title) title.textContent = detail.title || "";
-  viewer ??= new CiteViewer(container, { pdfjsBase: container.dataset.pdfjsBase });
-  await viewer.open(detail.url);
-  await viewer.highlight(detail.pages);
+  viewer ??= new CiteViewer(container, {
+    pdfjsBase: container.dataset.pdfjsBase,
+    toolbar: frame.querySelector(".viewer-toolbar"),
+  });
+  await viewer.show(detail);
 }
 
 document.body.addEventListener("highlight", (event) => showHighlight(event.detail));
 const initial = JSON.parse(document.getElementById("initial-highlight")?.textContent || "null");
 if (initial) showHighlight(initial);
-
-frame?.addEventListener("click", (event) => {
-  const button = event.target.closest("[data-zoom]");
-  if (!button || !viewer) return;
-  viewer.zoom((viewer.currentScale || 1) * (button.dataset.zoom === "in" ? 1.25 : 0.8));
-});
 
 // Keyboard: j/k move, n jumps to the next failing sentence, Enter opens,
 // a/r/e decide, ? shows the keys. Typing in a field is never intercepted.

@@ -154,6 +154,8 @@ class _Handler(SimpleHTTPRequestHandler):
         ".pdf": "application/pdf",
         ".bcmap": "application/octet-stream",
         ".pfb": "application/octet-stream",
+        ".wasm": "application/wasm",
+        ".icc": "application/octet-stream",
     }
 
     def __init__(self, *args: Any, pdf_dir: Path, **kwargs: Any) -> None:

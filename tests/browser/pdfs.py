@@ -234,4 +234,121 @@ def build_all(directory: Path) -> dict[str, TestPdf]:
         "rotated": build_rotated(directory / "rotated.pdf"),
         "offset": build_offset(directory / "offset.pdf"),
         "long": build_long(directory / "long.pdf"),
+        "scanned": build_scanned(directory / "scanned.pdf"),
     }
+
+
+# ---- scanned pages ---------------------------------------------------------
+#
+# A "scan" is a picture of printed text with an invisible OCR text layer on top
+# (render mode 3), as OCR tools write them: the picture is what the reader sees,
+# the text layer is what citeguard extracts and highlights. Each page stores its
+# picture with a different image filter, the ones scanners and fax software use.
+# PyMuPDF writes JPEG itself; it cannot encode JPEG 2000, CCITT or JBIG2, so
+# those pictures are committed under tests/browser/scans/ (a few KB each) and
+# re-made by tests/browser/make_scans.py (needs Pillow) from the same layout
+# as below. `build_scanned` checks with MuPDF that every picture still shows
+# ink under its text layer, so a stale picture fails loudly.
+
+SCANS_DIR = Path(__file__).resolve().parent / "scans"
+SCAN_DPI = 150
+# The part of the page the scanner picture covers (PyMuPDF coordinates, y down).
+SCAN_CLIP = (54.0, 60.0, 558.0, 300.0)
+# page kind -> (PDF filter name, picture file or None when made here)
+SCAN_KINDS: dict[str, tuple[str, str | None]] = {
+    "jpeg": ("DCTDecode", None),
+    "jpx": ("JPXDecode", "scan-jpx.jp2"),
+    "ccitt": ("CCITTFaxDecode", "scan-ccitt.g4"),
+    "jbig2": ("JBIG2Decode", "scan-jbig2.jb2"),
+}
+
+
+def scan_lines(kind: str) -> list[tuple[float, float, str, float]]:
+    """(x, baseline y, text, font size) of the printed text on `kind`'s page."""
+    return [
+        (72, 100, f"SCANNED LEASE - {kind.upper()} PAGE", 16),
+        (72, 150, "The tenant shall give sixty days written notice.", 13),
+        (72, 190, f"Notice under the {kind} clause must be given in writing.", 13),
+        (72, 230, "Rent is payable on the first business day of the month.", 13),
+        (72, 270, "Signed in the presence of two witnesses.", 13),
+    ]
+
+
+def scan_target_text(kind: str) -> str:
+    return scan_lines(kind)[2][2]
+
+
+def render_scan_picture(kind: str) -> pymupdf.Pixmap:
+    """What the scanner saw: `kind`'s printed text inside SCAN_CLIP, grey, SCAN_DPI."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=LETTER[0], height=LETTER[1])
+    for x, y, text, size in scan_lines(kind):
+        page.insert_text((x, y), text, fontsize=size, fontname="helv")
+    return page.get_pixmap(dpi=SCAN_DPI, clip=pymupdf.Rect(SCAN_CLIP), colorspace=pymupdf.csGRAY)
+
+
+def _raw_image(doc: pymupdf.Document, page: pymupdf.Page, rect: pymupdf.Rect, width: int,
+               height: int, data: bytes, dictionary: str) -> None:
+    """Place an image whose stream is `data` as is (already encoded), described
+    by `dictionary` (the image dictionary's entries other than /Length)."""
+    placeholder = pymupdf.Pixmap(pymupdf.csGRAY, pymupdf.IRect(0, 0, 1, 1), False)
+    xref = page.insert_image(rect, pixmap=placeholder, keep_proportion=False)
+    doc.update_stream(xref, data, compress=False)
+    doc.update_object(xref, f"<< /Type /XObject /Subtype /Image /Width {width} "
+                            f"/Height {height} {dictionary} /Length {len(data)} >>")
+    assert doc.xref_stream_raw(xref) == data
+
+
+def build_scanned(path: Path) -> TestPdf:
+    """One scanned page per picture format in SCAN_KINDS, each with an invisible
+    OCR text layer; the target is the third printed line."""
+    doc = pymupdf.open()
+    clip = pymupdf.Rect(SCAN_CLIP)
+    baselines = {}
+    for number, (kind, (filter_name, filename)) in enumerate(SCAN_KINDS.items(), start=1):
+        page = doc.new_page(width=LETTER[0], height=LETTER[1])
+        picture = render_scan_picture(kind)
+        w, h = picture.width, picture.height
+        if filename is None:
+            page.insert_image(clip, stream=picture.tobytes("jpg", jpg_quality=40))
+        else:
+            data = (SCANS_DIR / filename).read_bytes()
+            if kind == "jpx":
+                entries = "/Filter /JPXDecode"
+            elif kind == "ccitt":
+                entries = (f"/ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /CCITTFaxDecode "
+                           f"/DecodeParms << /K -1 /Columns {w} /Rows {h} /BlackIs1 false >>")
+            else:
+                entries = "/ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /JBIG2Decode"
+            _raw_image(doc, page, clip, w, h, data, entries)
+        for x, y, text, size in scan_lines(kind):
+            page.insert_text((x, y), text, fontsize=size, fontname="helv", render_mode=3)
+        baselines[kind] = (number, _write_point((72, 190)))
+        # The picture really is stored with this filter, not re-encoded.
+        images = page.get_images(full=True)
+        assert len(images) == 1 and filter_name in doc.xref_object(images[0][0]), (
+            kind, doc.xref_object(images[0][0]))
+    result = TestPdf(path, doc.page_count)
+    for kind, (number, baseline) in baselines.items():
+        target = _target(doc, number, scan_target_text(kind), baseline)
+        _assert_ink_under(doc[number - 1], target, kind)
+        result.targets[kind] = target
+    doc.save(path)
+    return result
+
+
+def _write_point(at: tuple[float, float]) -> Rect4:
+    x, y = at
+    return (x, LETTER[1] - y, x, LETTER[1] - y)
+
+
+def _assert_ink_under(page: pymupdf.Page, target: Target, kind: str) -> None:
+    """MuPDF decodes the picture and finds dark pixels under the target's text
+    layer box: the fixture itself is sound, whatever pdf.js does with it."""
+    x0, y0, x1, y1 = target.pdf_rect
+    box = pymupdf.Rect(x0, LETTER[1] - y1, x1, LETTER[1] - y0)
+    pix = page.get_pixmap(dpi=SCAN_DPI, clip=box, colorspace=pymupdf.csGRAY)
+    dark = sum(1 for value in pix.samples if value < 128)
+    assert dark > 0.04 * len(pix.samples), (
+        f"the {kind} scan shows no ink under its text layer ({dark} dark pixels): "
+        "re-make the pictures with tests/browser/make_scans.py")

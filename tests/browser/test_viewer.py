@@ -294,3 +294,60 @@ def test_a_later_open_wins(harness: Any, pdfs: dict[str, TestPdf]) -> None:
     harness.evaluate("cg.rendered(1)")
     assert harness.evaluate("cg.viewer.pagesCount") == 1
     assert_aligned(harness, target, harness.evaluate("cg.viewer.currentScale"))
+
+
+@pytest.mark.parametrize("kind", ["jpeg", "jpx", "ccitt", "jbig2"])
+def test_scanned_page_renders_under_its_highlight(
+    harness: Any, pdfs: dict[str, TestPdf], kind: str
+) -> None:
+    """A scan (a picture of the text plus an invisible OCR layer) is drawn, not
+    left blank with a highlight floating over nothing: pixels of pdf.js's canvas
+    under the highlight are dark where the picture has its printed line. JPX and
+    JBIG2 need pdf.js's wasm decoders (`wasmUrl`); CCITT and JPEG do not."""
+    target = pdfs["scanned"].targets[kind]
+    scale = show(harness, "scanned", target)
+    assert_aligned(harness, target, scale)
+    left, top, width, height = expected_viewport_box(target, scale)
+    ink = harness.evaluate(
+        "([n, box]) => cg.ink(n, box, 0)",
+        [target.page, {"left": left, "top": top, "width": width, "height": height}],
+    )
+    print(f"\n{kind} scan, page {target.page}: {ink['inside']} dark canvas pixels under "
+          f"the highlight, {ink['total']} on the page")
+    assert ink["inside"] > 500, (kind, ink)
+    # The picture's other printed lines are drawn too (the whole page, not the box only).
+    assert ink["total"] > 3 * ink["inside"], (kind, ink)
+    if kind == "jpx":
+        harness.screenshot(path="/tmp/viewer-scan-jpx.png")
+
+
+def test_outcome_groups_are_drawn_in_distinct_styles_with_labels(
+    harness: Any, pdfs: dict[str, TestPdf]
+) -> None:
+    """Groups {outcome, label, pages}: each outcome has its own class, outline
+    style and a label in words; a group running onto the next page gets the
+    "continues on page 3" cue, which scrolls there."""
+    t = pdfs["three"].targets
+    groups = [
+        {"outcome": "closest", "pages": spec(t["span_start"], t["span_end"])},
+        {"outcome": "verified", "pages": spec(t["survey"])},
+        {"kind": "quote-altered", "label": "≠ altered: 1,204 in the source", "pages": spec(t["revenue"])},
+    ]
+    harness.evaluate("(g) => cg.viewer.open('/pdfs/three.pdf').then(() => cg.viewer.highlight(g))",
+                     groups)
+    harness.evaluate("cg.rendered(2)")
+    styles = harness.evaluate("""() => [...document.querySelectorAll('.cg-highlight')].map(el => ({
+        page: el.dataset.page, outcome: el.dataset.outcome,
+        outline: getComputedStyle(el).outlineStyle, label: el.title}))""")
+    by_outcome = {s["outcome"]: s for s in styles}
+    assert by_outcome["closest"]["outline"] == "dotted"
+    assert by_outcome["closest"]["label"] == "closest passage — not a match"
+    assert by_outcome["verified"]["outline"] == "solid"
+    assert by_outcome["quote-altered"]["label"] == "≠ altered: 1,204 in the source"
+    tags = harness.evaluate("[...document.querySelectorAll('.cg-tag-label')].map(e => e.textContent)")
+    assert "closest passage — not a match" in tags and "✓ verified" in tags
+    cue = harness.locator(".cg-continues")
+    assert cue.inner_text() == "continues on page 3 ↓"
+    harness.screenshot(path="/tmp/viewer-outcomes.png")
+    cue.click()
+    harness.wait_for_function("cg.element.dataset.currentPage === '3'")

@@ -163,3 +163,102 @@ def test_review_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
         page.screenshot(path=f"{folder}/{name}")
     assert page.locator("#sentence-panel .citation-list").count() == 1
     assert os.path.getsize(f"{folder}/review-page-break.png") > 10_000
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 768)], ids=["1280x720", "1024x768"])
+def test_room_to_read(page: Any, size: tuple[int, int]) -> None:
+    """At laptop sizes the viewer gets most of the height, with the page
+    indicator, the passage and its "continues on page 2" cue in view; going to
+    a page, open/download and the legend are there. The evidence panel's time to
+    appear after a click, once the PDF is open, is measured and printed."""
+    width, height = size
+    page.set_viewport_size({"width": width, "height": height})
+    answer = _answer("demo-benefits-vesting")
+    citation = CitationVerdict.objects.get(answer=answer, quote__startswith="Up to five")
+    _open_sentence(page, answer, citation)
+    page.wait_for_function("document.querySelector('#pdf-viewer .cg-highlight-first')")
+    page.wait_for_timeout(300)
+    page.screenshot(path=f"/tmp/review-{width}x{height}.png")
+
+    viewer = page.locator("#pdf-viewer").bounding_box()
+    assert viewer["height"] >= 0.5 * height, viewer
+    assert viewer["y"] + viewer["height"] <= height + 1  # nothing cut off below the window
+    # The first highlight box is fully inside the visible viewer.
+    first = page.locator("#pdf-viewer .cg-highlight-first").bounding_box()
+    bottom, right = viewer["y"] + viewer["height"], viewer["x"] + viewer["width"]
+    assert viewer["y"] <= first["y"] and first["y"] + first["height"] <= bottom
+    assert viewer["x"] <= first["x"] and first["x"] + first["width"] <= right
+    pages = Page.objects.filter(document_id=citation.document_id).count()
+    pager = page.locator(".viewer-toolbar .cg-pager")
+    assert pager.is_visible()
+    assert " ".join(pager.inner_text().split()) == f"page of {pages}"
+    assert page.locator(".cg-page-input").input_value() == "1"
+    assert page.locator(".cg-passage").inner_text() == "passage: pages 1–2"
+    cue = page.locator("#pdf-viewer .cg-continues")
+    assert cue.inner_text() == "continues on page 2 ↓"
+    legend = page.locator(".viewer-toolbar .cg-legend li")
+    assert legend.count() == 4 and "closest passage — not a match" in legend.last.inner_text()
+    assert legend.first.is_visible() and legend.last.is_visible()
+    file_url = page.evaluate("document.querySelector('#pdf-viewer') && "
+                             "new URL(document.querySelector('.cg-open').href).pathname")
+    assert file_url == f"/documents/{citation.document_id}/file", file_url
+    download = page.locator(".viewer-toolbar a.cg-download")
+    assert download.get_attribute("download", timeout=1000).endswith(".pdf")
+
+    # The cue scrolls to the rest of the passage; the page box follows.
+    cue.click()
+    page.wait_for_function("document.querySelector('#pdf-viewer').dataset.currentPage === '2'")
+    assert page.locator(".cg-page-input").input_value() == "2"
+    # Go to a page by number.
+    page.fill(".cg-page-input", "1")
+    page.press(".cg-page-input", "Enter")
+    page.wait_for_function("document.querySelector('#pdf-viewer').dataset.currentPage === '1'")
+
+    # "Fit passage" brings the whole passage (its part on page 1) into view,
+    # zoomed to fill the width; zooming in from there keeps it in view.
+    def passage_in_view() -> None:
+        for box in page.evaluate(MEASURE):
+            if box["page"] != 1:
+                continue
+            b = box["box"]
+            assert bottom + 1 >= b["top"] + b["height"] and b["top"] >= viewer["y"] - 1, b
+            assert right + 1 >= b["left"] + b["width"] and b["left"] >= viewer["x"] - 1, b
+
+    page.click(".viewer-toolbar [data-zoom=fit]")
+    page.wait_for_timeout(300)
+    passage_in_view()
+    fitted = page.evaluate(MEASURE)[0]["canvas"]["width"]
+    page.click(".viewer-toolbar [data-zoom=out]")
+    page.click(".viewer-toolbar [data-zoom=in]")
+    page.wait_for_timeout(300)
+    assert page.evaluate(MEASURE)[0]["canvas"]["width"] == pytest.approx(fitted, rel=0.02)
+    passage_in_view()
+
+    # With the PDF open, click another sentence of the same document: the
+    # evidence panel's swap and the highlight drawn, in ms after the click.
+    other = CitationVerdict.objects.filter(answer=answer, document_id=citation.document_id) \
+        .exclude(pk=citation.pk).exclude(pages=[]).first()
+    assert other is not None
+    timings = page.evaluate(
+        """(index) => new Promise((resolve) => {
+            const t0 = performance.now();
+            let swapped = null;
+            document.body.addEventListener("htmx:afterSwap", () => {
+                swapped ??= performance.now() - t0;
+            }, {once: true});
+            const before = document.querySelector('#pdf-viewer .cg-highlight-first');
+            document.querySelector(`#sentence-${index} a.sentence-open`).click();
+            const poll = () => {
+                const now = document.querySelector('#pdf-viewer .cg-highlight-first');
+                if (swapped !== null && now && now !== before) {
+                    resolve({panel_ms: swapped, highlight_ms: performance.now() - t0});
+                } else {
+                    setTimeout(poll, 5);
+                }
+            };
+            poll();
+        })""",
+        other.sentence.index,
+    )
+    print(f"\n{width}x{height}: evidence panel {timings['panel_ms']:.0f} ms after the click, "
+          f"highlight drawn {timings['highlight_ms']:.0f} ms (PDF already open)")
