@@ -179,7 +179,9 @@ if (safety) {
 document.body.addEventListener("htmx:afterRequest", (event) => {
   const { xhr, successful, target } = event.detail;
   if (successful && target?.id === "sentence-panel" && xhr?.responseURL) {
-    markOpened(openedBy(xhr.responseURL));
+    // What the panel shows as selected is what was opened; else read the address.
+    const shown = target.querySelector('li.selected a[href*="citation="]');
+    markOpened(shown ? openedBy(shown.getAttribute("href")) : openedBy(xhr.responseURL));
   }
   if (event.detail.elt === form) {
     form.querySelector("#decision-confirmed").value = "";
