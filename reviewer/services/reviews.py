@@ -65,7 +65,8 @@ def review_decide(
     with transaction.atomic():
         # Lock the answer: two decisions at once are taken one after the other,
         # each seeing the state the other left.
-        answer = Answer.objects.select_for_update().select_related("surface").get(pk=answer.pk)
+        answer = (Answer.objects.select_for_update(of=("self",)).select_related("surface")
+                  .get(pk=answer.pk))
         failing = [c.pk for c in failing_citations(answer)]
         unopened = [pk for pk in failing if pk not in _ids(opened)]
         if kind == ReviewDecision.Decision.APPROVE and unopened and not confirmed:
