@@ -86,14 +86,31 @@ class CitationVerdictAdmin(admin.ModelAdmin[CitationVerdict]):
 
 @admin.register(Surface)
 class SurfaceAdmin(admin.ModelAdmin[Surface]):
-    list_display = ("name", "policy", "threshold", "min_coverage", "require_quotes")
+    list_display = ("name", "policy", "high_stakes", "threshold", "min_coverage",
+                    "require_quotes")
+    list_filter = ("high_stakes", "policy")
+    list_editable = ("high_stakes",)
 
 
 @admin.register(ReviewDecision)
 class ReviewDecisionAdmin(admin.ModelAdmin[ReviewDecision]):
-    list_display = ("answer", "decision", "reviewer", "created")
+    """The audit trail, read-only: decisions are made on the review page and
+    never changed or deleted (an undo is a row of its own)."""
+
+    list_display = ("answer", "decision", "from_state", "to_state", "reviewer", "created")
+    list_filter = ("decision",)
     list_select_related = ("reviewer",)
-    readonly_fields = ("answer", "decision", "reviewer", "note", "created")
+    readonly_fields = ("answer", "decision", "from_state", "to_state", "undoes", "reviewer",
+                       "note", "unopened_failures", "created")
+
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
+        return False
 
 
 @admin.register(MatchLabel)

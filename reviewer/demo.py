@@ -302,6 +302,7 @@ SURFACES = {
     "benefits-chat": {"policy": "strip", "min_coverage": 0.8,
                       "description": "Employee benefits assistant"},
     "clinical-review": {"policy": "escalate", "min_coverage": 1.0, "require_quotes": True,
+                        "high_stakes": True,
                         "description": "Clinical decision support: failures go to a person"},
     "legal-review": {"policy": "flag", "min_coverage": 1.0,
                      "description": "Contract Q&A for the legal team"},

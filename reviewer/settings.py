@@ -123,6 +123,8 @@ CITEGUARD = {
     "MAX_SOURCES": int(os.environ.get("CITEGUARD_MAX_SOURCES", 100)),
     "MAX_ANSWER_CHARS": int(os.environ.get("CITEGUARD_MAX_ANSWER_CHARS", 50_000)),
     "MAX_SOURCE_CHARS": int(os.environ.get("CITEGUARD_MAX_SOURCE_CHARS", 200_000)),
+    # How long a reviewer's decision can be undone (the review page's toast).
+    "UNDO_SECONDS": float(os.environ.get("CITEGUARD_UNDO_SECONDS", 10)),
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024

@@ -9,6 +9,7 @@ urlpatterns = [
     path("answers/", answers.answers, name="answers"),
     path("answers/<int:answer_id>/", answers.answer_review, name="answer"),
     path("answers/<int:answer_id>/decide", answers.answer_decide, name="answer-decide"),
+    path("answers/<int:answer_id>/undo", answers.answer_undo, name="answer-undo"),
     path("documents/", documents.documents, name="documents"),
     path("documents/upload", documents.document_upload_view, name="document-upload"),
     path("documents/<int:document_id>/", documents.document_detail, name="document"),

@@ -37,6 +37,11 @@ class Surface(models.Model):
     require_quotes = models.BooleanField(
         default=False, help_text="A citation with nothing quoted flags the answer."
     )
+    high_stakes = models.BooleanField(
+        default=False,
+        help_text="Legal or clinical work: approving or rejecting a failing answer needs a "
+                  "note from the reviewer.",
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -212,26 +217,72 @@ class CitationVerdict(models.Model):
         return f"{self.outcome} [{self.marker}] in answer {self.answer_id}"
 
 
+class ReviewDecisionQuerySet(models.QuerySet["ReviewDecision"]):
+    """Decisions are an append-only audit trail: rows are added, never changed
+    or removed (an undo is a row of its own)."""
+
+    def update(self, **kwargs: object) -> int:
+        raise ReviewDecision.AppendOnly("review decisions are never changed; add a row instead")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise ReviewDecision.AppendOnly("review decisions are never deleted; add an undo row")
+
+
 class ReviewDecision(models.Model):
-    """A reviewer's decision on an answer: the audit trail."""
+    """A reviewer's decision on an answer: one row of its append-only audit trail.
+
+    Each row says which state it moved the answer from and to. An ``undo`` row
+    points at the decision it undoes (``undoes``, at most one undo each) and
+    moves the answer back to that decision's ``from_state``; nothing is ever
+    updated or deleted.
+    """
+
+    class AppendOnly(Exception):
+        """Raised by any attempt to change or delete a decision."""
 
     class Decision(models.TextChoices):
         APPROVE = "approve", "Approved"
         REJECT = "reject", "Rejected"
         ESCALATE = "escalate", "Escalated"
+        UNDO = "undo", "Undone"
 
-    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="decisions")
+    answer = models.ForeignKey(Answer, on_delete=models.PROTECT, related_name="decisions")
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
                                  related_name="review_decisions")
     decision = models.CharField(max_length=10, choices=Decision)
     note = models.TextField(blank=True)
+    # The answer's review state before and after this row ("" before: recorded
+    # before states were kept).
+    from_state = models.CharField(max_length=10, choices=Answer.ReviewState, blank=True)
+    to_state = models.CharField(max_length=10, choices=Answer.ReviewState, blank=True)
+    undoes = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT,
+                                  related_name="undone_by")
+    # Failing citations (ids) the reviewer had not opened when deciding: an
+    # approval with any is one the reviewer confirmed knowingly.
+    unopened_failures = models.JSONField(default=list, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
+    objects = ReviewDecisionQuerySet.as_manager()
+
     class Meta:
-        ordering = ["answer", "created"]
+        ordering = ["answer", "created", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(decision="undo", undoes__isnull=False)
+                           | (~Q(decision="undo") & Q(undoes__isnull=True))),
+                name="review_decision_undo_points_at_a_decision"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.decision} of answer {self.answer_id} by {self.reviewer_id}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        if not self._state.adding:
+            raise self.AppendOnly("review decisions are never changed; add a row instead")
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise self.AppendOnly("review decisions are never deleted; add an undo row")
 
 
 class MatchLabel(models.Model):

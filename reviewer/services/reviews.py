@@ -1,30 +1,146 @@
-"""Reviewers' decisions on answers, kept as an audit trail."""
+"""Reviewers' decisions on answers, kept as an append-only audit trail.
+
+Nothing here trusts the page that posted the decision: the checks that keep a
+decision from being made by accident (failing citations left unopened, a
+missing note on a high-stakes surface, an undo after its window) are made
+again here, so a second key press or a hand-written request meets them too.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import timedelta
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone
 
 from reviewer.models import Answer, ReviewDecision
+from reviewer.selectors.reviews import failing_citations, undo_seconds
 
-__all__ = ["review_decide"]
+__all__ = ["DecisionRefused", "review_decide", "review_undo"]
 
 _STATE = {
     ReviewDecision.Decision.APPROVE: Answer.ReviewState.APPROVED,
     ReviewDecision.Decision.REJECT: Answer.ReviewState.REJECTED,
     ReviewDecision.Decision.ESCALATE: Answer.ReviewState.ESCALATED,
 }
+_NEEDS_NOTE_ON_HIGH_STAKES = (ReviewDecision.Decision.APPROVE, ReviewDecision.Decision.REJECT)
+
+
+class DecisionRefused(ValueError):
+    """Not recorded; ``code`` says why (the message says it to a person)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _ids(values: Iterable[object]) -> set[int]:
+    found: set[int] = set()
+    for value in values:
+        for part in str(value).split(","):
+            if part.strip().isdigit():
+                found.add(int(part.strip()))
+    return found
 
 
 def review_decide(
-    *, answer: Answer, reviewer: AbstractBaseUser, decision: str, note: str = ""
+    *, answer: Answer, reviewer: AbstractBaseUser, decision: str, note: str = "",
+    opened: Iterable[object] = (), confirmed: bool = False,
 ) -> ReviewDecision:
-    """Record a decision (with reviewer and time) and move the answer's state."""
-    record = ReviewDecision(answer=answer, reviewer=reviewer, decision=decision,
-                            note=note.strip()[:5000])
+    """Record a decision (reviewer, time, the state before and after) and move
+    the answer's state.
+
+    ``opened`` holds the ids of the citations the reviewer opened. Approving
+    while any failing citation is unopened needs ``confirmed``; approving or
+    rejecting a failing answer on a high-stakes surface needs a note. A repeat
+    of the reviewer's own latest decision within the undo window (a second
+    key press) is refused rather than recorded twice.
+    """
+    if decision not in _STATE:
+        raise DecisionRefused("unknown-decision", f"There is no decision {decision!r}.")
+    kind = ReviewDecision.Decision(decision)
+    note = note.strip()[:5000]
     with transaction.atomic():
+        # Lock the answer: two decisions at once are taken one after the other,
+        # each seeing the state the other left.
+        answer = (Answer.objects.select_for_update(of=("self",)).select_related("surface")
+                  .get(pk=answer.pk))
+        failing = [c.pk for c in failing_citations(answer)]
+        unopened = [pk for pk in failing if pk not in _ids(opened)]
+        if kind == ReviewDecision.Decision.APPROVE and unopened and not confirmed:
+            raise DecisionRefused(
+                "unopened-failures",
+                f"Not approved: {len(unopened)} of the {len(failing)} failing citations "
+                f"{'has' if len(unopened) == 1 else 'have'} not been opened. Open "
+                f"{'it' if len(unopened) == 1 else 'them'}, or confirm that you approve "
+                "without reading the evidence.")
+        surface = answer.surface
+        if (surface is not None and surface.high_stakes and kind in _NEEDS_NOTE_ON_HIGH_STAKES
+                and answer.verdict != Answer.Verdict.PASS and not note):
+            raise DecisionRefused(
+                "note-required",
+                f"A note is required: {surface.name} is a high-stakes surface, and "
+                f"{'approving' if kind == ReviewDecision.Decision.APPROVE else 'rejecting'} "
+                "an answer that failed its check needs the reason written down.")
+        latest = _latest(answer)
+        if (latest is not None and latest.reviewer_id == reviewer.pk
+                and latest.decision == kind and latest.note == note
+                and timezone.now() - latest.created <= timedelta(seconds=undo_seconds())):
+            raise DecisionRefused(
+                "repeat", f"Already {latest.get_decision_display().lower()} by you a moment "
+                          "ago; not recorded twice.")
+        record = ReviewDecision(answer=answer, reviewer=reviewer, decision=kind, note=note,
+                                from_state=answer.review_state, to_state=_STATE[kind],
+                                unopened_failures=unopened)
         record.full_clean()
         record.save()
-        answer.review_state = _STATE[ReviewDecision.Decision(decision)]
+        answer.review_state = _STATE[kind]
         answer.save(update_fields=["review_state"])
     return record
+
+
+def review_undo(*, decision_id: int, reviewer: AbstractBaseUser) -> ReviewDecision:
+    """Undo a decision within its window: an ``undo`` row pointing at it, and
+    the answer back in the state the decision found it in.
+
+    Only the reviewer who made it may undo it, only while it is the answer's
+    latest decision (an undo never overwrites someone's later decision), and
+    only once.
+    """
+    with transaction.atomic():
+        undone = ReviewDecision.objects.select_related("answer").filter(pk=decision_id).first()
+        if undone is None:
+            raise DecisionRefused("unknown-decision", "There is no such decision to undo.")
+        answer = Answer.objects.select_for_update().get(pk=undone.answer_id)
+        if undone.decision == ReviewDecision.Decision.UNDO:
+            raise DecisionRefused("not-undoable", "An undo cannot itself be undone; decide "
+                                                  "again instead.")
+        if undone.reviewer_id != reviewer.pk:
+            raise DecisionRefused("not-yours", "Only the reviewer who made a decision can "
+                                               "undo it.")
+        if ReviewDecision.objects.filter(undoes=undone).exists():
+            raise DecisionRefused("already-undone", "This decision has already been undone.")
+        latest = _latest(answer)
+        if latest is None or latest.pk != undone.pk:
+            raise DecisionRefused("superseded", "A later decision has been made on this "
+                                                "answer; this one can no longer be undone.")
+        window = undo_seconds()
+        if timezone.now() - undone.created > timedelta(seconds=window):
+            raise DecisionRefused(
+                "undo-expired", f"Too late to undo: a decision can be undone for {window:g} "
+                                "seconds. Decide again instead; both stay in the trail.")
+        restored = undone.from_state or Answer.ReviewState.PENDING
+        record = ReviewDecision(answer=answer, reviewer=reviewer,
+                                decision=ReviewDecision.Decision.UNDO, undoes=undone,
+                                from_state=answer.review_state, to_state=restored)
+        record.full_clean()
+        record.save()
+        answer.review_state = restored
+        answer.save(update_fields=["review_state"])
+    return record
+
+
+def _latest(answer: Answer) -> ReviewDecision | None:
+    return ReviewDecision.objects.filter(answer=answer).order_by("-created", "-pk").first()

@@ -8,8 +8,9 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import Prefetch
 from django.http import FileResponse, Http404, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
@@ -17,7 +18,8 @@ from django_htmx.http import trigger_client_event
 from reviewer.models import Answer, CitationVerdict, Document, ReviewDecision, SentenceVerdict
 from reviewer.selectors.answers import answer_get_for_review, answer_list
 from reviewer.selectors.documents import pdf_highlight
-from reviewer.services.reviews import review_decide
+from reviewer.selectors.reviews import review_safety, review_served, review_trail, undo_seconds
+from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
 from reviewer.views.base import HtmxHttpRequest
 
 FAILING = {"fabricated-marker", "quote-altered", "quote-not-found", "wrong-source",
@@ -178,28 +180,80 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         "decisions": answer.decisions.all(), "decision_choices": ReviewDecision.Decision.choices,
         "highlight": _highlight_event(citation) if citation else None,
     }
+    context.update({"trail": review_trail(answer), "served": review_served(answer),
+                    "safety": review_safety(answer, shown=citation)})
     if sentence is not None:
         context.update(_panel_context(answer, sentence, citation))
     return render(request, "reviewer/review.html", context)
 
 
+def _decision_context(answer_id: int) -> dict[str, Any]:
+    answer = get_object_or_404(Answer.objects.select_related("surface").prefetch_related(
+        Prefetch("decisions", queryset=ReviewDecision.objects.select_related("reviewer"))),
+        pk=answer_id)
+    return {"answer": answer, "trail": review_trail(answer),
+            "decision_choices": ReviewDecision.Decision.choices}
+
+
+def _refused(request: HtmxHttpRequest, refused: DecisionRefused) -> HttpResponse:
+    """A decision or undo not recorded: 400 for a request that makes no sense,
+    403 for someone else's decision, 409 when the answer's trail has moved on
+    or the window has closed, 422 for what the reviewer must do first. The
+    message is shown in the decision form."""
+    status = {"unknown-decision": 400, "not-yours": 403, "unopened-failures": 422,
+              "note-required": 422}.get(refused.code, 409)
+    if not request.htmx:
+        return HttpResponse(f"{refused}\n", status=status, content_type="text/plain")
+    response = render(request, "reviewer/review.html#decide-error",
+                      {"error": str(refused), "code": refused.code}, status=status)
+    response["HX-Retarget"] = "#decide-error"
+    response["HX-Reswap"] = "outerHTML"
+    return response
+
+
+def _recorded(request: HtmxHttpRequest, answer_id: int, record: ReviewDecision
+              ) -> HttpResponse:
+    if not request.htmx:
+        return redirect("reviewer:answer", answer_id)
+    context = _decision_context(answer_id)
+    context.update({"record": record, "undo_seconds": undo_seconds(), "oob": True})
+    return render(request, "reviewer/review.html#decided", context)
+
+
 @require_POST
 @login_required
 def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+    """Record a decision. Approving with failing citations unopened needs
+    ``opened`` (the citation ids the reviewer opened) to cover them all, or
+    ``confirmed``; a high-stakes surface needs a ``note`` on a failing answer."""
     answer = get_object_or_404(Answer, pk=answer_id)
-    decision = request.POST.get("decision", "")
-    if decision not in ReviewDecision.Decision.values:
-        return HttpResponse("Unknown decision.", status=400)
-    review_decide(answer=answer, reviewer=request.user,  # type: ignore[arg-type]
-                  decision=decision, note=request.POST.get("note", ""))
-    answer = answer_get_for_review(answer_id)
-    context = {"answer": answer, "decisions": answer.decisions.all(),
-               "decision_choices": ReviewDecision.Decision.choices}
-    if request.htmx:
-        return render(request, "reviewer/review.html#decisions", context)
-    from django.shortcuts import redirect
+    try:
+        record = review_decide(
+            answer=answer, reviewer=request.user,  # type: ignore[arg-type]
+            decision=request.POST.get("decision", ""), note=request.POST.get("note", ""),
+            opened=request.POST.getlist("opened"),
+            confirmed=request.POST.get("confirmed", "").lower() in ("1", "true", "yes", "on"))
+    except DecisionRefused as refused:
+        return _refused(request, refused)
+    return _recorded(request, answer_id, record)
 
-    return redirect("reviewer:answer", answer_id)
+
+@require_POST
+@login_required
+def answer_undo(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+    """Undo one of this answer's decisions (``decision``: its id) within the window."""
+    get_object_or_404(Answer, pk=answer_id)
+    decision_id = request.POST.get("decision", "")
+    if not decision_id.isdigit() or not ReviewDecision.objects.filter(
+            pk=int(decision_id), answer_id=answer_id).exists():
+        return _refused(request, DecisionRefused("unknown-decision",
+                                                 "There is no such decision on this answer."))
+    try:
+        record = review_undo(decision_id=int(decision_id),
+                             reviewer=request.user)  # type: ignore[arg-type]
+    except DecisionRefused as refused:
+        return _refused(request, refused)
+    return _recorded(request, answer_id, record)
 
 
 @require_GET

@@ -30,9 +30,13 @@ const initial = JSON.parse(document.getElementById("initial-highlight")?.textCon
 if (initial) showHighlight(initial);
 
 // Keyboard: j/k move, n jumps to the next failing sentence, Enter opens,
-// a/r/e decide, ? shows the keys. Typing in a field is never intercepted.
+// a/r/e decide, u undoes, f shows failing sentences only, ? shows the keys.
+// Typing in a field is never intercepted, nor is a key while a dialog is open.
 const sentences = [...document.querySelectorAll("li.sentence")];
+const list = document.querySelector("ol.sentences");
 let current = -1;
+
+const visible = (li) => !(list?.classList.contains("failing-only") && !li.classList.contains("failing"));
 
 function select(index) {
   if (!sentences.length) return;
@@ -42,18 +46,45 @@ function select(index) {
   sentences[current].focus({ preventScroll: true });
 }
 
+// The nearest visible sentence from ``from`` in direction ``step`` (±1).
+function step(from, direction) {
+  for (let i = from + direction; i >= 0 && i < sentences.length; i += direction) {
+    if (visible(sentences[i])) return i;
+  }
+  return current;
+}
+
 function open() {
-  if (current < 0) select(0);
+  if (current < 0 || !visible(sentences[current])) select(step(-1, 1));
   sentences[current]?.querySelector("a.sentence-open")?.click();
 }
 
+// "Failing sentences only": hides passing sentences; remembered in localStorage.
+const failingToggle = document.getElementById("failing-only");
+const FAILING_KEY = "citeguard.failingOnly";
+
+function setFailingOnly(on) {
+  if (!list || !failingToggle) return;
+  list.classList.toggle("failing-only", on);
+  failingToggle.checked = on;
+  const hidden = on ? sentences.filter((li) => !li.classList.contains("failing")).length : 0;
+  const count = failingToggle.closest("label")?.querySelector(".hidden-count");
+  if (count) count.textContent = hidden ? ` (${hidden} hidden)` : "";
+  try { localStorage.setItem(FAILING_KEY, on ? "1" : "0"); } catch { /* private mode */ }
+  if (current >= 0 && !visible(sentences[current])) sentences[current].classList.remove("selected");
+}
+
+failingToggle?.addEventListener("change", () => setFailingOnly(failingToggle.checked));
+try { setFailingOnly(localStorage.getItem(FAILING_KEY) === "1"); } catch { /* private mode */ }
+
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (event.target.closest("input, textarea, select, [contenteditable]")) return;
+  if (event.target.closest("input:not([type=checkbox]), textarea, select, [contenteditable]")) return;
+  if (document.querySelector("dialog[open]:not(#keys-help)")) return;
   const help = document.getElementById("keys-help");
   switch (event.key) {
-    case "j": select(current + 1); break;
-    case "k": select(current - 1); break;
+    case "j": select(step(current, 1)); break;
+    case "k": select(current < 0 ? step(-1, 1) : step(current, -1)); break;
     case "n": {
       const next = sentences.findIndex((li, i) => i > current && li.classList.contains("failing"));
       const wrap = sentences.findIndex((li) => li.classList.contains("failing"));
@@ -62,8 +93,16 @@ document.addEventListener("keydown", (event) => {
     }
     case "Enter": open(); break;
     case "a": case "r": case "e":
-      document.querySelector(`.decide button[data-key="${event.key}"]`)?.click();
+      if (help?.open) return;
+      document.querySelector(`#decide-form button[data-key="${event.key}"]`)?.click();
       break;
+    case "u": {
+      const undo = document.querySelector("#toast:not([hidden]) button.undo:not([disabled])");
+      if (!undo) return;
+      undo.click();
+      break;
+    }
+    case "f": setFailingOnly(!list?.classList.contains("failing-only")); break;
     case "?": help?.open ? help.close() : help?.showModal(); break;
     default: return;
   }
@@ -81,4 +120,145 @@ document.body.addEventListener("htmx:afterSwap", (event) => {
   const excerpt = event.target.querySelector?.(".excerpt");
   const match = excerpt?.querySelector("mark.match");
   if (excerpt && match) excerpt.scrollTop = Math.max(0, match.offsetTop - excerpt.offsetTop - 24);
+});
+
+// ---- No decision by accident -------------------------------------------
+// Which failing citations the reviewer has opened (this tab, this answer),
+// sent with every decision; approving with any unopened asks first. The
+// server checks the same, so this only saves a refused round trip.
+const safety = JSON.parse(document.getElementById("review-safety")?.textContent || "null");
+const form = document.getElementById("decide-form");
+const confirmDialog = document.getElementById("confirm-approve");
+const openedKey = safety ? `citeguard.opened.${safety.answer}` : null;
+const opened = new Set();
+try {
+  for (const id of JSON.parse(sessionStorage.getItem(openedKey) || "[]")) opened.add(id);
+} catch { /* private mode */ }
+
+const unopened = () => (safety?.failing || []).filter((id) => !opened.has(id));
+
+function markOpened(id) {
+  if (id == null || !Number.isFinite(id)) return;
+  opened.add(id);
+  try { sessionStorage.setItem(openedKey, JSON.stringify([...opened])); } catch { /* private mode */ }
+  showOpened();
+}
+
+function showOpened() {
+  if (!safety || !form) return;
+  const failing = safety.failing.length;
+  const seen = failing - unopened().length;
+  form.querySelector("#decision-opened").value = [...opened].join(",");
+  const count = document.getElementById("opened-count");
+  if (count && failing) {
+    count.textContent = seen === failing
+      ? `All ${failing} failing citation${failing === 1 ? "" : "s"} opened ✓`
+      : `Failing citations opened: ${seen} of ${failing}`;
+    count.classList.toggle("all-opened", seen === failing);
+  }
+  confirmDialog?.querySelectorAll("li[data-citation]").forEach((li) => {
+    li.hidden = opened.has(Number(li.dataset.citation));
+  });
+}
+
+// A panel request opens the citation it shows: ?citation=ID, or ?sentence=N
+// (whose panel shows the sentence's first citation).
+function openedBy(url) {
+  const params = new URL(url, window.location.href).searchParams;
+  if (params.has("citation")) return Number(params.get("citation"));
+  if (params.has("sentence")) return safety?.firstCitation?.[params.get("sentence")] ?? null;
+  return null;
+}
+
+if (safety) {
+  markOpened(safety.shown);
+  showOpened();
+}
+
+document.body.addEventListener("htmx:afterRequest", (event) => {
+  const { xhr, successful, target } = event.detail;
+  if (successful && target?.id === "sentence-panel" && xhr?.responseURL) {
+    // What the panel shows as selected is what was opened; else read the address.
+    const shown = target.querySelector('li.selected a[href*="citation="]');
+    markOpened(shown ? openedBy(shown.getAttribute("href")) : openedBy(xhr.responseURL));
+  }
+  if (event.detail.elt === form) {
+    form.querySelector("#decision-confirmed").value = "";
+    if (successful) form.querySelector("#decision-note").value = "";
+  }
+});
+
+function showError(message) {
+  const error = document.getElementById("decide-error");
+  if (error) error.textContent = message;
+}
+
+// Checked before the request goes: a note where the surface needs one, and a
+// confirmation before approving with failing citations unopened.
+document.body.addEventListener("htmx:confirm", (event) => {
+  if (event.detail.elt !== form) return;
+  const decision = event.detail.triggeringEvent?.submitter?.value;
+  const note = form.querySelector("#decision-note");
+  showOpened();
+  if (safety?.noteRequired && (decision === "approve" || decision === "reject") && !note.value.trim()) {
+    event.preventDefault();
+    showError("Not recorded: write a note first (high-stakes surface).");
+    note.focus();
+    return;
+  }
+  if (decision === "approve" && unopened().length
+      && form.querySelector("#decision-confirmed").value !== "1") {
+    event.preventDefault();
+    confirmDialog?.showModal();
+  }
+});
+
+confirmDialog?.addEventListener("click", (event) => {
+  const action = event.target.closest("[data-action]")?.dataset.action;
+  const link = event.target.closest("a[href]");
+  if (action === "confirm") {
+    confirmDialog.close();
+    form.querySelector("#decision-confirmed").value = "1";
+    form.querySelector('button[value="approve"]').click();
+  } else if (action === "cancel" || link) {
+    confirmDialog.close();
+  }
+});
+
+// htmx leaves 4xx responses unswapped; a refused decision's message (the
+// server retargets it to the form's error line) is shown all the same.
+document.body.addEventListener("htmx:beforeSwap", (event) => {
+  const { xhr } = event.detail;
+  if (xhr.status >= 400 && xhr.status < 500 && xhr.getResponseHeader("HX-Retarget")) {
+    event.detail.shouldSwap = true;
+    event.detail.isError = false;
+  }
+});
+
+// The undo toast: counts down, then goes (the server refuses a late undo anyway).
+let toastTimer = null;
+function startToast(toast) {
+  clearInterval(toastTimer);
+  const seconds = Number(toast.dataset.seconds || toast.dataset.hide || 0);
+  if (!seconds) return;
+  const ends = Date.now() + seconds * 1000;
+  const countdown = toast.querySelector(".countdown");
+  toastTimer = setInterval(() => {
+    const left = Math.ceil((ends - Date.now()) / 1000);
+    if (countdown) countdown.textContent = `${Math.max(0, left)} s`;
+    if (left <= 0) {
+      clearInterval(toastTimer);
+      toast.querySelector("button.undo")?.setAttribute("disabled", "");
+      toast.hidden = true;
+    }
+  }, 250);
+}
+
+// A decision's response swaps a fresh toast in (out of band): start its clock once.
+document.body.addEventListener("htmx:afterSettle", () => {
+  const toast = document.getElementById("toast");
+  if (toast && !toast.hidden && !toast.dataset.started) {
+    toast.dataset.started = "1";
+    startToast(toast);
+  }
 });

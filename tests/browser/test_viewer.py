@@ -331,7 +331,8 @@ def test_outcome_groups_are_drawn_in_distinct_styles_with_labels(
     groups = [
         {"outcome": "closest", "pages": spec(t["span_start"], t["span_end"])},
         {"outcome": "verified", "pages": spec(t["survey"])},
-        {"kind": "quote-altered", "label": "≠ altered: 1,204 in the source", "pages": spec(t["revenue"])},
+        {"kind": "quote-altered", "label": "≠ altered: 1,204 in the source",
+         "pages": spec(t["revenue"])},
     ]
     harness.evaluate("(g) => cg.viewer.open('/pdfs/three.pdf').then(() => cg.viewer.highlight(g))",
                      groups)
@@ -344,7 +345,8 @@ def test_outcome_groups_are_drawn_in_distinct_styles_with_labels(
     assert by_outcome["closest"]["label"] == "closest passage — not a match"
     assert by_outcome["verified"]["outline"] == "solid"
     assert by_outcome["quote-altered"]["label"] == "≠ altered: 1,204 in the source"
-    tags = harness.evaluate("[...document.querySelectorAll('.cg-tag-label')].map(e => e.textContent)")
+    tags = harness.evaluate(
+        "[...document.querySelectorAll('.cg-tag-label')].map(e => e.textContent)")
     assert "closest passage — not a match" in tags and "✓ verified" in tags
     cue = harness.locator(".cg-continues")
     assert cue.inner_text() == "continues on page 3 ↓"

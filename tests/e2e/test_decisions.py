@@ -1,0 +1,156 @@
+"""No decision by accident, in a real browser: approving with failing
+citations unopened asks first (and a second key press does not answer for
+the reviewer), a decision can be undone from its toast for a few seconds,
+the controls stay on screen on a long answer, and "failing only" hides the
+rest (remembered across reloads)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from reviewer.models import Answer, ReviewDecision
+from reviewer.selectors.reviews import FAILING_OUTCOMES
+from reviewer.services.answers import answer_submit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _open(page: Any, external_id: str) -> Answer:
+    answer = Answer.objects.get(external_id=external_id)
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/")
+    page.wait_for_selector("#decide-form")
+    return answer
+
+
+def _state(answer: Answer) -> str:
+    answer.refresh_from_db()
+    return answer.review_state
+
+
+def test_approving_with_unopened_failures_asks_for_confirmation(page: Any) -> None:
+    answer = _open(page, "demo-benefits-mixed")
+    dialog = page.locator("#confirm-approve")
+    assert page.locator("#opened-count").inner_text() == "Failing citations opened: 0 of 3"
+
+    page.keyboard.press("a")
+    assert dialog.is_visible()
+    assert page.locator("#confirm-approve li[data-citation]:visible").count() == 3
+    # A second press, or Enter, does not approve: Cancel has the focus.
+    page.keyboard.press("a")
+    page.keyboard.press("Enter")
+    assert not dialog.is_visible()
+    assert not ReviewDecision.objects.exists() and _state(answer) == "pending"
+
+    # Open one failure (n: the next failing sentence): two are left to confirm.
+    page.keyboard.press("n")
+    page.wait_for_selector("#sentence-panel .citation-list")
+    page.wait_for_function("document.querySelector('#opened-count').textContent"
+                           ".includes('1 of 3')")
+    page.click("#decide-form button[value=approve]")
+    assert dialog.is_visible()
+    assert page.locator("#confirm-approve li[data-citation]:visible").count() == 2
+    page.click("#confirm-approve [data-action=confirm]")
+    page.wait_for_selector("#decisions .review-state:has-text('Approved')")
+    assert "confirmed with 2 failing citations unopened" in page.locator("#decisions").inner_text()
+    assert page.locator("#review-state-now").inner_text() == "State: Approved"
+    decision = ReviewDecision.objects.get()
+    assert decision.decision == "approve" and len(decision.unopened_failures) == 2
+    assert page.locator("#toast").is_visible()
+    assert "with 2 failing citations unopened" in page.locator("#toast").inner_text()
+
+
+def test_with_every_failure_opened_approving_asks_nothing(page: Any) -> None:
+    answer = _open(page, "demo-benefits-mixed")
+    failing = answer.citations.filter(outcome__in=FAILING_OUTCOMES).count()
+    for _ in range(failing):
+        page.keyboard.press("n")
+        page.wait_for_timeout(150)
+    page.wait_for_function("document.querySelector('#opened-count').textContent"
+                           ".startsWith('All 3 failing citations opened')")
+    page.keyboard.press("a")
+    page.wait_for_selector("#decisions .review-state:has-text('Approved')")
+    assert not page.locator("#confirm-approve").is_visible()
+    assert ReviewDecision.objects.get().unopened_failures == []
+    # What was opened is remembered for the tab: a reload does not forget it.
+    page.reload()
+    assert page.locator("#opened-count").inner_text().startswith("All 3")
+
+
+def test_a_decision_can_be_undone_from_its_toast(page: Any) -> None:
+    answer = _open(page, "demo-benefits-vesting")  # passes: nothing to confirm
+    page.fill("#decision-note", "Vesting clause checked")
+    page.locator("#decision-note").blur()
+    page.keyboard.press("e")
+    page.wait_for_selector("#decisions .review-state:has-text('Escalated')")
+    toast = page.locator("#toast")
+    assert toast.is_visible() and "Escalated" in toast.inner_text()
+    assert page.locator("#decision-note").input_value() == ""  # ready for the next one
+    page.click("#toast button.undo")
+    page.wait_for_selector("#decisions .review-state:has-text('Pending')")
+    assert "back to pending" in toast.inner_text()
+    trail = page.locator("#decisions .trail").inner_text()
+    assert "Escalated by demo" in trail and "Undone: the escalated decision" in trail
+    assert _state(answer) == "pending"
+    undo = ReviewDecision.objects.get(decision="undo")
+    assert undo.undoes is not None and undo.undoes.note == "Vesting clause checked"
+
+
+def test_the_undo_toast_goes_when_its_window_closes_and_u_undoes_before(
+    page: Any, settings: Any
+) -> None:
+    settings.CITEGUARD = {**settings.CITEGUARD, "UNDO_SECONDS": 2}
+    answer = _open(page, "demo-benefits-vesting")
+    page.keyboard.press("a")
+    page.wait_for_selector("#toast:not([hidden]) button.undo")
+    page.keyboard.press("u")  # the key undoes while the toast shows
+    page.wait_for_selector("#decisions .review-state:has-text('Pending')")
+    page.keyboard.press("r")
+    page.wait_for_selector("#decisions .review-state:has-text('Rejected')")
+    assert page.locator("#toast .countdown").inner_text() in ("2 s", "1 s")
+    page.wait_for_selector("#toast", state="hidden", timeout=4_000)
+    page.keyboard.press("u")  # too late: nothing happens
+    page.wait_for_timeout(300)
+    assert _state(answer) == "rejected"
+    assert list(ReviewDecision.objects.values_list("decision", flat=True)) == [
+        "approve", "undo", "reject"]
+
+
+def test_a_high_stakes_answer_asks_for_a_note_in_the_form(page: Any) -> None:
+    _open(page, "demo-clinical")
+    page.keyboard.press("r")
+    error = page.locator("#decide-error")
+    assert "write a note first" in error.inner_text()
+    assert page.evaluate("document.activeElement.id") == "decision-note"
+    assert not ReviewDecision.objects.exists()
+
+
+def test_the_decision_controls_stay_on_screen_on_a_long_answer(page: Any) -> None:
+    source = " ".join(f"Clause {i} says the fee is {i} euros per month." for i in range(80))
+    text = " ".join(f'Clause {i} says "the fee is {i} euros per month" [S1].' for i in range(80))
+    text += ' Clause 3 says "the fee is 300 euros per month" [S1].'
+    answer = answer_submit(client=None, data={
+        "answer": text, "sources": [{"marker": "S1", "text": source}]}).answer
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/")
+    approve = page.locator("#decide-form button[value=approve]")
+
+    def on_screen() -> bool:
+        box = approve.bounding_box()
+        return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720
+
+    assert on_screen()
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight / 2)")
+    assert on_screen()
+    # Failing only: the 80 verified sentences go; the one altered quote stays.
+    page.keyboard.press("f")
+    assert page.locator("li.sentence:visible").count() == 1
+    assert "(80 hidden)" in page.locator(".failing-toggle").inner_text()
+    page.keyboard.press("j")
+    assert page.locator("li.sentence.selected").get_attribute("data-index") == "80"
+    page.reload()  # remembered
+    assert page.locator("#failing-only").is_checked()
+    assert page.locator("li.sentence:visible").count() == 1
+    page.keyboard.press("f")
+    assert page.locator("li.sentence:visible").count() == 81
