@@ -363,6 +363,7 @@ def _citation(
     markers: tuple[str, ...] | None = None,
     normalizations: tuple[str, ...] = (),
     score: float | None = None,
+    closest: _Found | None = None,
     pool: _Sources,
 ) -> Citation:
     label = found.label if found else marker
@@ -390,6 +391,10 @@ def _citation(
         document_end=(origin.document_offset + found.alignment.source_end
                       if found and origin is not None and in_document else None),
         superseded=origin.superseded if origin is not None else False,
+        closest_marker=closest.label if closest else None,
+        closest_start=closest.alignment.source_start if closest else None,
+        closest_end=closest.alignment.source_end if closest else None,
+        closest_score=closest.alignment.score if closest else None,
     )
 
 
@@ -786,6 +791,8 @@ def _check_quote(
         citations.append(_citation(
             outcome, valid[0] if valid else None, group, quote, elsewhere,
             markers=markers, message=message, normalizations=folds, pool=pool,
+            # The cited source's closest window, for a reviewer to compare.
+            closest=_closest(cited_best) if outcome == "wrong-source" else None,
         ))
         return citations
 
@@ -808,11 +815,20 @@ def _check_quote(
     else:
         citations.append(_citation(
             "quote-not-found", valid[0] if valid else None, group, quote, None,
-            markers=markers, score=best_score,
+            markers=markers, score=best_score, closest=_closest(cited_best),
             message=f"the quote does not appear in {_labels(valid or cited)} "
             f"(best similarity {best_score:.3f}, threshold {threshold:.3f})", pool=pool,
         ))
     return citations
+
+
+def _closest(found: _Found | None) -> _Found | None:
+    """The cited source's best window, to show as the closest passage: the
+    fuzzy path has already aligned it (with no cutoff), so this costs
+    nothing. An empty window says nothing."""
+    if found is None or found.alignment.source_end <= found.alignment.source_start:
+        return None
+    return found
 
 
 def _verbatim_elsewhere(
