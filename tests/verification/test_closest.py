@@ -171,3 +171,22 @@ def test_the_negation_after_a_quote() -> None:
 def test_no_context_for_other_differences() -> None:
     difference = Difference("replace", "two", "five", ("number",))
     assert negation_context("two years", 0, 9, difference) is None
+
+
+# --- reasons read as sentences ---------------------------------------------
+
+
+def test_reasons_are_sentences_in_the_badges_words() -> None:
+    answer = ('The plan says "hearing aids twice a year" [S1]. It says "hearing aids once '
+              'every three years" [S1]. Staff get "free parking" [S9]. Adults are screened '
+              'yearly.')
+    report = verify_answer(answer, {"S1": GUIDE, "S2": PLAN})
+    assert report.verdict == "fail"
+    assert report.reasons == (
+        "1 fabricated marker: it was not among the sources given to the model.",
+        "1 quote not found: it is not in the source it cites.",
+        "1 quote from the wrong source: it is in another source than the one it cites.",
+        "50% of the claims cite a source: coverage below the minimum of 100%.",
+    )
+    for reason in report.reasons:
+        assert reason[-1] == "." and "-" not in reason  # words, not codes
