@@ -190,3 +190,13 @@ def test_reasons_are_sentences_in_the_badges_words() -> None:
     )
     for reason in report.reasons:
         assert reason[-1] == "." and "-" not in reason  # words, not codes
+
+
+@pytest.mark.parametrize("answer", [
+    'It says *"two years of service"* [S1].',
+    'It says **"two years of service"** [S1].',
+    'It says _"two years of service"_ [S1].',
+])
+def test_a_quote_in_markdown_emphasis_is_a_quote(answer: str) -> None:
+    (citation,) = verify_answer(answer, {"S1": "Match vests after two years of service."}).citations
+    assert citation.outcome == "verified" and citation.quote == "two years of service"
