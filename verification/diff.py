@@ -154,7 +154,7 @@ def _folds(quote: str, source: str) -> list[str]:
     """The folds that made ``quote`` and ``source`` (equal once normalised)
     compare equal: those :func:`explain` finds on either side, when the two
     differ at all; case only when the capitals differ."""
-    if quote == " ".join(source.split()):
+    if quote == source:
         return []
     names = [*explain(source), *explain(quote)]
     if "case" in names and [c for c in quote if c.isupper()] == [c for c in source if c.isupper()]:

@@ -160,7 +160,8 @@ def _passage_context(citation: CitationVerdict, passage: Passage) -> dict[str, A
         diff = word_diff(citation.quote, source.text[start:end], skip=skip)
         names = list(diff.normalised)
         if passage.kind == "match":
-            names = [*citation.normalizations, *names]
+            # Repairs only the library can tell (a letter-spaced source).
+            names += [n for n in citation.normalizations if n == "letter-spacing"]
         context["diff"] = diff.runs if diff.changed else None
         context["normalised"] = _normalised_words(names)
     if passage.kind == "match":
