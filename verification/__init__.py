@@ -6,6 +6,7 @@ Framework-free: nothing here imports Django. Offsets are Python code points.
 
 from .config import DEFAULT_MARKER_PATTERNS, VerificationConfig
 from .coverage import is_claim
+from .diff import DiffRun, NegationContext, WordDiff, negation_context, word_diff
 from .markers import MarkerGroup, canonical_label, parse_markers
 from .matching import Alignment, Difference, align, compare
 from .normalize import NormalizedText, OffsetMap, explain, normalize
@@ -31,8 +32,10 @@ __all__ = [
     "SENTENCE_STATUSES",
     "Alignment",
     "Citation",
+    "DiffRun",
     "Difference",
     "MarkerGroup",
+    "NegationContext",
     "NormalizedText",
     "OffsetMap",
     "Outcome",
@@ -44,14 +47,17 @@ __all__ = [
     "Source",
     "Verdict",
     "VerificationConfig",
+    "WordDiff",
     "align",
     "canonical_label",
     "compare",
     "explain",
     "is_claim",
+    "negation_context",
     "normalize",
     "parse_markers",
     "parse_quotes",
     "split_sentences",
     "verify_answer",
+    "word_diff",
 ]

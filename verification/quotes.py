@@ -9,7 +9,8 @@ mark (``"a “b" c”`` quotes ``b" c``), nor across a block, whose marks are it
 own text. An unclosed mark is text, and the pairs inside it stand alone.
 
 A straight mark opens after a space, a bracket or a dash, never before a space
-(``he said " …``), and closes before a space, punctuation or the end; a mark
+(``he said " …``), and closes before a space, punctuation or the end; Markdown
+emphasis around it (``*"…"*``, ``**"…"**``, ``_"…"_``) counts as a space. A mark
 that could do either closes an open straight pair. Single quotes are never
 delimiters: they are apostrophes far more often.
 """
@@ -32,8 +33,8 @@ _BLOCK = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _MARK = re.compile('["\u201c\u201d]')
-_OPEN_BEFORE = frozenset(" \t\n\r([{\u2014\u2013-:/")
-_CLOSE_AFTER = frozenset(" \t\n\r)]}[.,;:!?\u2014\u2013-\u3010")
+_OPEN_BEFORE = frozenset(" \t\n\r([{\u2014\u2013-:/*_")
+_CLOSE_AFTER = frozenset(" \t\n\r)]}[.,;:!?\u2014\u2013-\u3010*_")
 _MIN_QUOTE_CHARS = 2
 
 

@@ -3,7 +3,8 @@
 Offsets are Python code-point indices: ``start``/``end``/``quote_start``/
 ``quote_end``/``marker_start``/``marker_end`` index the answer text;
 ``chunk_start``/``chunk_end`` index the original text of the source named by
-``source_marker``. JavaScript strings count UTF-16 units, so a browser must
+``source_marker``; ``closest_start``/``closest_end`` the original text of the
+source named by ``closest_marker``. JavaScript strings count UTF-16 units, so a browser must
 convert (or, better, be sent page rectangles instead).
 """
 
@@ -98,6 +99,14 @@ class Citation:
     document_start: int | None = None
     document_end: int | None = None
     superseded: bool = False
+    # Set for ``quote-not-found`` and for the cited source of ``wrong-source``:
+    # the cited source's window that comes closest to the quote (a range of
+    # that source's original text, like ``chunk_*``) and its similarity. Not a
+    # match: ``chunk_*`` still say where the quote is, if anywhere.
+    closest_marker: str | None = None
+    closest_start: int | None = None
+    closest_end: int | None = None
+    closest_score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         # Written out rather than dataclasses.asdict, whose deep copy is slow;
@@ -126,6 +135,11 @@ class Citation:
             "document_start": self.document_start,
             "document_end": self.document_end,
             "superseded": self.superseded,
+            "closest_marker": self.closest_marker,
+            "closest_start": self.closest_start,
+            "closest_end": self.closest_end,
+            "closest_score": (round(self.closest_score, 4)
+                              if self.closest_score is not None else None),
         }
 
 

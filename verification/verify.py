@@ -52,7 +52,7 @@ from .report import (
 )
 from .sentences import split_sentences
 
-__all__ = ["Source", "verify_answer"]
+__all__ = ["Source", "coverage_sentence", "reason_sentence", "verify_answer"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,6 +363,7 @@ def _citation(
     markers: tuple[str, ...] | None = None,
     normalizations: tuple[str, ...] = (),
     score: float | None = None,
+    closest: _Found | None = None,
     pool: _Sources,
 ) -> Citation:
     label = found.label if found else marker
@@ -390,6 +391,10 @@ def _citation(
         document_end=(origin.document_offset + found.alignment.source_end
                       if found and origin is not None and in_document else None),
         superseded=origin.superseded if origin is not None else False,
+        closest_marker=closest.label if closest else None,
+        closest_start=closest.alignment.source_start if closest else None,
+        closest_end=closest.alignment.source_end if closest else None,
+        closest_score=closest.alignment.score if closest else None,
     )
 
 
@@ -786,6 +791,8 @@ def _check_quote(
         citations.append(_citation(
             outcome, valid[0] if valid else None, group, quote, elsewhere,
             markers=markers, message=message, normalizations=folds, pool=pool,
+            # The cited source's closest window, for a reviewer to compare.
+            closest=_closest(cited_best) if outcome == "wrong-source" else None,
         ))
         return citations
 
@@ -808,11 +815,20 @@ def _check_quote(
     else:
         citations.append(_citation(
             "quote-not-found", valid[0] if valid else None, group, quote, None,
-            markers=markers, score=best_score,
+            markers=markers, score=best_score, closest=_closest(cited_best),
             message=f"the quote does not appear in {_labels(valid or cited)} "
             f"(best similarity {best_score:.3f}, threshold {threshold:.3f})", pool=pool,
         ))
     return citations
+
+
+def _closest(found: _Found | None) -> _Found | None:
+    """The cited source's best window, to show as the closest passage: the
+    fuzzy path has already aligned it (with no cutoff), so this costs
+    nothing. An empty window says nothing."""
+    if found is None or found.alignment.source_end <= found.alignment.source_start:
+        return None
+    return found
 
 
 def _verbatim_elsewhere(
@@ -910,23 +926,59 @@ def _sentence_status(
     return "uncited-claim" if claim else "no-claim"
 
 
+#: Each failing outcome as a sentence: (one citation, several citations).
+_REASON_SENTENCES: Mapping[str, tuple[str, str]] = MappingProxyType({
+    "fabricated-marker": (
+        "1 fabricated marker: it was not among the sources given to the model.",
+        "{n} fabricated markers: they were not among the sources given to the model."),
+    "quote-altered": (
+        "1 quote altered: it changes the meaning of the source it cites.",
+        "{n} quotes altered: they change the meaning of the sources they cite."),
+    "quote-not-found": (
+        "1 quote not found: it is not in the source it cites.",
+        "{n} quotes not found: they are not in the sources they cite."),
+    "wrong-source": (
+        "1 quote from the wrong source: it is in another source than the one it cites.",
+        "{n} quotes from the wrong source: they are in other sources than the ones "
+        "they cite."),
+    "unattributed-quote": (
+        "1 quote without marker: nothing says which source it comes from.",
+        "{n} quotes without marker: nothing says which sources they come from."),
+    "superseded": (
+        "1 citation into a superseded document: provenance, but not the current version.",
+        "{n} citations into a superseded document: provenance, but not the current "
+        "version."),
+    "unquoted": (
+        "1 citation with no quote, on a surface that requires quotes.",
+        "{n} citations with no quote, on a surface that requires quotes."),
+})
+
+
+def reason_sentence(outcome: str, count: int) -> str:
+    """Why an answer is flagged, as a sentence: ``count`` citations with
+    ``outcome`` (a failing outcome, ``superseded``, or ``unquoted`` on a
+    surface that requires quotes)."""
+    one, several = _REASON_SENTENCES[outcome]
+    return one if count == 1 else several.format(n=count)
+
+
+def coverage_sentence(coverage: float, minimum: float) -> str:
+    """Coverage below the surface's minimum, as a sentence."""
+    return (f"{coverage:.0%} of the claims cite a source: coverage below the minimum "
+            f"of {minimum:.0%}.")
+
+
 def _verdict(
     counts: Mapping[str, int], coverage: float, config: VerificationConfig
 ) -> tuple[Verdict, tuple[str, ...]]:
     reasons: list[str] = []
-    if counts["fabricated-marker"]:
-        reasons.append(f"{counts['fabricated-marker']} fabricated marker(s)")
-    for outcome in REVIEW_OUTCOMES:
+    for outcome in ("fabricated-marker", *REVIEW_OUTCOMES, "superseded"):
         if counts[outcome]:
-            reasons.append(f"{counts[outcome]} {outcome}")
-    if counts["superseded"]:
-        reasons.append(f"{counts['superseded']} citation(s) into a superseded document: "
-                       "provenance, but not the current version")
+            reasons.append(reason_sentence(outcome, counts[outcome]))
     if coverage < config.min_coverage:
-        reasons.append(f"coverage {coverage:.2f} below {config.min_coverage:.2f}")
+        reasons.append(coverage_sentence(coverage, config.min_coverage))
     if config.require_quotes and counts["unquoted"]:
-        reasons.append(f"{counts['unquoted']} citation(s) without a quote on a surface "
-                       "that requires quotes")
+        reasons.append(reason_sentence("unquoted", counts["unquoted"]))
     if counts["fabricated-marker"]:
         return "fail", tuple(reasons)
     return ("flag" if reasons else "pass"), tuple(reasons)

@@ -209,6 +209,14 @@ class CitationVerdict(models.Model):
     document_end = models.PositiveIntegerField(null=True, blank=True)
     pages = models.JSONField(default=list)
     superseded = models.BooleanField(default=False)
+    # quote-not-found, and the cited source of wrong-source: the cited
+    # source's closest window (a range of that AnswerSource's text, not a
+    # match), its similarity, and its page rectangles when it is a PDF.
+    closest_marker = models.CharField(max_length=20, blank=True)
+    closest_start = models.PositiveIntegerField(null=True, blank=True)
+    closest_end = models.PositiveIntegerField(null=True, blank=True)
+    closest_score = models.FloatField(null=True, blank=True)
+    closest_pages = models.JSONField(default=list)
 
     class Meta:
         ordering = ["answer", "position"]

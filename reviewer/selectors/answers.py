@@ -21,11 +21,12 @@ CITATION_KEYS = (
     "outcome", "marker", "markers", "marker_start", "marker_end", "quote", "quote_start",
     "quote_end", "score", "source_marker", "chunk_start", "chunk_end", "message",
     "normalizations", "differences", "document", "document_start", "document_end",
-    "superseded", "pages",
+    "superseded", "pages", "closest_marker", "closest_start", "closest_end", "closest_score",
+    "closest_pages",
 )
 CITATION_COLUMNS = {key: "document_id" if key == "document" else key for key in CITATION_KEYS}
 # Optional text columns store "" for nothing, which the report says as null.
-STORED_AS_EMPTY = frozenset(("marker", "quote", "source_marker"))
+STORED_AS_EMPTY = frozenset(("marker", "quote", "source_marker", "closest_marker"))
 
 
 def _stored_sentences(answer_id: int) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from reviewer.models import (
     AnswerSource,
     ApiClient,
     CitationVerdict,
+    Document,
     SentenceVerdict,
     Surface,
 )
@@ -26,6 +27,7 @@ from reviewer.selectors.answers import (
     STORED_AS_EMPTY,
     answer_result,
 )
+from reviewer.selectors.documents import document_locate
 from reviewer.services.rows import insert_rows
 from reviewer.verifying import (
     SourceResolutionError,
@@ -33,7 +35,7 @@ from reviewer.verifying import (
     report_dict,
     resolve_sources,
 )
-from verification import VerificationConfig, verify_answer
+from verification import Source, VerificationConfig, canonical_label, verify_answer
 from verification.formats import FormatError, convert
 from verification.payload import AnswerPayload, PayloadError, parse_answer_payload
 from verification.policy import apply_policy
@@ -117,6 +119,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     outcome = apply_policy(report, payload.answer, policy=surface.policy,  # type: ignore[arg-type]
                            min_coverage=surface.min_coverage)
     data_report = report_dict(report)
+    _add_closest_pages(data_report, sources)
     notes = list(native.get("notes", [])) if isinstance(native, dict) else []
     try:
         with transaction.atomic():
@@ -163,6 +166,29 @@ def _replayed(stored: Answer, digest: str) -> SubmitResult:
             f"(stored as answer {stored.pk}). Send the same body again to get its result, or "
             "use a new id for a new answer.", status=409)
     return SubmitResult(stored, created=False, result=answer_result(stored))
+
+
+def _add_closest_pages(report: dict[str, Any], sources: list[Source]) -> None:
+    """Page rectangles of each citation's closest passage (``closest_pages``),
+    when its source is a range of an ingested PDF: located once, at
+    submission, like ``pages``, so the review page can highlight it."""
+    by_label = {canonical_label(source.marker): source for source in sources}
+    citations = [c for s in report["sentences"] for c in s["citations"]]
+    wanted: list[tuple[dict[str, Any], Source]] = []
+    for citation in citations:
+        citation["closest_pages"] = []
+        source = by_label.get(citation["closest_marker"] or "")
+        if source is not None and source.document is not None:
+            wanted.append((citation, source))
+    if not wanted:
+        return
+    documents = Document.objects.defer("text").in_bulk({s.document for _, s in wanted})
+    for citation, source in wanted:
+        document = documents.get(source.document)  # type: ignore[call-overload]
+        if document is not None:
+            citation["closest_pages"] = document_locate(
+                document, source.document_offset + citation["closest_start"],
+                source.document_offset + citation["closest_end"])
 
 
 _SENTENCE_KEYS = ("index", "start", "end", "text", "claim", "status")

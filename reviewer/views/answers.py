@@ -3,7 +3,8 @@ panel loaded with htmx, the PDF viewer told what to highlight, decisions."""
 
 from __future__ import annotations
 
-import difflib
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -15,12 +16,22 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
-from reviewer.models import Answer, CitationVerdict, Document, ReviewDecision, SentenceVerdict
+from reviewer.models import (
+    Answer,
+    AnswerSource,
+    CitationVerdict,
+    Document,
+    ReviewDecision,
+    SentenceVerdict,
+)
 from reviewer.selectors.answers import answer_get_for_review, answer_list
 from reviewer.selectors.documents import pdf_highlight
 from reviewer.selectors.reviews import review_safety, review_served, review_trail, undo_seconds
 from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
+from reviewer.views.answer_text import render_sentence
 from reviewer.views.base import HtmxHttpRequest
+from verification import Difference, canonical_label, negation_context, word_diff
+from verification.verify import coverage_sentence, reason_sentence
 
 FAILING = {"fabricated-marker", "quote-altered", "quote-not-found", "wrong-source",
            "unattributed-quote", "uncited-claim"}
@@ -66,20 +77,106 @@ def _segments(sentence: SentenceVerdict, answer_text: str) -> list[dict[str, Any
     return segments
 
 
-def _word_diff(quote: str, source: str) -> list[dict[str, str]]:
-    """A readable word diff: equal, deleted (source only) and inserted (quote only) runs."""
-    quote_words, source_words = quote.split(), source.split()
-    matcher = difflib.SequenceMatcher(None, source_words, quote_words, autojunk=False)
-    runs: list[dict[str, str]] = []
-    for tag, s0, s1, q0, q1 in matcher.get_opcodes():
-        if tag == "equal":
-            runs.append({"op": "equal", "text": " ".join(source_words[s0:s1])})
-            continue
-        if s1 > s0:
-            runs.append({"op": "delete", "text": " ".join(source_words[s0:s1])})
-        if q1 > q0:
-            runs.append({"op": "insert", "text": " ".join(quote_words[q0:q1])})
-    return runs
+#: What normalisation (and the library's named repairs) accounted for, in words.
+NORMALISED_WORDS = {
+    "case": "capitals",
+    "whitespace": "line breaks and spaces",
+    "line-break-hyphenation": "hyphenation at line ends",
+    "ligature": "ligatures (ﬁ, ﬂ)",
+    "smart-quotes": "curly quotes",
+    "dashes": "dashes",
+    "soft-hyphen-or-zero-width": "soft hyphens and invisible characters",
+    "accents-or-compatibility-forms": "accents and compatibility forms",
+    "letter-spacing": "letter-spaced text",
+    "spacing": "spaces placed by extraction",
+    "footnote-marker": "a footnote number left out",
+    "page-furniture": "running headers and page numbers",
+}
+
+#: The highlight groups' outcomes and their labels (the viewer's contract).
+GROUP_LABELS = {
+    "verified": "verified",
+    "verified-fuzzy": "verified (fuzzy)",
+    "quote-altered": "quote altered",
+    "closest": "closest passage — not a match",
+}
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A stretch of an injected source to show: the match, where the quote
+    really is, or the closest passage when there is no match."""
+
+    kind: str  # "match" or "closest"
+    source: AnswerSource
+    start: int
+    end: int
+    score: float | None
+    pages: list[Any]
+
+
+def _sources(answer: Answer) -> dict[str, AnswerSource]:
+    return {canonical_label(s.marker): s for s in answer.sources.all()}
+
+
+def _passages(citation: CitationVerdict, sources: dict[str, AnswerSource]) -> list[Passage]:
+    passages = []
+    matched = sources.get(citation.source_marker) if citation.source_marker else None
+    if matched is not None and citation.chunk_start is not None and citation.chunk_end is not None:
+        passages.append(Passage("match", matched, citation.chunk_start, citation.chunk_end,
+                                citation.score, citation.pages))
+    closest = sources.get(citation.closest_marker) if citation.closest_marker else None
+    if (closest is not None and citation.closest_start is not None
+            and citation.closest_end is not None):
+        passages.append(Passage("closest", closest, citation.closest_start, citation.closest_end,
+                                citation.closest_score, citation.closest_pages))
+    return passages
+
+
+def _furniture_inside(source: AnswerSource, start: int, end: int) -> bool:
+    return any(s < end and e > start for s, e in source.furniture)
+
+
+def _normalised_words(names: Any) -> list[str]:
+    return [NORMALISED_WORDS.get(name, name.replace("-", " ")) for name in dict.fromkeys(names)]
+
+
+def _passage_context(citation: CitationVerdict, passage: Passage) -> dict[str, Any]:
+    source, start, end = passage.source, passage.start, passage.end
+    before_start = max(0, start - 200)
+    after_end = min(len(source.text), end + 200)
+    context: dict[str, Any] = {
+        "kind": passage.kind, "source": source, "score": passage.score,
+        "has_pdf": bool(passage.pages) and source.document_id is not None,
+        "excerpt": {
+            "before": _runs(source, before_start, start, lead="…" if before_start else ""),
+            "match": _runs(source, start, end),
+            "after": _runs(source, end, after_end,
+                           trail="…" if after_end < len(source.text) else ""),
+        },
+        "interrupted": _furniture_inside(source, start, end),
+    }
+    if citation.quote:
+        skip = [(max(s, start) - start, min(e, end) - start)
+                for s, e in source.furniture if s < end and e > start]
+        diff = word_diff(citation.quote, source.text[start:end], skip=skip)
+        names = list(diff.normalised)
+        if passage.kind == "match":
+            # Repairs only the library can tell (a letter-spaced source).
+            names += [n for n in citation.normalizations if n == "letter-spacing"]
+        context["diff"] = diff.runs if diff.changed else None
+        context["normalised"] = _normalised_words(names)
+    if passage.kind == "match":
+        context["negations"] = [
+            c for c in (
+                negation_context(source.text, start, end, Difference(
+                    d["op"], d["source"], d["quote"], tuple(d["reasons"]), d.get("repair", "")))
+                for d in citation.differences if d["op"] in ("omit-before", "omit-after"))
+            if c is not None
+        ]
+        context["match_text"] = " ".join(
+            "".join(r["text"] for r in context["excerpt"]["match"] if not r["furniture"]).split())
+    return context
 
 
 def _panel_context(answer: Answer, sentence: SentenceVerdict,
@@ -87,23 +184,8 @@ def _panel_context(answer: Answer, sentence: SentenceVerdict,
     context: dict[str, Any] = {"answer": answer, "sentence": sentence, "citation": citation}
     if citation is None:
         return context
-    sources = {s.marker: s for s in answer.sources.all()}
-    source = sources.get(citation.source_marker) if citation.source_marker else None
-    if source is not None and citation.chunk_start is not None and citation.chunk_end is not None:
-        start, end = citation.chunk_start, citation.chunk_end
-        before_start = max(0, start - 200)
-        after_end = min(len(source.text), end + 200)
-        context["source"] = source
-        context["excerpt"] = {
-            "before": _runs(source, before_start, start, lead="…" if before_start else ""),
-            "match": _runs(source, start, end),
-            "after": _runs(source, end, after_end,
-                           trail="…" if after_end < len(source.text) else ""),
-        }
-        if citation.outcome in ("verified-fuzzy", "quote-altered") and citation.quote:
-            matched = "".join(run["text"] for run in context["excerpt"]["match"]
-                              if not run["furniture"])
-            context["diff"] = _word_diff(citation.quote, matched)
+    context["passages"] = [_passage_context(citation, p)
+                           for p in _passages(citation, _sources(answer))]
     return context
 
 
@@ -128,18 +210,53 @@ def _runs(source: Any, start: int, end: int, *, lead: str = "", trail: str = ""
     return runs
 
 
-def _highlight_event(citation: CitationVerdict | None) -> dict[str, Any]:
-    if citation is None or citation.document_id is None or not citation.pages:
-        return {"url": None, "pages": []}
-    document = Document.objects.defer("text").filter(pk=citation.document_id).first()
-    if document is None or not document.file:
-        return {"url": None, "pages": []}
-    return {
-        "url": reverse("reviewer:document-file", args=[document.pk]),
-        "document": document.pk,
-        "title": document.title,
-        "pages": pdf_highlight(document, citation.pages),
-    }
+def _group_outcome(citation: CitationVerdict, passage: Passage) -> str:
+    if passage.kind == "closest":
+        return "closest"
+    if citation.outcome in ("verified", "verified-fuzzy", "quote-altered"):
+        return citation.outcome
+    # Where the quote really is (wrong source, fabricated marker, no marker).
+    if any(d["reasons"] for d in citation.differences):
+        return "quote-altered"
+    return "verified" if passage.score is not None and passage.score >= 1.0 else "verified-fuzzy"
+
+
+def _highlight_event(answer: Answer, citation: CitationVerdict | None,
+                     passage: str = "") -> dict[str, Any]:
+    """What the viewer is told to show: ``groups``, one per passage with
+    page rectangles (the one asked for first), each with its outcome, label,
+    PDF and pages; the first group's ``url``, ``document``, ``title`` and
+    ``pages`` also at the top level, as before groups existed."""
+    empty: dict[str, Any] = {"url": None, "pages": [], "groups": []}
+    if citation is None:
+        return empty
+    passages = [p for p in _passages(citation, _sources(answer))
+                if p.pages and p.source.document_id is not None]
+    passages.sort(key=lambda p: p.kind != passage)  # stable: the asked-for one first
+    documents = Document.objects.defer("text").in_bulk(
+        {p.source.document_id for p in passages})
+    groups = []
+    for item in passages:
+        document = documents.get(item.source.document_id)
+        if document is None or not document.file:
+            continue
+        outcome = _group_outcome(citation, item)
+        label = GROUP_LABELS[outcome]
+        if item.kind == "match" and citation.outcome in (
+                "wrong-source", "fabricated-marker", "unattributed-quote"):
+            label = f"where the quote is: [{item.source.marker}]"
+        groups.append({
+            "outcome": outcome, "label": label, "passage": item.kind,
+            "marker": item.source.marker,
+            "url": reverse("reviewer:document-file", args=[document.pk]),
+            "document": document.pk, "title": document.title,
+            "pages": pdf_highlight(document, item.pages),
+        })
+    if not groups:
+        return empty
+    first = groups[0]
+    return {"url": first["url"], "document": first["document"], "title": first["title"],
+            "pages": first["pages"], "groups": groups}
 
 
 def _pick(answer: Answer, request: HtmxHttpRequest
@@ -158,6 +275,27 @@ def _pick(answer: Answer, request: HtmxHttpRequest
     return None, None
 
 
+_LEGACY_OUTCOME = re.compile(r"^(\d+) ([a-z -]+?)(?:\(s\))?$")
+_LEGACY_COVERAGE = re.compile(r"^coverage (\d+(?:\.\d+)?) below (\d+(?:\.\d+)?)$")
+
+
+def _reason_words(reason: str) -> str:
+    """A stored reason as a sentence. Answers verified before reasons were
+    written as sentences stored codes ("2 quote-not-found"); say those in
+    words too."""
+    match = _LEGACY_OUTCOME.match(reason)
+    if match is not None:
+        outcome = match.group(2).replace("fabricated marker", "fabricated-marker")
+        try:
+            return reason_sentence(outcome, int(match.group(1)))
+        except KeyError:
+            return reason
+    match = _LEGACY_COVERAGE.match(reason)
+    if match is not None:
+        return coverage_sentence(float(match.group(1)), float(match.group(2)))
+    return reason
+
+
 @require_GET
 @login_required
 def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
@@ -166,19 +304,24 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     except Answer.DoesNotExist:
         raise Http404("No such answer") from None
     sentence, citation = _pick(answer, request)
+    passage = request.GET.get("passage", "")
     if request.htmx and sentence is not None:
         response = render(request, "reviewer/review.html#sentence-panel",
                           _panel_context(answer, sentence, citation))
-        return trigger_client_event(response, "highlight", _highlight_event(citation))
-    sentences = [
-        {"row": s, "segments": _segments(s, answer.text), "failing": s.status in FAILING}
-        for s in answer.sentences.all()
-    ]
+        return trigger_client_event(response, "highlight",
+                                    _highlight_event(answer, citation, passage))
+    sentences = []
+    for row in answer.sentences.all():
+        rendered = render_sentence(answer.text, row.start, _segments(row, answer.text))
+        sentences.append({"row": row, "html": rendered.html, "block": rendered.block,
+                          "number": rendered.number, "paragraph": rendered.paragraph,
+                          "failing": row.status in FAILING})
     counts = [(outcome, count) for outcome, count in answer.counts.items() if count]
     context = {
         "answer": answer, "sentences": sentences, "counts": counts,
+        "reasons": [_reason_words(reason) for reason in answer.reasons],
         "decisions": answer.decisions.all(), "decision_choices": ReviewDecision.Decision.choices,
-        "highlight": _highlight_event(citation) if citation else None,
+        "highlight": _highlight_event(answer, citation, passage) if citation else None,
     }
     context.update({"trail": review_trail(answer), "served": review_served(answer),
                     "safety": review_safety(answer, shown=citation)})

@@ -481,7 +481,8 @@ def test_a_citation_of_a_file_no_search_returned_is_a_fabricated_marker() -> Non
     fabricated = [c for c in report.citations if c.outcome == "fabricated-marker"]
     assert [c.marker for c in fabricated] == ["S3"]
     assert report.verdict == "fail"
-    assert report.reasons[0] == "1 fabricated marker(s)"
+    assert report.reasons[0] == (
+        "1 fabricated marker: it was not among the sources given to the model.")
 
 
 def test_openai_notes_say_quotes_were_unavailable() -> None:
