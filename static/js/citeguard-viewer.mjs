@@ -426,7 +426,9 @@ export class CiteViewer {
    * Open and highlight what a server `highlight` event carries: {url, title?,
    * pages?: page entries, groups?: groups, outcome?, label?} (see the top of
    * this file). `groups` wins over `pages`; `outcome`/`label` are the defaults
-   * for entries without their own.
+   * for entries without their own. A group with a `url` of its own is drawn
+   * only when that is the document opened: the two passages of a wrong-source
+   * citation can lie in different PDFs.
    */
   async show(detail) {
     const { url, title, pages, groups, outcome, label } = detail ?? {};
@@ -434,7 +436,10 @@ export class CiteViewer {
     if (url) {
       await this.open(url);
     }
-    return this.highlight(groups ?? pages ?? [], { outcome: outcome ?? detail?.kind, label });
+    const here = url ? new URL(url, document.baseURI).href : this.#url;
+    const drawn = groups?.filter(
+      (group) => !group.url || new URL(group.url, document.baseURI).href === here);
+    return this.highlight(drawn ?? pages ?? [], { outcome: outcome ?? detail?.kind, label });
   }
 
   /**

@@ -115,11 +115,13 @@ document.querySelector("ol.sentences")?.addEventListener("click", (event) => {
   if (li) select(sentences.indexOf(li));
 });
 
-// Keep the matched span of a newly loaded panel in view inside its excerpt box.
+// Keep the matched span (or the closest passage) of a newly loaded panel in
+// view inside each excerpt box.
 document.body.addEventListener("htmx:afterSwap", (event) => {
-  const excerpt = event.target.querySelector?.(".excerpt");
-  const match = excerpt?.querySelector("mark.match");
-  if (excerpt && match) excerpt.scrollTop = Math.max(0, match.offsetTop - excerpt.offsetTop - 24);
+  for (const excerpt of event.target.querySelectorAll?.(".excerpt") ?? []) {
+    const match = excerpt.querySelector("mark.match, mark.closest");
+    if (match) excerpt.scrollTop = Math.max(0, match.offsetTop - excerpt.offsetTop - 24);
+  }
 });
 
 // ---- No decision by accident -------------------------------------------
