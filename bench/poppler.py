@@ -123,10 +123,18 @@ def read_manifest(folder: Path) -> dict[str, dict[str, str]]:
 
 
 def expected_status(row: dict[str, str]) -> str:
-    """What the manifest's columns say extract_pdf should answer."""
-    if row.get("encrypted", "").strip().lower().startswith("yes"):
+    """What the manifest's columns say extract_pdf should answer.
+
+    An owner password alone ("empty user password") restricts copying but
+    opens without a password, so the file reads as ok. A file the manifest
+    says MuPDF only *repairs* (truncated: no trailer, pages lost) is refused
+    as corrupt: citing from part of a document is not safe.
+    """
+    encrypted = row.get("encrypted", "").strip().lower()
+    if encrypted.startswith("yes") and "empty user password" not in encrypted:
         return "encrypted"
-    if row.get("opens_in_pymupdf_2.0", "").strip().lower().startswith("no"):
+    opens = row.get("opens_in_pymupdf_2.0", "").strip().lower()
+    if opens.startswith("no") or "repaired" in opens:
         return "corrupt"
     if row.get("text_layer", "").strip().lower().startswith("no"):
         return "no-text"
