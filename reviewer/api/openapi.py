@@ -261,6 +261,21 @@ SPEC: dict[str, Any] = {
                     "rects": {"type": "array", "items": {"type": "array",
                                                          "items": {"type": "number"}}}}}},
                 "superseded": {"type": "boolean"}, "message": {"type": "string"},
+                "closest_marker": {"type": ["string", "null"], "description": (
+                    "quote-not-found and wrong-source: the cited source whose window comes "
+                    "closest to the quote (not a match); null otherwise")},
+                "closest_start": {"type": ["integer", "null"], "description": (
+                    "start of the closest passage in the text of closest_marker's source")},
+                "closest_end": {"type": ["integer", "null"]},
+                "closest_score": {"type": ["number", "null"], "description": (
+                    "the closest passage's similarity, below the threshold")},
+                "closest_pages": {"type": "array", "description": (
+                    "page rectangles (PDF user space) of the closest passage when its source "
+                    "is an ingested PDF; empty otherwise"),
+                    "items": {"type": "object", "properties": {
+                        "page": {"type": "integer"},
+                        "rects": {"type": "array", "items": {"type": "array",
+                                                             "items": {"type": "number"}}}}}},
                 "normalizations": {"type": "array", "items": {"type": "string"}},
                 "differences": {"type": "array", "items": {"type": "object"}},
             }},

@@ -122,7 +122,27 @@ document.body.addEventListener("htmx:afterSwap", (event) => {
     const match = excerpt.querySelector("mark.match, mark.closest");
     if (match) excerpt.scrollTop = Math.max(0, match.offsetTop - excerpt.offsetTop - 24);
   }
+  if (event.target.id === "sentence-panel") revealEvidence(event.target);
 });
+
+// In a short panel (the split gives the viewer most of the height), scroll
+// the panel just enough that the evidence of a failure — the source's words
+// around a negation, the word diff, the closest passage — is in view, not
+// only the panel's title and citation list.
+function revealEvidence(panel) {
+  if (panel.scrollHeight <= panel.clientHeight) return;
+  const section = [...panel.querySelectorAll(".passage")].find((passage) =>
+    passage.matches(".passage-closest") || passage.querySelector(".diff, .negation-context"));
+  const target = [...(section?.querySelectorAll("h3, .negation-context, .diff") ?? [])].at(-1);
+  if (!target) return;
+  const box = panel.getBoundingClientRect();
+  const overflow = target.getBoundingClientRect().bottom - box.bottom + 10;
+  // Never past the section's own top: its title says what the passage is.
+  const room = section.getBoundingClientRect().top - box.top - 4;
+  if (overflow > 0) panel.scrollTop += Math.max(0, Math.min(overflow, room));
+}
+const initialPanel = document.getElementById("sentence-panel");
+if (initialPanel) revealEvidence(initialPanel);
 
 // ---- No decision by accident -------------------------------------------
 // Which failing citations the reviewer has opened (this tab, this answer),

@@ -148,21 +148,82 @@ def test_hostile_html_in_an_answer_renders_inert(page: Any) -> None:
     assert page.locator("li.sentence script").count() == 0
 
 
+SCREENSHOT_SIZE = {"width": 1280, "height": 720}
+
+
+def _scanned_answer(folder: Any) -> tuple[Answer, CitationVerdict]:
+    """A scanned PDF (each page a picture under an invisible OCR layer; page 3
+    a CCITT fax picture) ingested, and an answer quoting its fax page."""
+    from reviewer.services.answers import answer_submit
+    from reviewer.services.documents import document_ingest, document_upload
+    from tests.browser.pdfs import build_scanned, scan_target_text
+
+    path = folder / "scanned-lease.pdf"
+    build_scanned(path)
+    uploaded = document_upload(data=path.read_bytes(), filename="scanned-lease.pdf",
+                               title="Scanned lease (fax, OCR layer)")
+    document = document_ingest(document_id=uploaded.document.pk)
+    assert document.status == "ready", document.error
+    quote = scan_target_text("ccitt").rstrip(".")
+    submitted = answer_submit(client=None, data={
+        "id": "screenshot-scanned", "surface": "legal-review",
+        "question": "How must notice be given under the lease?",
+        "answer": f'The lease says: "{quote}" [S1].',
+        "sources": [{"marker": "S1", "document": document.pk}]})
+    citation = CitationVerdict.objects.get(answer=submitted.answer)
+    assert citation.outcome == "verified" and [p["page"] for p in citation.pages] == [3]
+    return submitted.answer, citation
+
+
+def _shoot(page: Any, folder: str, name: str) -> None:
+    page.wait_for_timeout(400)
+    page.screenshot(path=f"{folder}/{name}")
+
+
 def test_review_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
-    """Keeps the README's screenshots reproducible: CITEGUARD_SCREENSHOTS=docs
-    writes them there (bin/screenshots); otherwise they go to a temp folder."""
+    """Keeps the README's screenshots reproducible, at 1280x720:
+    CITEGUARD_SCREENSHOTS=docs writes them there (bin/screenshots); otherwise
+    they go to a temp folder."""
     folder = os.environ.get("CITEGUARD_SCREENSHOTS") or str(tmp_path)
-    page.set_viewport_size({"width": 1600, "height": 1000})
-    shots = [("demo-benefits-mixed", "ten unused", "review-altered.png"),
+    page.set_viewport_size(SCREENSHOT_SIZE)
+    shots = [("demo-benefits-mixed", "Dental cover", "review-altered.png"),
              ("demo-benefits-vesting", "Up to five", "review-page-break.png")]
     for external_id, quote, name in shots:
         answer = _answer(external_id)
         citation = CitationVerdict.objects.get(answer=answer, quote__contains=quote)
         _open_sentence(page, answer, citation)
-        page.wait_for_timeout(400)
-        page.screenshot(path=f"{folder}/{name}")
-    assert page.locator("#sentence-panel .citation-list").count() == 1
-    assert os.path.getsize(f"{folder}/review-page-break.png") > 10_000
+        _shoot(page, folder, name)
+
+    # A quote not found: its closest passage in the panel and in the PDF.
+    answer = _answer("demo-contract")
+    citation = CitationVerdict.objects.get(answer=answer, outcome="quote-not-found")
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/")
+    page.click(f"#sentence-{citation.sentence.index} a.marker")
+    page.wait_for_selector("#sentence-panel .passage-closest")
+    page.wait_for_function("document.querySelectorAll('#pdf-viewer .cg-outcome-closest')"
+                           ".length > 0")
+    _shoot(page, folder, "review-closest.png")
+
+    # A scanned page: the picture rendered, the highlight on its printed line.
+    answer, citation = _scanned_answer(tmp_path)
+    _open_sentence(page, answer, citation)
+    page.wait_for_function("document.querySelector('#pdf-viewer').dataset.currentPage === '3'")
+    _shoot(page, folder, "review-scanned.png")
+
+    # Approving with failures unopened: the confirmation.
+    answer = _answer("demo-benefits-mixed")
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/")
+    page.keyboard.press("n")
+    page.wait_for_selector("#sentence-panel .citation-list")
+    page.wait_for_function("document.querySelector('#pdf-viewer .cg-highlight')")
+    page.keyboard.press("a")
+    assert page.locator("#confirm-approve").is_visible()
+    _shoot(page, folder, "review-confirm.png")
+    page.keyboard.press("Escape")
+
+    for name in ("review-altered.png", "review-page-break.png", "review-closest.png",
+                 "review-scanned.png", "review-confirm.png"):
+        assert os.path.getsize(f"{folder}/{name}") > 10_000, name
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1024, 768)], ids=["1280x720", "1024x768"])
