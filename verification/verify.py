@@ -466,9 +466,23 @@ _SQUEEZED_MARGIN = 160
 _SQUEEZED_TRIES = 4
 
 
+#: The whitespace ``str.split()`` splits at in an ASCII text, besides the space.
+_ASCII_SPACES = tuple(c for c in map(chr, range(128)) if c.isspace() and c != " ")
+
+
 def _squeeze(text: str) -> str:
-    """``_SQUEEZE.sub("", text)``, with str methods (several times faster)."""
-    return "".join(text.split()).replace("-", "").replace("\u00ad", "")
+    """``_SQUEEZE.sub("", text)``, with str methods (several times faster).
+
+    Spaces go first, with ``str.replace``: a fold has no other whitespace
+    but the rare kinds it keeps, so ``split()`` then finds next to nothing
+    to split at (or, in ASCII, a ``replace`` per kind of space does)."""
+    text = text.replace(" ", "").replace("-", "")
+    if text.isascii():
+        for space in _ASCII_SPACES:
+            if space in text:
+                text = text.replace(space, "")
+        return text
+    return "".join(text.split()).replace("\u00ad", "")
 
 
 def _unsqueezed(folded: str, index: int) -> int:
