@@ -466,23 +466,22 @@ _SQUEEZED_MARGIN = 160
 _SQUEEZED_TRIES = 4
 
 
-#: The whitespace ``str.split()`` splits at in an ASCII text, besides the space.
-_ASCII_SPACES = tuple(c for c in map(chr, range(128)) if c.isspace() and c != " ")
+#: What :func:`_squeeze` deletes byte by byte: the ASCII characters among
+#: :data:`_SQUEEZE`'s (``str.split()``'s whitespace and the hyphen).
+_SQUEEZED_BYTES = bytes(c for c in range(128) if chr(c).isspace() or chr(c) == "-")
 
 
 def _squeeze(text: str) -> str:
-    """``_SQUEEZE.sub("", text)``, with str methods (several times faster).
+    """``_SQUEEZE.sub("", text)``, several times faster.
 
-    Spaces go first, with ``str.replace``: a fold has no other whitespace
-    but the rare kinds it keeps, so ``split()`` then finds next to nothing
-    to split at (or, in ASCII, a ``replace`` per kind of space does)."""
-    text = text.replace(" ", "").replace("-", "")
+    ``bytes.translate`` deletes the ASCII ones in one pass at C speed; in a
+    text that is not ASCII, ``split()`` then finds next to nothing left to
+    split at (a fold keeps only rare kinds of whitespace), and the soft
+    hyphen goes last."""
     if text.isascii():
-        for space in _ASCII_SPACES:
-            if space in text:
-                text = text.replace(space, "")
-        return text
-    return "".join(text.split()).replace("\u00ad", "")
+        return text.encode("ascii").translate(None, _SQUEEZED_BYTES).decode("ascii")
+    squeezed = text.encode("utf-8", "surrogatepass").translate(None, _SQUEEZED_BYTES)
+    return "".join(squeezed.decode("utf-8", "surrogatepass").split()).replace("\u00ad", "")
 
 
 def _unsqueezed(folded: str, index: int) -> int:
