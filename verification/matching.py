@@ -862,7 +862,8 @@ def words_between(difference: Difference) -> tuple[str, ...]:
 
 
 def word_swap(
-    quote: NormalizedText, source: NormalizedText, alignment: Alignment, *, whole: bool = False
+    quote: NormalizedText, source: NormalizedText, alignment: Alignment, *, whole: bool = False,
+    compared: tuple[int, int] | None = None,
 ) -> tuple[Alignment, tuple[Difference, ...]] | None:
     """The source's words around ``alignment`` with one word of the quote put
     in for another, when that changes the meaning: the window of the source's
@@ -881,6 +882,10 @@ def word_swap(
     punctuation or a line of its own on both sides. "Employer match vests
     immediately" is not "employer match vests after" two years of service
     altered: it is not in the source.
+
+    ``compared`` is a normalised window whose :func:`compare` is known to
+    name no change of meaning (the caller's own alignment, compared already):
+    it is skipped rather than compared again.
     """
     quote_words: list[str] = _TOKEN.findall(quote.text)
     size = len(quote_words)
@@ -914,6 +919,8 @@ def word_swap(
         if not any(w.isalnum() and not w.isdigit() for w in quote_words if w != swapped[0][1]):
             continue  # nothing else of the quote is a word the source shares
         start, end = tokens[first].start(), tokens[first + size - 1].end()
+        if (start, end) == compared:
+            continue  # compare() would return what it did for the caller: no change
         if whole and not _bounded(source, tokens, first, first + size):
             continue
         found = _alignment(source, fuzz.ratio(quote.text, text[start:end]) / 100, False,

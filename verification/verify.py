@@ -591,7 +591,11 @@ def _found_in(
         # to be its alteration; with more words around it, one word put in for
         # another no longer happens by chance.
         whole = alignment.score < threshold and len(quote.text.split()) < _SWAP_ANYWHERE_WORDS
-        swap = word_swap(quote, region, alignment, whole=whole)
+        # At or above the threshold compare() has just found no change of
+        # meaning in the alignment's own window: word_swap() need not redo it.
+        compared = ((alignment.norm_start, alignment.norm_end)
+                    if alignment.score >= threshold else None)
+        swap = word_swap(quote, region, alignment, whole=whole, compared=compared)
         if swap is not None:
             alignment, changed = swap
             differences = changed + _context(region, alignment)
