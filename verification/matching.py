@@ -795,6 +795,8 @@ def _line_ends(source: NormalizedText, start: int, end: int) -> bool:
         return False
     o0, o1 = source.to_original(start, end)
     gap = source.original[o0:o1]
+    if gap == " ":  # nearly every gap between two words
+        return False
     breaks = sum(char in _LINE_BREAK_CHARS for char in gap)
     if not breaks:
         return False
