@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.http import HttpRequest, JsonResponse
-from django.urls import reverse
 
 from reviewer.api.base import ApiError, api_endpoint, json_body
 from reviewer.api.pagination import check_params, keyset_page, list_param, since_param
 from reviewer.models import Answer, Surface
-from reviewer.selectors.answers import answer_list_for_client, answer_result
+from reviewer.selectors.answers import answer_list_for_client, answer_result, answer_summary
 from reviewer.services.answers import AnswerRejected, answer_submit
 
-__all__ = ["answer_detail", "answer_summary", "answers"]
+__all__ = ["answer_detail", "answers"]
 
 BY = ("answer", "id")
 
@@ -33,24 +30,6 @@ def answers(request: HttpRequest) -> JsonResponse:
     response = JsonResponse(submitted.result, status=201 if submitted.created else 200)
     response["Location"] = f"/api/v1/answers/{submitted.answer.pk}"
     return response
-
-
-def answer_summary(answer: Answer) -> dict[str, Any]:
-    """An answer in a list: its verdict and what was done, without the sentences."""
-    return {
-        "answer": answer.pk,
-        "id": answer.external_id or None,
-        "surface": answer.surface.name if answer.surface else None,
-        "model": answer.model or None,
-        "verdict": answer.verdict,
-        "action": answer.action,
-        "coverage": round(answer.coverage, 4),
-        "counts": answer.counts,
-        "review_state": answer.review_state,
-        "review_url": reverse("reviewer:answer", args=[answer.pk]),
-        "url": f"/api/v1/answers/{answer.pk}",
-        "created_at": answer.created.isoformat(),
-    }
 
 
 def _list(request: HttpRequest) -> JsonResponse:

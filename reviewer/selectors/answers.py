@@ -11,7 +11,7 @@ from reviewer.models import Answer, CitationVerdict, ReviewDecision, SentenceVer
 
 __all__ = [
     "CITATION_COLUMNS", "CITATION_KEYS", "STORED_AS_EMPTY", "answer_get_for_review", "answer_list",
-    "answer_list_for_client", "answer_result",
+    "answer_list_for_client", "answer_result", "answer_summary",
 ]
 
 
@@ -64,12 +64,7 @@ def answer_result(answer: Answer, *, sentences: list[dict[str, Any]] | None = No
     if sentences is None:
         sentences = _stored_sentences(answer.pk)
     return {
-        "answer": answer.pk,
-        "id": answer.external_id or None,
-        "surface": answer.surface.name if answer.surface else None,
-        "model": answer.model or None,
-        "verdict": answer.verdict,
-        "action": answer.action,
+        **_answer_header(answer),
         "served_answer": answer.served_answer,
         "correction": answer.correction,
         "counts": answer.counts,
@@ -84,6 +79,32 @@ def answer_result(answer: Answer, *, sentences: list[dict[str, Any]] | None = No
         "checks": "provenance",
         "review_url": reverse("reviewer:answer", args=[answer.pk]),
         "created_at": answer.created.isoformat(),
+    }
+
+
+def answer_summary(answer: Answer) -> dict[str, Any]:
+    """An answer in the API's list: its verdict and what was done, without the
+    sentences."""
+    return {
+        **_answer_header(answer),
+        "coverage": round(answer.coverage, 4),
+        "counts": answer.counts,
+        "review_state": answer.review_state,
+        "review_url": reverse("reviewer:answer", args=[answer.pk]),
+        "url": f"/api/v1/answers/{answer.pk}",
+        "created_at": answer.created.isoformat(),
+    }
+
+
+def _answer_header(answer: Answer) -> dict[str, Any]:
+    """The keys that open both an answer's result and its list entry."""
+    return {
+        "answer": answer.pk,
+        "id": answer.external_id or None,
+        "surface": answer.surface.name if answer.surface else None,
+        "model": answer.model or None,
+        "verdict": answer.verdict,
+        "action": answer.action,
     }
 
 
