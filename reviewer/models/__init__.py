@@ -1,6 +1,7 @@
 from .answers import (
     Answer,
     AnswerSource,
+    Assignment,
     CitationVerdict,
     MatchLabel,
     ReviewDecision,
@@ -14,6 +15,7 @@ __all__ = [
     "Answer",
     "AnswerSource",
     "ApiClient",
+    "Assignment",
     "Chunk",
     "CitationVerdict",
     "Document",

@@ -118,20 +118,90 @@ class Answer(models.Model):
     # SHA-256 of the canonical request body: the same id sent again with
     # another body is a conflict, not a replay ("" for answers stored before).
     request_sha256 = models.CharField(max_length=64, blank=True, editable=False)
+    # Triage columns, from ``counts`` (reviewer.severity): the worst outcome's
+    # rank and each failing outcome's count, so the queue sorts and filters on
+    # indexed columns.
+    severity = models.PositiveSmallIntegerField(default=0, editable=False)
+    fabricated_count = models.PositiveIntegerField(default=0, editable=False)
+    altered_count = models.PositiveIntegerField(default=0, editable=False)
+    not_found_count = models.PositiveIntegerField(default=0, editable=False)
+    wrong_source_count = models.PositiveIntegerField(default=0, editable=False)
+    unattributed_count = models.PositiveIntegerField(default=0, editable=False)
+    uncited_count = models.PositiveIntegerField(default=0, editable=False)
+    # Whose queue the answer is in (None: unassigned, anyone with the reviewer
+    # role may take it); each change is also an ``Assignment`` row.
+    assigned_to = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.PROTECT, related_name="assigned_answers")
+    assigned_at = models.DateTimeField(null=True, blank=True)
+    # Who has the review page open to decide it, and since when: shown to
+    # others so two reviewers don't read the same evidence at once.
+    in_review_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                     on_delete=models.SET_NULL, related_name="+")
+    in_review_since = models.DateTimeField(null=True, blank=True)
 
     objects = AnswerQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created"]
+        permissions = [
+            ("decide_answer", "Can decide answers in their own queue and unassigned ones"),
+            ("view_all_queues", "Can see and decide answers in every reviewer's queue"),
+            ("assign_answer", "Can assign answers to reviewers"),
+            ("export_answers", "Can export the triage queue"),
+            ("view_trends", "Can see trends"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["client", "external_id"],
                                     condition=~Q(external_id=""),
                                     name="answer_external_id_unique_per_client"),
         ]
-        indexes = [models.Index(fields=["verdict", "review_state", "-created"])]
+        indexes = [
+            models.Index(fields=["verdict", "review_state", "-created"]),
+            models.Index(fields=["review_state", "-severity", "coverage", "created"],
+                         name="answer_triage_order"),
+        ]
 
     def __str__(self) -> str:
         return f"answer {self.pk} ({self.verdict})"
+
+
+class AssignmentQuerySet(models.QuerySet["Assignment"]):
+    def update(self, **kwargs: object) -> int:
+        raise Assignment.AppendOnly("assignments are never changed; add a row instead")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise Assignment.AppendOnly("assignments are never deleted; add a row instead")
+
+
+class Assignment(models.Model):
+    """One change of whose queue an answer is in: an append-only history
+    (``assignee`` None is an unassignment)."""
+
+    class AppendOnly(Exception):
+        """Raised by any attempt to change or delete an assignment."""
+
+    answer = models.ForeignKey(Answer, on_delete=models.PROTECT, related_name="assignments")
+    assignee = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                 on_delete=models.PROTECT, related_name="+")
+    assigned_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                                    related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+
+    objects = AssignmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["answer", "created", "pk"]
+
+    def __str__(self) -> str:
+        return f"answer {self.answer_id} to {self.assignee_id or 'nobody'}"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        if not self._state.adding:
+            raise self.AppendOnly("assignments are never changed; add a row instead")
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
+        raise self.AppendOnly("assignments are never deleted; add a row instead")
 
 
 class AnswerSource(models.Model):
@@ -308,6 +378,7 @@ class MatchLabel(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        permissions = [("label_matches", "Can label matches to calibrate thresholds")]
         constraints = [
             models.UniqueConstraint(fields=["citation", "labeller"],
                                     name="one_label_per_citation_and_person"),

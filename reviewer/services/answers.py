@@ -29,6 +29,7 @@ from reviewer.selectors.answers import (
 )
 from reviewer.selectors.documents import document_locate
 from reviewer.services.rows import insert_rows
+from reviewer.severity import outcome_columns
 from reviewer.verifying import (
     SourceResolutionError,
     pdf_pages_text,
@@ -132,7 +133,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
                 counts=report.counts, reasons=list(report.reasons), notes=notes,
                 threshold=report.threshold, elapsed_ms=report.elapsed_ms,
                 served_answer=outcome.served_answer, correction=outcome.correction,
-                request_sha256=digest,
+                request_sha256=digest, **outcome_columns(report.counts),
             )
             _store_rows(answer, payload, sources, data_report)
     except IntegrityError:

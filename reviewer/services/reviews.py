@@ -60,13 +60,16 @@ def review_decide(
     """
     if decision not in _STATE:
         raise DecisionRefused("unknown-decision", f"There is no decision {decision!r}.")
+    if not reviewer.has_perm("reviewer.decide_answer"):  # type: ignore[attr-defined]
+        raise DecisionRefused("not-allowed", "Deciding answers needs the reviewer role.")
     kind = ReviewDecision.Decision(decision)
     note = note.strip()[:5000]
     with transaction.atomic():
         # Lock the answer: two decisions at once are taken one after the other,
         # each seeing the state the other left.
-        answer = (Answer.objects.select_for_update(of=("self",)).select_related("surface")
-                  .get(pk=answer.pk))
+        answer = (Answer.objects.select_for_update(of=("self",))
+                  .select_related("surface", "assigned_to").get(pk=answer.pk))
+        _check_queue(answer, reviewer)
         failing = [c.pk for c in failing_citations(answer)]
         unopened = [pk for pk in failing if pk not in _ids(opened)]
         if kind == ReviewDecision.Decision.APPROVE and unopened and not confirmed:
@@ -97,8 +100,20 @@ def review_decide(
         record.full_clean()
         record.save()
         answer.review_state = _STATE[kind]
-        answer.save(update_fields=["review_state"])
+        answer.in_review_by = None
+        answer.save(update_fields=["review_state", "in_review_by"])
     return record
+
+
+def _check_queue(answer: Answer, reviewer: AbstractBaseUser) -> None:
+    """A reviewer decides answers in their own queue and unassigned ones; one
+    who may see every queue (a supervisor) decides any."""
+    assignee = answer.assigned_to
+    if (assignee is not None and assignee.pk != reviewer.pk
+            and not reviewer.has_perm("reviewer.view_all_queues")):  # type: ignore[attr-defined]
+        raise DecisionRefused("not-your-queue",
+                              f"This answer is in {assignee.get_username()}'s queue; ask a "
+                              "supervisor to reassign it.")
 
 
 def review_undo(*, decision_id: int, reviewer: AbstractBaseUser) -> ReviewDecision:
@@ -109,6 +124,8 @@ def review_undo(*, decision_id: int, reviewer: AbstractBaseUser) -> ReviewDecisi
     latest decision (an undo never overwrites someone's later decision), and
     only once.
     """
+    if not reviewer.has_perm("reviewer.decide_answer"):  # type: ignore[attr-defined]
+        raise DecisionRefused("not-allowed", "Deciding answers needs the reviewer role.")
     with transaction.atomic():
         undone = ReviewDecision.objects.select_related("answer").filter(pk=decision_id).first()
         if undone is None:

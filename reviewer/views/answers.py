@@ -343,7 +343,8 @@ def _refused(request: HtmxHttpRequest, refused: DecisionRefused) -> HttpResponse
     403 for someone else's decision, 409 when the answer's trail has moved on
     or the window has closed, 422 for what the reviewer must do first. The
     message is shown in the decision form."""
-    status = {"unknown-decision": 400, "not-yours": 403, "unopened-failures": 422,
+    status = {"unknown-decision": 400, "not-yours": 403, "not-allowed": 403,
+              "not-your-queue": 403, "unopened-failures": 422,
               "note-required": 422}.get(refused.code, 409)
     if not request.htmx:
         return HttpResponse(f"{refused}\n", status=status, content_type="text/plain")

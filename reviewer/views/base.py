@@ -1,6 +1,46 @@
-from django.http import HttpRequest
+"""What every page view shares: the htmx request type and the permission check."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django_htmx.middleware import HtmxDetails
+
+__all__ = ["HtmxHttpRequest", "permission_required"]
 
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
+
+
+def _whom_to_ask() -> list[str]:
+    """People who can give roles: supervisors' admins, i.e. superusers."""
+    return list(get_user_model().objects.filter(is_superuser=True, is_active=True)
+                .order_by("username").values_list("username", flat=True)[:5])
+
+
+def permission_required(*perms: str) -> Callable[[Callable[..., HttpResponse]],
+                                                 Callable[..., HttpResponse]]:
+    """Log in first; then every permission in ``perms`` or a 403 page that
+    says which role is missing and whom to ask (never a bare error)."""
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @login_required
+        @functools.wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if request.user.has_perms(perms):
+                return view(request, *args, **kwargs)
+            return render(request, "reviewer/no_role.html", {
+                "perms": perms, "has_role": request.user.groups.exists(),  # type: ignore[union-attr]
+                "admins": _whom_to_ask(),
+            }, status=403)
+
+        return wrapper
+
+    return decorate

@@ -66,10 +66,23 @@ def api(client: Any, api_token: str) -> Any:
 
 
 @pytest.fixture
-def reviewer_user(db: None) -> Any:
+def make_user(db: None) -> Any:
+    """A user with the given roles (group names), e.g. ``make_user("ann", "reviewer")``."""
     from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
 
-    return get_user_model().objects.create_user("reviewer", password="pw-reviewer-1")
+    def make(username: str, *roles: str, **fields: Any) -> Any:
+        user = get_user_model().objects.create_user(username, password=f"pw-{username}-1",
+                                                    **fields)
+        user.groups.add(*(Group.objects.get(name=role) for role in roles))
+        return user
+
+    return make
+
+
+@pytest.fixture
+def reviewer_user(make_user: Any) -> Any:
+    return make_user("reviewer", "reviewer")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from unittest import mock
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.db.models import ProtectedError
 from django.utils import timezone
@@ -262,6 +263,7 @@ def test_only_its_reviewer_can_undo_and_never_over_a_later_decision(
 ) -> None:
     answer = demo["demo-benefits-vesting"]
     other = get_user_model().objects.create_user("second", password="pw-second-1")
+    other.groups.add(Group.objects.get(name="reviewer"))
     mine = review_decide(answer=answer, reviewer=reviewer_user, decision="approve")
     client.force_login(other)
     response = client.post(f"/answers/{answer.pk}/undo", {"decision": mine.pk})

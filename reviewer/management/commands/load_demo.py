@@ -1,6 +1,7 @@
 """``manage.py load_demo``: the data a newcomer needs to see the product.
 
-A reviewer account (demo/demo), three generated PDFs (a benefits plan
+An admin account (demo/demo) and one per role (reviewer, reviewer2,
+supervisor, calibrator; each name is its password), three generated PDFs (a benefits plan
 summary, a clinical guideline, a two-column contract), three surfaces with
 different failure policies, and answers that exercise every outcome. Safe to
 run again: the PDFs are built to the same bytes every time, so each is found
@@ -13,15 +14,20 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 
 from reviewer import demo
 from reviewer.models import ApiClient, Document, Surface
+from reviewer.roles import CALIBRATOR, REVIEWER, SUPERVISOR
 from reviewer.services.answers import AnswerRejected, answer_submit
 from reviewer.services.clients import api_client_create
 from reviewer.services.documents import document_ingest, document_upload
 
 DEMO_USER = "demo"
+#: One account per role, each with its name as password (the admin is demo).
+DEMO_ROLE_USERS = {"reviewer": REVIEWER, "reviewer2": REVIEWER, "supervisor": SUPERVISOR,
+                   "calibrator": CALIBRATOR}
 
 
 class Command(BaseCommand):
@@ -35,6 +41,12 @@ class Command(BaseCommand):
         if created:
             user.set_password(DEMO_USER)
             user.save(update_fields=["password"])
+        for username, role in DEMO_ROLE_USERS.items():
+            person, created = user_model.objects.get_or_create(username=username)
+            if created:
+                person.set_password(username)
+                person.save(update_fields=["password"])
+            person.groups.add(Group.objects.get(name=role))
         for name, fields in demo.SURFACES.items():
             Surface.objects.update_or_create(name=name, defaults=fields)
 
@@ -70,4 +82,5 @@ class Command(BaseCommand):
             self.stdout.write(f"  answer {result['answer']:>3}  {result['verdict']:<4}  "
                               f"{result['action']:<10} {spec['id']}")
         self.stdout.write(f"demo loaded: {len(documents)} documents, {len(demo.ANSWERS)} "
-                          "answers; log in as demo / demo")
+                          "answers; log in as demo / demo (admin), or as reviewer, reviewer2, "
+                          "supervisor or calibrator (password: the same name)")

@@ -1,0 +1,95 @@
+"""Whose queue an answer is in, and who has it open: supervisors assign,
+reviewers open answers to decide them.
+
+Every change of assignee is also an ``Assignment`` row, so the history of who
+was meant to decide an answer survives later reassignments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.utils import timezone
+
+from reviewer.models import Answer, Assignment
+
+__all__ = [
+    "IN_REVIEW_MINUTES",
+    "AssignmentRefused",
+    "answer_open",
+    "answers_assign",
+    "in_review_by_other",
+    "reviewers",
+]
+
+#: How long an opened review page counts as someone deciding the answer.
+IN_REVIEW_MINUTES = 15
+
+
+class AssignmentRefused(ValueError):
+    """Not assigned; the message says why."""
+
+
+def reviewers() -> list[Any]:
+    """Active users who may decide answers: the people answers can be assigned to."""
+    users = get_user_model().objects.filter(is_active=True).order_by("username")
+    return [user for user in users if user.has_perm("reviewer.decide_answer")]
+
+
+def answers_assign(*, answer_ids: Iterable[int], assignee: Any | None, assigned_by: Any) -> int:
+    """Put the answers in ``assignee``'s queue (None: back to unassigned);
+    returns how many changed. Only someone who may assign can; only someone
+    who may decide can be given answers."""
+    if not assigned_by.has_perm("reviewer.assign_answer"):
+        raise PermissionDenied("Assigning answers needs the supervisor role.")
+    if assignee is not None and not (assignee.is_active
+                                     and assignee.has_perm("reviewer.decide_answer")):
+        raise AssignmentRefused(f"{assignee.get_username()} cannot decide answers: give them "
+                                "the reviewer role first.")
+    ids = sorted({int(i) for i in answer_ids})
+    if not ids:
+        return 0
+    assignee_id = assignee.pk if assignee is not None else None
+    now = timezone.now()
+    with transaction.atomic():
+        changing = list(Answer.objects.select_for_update().filter(pk__in=ids)
+                        .exclude(assigned_to_id=assignee_id).values_list("pk", flat=True)
+                        if assignee_id is not None else
+                        Answer.objects.select_for_update().filter(
+                            pk__in=ids, assigned_to__isnull=False).values_list("pk", flat=True))
+        if not changing:
+            return 0
+        Answer.objects.filter(pk__in=changing).update(assigned_to_id=assignee_id,
+                                                      assigned_at=now if assignee_id else None)
+        Assignment.objects.bulk_create(
+            Assignment(answer_id=pk, assignee_id=assignee_id, assigned_by=assigned_by)
+            for pk in changing)
+    return len(changing)
+
+
+def answer_open(*, answer: Answer, user: Any) -> None:
+    """Mark ``answer`` as being decided by ``user`` (who opened its review
+    page), unless someone else opened it within the last minutes."""
+    if not user.has_perm("reviewer.decide_answer") or answer.review_state != "pending":
+        return
+    now = timezone.now()
+    if in_review_by_other(answer, user, now=now) is not None:
+        return
+    Answer.objects.filter(pk=answer.pk).update(in_review_by=user, in_review_since=now)
+    answer.in_review_by, answer.in_review_since = user, now
+
+
+def in_review_by_other(answer: Answer, user: Any, *, now: Any = None) -> Any | None:
+    """Who else has had this answer open in the last IN_REVIEW_MINUTES, or None."""
+    if answer.in_review_by_id is None or answer.in_review_by_id == user.pk:
+        return None
+    since = answer.in_review_since
+    now = now or timezone.now()
+    if since is None or now - since > timedelta(minutes=IN_REVIEW_MINUTES):
+        return None
+    return answer.in_review_by

@@ -1,0 +1,62 @@
+"""How bad an answer's check was, as the triage queue ranks it.
+
+A pure function of the report's counts, computed once when the answer is
+stored (and again when it is re-verified), so the queue sorts and filters on
+plain indexed columns instead of reading every answer's JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["OUTCOME_COLUMNS", "SEVERITY_ORDER", "outcome_columns", "reason_words", "severity"]
+
+#: Outcomes worst first: a fabricated marker is always a defect; an altered
+#: quote changes what the source says; a missing quote can't be checked; a
+#: quote from another source is real text under the wrong marker; a quote
+#: with no marker and a claim with none are the mildest.
+SEVERITY_ORDER: tuple[str, ...] = (
+    "fabricated-marker", "quote-altered", "quote-not-found", "wrong-source",
+    "unattributed-quote", "uncited-claim",
+)
+
+#: The answer column that holds each outcome's count.
+OUTCOME_COLUMNS: dict[str, str] = {
+    "fabricated-marker": "fabricated_count",
+    "quote-altered": "altered_count",
+    "quote-not-found": "not_found_count",
+    "wrong-source": "wrong_source_count",
+    "unattributed-quote": "unattributed_count",
+    "uncited-claim": "uncited_count",
+}
+
+#: Short words for the queue's reason column ("2 altered · 1 not found").
+_SHORT = {
+    "fabricated-marker": "fabricated", "quote-altered": "altered",
+    "quote-not-found": "not found", "wrong-source": "wrong source",
+    "unattributed-quote": "unattributed", "uncited-claim": "uncited",
+}
+
+
+def severity(counts: Mapping[str, int]) -> int:
+    """The worst outcome present as a rank: 6 for a fabricated marker down to
+    1 for an uncited claim, 0 when there is none of them."""
+    for rank, outcome in enumerate(SEVERITY_ORDER):
+        if counts.get(outcome, 0) > 0:
+            return len(SEVERITY_ORDER) - rank
+    return 0
+
+
+def outcome_columns(counts: Mapping[str, int]) -> dict[str, int]:
+    """The answer's denormalised triage columns from the report's counts."""
+    columns = {column: int(counts.get(outcome, 0)) for outcome, column in OUTCOME_COLUMNS.items()}
+    columns["severity"] = severity(counts)
+    return columns
+
+
+def reason_words(counts: Mapping[str, int], coverage: float | None = None) -> str:
+    """The queue row's reason: "2 altered · 1 not found · coverage 60%"."""
+    parts = [f"{counts[o]} {_SHORT[o]}" for o in SEVERITY_ORDER if counts.get(o, 0) > 0]
+    if coverage is not None and coverage < 1:
+        parts.append(f"coverage {round(coverage * 100)}%")
+    return " · ".join(parts)
