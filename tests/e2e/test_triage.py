@@ -4,6 +4,7 @@ bulk assignment changes the assignee column."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -127,3 +128,24 @@ def test_bulk_assign_changes_the_assignee_column(page: Any) -> None:
     # Their queue, as the reviewer's "my queue" link shows it to a supervisor.
     page.goto(f"{base}/triage/?assignee=reviewer")
     assert set(_rows(page)) == set(rows[:-1])
+
+
+def test_triage_screenshot_for_the_docs(page: Any, tmp_path: Any) -> None:
+    """docs/triage.png at 1280x720: CITEGUARD_SCREENSHOTS=docs writes it
+    there (bin/screenshots); otherwise it goes to a temp folder."""
+    from django.contrib.auth import get_user_model
+
+    from reviewer.services.assignments import answer_open, answers_assign
+
+    users = {u.username: u for u in get_user_model().objects.all()}
+    queue = list(Answer.objects.needing_review().order_by("-severity", "coverage", "created"))
+    answers_assign(answer_ids=[queue[0].pk], assignee=users["reviewer"],
+                   assigned_by=users["supervisor"])
+    answer_open(answer=queue[-1], user=users["reviewer2"])
+
+    folder = os.environ.get("CITEGUARD_SCREENSHOTS") or str(tmp_path)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{page.url.split('/answers')[0]}/triage/?state=any")
+    assert page.locator(".deciding").inner_text() == "being decided by reviewer2"
+    page.wait_for_timeout(300)
+    page.screenshot(path=f"{folder}/triage.png")
