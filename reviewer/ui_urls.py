@@ -1,7 +1,7 @@
 from django.urls import path
 from django.views.generic.base import RedirectView
 
-from reviewer.views import answers, documents
+from reviewer.views import answers, documents, triage
 
 app_name = "reviewer"
 urlpatterns = [
@@ -10,6 +10,9 @@ urlpatterns = [
     path("answers/<int:answer_id>/", answers.answer_review, name="answer"),
     path("answers/<int:answer_id>/decide", answers.answer_decide, name="answer-decide"),
     path("answers/<int:answer_id>/undo", answers.answer_undo, name="answer-undo"),
+    path("triage/", triage.triage, name="triage"),
+    path("triage/assign", triage.triage_assign, name="triage-assign"),
+    path("triage/export", triage.triage_export, name="triage-export"),
     path("documents/", documents.documents, name="documents"),
     path("documents/upload", documents.document_upload_view, name="document-upload"),
     path("documents/<int:document_id>/", documents.document_detail, name="document"),

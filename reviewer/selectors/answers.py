@@ -115,7 +115,9 @@ def answer_list() -> QuerySet[Answer]:
 def answer_get_for_review(answer_id: int) -> Answer:
     """One answer with everything its review page shows, in a fixed number of
     queries whatever its size."""
-    return _with_rows(Answer.objects.filter(pk=answer_id)).prefetch_related(
+    return _with_rows(Answer.objects.filter(pk=answer_id)).select_related(
+        "assigned_to", "in_review_by",
+    ).prefetch_related(
         "sources",
         Prefetch("decisions", queryset=ReviewDecision.objects.select_related("reviewer")
                  .order_by("created")),

@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import FileResponse, Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -27,6 +28,8 @@ from reviewer.models import (
 from reviewer.selectors.answers import answer_get_for_review, answer_list
 from reviewer.selectors.documents import pdf_highlight
 from reviewer.selectors.reviews import review_safety, review_served, review_trail, undo_seconds
+from reviewer.selectors.triage import TriageFilters, triage_next
+from reviewer.services.assignments import answer_open, in_review_by_other
 from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
 from reviewer.views.answer_text import render_sentence
 from reviewer.views.base import HtmxHttpRequest
@@ -325,9 +328,33 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     }
     context.update({"trail": review_trail(answer), "served": review_served(answer),
                     "safety": review_safety(answer, shown=citation)})
+    answer_open(answer=answer, user=request.user)
+    context.update(_presence(answer, request.user))
+    context.update(_queue_context(answer, request.GET.get("queue"), request.user))
     if sentence is not None:
         context.update(_panel_context(answer, sentence, citation))
     return render(request, "reviewer/review.html", context)
+
+
+def _presence(answer: Answer, user: Any) -> dict[str, Any]:
+    """Who else is deciding this answer, and whose queue keeps this user
+    from deciding it (the service refuses it too: "not-your-queue")."""
+    assignee = answer.assigned_to
+    other_queue = (assignee is not None and assignee.pk != user.pk
+                   and user.has_perm("reviewer.decide_answer")
+                   and not user.has_perm("reviewer.view_all_queues"))
+    return {"open_by": in_review_by_other(answer, user),
+            "other_queue": assignee.get_username() if other_queue and assignee else ""}
+
+
+def _queue_context(answer: Answer, queue: str | None, user: Any) -> dict[str, Any]:
+    """The triage queue this page was opened from (``queue``: its filters as
+    a query string; None when not opened from the queue) and the answer
+    after this one in its order."""
+    if queue is None:
+        return {"queue": None}
+    filters = TriageFilters.from_query(QueryDict(queue), user=user)
+    return {"queue": filters.query(page=1), "queue_next": triage_next(answer, filters, user)}
 
 
 def _decision_context(answer_id: int) -> dict[str, Any]:
@@ -357,10 +384,13 @@ def _refused(request: HtmxHttpRequest, refused: DecisionRefused) -> HttpResponse
 
 def _recorded(request: HtmxHttpRequest, answer_id: int, record: ReviewDecision
               ) -> HttpResponse:
+    queue = request.POST.get("queue")
     if not request.htmx:
-        return redirect("reviewer:answer", answer_id)
+        url = reverse("reviewer:answer", args=[answer_id])
+        return redirect(url if queue is None else f"{url}?{urlencode({'queue': queue})}")
     context = _decision_context(answer_id)
     context.update({"record": record, "undo_seconds": undo_seconds(), "oob": True})
+    context.update(_queue_context(context["answer"], queue, request.user))
     return render(request, "reviewer/review.html#decided", context)
 
 

@@ -1,0 +1,154 @@
+"""The triage queue: filters in the URL, the list and its counts swapped in by
+htmx, bulk assignment for supervisors, and the filtered queue as CSV/JSONL."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.http import HttpResponse, QueryDict, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET, require_POST
+
+from reviewer.selectors.triage import (
+    EXPORT_COLUMNS,
+    TriageFilters,
+    row_reason,
+    triage_export_rows,
+    triage_page,
+)
+from reviewer.services.assignments import (
+    AssignmentRefused,
+    answers_assign,
+    in_review_by_other,
+    reviewers,
+)
+from reviewer.views.base import HtmxHttpRequest, permission_required
+
+#: Cells a spreadsheet would run as a formula (OWASP's list): written with a
+#: leading apostrophe so they stay text.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _context(request: HtmxHttpRequest, filters: TriageFilters,
+             message: str = "", message_level: str = "") -> dict[str, Any]:
+    user = request.user
+    page = triage_page(filters, user)
+    now = timezone.now()
+    rows = [{"answer": answer, "reason": row_reason(answer),
+             "deciding": in_review_by_other(answer, user, now=now)} for answer in page.rows]
+    can_assign = user.has_perm("reviewer.assign_answer")
+    return {
+        "filters": filters, "page": page, "rows": rows, "facets": page.facets,
+        "query": filters.query(page=1), "page_query": filters.query(page=page.number),
+        "prev_query": filters.query(page=page.number - 1),
+        "next_query": filters.query(page=page.number + 1),
+        "can_assign": can_assign, "can_export": user.has_perm("reviewer.export_answers"),
+        "assignable": reviewers() if can_assign else [],
+        "message": message, "message_level": message_level,
+    }
+
+
+def _render(request: HtmxHttpRequest, context: dict[str, Any]) -> HttpResponse:
+    # A history restore (back button after the cache is gone) wants the page.
+    partial = request.htmx and not request.htmx.history_restore_request
+    response = render(request, "reviewer/triage.html#results" if partial
+                      else "reviewer/triage.html", context)
+    # The same URL answers with a fragment or a page: caches must tell them apart.
+    patch_vary_headers(response, ("HX-Request",))
+    return response
+
+
+@require_GET
+@permission_required("reviewer.view_answer")
+def triage(request: HtmxHttpRequest) -> HttpResponse:
+    filters = TriageFilters.from_query(request.GET, user=request.user)
+    return _render(request, _context(request, filters))
+
+
+@require_POST
+@permission_required("reviewer.assign_answer")
+def triage_assign(request: HtmxHttpRequest) -> HttpResponse:
+    """Assign the checked answers (``answer``, repeated) to ``assignee`` (a
+    username; empty: unassign), then show the queue ``queue`` again."""
+    queue = request.POST.get("queue", "")
+    filters = TriageFilters.from_query(QueryDict(queue), user=request.user)
+    ids = [value for value in request.POST.getlist("answer") if value.isdigit()]
+    username = request.POST.get("assignee", "").strip()
+    message, level = "", "success"
+    assignee = None
+    if username:
+        assignee = get_user_model().objects.filter(username=username).first()
+        if assignee is None:
+            message, level = f"There is no user {username!r}.", "error"
+    if not message and not ids:
+        message, level = "Select at least one answer to assign.", "error"
+    if not message:
+        try:
+            changed = answers_assign(answer_ids=ids, assignee=assignee,
+                                     assigned_by=request.user)
+        except AssignmentRefused as refused:
+            message, level = str(refused), "error"
+        else:
+            whom = f"to {assignee.get_username()}" if assignee is not None else "back to nobody"
+            message = (f"Assigned {changed} answer{'s' if changed != 1 else ''} {whom}"
+                       + (f" ({len(ids) - changed} already were)." if changed < len(ids)
+                          else "."))
+    if not request.htmx:
+        (messages.success if level == "success" else messages.error)(request, message)
+        return redirect(f"{reverse('reviewer:triage')}?{filters.query()}")
+    # 200 even when refused: htmx swaps only 2xx, and the message is the answer.
+    return render(request, "reviewer/triage.html#results",
+                  _context(request, filters, message, level))
+
+
+def _csv_safe(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+class _Echo:
+    """A file-like object whose write returns the line, for csv.writer."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def _csv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    writer = csv.writer(_Echo())
+    yield writer.writerow(EXPORT_COLUMNS)
+    for row in rows:
+        yield writer.writerow([_csv_safe(row[column]) for column in EXPORT_COLUMNS])
+
+
+def _jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
+    for row in rows:
+        yield json.dumps(row, ensure_ascii=False) + "\n"
+
+
+@require_GET
+@permission_required("reviewer.export_answers")
+def triage_export(request: HtmxHttpRequest) -> HttpResponse:
+    """The filtered queue (every page) as ``format=csv`` or ``jsonl``, streamed."""
+    kind = request.GET.get("format", "csv")
+    if kind not in ("csv", "jsonl"):
+        return HttpResponse("format must be csv or jsonl\n", status=400,
+                            content_type="text/plain")
+    filters = TriageFilters.from_query(request.GET, user=request.user)
+    rows = triage_export_rows(filters, request.user)
+    if kind == "csv":
+        response = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
+    else:
+        response = StreamingHttpResponse(_jsonl_lines(rows),
+                                         content_type="application/x-ndjson; charset=utf-8")
+    stamp = timezone.now().strftime("%Y%m%d-%H%M")
+    response["Content-Disposition"] = f'attachment; filename="triage-{stamp}.{kind}"'
+    return response

@@ -1,0 +1,532 @@
+"""The triage queue: worst first, every filter, counts per filter value, who
+sees which queue, bulk assignment, export, and the queue's order kept on the
+review page ("next in queue")."""
+
+from __future__ import annotations
+
+import csv
+import html as html_lib
+import io
+import json
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from django.db import connection
+from django.http import QueryDict
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from reviewer.models import Answer, Assignment, Surface
+from reviewer.selectors.triage import TriageFilters, triage_counts, triage_next, triage_queryset
+from reviewer.services.assignments import answer_open, answers_assign
+from reviewer.severity import outcome_columns
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+
+
+def _make(*, verdict: str = "fail", counts: dict[str, int] | None = None,
+          coverage: float = 1.0, surface: Surface | None = None, model: str = "model-a",
+          state: str = "pending", question: str = "A question?", text: str = "An answer.",
+          age_days: float = 0, assigned_to: Any = None) -> Answer:
+    counts = counts or {}
+    answer = Answer.objects.create(
+        verdict=verdict, action="flag", coverage=coverage, threshold=0.92, elapsed_ms=1.0,
+        counts=counts, question=question, text=text, model=model, surface=surface,
+        review_state=state, assigned_to=assigned_to, **outcome_columns(counts))
+    # created is auto_now_add: set the age afterwards.
+    created = timezone.now() - timedelta(days=age_days)
+    Answer.objects.filter(pk=answer.pk).update(created=created)
+    answer.created = created
+    return answer
+
+
+@pytest.fixture
+def people() -> dict[str, Any]:
+    """A supervisor, two reviewers and a user with no role (no passwords: the
+    tests log in with force_login, and hashing four passwords per test is slow)."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    roles = {"sue": "supervisor", "rita": "reviewer", "rex": "reviewer", "nobody": None}
+    users = {}
+    for name, role in roles.items():
+        users[name] = get_user_model().objects.create(username=name)
+        if role:
+            users[name].groups.add(Group.objects.get(name=role))
+    return users
+
+
+@pytest.fixture
+def surfaces() -> dict[str, Surface]:
+    return {name: Surface.objects.create(name=name) for name in ("chat", "legal")}
+
+
+def _ids(response: Any) -> list[int]:
+    """The answer ids in the queue's rows, in order."""
+    import re
+
+    return [int(pk) for pk in re.findall(r'<tr class="severity-\d" data-answer="(\d+)"',
+                                         response.content.decode())]
+
+
+def _get(client: Any, user: Any, **params: Any) -> Any:
+    client.force_login(user)
+    return client.get(f"/triage/?{urlencode(params)}")
+
+
+# ---- order and the default queue -------------------------------------------
+
+def test_the_queue_puts_the_worst_first_then_low_coverage_then_the_oldest(
+    client: Any, people: dict[str, Any]
+) -> None:
+    uncited_new = _make(counts={"uncited-claim": 1}, coverage=0.5, age_days=1)
+    fabricated = _make(counts={"fabricated-marker": 1, "uncited-claim": 3}, age_days=0)
+    altered_full = _make(counts={"quote-altered": 2}, coverage=1.0, age_days=5)
+    altered_low = _make(counts={"quote-altered": 1}, coverage=0.4, age_days=0)
+    uncited_old = _make(counts={"uncited-claim": 1}, coverage=0.5, age_days=3)
+    tie_a = _make(counts={"quote-not-found": 1}, coverage=0.8, age_days=2)
+    Answer.objects.filter(pk=tie_a.pk).update(created=uncited_old.created)
+    tie_b = _make(counts={"quote-not-found": 1}, coverage=0.8, age_days=2)
+    Answer.objects.filter(pk=tie_b.pk).update(created=uncited_old.created)
+
+    response = _get(client, people["sue"])
+    assert response.status_code == 200
+    assert _ids(response) == [fabricated.pk, altered_low.pk, altered_full.pk, tie_a.pk,
+                              tie_b.pk, uncited_old.pk, uncited_new.pk]
+    html = response.content.decode()
+    assert "1 fabricated · 3 uncited" in html
+    assert "1 altered · coverage 40%" in html
+
+
+def test_by_default_the_queue_holds_what_needs_a_human(client: Any,
+                                                       people: dict[str, Any]) -> None:
+    failing = _make(counts={"quote-altered": 1})
+    flagged = _make(verdict="flag", counts={"uncited-claim": 1})
+    passed = _make(verdict="pass")
+    approved = _make(counts={"quote-altered": 1}, state="approved")
+    escalated = _make(counts={"quote-altered": 1}, state="escalated")
+
+    assert set(_ids(_get(client, people["sue"]))) == {failing.pk, flagged.pk}
+    assert set(_ids(_get(client, people["sue"], state="any"))) == {
+        failing.pk, flagged.pk, passed.pk, approved.pk, escalated.pk}
+    assert _ids(_get(client, people["sue"], state="approved")) == [approved.pk]
+    assert set(_ids(_get(client, people["sue"], state="pending"))) == {
+        failing.pk, flagged.pk, passed.pk}
+
+
+# ---- each filter -------------------------------------------------------------
+
+def test_each_filter_keeps_only_its_answers(client: Any, people: dict[str, Any],
+                                            surfaces: dict[str, Surface]) -> None:
+    sue, rex = people["sue"], people["rex"]
+    chat_a = _make(surface=surfaces["chat"], model="model-a", counts={"quote-altered": 1},
+                   coverage=0.5, age_days=10, question="Employer match vesting?")
+    legal_b = _make(surface=surfaces["legal"], model="model-b", verdict="flag",
+                    counts={"uncited-claim": 2}, coverage=0.9, age_days=1,
+                    text="The liability cap is twelve months of fees.", assigned_to=rex)
+    chat_b = _make(surface=surfaces["chat"], model="model-b",
+                   counts={"fabricated-marker": 1, "quote-altered": 1}, coverage=1.0,
+                   age_days=4, assigned_to=sue)
+
+    def ids(**params: Any) -> set[int]:
+        return set(_ids(_get(client, sue, **params)))
+
+    assert ids(surface="chat") == {chat_a.pk, chat_b.pk}
+    assert ids(model="model-b") == {legal_b.pk, chat_b.pk}
+    assert ids(verdict="flag") == {legal_b.pk}
+    # "has at least one": chat_b's worst outcome is fabricated, it has an altered quote too.
+    assert ids(outcome="quote-altered") == {chat_a.pk, chat_b.pk}
+    assert ids(outcome="fabricated-marker") == {chat_b.pk}
+    assert ids(coverage_below="60") == {chat_a.pk}
+    assert ids(coverage_below="95") == {chat_a.pk, legal_b.pk}
+    today = timezone.localdate()
+    assert ids(**{"from": (today - timedelta(days=5)).isoformat()}) == {legal_b.pk, chat_b.pk}
+    assert ids(to=(today - timedelta(days=4)).isoformat()) == {chat_a.pk, chat_b.pk}
+    assert ids(**{"from": (today - timedelta(days=4)).isoformat(),
+                  "to": (today - timedelta(days=4)).isoformat()}) == {chat_b.pk}
+    assert ids(assignee="none") == {chat_a.pk}
+    assert ids(assignee="me") == {chat_b.pk}
+    assert ids(assignee="rex") == {legal_b.pk}
+    # Free text over the question and the answer text (full-text on PostgreSQL).
+    assert ids(q="vesting") == {chat_a.pk}
+    assert ids(q="liability") == {legal_b.pk}
+    # Filters combine.
+    assert ids(surface="chat", model="model-b") == {chat_b.pk}
+    assert ids(surface="legal", verdict="fail") == set()
+
+
+def test_bad_filter_values_are_ignored_with_a_note_never_an_error(
+    client: Any, people: dict[str, Any]
+) -> None:
+    answer = _make(counts={"quote-altered": 1})
+    response = _get(client, people["sue"], verdict="maybe", outcome="typo", state="lost",
+                    coverage_below="150", **{"from": "yesterday", "to": "2026-13-40"},
+                    surface="no-such-surface", assignee="ghost", page="-3")
+    assert response.status_code == 200
+    html = response.content.decode()
+    for words in ("Ignored verdict “maybe”", "Ignored outcome “typo”",
+                  "Ignored review state “lost”", "Ignored coverage below “150”",
+                  "Ignored from date “yesterday”", "Ignored to date “2026-13-40”",
+                  "Ignored surface “no-such-surface”", "Ignored assignee “ghost”"):
+        assert words in html
+    assert _ids(response) == [answer.pk]  # the ignored filters filter nothing
+    assert _get(client, people["sue"], coverage_below="abc").status_code == 200
+
+
+def test_filters_round_trip_through_the_query_string(people: dict[str, Any],
+                                                     surfaces: dict[str, Surface]) -> None:
+    query = ("q=cap&state=any&verdict=fail&outcome=quote-altered&surface=legal&model=m"
+             "&assignee=me&coverage_below=70&from=2026-01-02&to=2026-02-03&page=3")
+    filters = TriageFilters.from_query(QueryDict(query), user=people["sue"])
+    assert not filters.notes
+    assert QueryDict(filters.query()) == QueryDict(query)
+    assert "page" not in filters.query(page=1)
+    assert TriageFilters.from_query(QueryDict(""), user=people["sue"]).query() == ""
+
+
+# ---- counts per filter value -------------------------------------------------
+
+def _counts(facets: dict[str, Any], facet: str) -> dict[str, int]:
+    return {v.value: v.count for v in facets[facet]}
+
+
+def test_counts_per_value_apply_every_other_filter_in_one_query(
+    people: dict[str, Any], surfaces: dict[str, Surface]
+) -> None:
+    chat, legal = surfaces["chat"], surfaces["legal"]
+    _make(surface=chat, model="a", counts={"quote-altered": 1})
+    _make(surface=chat, model="a", verdict="flag", counts={"uncited-claim": 1})
+    _make(surface=chat, model="b", counts={"fabricated-marker": 1, "quote-altered": 2})
+    _make(surface=legal, model="a", counts={"quote-not-found": 1}, assigned_to=people["rex"])
+    _make(surface=legal, model="b", verdict="pass")
+    _make(surface=chat, model="a", counts={"quote-altered": 1}, state="approved")
+
+    sue = people["sue"]
+    filters = TriageFilters.from_query(QueryDict("surface=chat&verdict=fail"), user=sue)
+    sue.has_perm("reviewer.view_all_queues")  # permissions are read once per request
+    with CaptureQueriesContext(connection) as queries:
+        total, facets = triage_counts(filters, sue)
+    assert len(queries) == 1
+    assert total == 2
+    # Verdict counts ignore the verdict filter but keep surface=chat (and needs-review).
+    assert _counts(facets, "verdict") == {"pass": 0, "flag": 1, "fail": 2}
+    # Surface counts ignore surface, keep verdict=fail.
+    assert _counts(facets, "surface") == {"chat": 2, "legal": 1}
+    assert _counts(facets, "model") == {"a": 1, "b": 1}
+    assert _counts(facets, "outcome") == {
+        "fabricated-marker": 1, "quote-altered": 2, "quote-not-found": 0, "wrong-source": 0,
+        "unattributed-quote": 0, "uncited-claim": 0}
+    assert _counts(facets, "state") == {"": 2, "pending": 2, "approved": 1, "rejected": 0,
+                                        "escalated": 0, "any": 3}
+    assert _counts(facets, "assignee") == {"me": 0, "none": 2}
+    selected = {v.value for v in facets["verdict"] if v.selected}
+    assert selected == {"fail"}
+    # The total is what the list holds.
+    assert total == triage_queryset(filters, sue).count()
+
+
+def test_the_page_shows_counts_and_updates_them_as_a_fragment(
+    client: Any, people: dict[str, Any], surfaces: dict[str, Surface]
+) -> None:
+    _make(surface=surfaces["chat"], counts={"quote-altered": 1})
+    _make(surface=surfaces["legal"], counts={"quote-altered": 1})
+    _make(surface=surfaces["legal"], verdict="flag", counts={"uncited-claim": 1})
+    client.force_login(people["sue"])
+    page = client.get("/triage/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "<html" in html and 'id="triage-filters"' in html
+    assert '<option value="legal">legal (2)</option>' in html
+
+    fragment = client.get("/triage/?verdict=fail", headers=HTMX)
+    body = fragment.content.decode()
+    assert "<html" not in body and "<nav>" not in body  # no page, no site header
+    assert 'id="triage-filters"' in body and "triage-table" in body
+    assert '<option value="legal">legal (1)</option>' in body
+    assert '<option value="fail" selected>fail (2)</option>' in body
+    assert "HX-Request" in fragment["Vary"]
+    # Going back to a page htmx no longer has cached asks for the whole page.
+    restore = client.get("/triage/?verdict=fail",
+                         headers={**HTMX, "HX-History-Restore-Request": "true"})
+    assert "<html" in restore.content.decode()
+
+
+def test_pages_of_fifty_keep_the_filters(client: Any, people: dict[str, Any]) -> None:
+    for i in range(60):
+        _make(model="bulk", counts={"uncited-claim": 1}, coverage=i / 100)
+    _make(model="other", counts={"uncited-claim": 1})
+    first = _get(client, people["sue"], model="bulk")
+    assert len(_ids(first)) == 50
+    html = first.content.decode()
+    assert "page 1 of 2" in html
+    assert 'href="?model=bulk&amp;page=2"' in html
+    second = _get(client, people["sue"], model="bulk", page="2")
+    assert len(_ids(second)) == 10
+    assert set(_ids(first)).isdisjoint(_ids(second))
+    # Past the end: the last page, not an error.
+    assert _ids(_get(client, people["sue"], model="bulk", page="9")) == _ids(second)
+
+
+# ---- who sees which queue ----------------------------------------------------
+
+def test_a_reviewer_sees_their_own_queue_and_unassigned_answers_only(
+    client: Any, people: dict[str, Any]
+) -> None:
+    rita, rex = people["rita"], people["rex"]
+    mine = _make(counts={"quote-altered": 1}, assigned_to=rita)
+    unassigned = _make(counts={"quote-altered": 1})
+    rexs = _make(counts={"quote-altered": 1}, assigned_to=rex)
+
+    assert set(_ids(_get(client, rita))) == {mine.pk, unassigned.pk}
+    assert _ids(_get(client, rita, assignee="me")) == [mine.pk]
+    assert _ids(_get(client, rita, assignee="rita")) == [mine.pk]
+    refused = _get(client, rita, assignee="rex")
+    assert refused.status_code == 200
+    assert "You can see only your own queue and unassigned answers, not rex's" in (
+        html_lib.unescape(refused.content.decode()))
+    assert rexs.pk not in _ids(refused)
+    # Nor can the next-in-queue link lead there.
+    filters = TriageFilters.from_query(QueryDict(""), user=rita)
+    assert triage_next(mine, filters, rita) in (unassigned.pk, None)
+    # A reviewer gets neither the assign control nor the export links.
+    html = _get(client, rita).content.decode()
+    assert 'id="select-all"' not in html and "Export CSV" not in html
+    assert set(_ids(_get(client, people["sue"]))) == {mine.pk, unassigned.pk, rexs.pk}
+
+
+@pytest.mark.parametrize(("who", "triage", "assign", "export"), [
+    ("nobody", 403, 403, 403),
+    ("rita", 200, 403, 403),
+    ("sue", 200, 200, 200),
+])
+def test_permissions_per_role(client: Any, people: dict[str, Any], who: str, triage: int,
+                              assign: int, export: int) -> None:
+    answer = _make(counts={"quote-altered": 1})
+    client.force_login(people[who])
+    assert client.get("/triage/").status_code == triage
+    response = client.post("/triage/assign", {"answer": [answer.pk], "assignee": "rex"},
+                           headers=HTMX)
+    assert response.status_code == assign
+    assert client.get("/triage/export?format=csv").status_code == export
+    answer.refresh_from_db()
+    assert (answer.assigned_to_id == people["rex"].pk) is (assign == 200)
+
+
+def test_anonymous_users_are_sent_to_log_in(client: Any) -> None:
+    for url in ("/triage/", "/triage/export?format=csv"):
+        response = client.get(url)
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+# ---- bulk assignment ---------------------------------------------------------
+
+def test_bulk_assign_records_history_and_refreshes_the_list(
+    client: Any, people: dict[str, Any]
+) -> None:
+    sue, rex = people["sue"], people["rex"]
+    first, second, third = (_make(counts={"quote-altered": 1}) for _ in range(3))
+    client.force_login(sue)
+    response = client.post("/triage/assign", {
+        "answer": [first.pk, second.pk], "assignee": "rex", "queue": "verdict=fail",
+    }, headers=HTMX)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "<html" not in body
+    assert "Assigned 2 answers to rex." in body
+    assert body.count('<td class="assignee">rex</td>') == 2
+    assert '<option value="fail" selected>' in body  # the queue's filters kept
+    assert set(Answer.objects.filter(assigned_to=rex).values_list("pk", flat=True)) == {
+        first.pk, second.pk}
+    history = list(Assignment.objects.values_list("answer_id", "assignee_id", "assigned_by_id"))
+    assert sorted(history) == sorted([(first.pk, rex.pk, sue.pk), (second.pk, rex.pk, sue.pk)])
+
+    # Unassigning ("nobody") is a history row too; unchanged answers are not.
+    response = client.post("/triage/assign", {"answer": [first.pk, third.pk], "assignee": ""},
+                           headers=HTMX)
+    assert "Assigned 1 answer back to nobody (1 already were)." in response.content.decode()
+    first.refresh_from_db()
+    assert first.assigned_to_id is None
+    assert Assignment.objects.filter(answer=first, assignee__isnull=True).count() == 1
+    assert Assignment.objects.count() == 3
+
+
+def test_bulk_assign_refusals_are_shown_not_raised(client: Any,
+                                                   people: dict[str, Any]) -> None:
+    answer = _make(counts={"quote-altered": 1})
+    client.force_login(people["sue"])
+    nothing = client.post("/triage/assign", {"assignee": "rex"}, headers=HTMX)
+    assert "Select at least one answer" in nothing.content.decode()
+    no_role = client.post("/triage/assign", {"answer": [answer.pk], "assignee": "nobody"},
+                          headers=HTMX)
+    assert "nobody cannot decide answers" in no_role.content.decode()
+    ghost = client.post("/triage/assign", {"answer": [answer.pk], "assignee": "ghost"},
+                        headers=HTMX)
+    assert "There is no user 'ghost'" in html_lib.unescape(ghost.content.decode())
+    assert not Assignment.objects.exists()
+    # Without JavaScript: a redirect back to the queue with its filters, and a message.
+    plain = client.post("/triage/assign", {"answer": [answer.pk], "assignee": "rex",
+                                           "queue": "model=model-a"})
+    assert plain.status_code == 302 and plain["Location"] == "/triage/?model=model-a"
+    assert "Assigned 1 answer to rex." in client.get(plain["Location"]).content.decode()
+
+
+# ---- export --------------------------------------------------------------------
+
+def _body(response: Any) -> str:
+    assert response.streaming
+    return b"".join(response.streaming_content).decode()
+
+
+def test_export_csv_is_streamed_filtered_and_safe_against_formulas(
+    client: Any, people: dict[str, Any], surfaces: dict[str, Surface]
+) -> None:
+    from reviewer.services.reviews import review_decide
+
+    hostile = _make(surface=surfaces["chat"], question='=HYPERLINK("http://x","y")',
+                    counts={"quote-altered": 2, "quote-not-found": 1}, coverage=0.6)
+    hostile.external_id = "@ext-1"
+    hostile.save(update_fields=["external_id"])
+    for _ in range(55):  # more than a page: the export is the whole queue
+        _make(surface=surfaces["chat"], counts={"uncited-claim": 1})
+    _make(surface=surfaces["legal"], counts={"uncited-claim": 1})
+    decided = _make(surface=surfaces["chat"], counts={"uncited-claim": 1})
+    review_decide(answer=decided, reviewer=people["rita"], decision="escalate")
+    answers_assign(answer_ids=[hostile.pk], assignee=people["rex"], assigned_by=people["sue"])
+
+    client.force_login(people["sue"])
+    response = client.get("/triage/export?format=csv&surface=chat&state=any")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(_body(response))))
+    assert len(rows) == 57
+    first = rows[0]
+    assert int(first["answer"]) == hostile.pk  # queue order: the worst first
+    assert first["question"] == '\'=HYPERLINK("http://x","y")'
+    assert first["external_id"] == "'@ext-1"
+    assert first["reason"] == "2 altered · 1 not found · coverage 60%"
+    assert (first["altered_count"], first["not_found_count"]) == ("2", "1")
+    assert first["coverage"] == "0.6" and first["surface"] == "chat"
+    assert first["assignee"] == "rex" and first["review_state"] == "pending"
+    last = next(r for r in rows if int(r["answer"]) == decided.pk)
+    assert (last["last_decision"], last["reviewer"], last["review_state"]) == (
+        "escalate", "rita", "escalated")
+
+
+def test_export_jsonl_parses_back_and_matches_the_queue(client: Any,
+                                                        people: dict[str, Any]) -> None:
+    answers = [_make(counts={"quote-altered": i % 3 + 1}, coverage=i / 10) for i in range(5)]
+    _make(verdict="pass")
+    client.force_login(people["sue"])
+    response = client.get("/triage/export?format=jsonl")
+    assert response["Content-Type"].startswith("application/x-ndjson")
+    records = [json.loads(line) for line in _body(response).splitlines()]
+    assert [r["answer"] for r in records] == _ids(_get(client, people["sue"]))
+    assert {r["answer"] for r in records} == {a.pk for a in answers}
+    assert set(records[0]) >= {"answer", "external_id", "question", "verdict", "reason",
+                               "fabricated_count", "altered_count", "coverage", "surface",
+                               "model", "created", "review_state", "last_decision",
+                               "reviewer", "assignee"}
+    assert client.get("/triage/export?format=xml").status_code == 400
+
+
+# ---- the review page: next in queue, who has it open, whose queue ---------------
+
+def test_the_review_page_carries_the_queue_and_links_the_next_answer(
+    client: Any, people: dict[str, Any]
+) -> None:
+    worst = _make(counts={"fabricated-marker": 1}, model="m")
+    middle = _make(counts={"quote-altered": 1}, model="m")
+    _make(counts={"quote-altered": 1}, model="other")
+    last = _make(counts={"uncited-claim": 1}, model="m")
+    client.force_login(people["sue"])
+
+    queue_html = client.get("/triage/?model=m").content.decode()
+    assert f'/answers/{worst.pk}/?queue=model%3Dm' in queue_html
+
+    page = client.get(f"/answers/{worst.pk}/?queue=model%3Dm").content.decode()
+    assert f'href="/answers/{middle.pk}/?queue=model%3Dm" rel="next"' in page
+    assert 'href="/triage/?model=m"' in page  # back to the same queue
+    end = client.get(f"/answers/{last.pk}/?queue=model%3Dm").content.decode()
+    assert "last answer in the queue" in end
+    plain = client.get(f"/answers/{worst.pk}/").content.decode()
+    assert "Next in queue" not in plain
+
+    # After a decision the answer leaves the queue; the next one is still offered.
+    decided = client.post(f"/answers/{middle.pk}/decide",
+                          {"decision": "escalate", "queue": "model=m"}, headers=HTMX)
+    assert decided.status_code == 200
+    body = decided.content.decode()
+    assert 'id="queue-next" hx-swap-oob="true"' in body
+    assert f'href="/answers/{last.pk}/?queue=model%3Dm"' in body
+    assert "Decided: next in queue" in body
+    filters = TriageFilters.from_query(QueryDict("model=m"), user=people["sue"])
+    middle.refresh_from_db()
+    assert triage_next(middle, filters, people["sue"]) == last.pk
+
+
+def test_the_review_page_says_who_else_has_the_answer_open(client: Any,
+                                                           people: dict[str, Any]) -> None:
+    answer = _make(counts={"quote-altered": 1})
+    answer_open(answer=answer, user=people["rex"])
+    client.force_login(people["rita"])
+    html = client.get(f"/answers/{answer.pk}/").content.decode()
+    answer.refresh_from_db()
+    assert answer.in_review_by_id == people["rex"].pk  # not taken over
+    since = timezone.localtime(answer.in_review_since).strftime("%H:%M")
+    assert "rex has had this answer open since" in html and since in html
+    # The first to open an answer is recorded as deciding it, and the queue says so.
+    other = _make(counts={"quote-altered": 1})
+    client.get(f"/answers/{other.pk}/")
+    other.refresh_from_db()
+    assert other.in_review_by_id == people["rita"].pk
+    client.force_login(people["sue"])
+    queue = client.get("/triage/").content.decode()
+    assert queue.count("being decided by") == 2
+    assert "being decided by rita" in queue and "being decided by rex" in queue
+
+
+def test_an_answer_in_another_reviewers_queue_says_so_where_one_decides(
+    client: Any, people: dict[str, Any]
+) -> None:
+    answer = _make(counts={"quote-altered": 1}, assigned_to=people["rex"])
+    client.force_login(people["rita"])
+    html = client.get(f"/answers/{answer.pk}/").content.decode()
+    assert "This answer is in <strong>rex</strong>'s queue" in html
+    refused = client.post(f"/answers/{answer.pk}/decide", {"decision": "escalate"},
+                          headers=HTMX)
+    assert refused.status_code == 403
+    client.force_login(people["sue"])
+    assert "s queue: only they" not in client.get(f"/answers/{answer.pk}/").content.decode()
+
+
+def test_the_answers_list_links_to_the_queue(client: Any, people: dict[str, Any]) -> None:
+    client.force_login(people["sue"])
+    assert 'href="/triage/"' in client.get("/answers/").content.decode()
+
+
+def test_a_queue_link_survives_odd_characters(client: Any, people: dict[str, Any]) -> None:
+    import re
+
+    answer = _make(counts={"quote-altered": 1}, question="Fees & caps in the <b>clause</b>")
+    _make(counts={"quote-altered": 1}, question="Something else")
+    client.force_login(people["sue"])
+    page = client.get("/triage/?q=fees+%26+caps").content.decode()
+    assert "<b>clause" not in page  # the question is escaped
+    assert _ids_from(page) == [answer.pk]
+    link = html_lib.unescape(re.search(rf'href="(/answers/{answer.pk}/\?queue=[^"]*)"',
+                                       page).group(1))
+    review = client.get(link).content.decode()
+    # The review page's way back is the same queue, search words intact.
+    back = html_lib.unescape(re.search(r'href="(/triage/\?[^"]*)">← Back', review).group(1))
+    assert QueryDict(back.split("?", 1)[1])["q"] == "fees & caps"
+
+
+def _ids_from(html: str) -> list[int]:
+    import re
+
+    return [int(pk) for pk in re.findall(r'data-answer="(\d+)"', html)]
