@@ -14,7 +14,7 @@ from datetime import datetime
 __all__ = ["BarChart", "LineChart", "Marker", "Series", "bar_chart", "line_chart"]
 
 WIDTH, HEIGHT = 520, 210
-LEFT, RIGHT, TOP, BOTTOM = 48, 14, 16, 28
+LEFT, RIGHT, TOP, BOTTOM = 52, 14, 16, 30
 #: Series colours, told apart by dash pattern too (never colour alone).
 PALETTE = ("#2453a6", "#c0392b", "#1d6b3a", "#b9770e", "#6c3483", "#117a8b", "#7f8c8d")
 DASHES = ("", "6 3", "2 3", "8 3 2 3", "", "6 3", "2 3")
@@ -186,7 +186,7 @@ def line_chart(*, key: str, title: str, description: str, labels: Sequence[str],
     placed = []
     for n, marker in enumerate(markers):
         x = xs[marker.index]
-        y = TOP + 11 + 12 * (n % 4)
+        y = TOP + 12 + 14 * (n % 4)
         tip = (HEIGHT - BOTTOM) - 2 if marker.direction > 0 else TOP + 2
         triangle = (f"{x - 5:.1f},{tip:.1f} {x + 5:.1f},{tip:.1f} {x:.1f},{tip - 9:.1f}"
                     if marker.direction > 0 else

@@ -79,8 +79,11 @@ def _count(value: float) -> str:
 class _Rows:
     """``trend_counts`` rows indexed by bucket and model."""
 
-    def __init__(self, filters: TrendFilters) -> None:
+    def __init__(self, filters: TrendFilters, all_models: Sequence[str]) -> None:
         self.filters = filters
+        # Colours by each model's place among all models, so a model keeps
+        # its colour whatever the filters show.
+        self.colour_index = {model: i for i, model in enumerate(all_models)}
         self.buckets = filters.buckets()
         self.labels = [bucket_label(b, filters.granularity) for b in self.buckets]
         self.rows = trend_counts(filters)
@@ -97,8 +100,10 @@ class _Rows:
         """(name, colour, dash, width, rows per bucket): all models together
         first (drawn beneath) when there is more than one, then each model."""
         lines = [("all models", ALL_COLOUR, "", 5.0, self.total)] if len(self.models) > 1 else []
-        lines += [(model or "(no model)", PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)], 1.8,
-                   self.by_model[model]) for i, model in enumerate(self.models)]
+        for model in self.models:
+            i = self.colour_index.get(model, len(self.colour_index))
+            lines.append((model or "(no model)", PALETTE[i % len(PALETTE)],
+                          DASHES[i % len(DASHES)], 1.8, self.by_model[model]))
         return lines
 
 
@@ -153,8 +158,9 @@ def _markers(rows: _Rows, alerts: Sequence[TrendAlert], outcome: str) -> list[Ma
             for alert in alerts if alert.outcome == outcome and alert.day in index]
 
 
-def _charts(filters: TrendFilters, alerts: Sequence[TrendAlert]) -> dict[str, Any]:
-    rows = _Rows(filters)
+def _charts(filters: TrendFilters, alerts: Sequence[TrendAlert],
+            all_models: Sequence[str]) -> dict[str, Any]:
+    rows = _Rows(filters, all_models)
     charts: dict[str, Any] = {}
     charts["answers"] = line_chart(
         key="answers", title="Answers", description="Answers verified per bucket, per model",
@@ -239,9 +245,10 @@ def trends(request: HtmxHttpRequest) -> HttpResponse:
     # is stored and logged once, whoever looks first.
     trend_alerts_check()
     alerts = trend_alerts(filters)
+    options = trend_options()
     context = {"filters": filters, "query": filters.query(), "alerts": alerts,
                "alert_rows": [(alert, _alert_title(alert)) for alert in alerts],
-               "charts": _charts(filters, alerts), **trend_options()}
+               "charts": _charts(filters, alerts, options["models"]), **options}
     template = "reviewer/trends.html#trend-charts" if request.htmx else "reviewer/trends.html"
     return render(request, template, context)
 

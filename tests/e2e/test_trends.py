@@ -71,7 +71,7 @@ def test_filters_update_the_charts_and_live_in_the_url(page: Any, history: Any) 
     assert chart.locator("g.series[data-series='model-b']").count() == 0
 
 
-def test_trends_screenshot_for_the_docs(page: Any, history: Any, tmp_path: Any) -> None:
+def test_trends_screenshots_for_the_docs(page: Any, history: Any, tmp_path: Any) -> None:
     """docs/trends.png at 1280 wide (CITEGUARD_SCREENSHOTS=docs, bin/screenshots)."""
     folder = os.environ.get("CITEGUARD_SCREENSHOTS") or str(tmp_path)
     page.set_viewport_size({"width": 1280, "height": 1100})

@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import logging
+import re
 from datetime import UTC, date, datetime, timedelta
 from io import StringIO
 from typing import Any
@@ -154,6 +155,44 @@ def test_a_replayed_submission_is_not_counted_twice(surfaces: dict[str, Surface]
     answer_submit(client=None, data=data)
     answer_submit(client=None, data=data)
     assert AnswerStats.objects.get().answers == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_inserted_by_a_concurrent_request_is_added_to(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An hour's first answer finds no row, but another request inserts and
+    commits it first: the insert meets the unique constraint and the answer
+    is added to that row instead, nothing lost and no error."""
+    import threading
+
+    from django.db import connection
+
+    from reviewer.services import stats as stats_service
+
+    if connection.vendor == "sqlite":
+        pytest.skip("SQLite serialises writers; the race needs PostgreSQL (CI runs it there)")
+    Surface.objects.create(name="chat")
+    real_create = AnswerStats.objects.create
+    raced = []
+
+    def create_after_another_request(**fields: Any) -> AnswerStats:
+        if not raced:  # the other request wins the race: its own connection, committed
+            def other() -> None:
+                real_create(**{**fields, "answers": 1, "verdict_pass": 1})
+                connection.close()
+            thread = threading.Thread(target=other)
+            thread.start()
+            thread.join()
+            raced.append(True)
+        return real_create(**fields)
+
+    monkeypatch.setattr(stats_service.AnswerStats.objects, "create",
+                        create_after_another_request)
+    _submit(ANSWERS[0])
+    assert raced == [True]
+    row = AnswerStats.objects.get()
+    assert (row.answers, row.verdict_pass) == (2, 2)
+    assert Answer.objects.count() == 1
 
 
 # ---- rates and percentiles --------------------------------------------------
@@ -378,6 +417,15 @@ def test_filters_are_read_from_the_url_and_kept_in_every_link(
     assert page.count(f"?chart=outcomes&amp;{filters.query().replace('&', '&amp;')}") == 1
     assert 'data-series="model-b"' in page and 'data-series="model-a"' not in page
     assert len(filters.buckets()) == 72  # three days of hours
+    # A model keeps its colour whichever models are shown.
+    unfiltered = _client_for("supervisor").get(
+        "/trends/?start=2026-03-01&end=2026-03-03").content.decode()
+
+    def colour(html: str) -> str:
+        return re.search(r'data-series="model-b">\s*<polyline[^>]*stroke="([^"]+)"',
+                         html).group(1)  # type: ignore[union-attr]
+
+    assert colour(page) == colour(unfiltered)
     # The export honours the same filters.
     rows = _csv(_client_for("supervisor"), "answers", query)
     assert rows == [["bucket", "model", "answers"], ["2026-03-02T09:00Z", "model-b", "4"]]
