@@ -11,16 +11,20 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
+    REGISTRY,
     CollectorRegistry,
     Counter,
     Histogram,
     generate_latest,
     multiprocess,
 )
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 logger = logging.getLogger("citeguard.checks")
 
@@ -56,9 +60,45 @@ def record(*, surface: str, model: str, result: dict[str, Any]) -> None:
     }, sort_keys=True))
 
 
+class RateChangeCollector(Collector):
+    """``citeguard_rate_change{surface,model,outcome}``: +1 when the outcome's
+    rate on the latest comparable day (today or yesterday) lies above its
+    previous fortnight's interval, -1 below, 0 within (reviewer.changepoint;
+    model "*" is all of a surface's models).
+
+    Computed at scrape time from the trends summary table (one small query)
+    rather than set by whichever process last ran the check: a cron'd
+    ``check_trends`` and every web worker then expose the same value, with
+    or without prometheus_client's multiprocess mode.
+    """
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        from reviewer.selectors.trends import rate_change_directions
+
+        gauge = GaugeMetricFamily(
+            "citeguard_rate_change",
+            "Outcome rate against its previous 14 days: +1 rise, -1 fall, 0 within range",
+            labels=["surface", "model", "outcome"])
+        try:
+            directions = rate_change_directions()
+        except Exception:  # the other metrics are still worth serving
+            logger.exception("citeguard_rate_change: reading the trends summary failed")
+            directions = {}
+        for (surface, model, outcome), direction in sorted(directions.items()):
+            gauge.add_metric([surface, model, outcome], direction)
+        yield gauge
+
+
+# Its own registry: the default one is (in multiprocess mode) not what is
+# served, and registering there would query the database at import time.
+TRENDS_REGISTRY = CollectorRegistry(auto_describe=False)
+TRENDS_REGISTRY.register(RateChangeCollector())
+
+
 def exposition() -> tuple[bytes, str]:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
-        return generate_latest(registry), CONTENT_TYPE_LATEST
-    return generate_latest(), CONTENT_TYPE_LATEST
+    else:
+        registry = REGISTRY
+    return generate_latest(registry) + generate_latest(TRENDS_REGISTRY), CONTENT_TYPE_LATEST

@@ -1,7 +1,7 @@
 from django.urls import path
 from django.views.generic.base import RedirectView
 
-from reviewer.views import answers, documents, triage
+from reviewer.views import answers, documents, trends, triage
 
 app_name = "reviewer"
 urlpatterns = [
@@ -18,4 +18,6 @@ urlpatterns = [
     path("documents/<int:document_id>/", documents.document_detail, name="document"),
     path("documents/<int:document_id>/row", documents.document_row, name="document-row"),
     path("documents/<int:document_id>/file", answers.document_file, name="document-file"),
+    path("trends/", trends.trends, name="trends"),
+    path("trends/export", trends.trends_export, name="trends-export"),
 ]

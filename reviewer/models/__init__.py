@@ -10,10 +10,12 @@ from .answers import (
 )
 from .clients import ApiClient
 from .documents import Chunk, Document, Page
+from .stats import AnswerStats, TrendAlert
 
 __all__ = [
     "Answer",
     "AnswerSource",
+    "AnswerStats",
     "ApiClient",
     "Assignment",
     "Chunk",
@@ -24,4 +26,5 @@ __all__ = [
     "ReviewDecision",
     "SentenceVerdict",
     "Surface",
+    "TrendAlert",
 ]

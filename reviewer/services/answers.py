@@ -29,6 +29,7 @@ from reviewer.selectors.answers import (
 )
 from reviewer.selectors.documents import document_locate
 from reviewer.services.rows import insert_rows
+from reviewer.services.stats import stats_record_answer
 from reviewer.severity import outcome_columns
 from reviewer.verifying import (
     SourceResolutionError,
@@ -136,6 +137,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
                 request_sha256=digest, **outcome_columns(report.counts),
             )
             _store_rows(answer, payload, sources, data_report)
+            stats_record_answer(answer)
     except IntegrityError:
         # The same external id stored by a concurrent request: return that one.
         stored = (Answer.objects.submitted_as(client, payload.id or "")

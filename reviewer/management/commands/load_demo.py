@@ -7,6 +7,9 @@ different failure policies, and answers that exercise every outcome. Safe to
 run again: the PDFs are built to the same bytes every time, so each is found
 as already uploaded (a changed one becomes the next version under its
 document_key, never a copy), and answers are found by id.
+
+``--history`` adds five weeks of backdated answers with a model change in
+them for the trends page (reviewer.demo_history; a few seconds).
 """
 
 from __future__ import annotations
@@ -14,12 +17,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-from django.core.management.base import BaseCommand, CommandError
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewer import demo
+from reviewer.demo_history import load_history
 from reviewer.models import ApiClient, Document, Surface
-from reviewer.roles import CALIBRATOR, REVIEWER, SUPERVISOR
+from reviewer.roles import CALIBRATOR, REVIEWER, SUPERVISOR, sync_roles
 from reviewer.services.answers import AnswerRejected, answer_submit
 from reviewer.services.clients import api_client_create
 from reviewer.services.documents import document_ingest, document_upload
@@ -33,6 +38,11 @@ DEMO_ROLE_USERS = {"reviewer": REVIEWER, "reviewer2": REVIEWER, "supervisor": SU
 class Command(BaseCommand):
     help = "Load the demo: user demo/demo, three PDFs, surfaces and answers for every outcome."
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--history", action="store_true",
+                            help="also five weeks of backdated answers with a model change, "
+                                 "for the trends page")
+
     def handle(self, *args: Any, **options: Any) -> None:
         user_model = get_user_model()
         user, created = user_model.objects.get_or_create(
@@ -41,6 +51,10 @@ class Command(BaseCommand):
         if created:
             user.set_password(DEMO_USER)
             user.save(update_fields=["password"])
+        # The migration made the roles, but a flushed database (every
+        # transactional test, hence every browser test after the first) has
+        # lost them.
+        sync_roles(Group, Permission, ContentType)
         for username, role in DEMO_ROLE_USERS.items():
             person, created = user_model.objects.get_or_create(username=username)
             if created:
@@ -81,6 +95,8 @@ class Command(BaseCommand):
                 continue
             self.stdout.write(f"  answer {result['answer']:>3}  {result['verdict']:<4}  "
                               f"{result['action']:<10} {spec['id']}")
+        if options["history"]:
+            load_history(client=client, say=self.stdout.write)
         self.stdout.write(f"demo loaded: {len(documents)} documents, {len(demo.ANSWERS)} "
                           "answers; log in as demo / demo (admin), or as reviewer, reviewer2, "
                           "supervisor or calibrator (password: the same name)")

@@ -1,0 +1,118 @@
+"""Trends' summary table and the rate changes found in it.
+
+``AnswerStats`` holds, per hour, surface and model, integer counts of the
+answers verified then: per verdict, answers with at least one of each failing
+outcome, claims, and coverage and latency histograms. It is incremented as
+each answer is stored (``reviewer.services.stats``) and can be rebuilt from
+the answers (``manage.py rebuild_stats``), so the trends page reads a few
+thousand rows however many answers there are.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from .answers import Surface
+
+
+class AnswerStats(models.Model):
+    """Counts of the answers verified in one hour on one surface by one model.
+
+    The histogram buckets' edges are in ``reviewer.services.stats``
+    (``COVERAGE_BUCKETS``, ``LATENCY_BUCKETS``); a bucket counts answers up to
+    and including its upper edge (coverage: below it).
+    """
+
+    hour = models.DateTimeField()  # UTC, truncated to the hour
+    # Null for answers stored before surfaces existed; such rows are summed
+    # like any other but never compared for rate changes.
+    surface = models.ForeignKey(Surface, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="+")
+    model = models.CharField(max_length=200, blank=True)
+    answers = models.PositiveIntegerField(default=0)
+    verdict_pass = models.PositiveIntegerField(default=0)
+    verdict_flag = models.PositiveIntegerField(default=0)
+    verdict_fail = models.PositiveIntegerField(default=0)
+    # Answers with at least one citation (or claim) of the outcome.
+    with_fabricated = models.PositiveIntegerField(default=0)
+    with_altered = models.PositiveIntegerField(default=0)
+    with_not_found = models.PositiveIntegerField(default=0)
+    with_wrong_source = models.PositiveIntegerField(default=0)
+    with_unattributed = models.PositiveIntegerField(default=0)
+    with_uncited = models.PositiveIntegerField(default=0)
+    claims = models.PositiveIntegerField(default=0)
+    attributed_claims = models.PositiveIntegerField(default=0)
+    # Coverage (attributed claims / claims) histogram.
+    cov_lt_25 = models.PositiveIntegerField(default=0)
+    cov_lt_50 = models.PositiveIntegerField(default=0)
+    cov_lt_75 = models.PositiveIntegerField(default=0)
+    cov_lt_100 = models.PositiveIntegerField(default=0)
+    cov_full = models.PositiveIntegerField(default=0)
+    # Verification time (Answer.elapsed_ms) histogram.
+    lat_le_250us = models.PositiveIntegerField(default=0)
+    lat_le_500us = models.PositiveIntegerField(default=0)
+    lat_le_1ms = models.PositiveIntegerField(default=0)
+    lat_le_2ms = models.PositiveIntegerField(default=0)
+    lat_le_5ms = models.PositiveIntegerField(default=0)
+    lat_le_10ms = models.PositiveIntegerField(default=0)
+    lat_le_20ms = models.PositiveIntegerField(default=0)
+    lat_le_50ms = models.PositiveIntegerField(default=0)
+    lat_le_100ms = models.PositiveIntegerField(default=0)
+    lat_le_200ms = models.PositiveIntegerField(default=0)
+    lat_le_500ms = models.PositiveIntegerField(default=0)
+    lat_le_1s = models.PositiveIntegerField(default=0)
+    lat_over_1s = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "answer stats"
+        constraints = [
+            models.UniqueConstraint(fields=["hour", "surface", "model"],
+                                    name="answer_stats_one_row_per_hour_surface_model"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.hour:%Y-%m-%d %H}h {self.surface_id} {self.model}: {self.answers}"
+
+
+class TrendAlert(models.Model):
+    """A day on which an outcome's rate left its previous fortnight's range
+    (``reviewer.changepoint``): stored once, so it is logged and shown once."""
+
+    #: ``model`` of an alert on all of a surface's models together.
+    ALL_MODELS = "*"
+
+    day = models.DateField()
+    surface = models.ForeignKey(Surface, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=200, blank=True)
+    outcome = models.CharField(max_length=30)
+    direction = models.SmallIntegerField()  # +1 a rise, -1 a fall
+    answers = models.PositiveIntegerField()
+    hits = models.PositiveIntegerField()
+    baseline_answers = models.PositiveIntegerField()
+    baseline_hits = models.PositiveIntegerField()
+    low = models.FloatField()  # the day's Wilson 95 % interval
+    high = models.FloatField()
+    baseline_low = models.FloatField()
+    baseline_high = models.FloatField()
+    # Models that served answers that day but none in the fortnight before
+    # ("model-b"): the likely cause, said on the chart.
+    new_models = models.CharField(max_length=400, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["day", "surface", "model", "outcome"]
+        constraints = [
+            models.UniqueConstraint(fields=["day", "surface", "model", "outcome"],
+                                    name="trend_alert_once_per_day_surface_model_outcome"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.outcome} {'rise' if self.direction > 0 else 'fall'}"
+
+    @property
+    def rate(self) -> float:
+        return self.hits / self.answers if self.answers else 0.0
+
+    @property
+    def baseline_rate(self) -> float:
+        return self.baseline_hits / self.baseline_answers if self.baseline_answers else 0.0

@@ -1,0 +1,232 @@
+"""Server-rendered SVG charts: the geometry of line and stacked-bar charts, as
+plain values the template draws (``templates/reviewer/trends.html``'s
+``line-chart`` and ``bar-chart`` partials). Every label reaches the page
+through the template, so it is escaped; nothing here builds markup.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+__all__ = ["BarChart", "LineChart", "Marker", "Series", "bar_chart", "line_chart"]
+
+WIDTH, HEIGHT = 520, 210
+LEFT, RIGHT, TOP, BOTTOM = 52, 14, 16, 30
+#: Series colours, told apart by dash pattern too (never colour alone).
+PALETTE = ("#2453a6", "#c0392b", "#1d6b3a", "#b9770e", "#6c3483", "#117a8b", "#7f8c8d")
+DASHES = ("", "6 3", "2 3", "8 3 2 3", "", "6 3", "2 3")
+#: All models together: a wide pale band drawn beneath the models' lines.
+ALL_COLOUR = "#c3c9d4"
+
+
+@dataclass(frozen=True)
+class Series:
+    """A line: its values per bucket (None where there is nothing to show)
+    and each point's tooltip."""
+
+    name: str
+    values: Sequence[float | None]
+    titles: Sequence[str]
+    colour: str = ALL_COLOUR
+    dash: str = ""
+    width: float = 2.0
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A detected change at bucket ``index``: a line, a triangle and a label."""
+
+    index: int
+    label: str
+    title: str
+    direction: int
+    outcome: str
+
+
+@dataclass
+class _Drawn:
+    name: str
+    colour: str
+    dash: str
+    width: float
+    paths: list[str]
+    dots: list[tuple[float, float, str]]
+
+
+@dataclass
+class _DrawnMarker:
+    x: float
+    y: float  # the label's baseline
+    text_x: float
+    anchor: str
+    triangle: str
+    label: str
+    title: str
+    direction: int
+    outcome: str
+
+
+@dataclass
+class Axis:
+    x_ticks: list[tuple[float, str]] = field(default_factory=list)
+    y_ticks: list[tuple[float, str]] = field(default_factory=list)
+
+
+@dataclass
+class LineChart:
+    key: str
+    title: str
+    description: str
+    series: list[_Drawn]
+    markers: list[_DrawnMarker]
+    axis: Axis
+    empty: bool
+    width: int = WIDTH
+    height: int = HEIGHT
+    left: int = LEFT
+    right: int = WIDTH - RIGHT
+    top: int = TOP
+    bottom: int = HEIGHT - BOTTOM
+    y_label_x: int = LEFT - 6
+    x_label_y: int = HEIGHT - BOTTOM + 16
+
+
+@dataclass
+class _Bar:
+    x: float
+    width: float
+    segments: list[tuple[float, float, str, str]]  # y, height, colour, title
+
+
+@dataclass
+class BarChart:
+    key: str
+    title: str
+    description: str
+    bars: list[_Bar]
+    legend: list[tuple[str, str]]
+    axis: Axis
+    empty: bool
+    width: int = WIDTH
+    height: int = HEIGHT
+    left: int = LEFT
+    right: int = WIDTH - RIGHT
+    top: int = TOP
+    bottom: int = HEIGHT - BOTTOM
+    y_label_x: int = LEFT - 6
+    x_label_y: int = HEIGHT - BOTTOM + 16
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 × 10ⁿ at or above ``value`` (1 for nothing)."""
+    if value <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(value))
+    for step in (1, 2, 2.5, 5, 10):
+        if step * power >= value * 0.999999:
+            return float(step * power)
+    return float(10 * power)
+
+
+def _x_positions(count: int) -> list[float]:
+    plot = (WIDTH - RIGHT) - LEFT
+    if count == 1:
+        return [LEFT + plot / 2]
+    return [LEFT + plot * i / (count - 1) for i in range(count)]
+
+
+def _x_ticks(labels: Sequence[str], xs: Sequence[float], most: int = 6) -> list[tuple[float,
+                                                                                     str]]:
+    if not labels:
+        return []
+    step = max(1, math.ceil(len(labels) / most))
+    return [(xs[i], labels[i]) for i in range(0, len(labels), step)]
+
+
+def _y(value: float, top_value: float) -> float:
+    plot = (HEIGHT - BOTTOM) - TOP
+    return (HEIGHT - BOTTOM) - plot * min(value, top_value) / top_value
+
+
+def _y_ticks(top_value: float, fmt: Callable[[float], str]) -> list[tuple[float, str]]:
+    """Round ticks: quarters of 1 and 2 × 10ⁿ, fifths of 2.5 and 5 × 10ⁿ."""
+    leading = round(top_value / 10 ** math.floor(math.log10(top_value)), 1)
+    parts = 5 if leading in (2.5, 5.0) else 4
+    return [(_y(top_value * i / parts, top_value), fmt(top_value * i / parts))
+            for i in range(parts + 1)]
+
+
+def line_chart(*, key: str, title: str, description: str, labels: Sequence[str],
+               series: Sequence[Series], fmt: Callable[[float], str],
+               markers: Sequence[Marker] = (), floor: float = 0.0) -> LineChart:
+    """Lines over the buckets ``labels``; gaps (None) break a line. The y
+    axis runs from 0 to a round value above the largest (at least ``floor``)."""
+    xs = _x_positions(len(labels))
+    largest = max((v for s in series for v in s.values if v is not None), default=0.0)
+    top_value = nice_ceiling(max(largest, floor))
+    drawn = []
+    for line in series:
+        paths, current, dots = [], [], []
+        for x, value, point_title in zip(xs, line.values, line.titles, strict=True):
+            if value is None:
+                if current:
+                    paths.append(current)
+                current = []
+                continue
+            y = _y(value, top_value)
+            current.append(f"{x:.1f},{y:.1f}")
+            dots.append((round(x, 1), round(y, 1), point_title))
+        if current:
+            paths.append(current)
+        drawn.append(_Drawn(line.name, line.colour, line.dash, line.width,
+                            [" ".join(p) for p in paths], dots))
+    placed = []
+    for n, marker in enumerate(markers):
+        x = xs[marker.index]
+        y = TOP + 12 + 14 * (n % 4)
+        tip = (HEIGHT - BOTTOM) - 2 if marker.direction > 0 else TOP + 2
+        triangle = (f"{x - 5:.1f},{tip:.1f} {x + 5:.1f},{tip:.1f} {x:.1f},{tip - 9:.1f}"
+                    if marker.direction > 0 else
+                    f"{x - 5:.1f},{tip:.1f} {x + 5:.1f},{tip:.1f} {x:.1f},{tip + 9:.1f}")
+        anchor = "end" if x > LEFT + 0.6 * ((WIDTH - RIGHT) - LEFT) else "start"
+        text_x = round(x - 4 if anchor == "end" else x + 4, 1)
+        placed.append(_DrawnMarker(round(x, 1), y, text_x, anchor, triangle, marker.label,
+                                   marker.title, marker.direction, marker.outcome))
+    return LineChart(key=key, title=title, description=description, series=drawn,
+                     markers=placed, axis=Axis(_x_ticks(labels, xs), _y_ticks(top_value, fmt)),
+                     empty=not any(d.dots for d in drawn))
+
+
+def bar_chart(*, key: str, title: str, description: str, labels: Sequence[str],
+              stacks: Sequence[Sequence[float]], names: Sequence[str], colours: Sequence[str],
+              titles: Sequence[Sequence[str]], fmt: Callable[[float], str],
+              top_value: float | None = None) -> BarChart:
+    """Stacked bars, one per bucket: ``stacks[i][k]`` is segment ``k`` of
+    bucket ``i`` (named ``names[k]``), bottom up."""
+    xs = _x_positions(len(labels))
+    plot = (WIDTH - RIGHT) - LEFT
+    bar_width = max(1.0, min(18.0, 0.7 * plot / max(1, len(labels))))
+    largest = max((sum(stack) for stack in stacks), default=0.0)
+    top = top_value or nice_ceiling(largest)
+    bars = []
+    for x, stack, stack_titles in zip(xs, stacks, titles, strict=True):
+        base = 0.0
+        segments = []
+        for value, colour, segment_title in zip(stack, colours, stack_titles, strict=True):
+            if value <= 0:
+                continue
+            y_top, y_base = _y(base + value, top), _y(base, top)
+            segments.append((round(y_top, 1), round(y_base - y_top, 1), colour, segment_title))
+            base += value
+        bars.append(_Bar(round(x - bar_width / 2, 1), round(bar_width, 1), segments))
+    return BarChart(key=key, title=title, description=description, bars=bars,
+                    legend=list(zip(names, colours, strict=True)),
+                    axis=Axis(_x_ticks(labels, xs), _y_ticks(top, fmt)),
+                    empty=largest <= 0)
+
+
+def bucket_label(moment: datetime, granularity: str) -> str:
+    return moment.strftime("%b %d") if granularity == "day" else moment.strftime("%d %Hh")
