@@ -1,11 +1,10 @@
 from django.urls import path
-from django.views.generic.base import RedirectView
 
-from reviewer.views import answers, documents
+from reviewer.views import answers, documents, home, surfaces
 
 app_name = "reviewer"
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="reviewer:answers"), name="home"),
+    path("", home.home, name="home"),
     path("answers/", answers.answers, name="answers"),
     path("answers/<int:answer_id>/", answers.answer_review, name="answer"),
     path("answers/<int:answer_id>/decide", answers.answer_decide, name="answer-decide"),
@@ -15,4 +14,6 @@ urlpatterns = [
     path("documents/<int:document_id>/", documents.document_detail, name="document"),
     path("documents/<int:document_id>/row", documents.document_row, name="document-row"),
     path("documents/<int:document_id>/file", answers.document_file, name="document-file"),
+    path("surfaces/", surfaces.surfaces, name="surfaces"),
+    path("surfaces/<int:surface_id>/edit", surfaces.surface_edit, name="surface-edit"),
 ]

@@ -10,6 +10,7 @@ from .answers import (
 )
 from .clients import ApiClient
 from .documents import Chunk, Document, Page
+from .surfaces import SurfaceChange
 
 __all__ = [
     "Answer",
@@ -24,4 +25,5 @@ __all__ = [
     "ReviewDecision",
     "SentenceVerdict",
     "Surface",
+    "SurfaceChange",
 ]

@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.http import FileResponse, Http404, HttpResponse
@@ -29,7 +28,7 @@ from reviewer.selectors.documents import pdf_highlight
 from reviewer.selectors.reviews import review_safety, review_served, review_trail, undo_seconds
 from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
 from reviewer.views.answer_text import render_sentence
-from reviewer.views.base import HtmxHttpRequest
+from reviewer.views.base import HtmxHttpRequest, permission_required
 from verification import Difference, canonical_label, negation_context, word_diff
 from verification.verify import coverage_sentence, reason_sentence
 
@@ -38,7 +37,7 @@ FAILING = {"fabricated-marker", "quote-altered", "quote-not-found", "wrong-sourc
 
 
 @require_GET
-@login_required
+@permission_required("reviewer.view_answer")
 def answers(request: HtmxHttpRequest) -> HttpResponse:
     queryset = answer_list()
     verdict = request.GET.get("verdict", "")
@@ -297,7 +296,7 @@ def _reason_words(reason: str) -> str:
 
 
 @require_GET
-@login_required
+@permission_required("reviewer.view_answer")
 def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     try:
         answer = answer_get_for_review(answer_id)
@@ -324,10 +323,23 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         "highlight": _highlight_event(answer, citation, passage) if citation else None,
     }
     context.update({"trail": review_trail(answer), "served": review_served(answer),
-                    "safety": review_safety(answer, shown=citation)})
+                    "safety": review_safety(answer, shown=citation),
+                    "cannot_decide": _cannot_decide(answer, request.user)})
     if sentence is not None:
         context.update(_panel_context(answer, sentence, citation))
     return render(request, "reviewer/review.html", context)
+
+
+def _cannot_decide(answer: Answer, user: Any) -> str:
+    """Why ``user`` may not decide ``answer`` ("" when they may): the page
+    shows this sentence instead of buttons the server would refuse."""
+    if not user.has_perm("reviewer.decide_answer"):
+        return "You can read this answer but not decide it: deciding needs the reviewer role."
+    if (answer.assigned_to_id is not None and answer.assigned_to_id != user.pk
+            and not user.has_perm("reviewer.view_all_queues")):
+        return (f"This answer is in {answer.assigned_to.get_username()}'s queue: "  # type: ignore[union-attr]
+                "ask a supervisor to reassign it if you should decide it.")
+    return ""
 
 
 def _decision_context(answer_id: int) -> dict[str, Any]:
@@ -365,7 +377,7 @@ def _recorded(request: HtmxHttpRequest, answer_id: int, record: ReviewDecision
 
 
 @require_POST
-@login_required
+@permission_required("reviewer.decide_answer")
 def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """Record a decision. Approving with failing citations unopened needs
     ``opened`` (the citation ids the reviewer opened) to cover them all, or
@@ -383,7 +395,7 @@ def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@permission_required("reviewer.decide_answer")
 def answer_undo(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """Undo one of this answer's decisions (``decision``: its id) within the window."""
     get_object_or_404(Answer, pk=answer_id)
@@ -401,7 +413,7 @@ def answer_undo(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@permission_required("reviewer.view_document")
 def document_file(request: HtmxHttpRequest, document_id: int) -> FileResponse:
     document = get_object_or_404(Document.objects.defer("text"), pk=document_id)
     if not document.file:
