@@ -14,12 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
 from django.core.management.base import BaseCommand, CommandError
 
 from reviewer import demo
 from reviewer.models import ApiClient, Document, Surface
-from reviewer.roles import CALIBRATOR, REVIEWER, SUPERVISOR
+from reviewer.roles import CALIBRATOR, REVIEWER, SUPERVISOR, sync_roles
 from reviewer.services.answers import AnswerRejected, answer_submit
 from reviewer.services.clients import api_client_create
 from reviewer.services.documents import document_ingest, document_upload
@@ -41,6 +42,9 @@ class Command(BaseCommand):
         if created:
             user.set_password(DEMO_USER)
             user.save(update_fields=["password"])
+        # The groups come from a migration; a flushed database (the browser
+        # tests' after their first test) has none until they are synced again.
+        sync_roles(Group, Permission, ContentType)
         for username, role in DEMO_ROLE_USERS.items():
             person, created = user_model.objects.get_or_create(username=username)
             if created:
