@@ -153,6 +153,15 @@ def test_the_matrix_covers_every_ui_url() -> None:
     assert routed - covered == set()
 
 
+@pytest.mark.parametrize("url", ["/api/v1/answers", "/api/v1/documents", "/api/v1/ping"])
+def test_a_signed_in_person_does_not_open_the_token_api(client: Any, make_user: Any,
+                                                        api_token: str, url: str) -> None:
+    """The API is for machine clients with a token; no role or session opens it."""
+    client.force_login(_user(make_user, "superuser"))
+    assert client.get(url).status_code == 401
+    assert client.get(url, headers={"Authorization": f"Bearer {api_token}"}).status_code == 200
+
+
 # ---- where each role lands, and the nav -----------------------------------------
 
 def _stand_in(request: HttpRequest) -> HttpResponse:
