@@ -11,6 +11,7 @@ from reviewer.models import (
     ReviewDecision,
     SentenceVerdict,
     Surface,
+    SurfaceChange,
 )
 
 
@@ -90,6 +91,26 @@ class SurfaceAdmin(admin.ModelAdmin[Surface]):
                     "require_quotes")
     list_filter = ("high_stakes", "policy")
     list_editable = ("high_stakes",)
+
+
+@admin.register(SurfaceChange)
+class SurfaceChangeAdmin(admin.ModelAdmin[SurfaceChange]):
+    """The surfaces' history, read-only: the surfaces page records it (a flag
+    ticked in the Surface list here is not recorded)."""
+
+    list_display = ("surface", "changed_by", "created", "reason")
+    list_filter = ("surface",)
+    list_select_related = ("surface", "changed_by")
+    readonly_fields = ("surface", "changed_by", "changes", "reason", "evidence", "created")
+
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
+        return False
 
 
 @admin.register(ReviewDecision)

@@ -1,11 +1,10 @@
 from django.urls import path
-from django.views.generic.base import RedirectView
 
-from reviewer.views import answers, documents, trends, triage
+from reviewer.views import answers, documents, home, surfaces, trends, triage
 
 app_name = "reviewer"
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="reviewer:answers"), name="home"),
+    path("", home.home, name="home"),
     path("answers/", answers.answers, name="answers"),
     path("answers/<int:answer_id>/", answers.answer_review, name="answer"),
     path("answers/<int:answer_id>/decide", answers.answer_decide, name="answer-decide"),
@@ -20,4 +19,6 @@ urlpatterns = [
     path("documents/<int:document_id>/file", answers.document_file, name="document-file"),
     path("trends/", trends.trends, name="trends"),
     path("trends/export", trends.trends_export, name="trends-export"),
+    path("surfaces/", surfaces.surfaces, name="surfaces"),
+    path("surfaces/<int:surface_id>/edit", surfaces.surface_edit, name="surface-edit"),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
@@ -25,7 +26,13 @@ def openapi(request: HttpRequest) -> JsonResponse:
 
 
 @require_GET
+@login_required
 def docs(request: HttpRequest) -> HttpResponse:
+    """The token API's reference for people: any signed-in account, even one
+    without a role. It holds no answers or documents, only the contract that
+    /api/v1/openapi.json already publishes to machine clients; the people who
+    wire a RAG service to citeguard are often not reviewers. Signing in still
+    keeps the site's pages closed to the anonymous internet."""
     return render(request, "reviewer/api_docs.html", {"spec": SPEC, "endpoints": _endpoints()})
 
 

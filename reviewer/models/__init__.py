@@ -11,6 +11,7 @@ from .answers import (
 from .clients import ApiClient
 from .documents import Chunk, Document, Page
 from .stats import AnswerStats, TrendAlert
+from .surfaces import SurfaceChange
 
 __all__ = [
     "Answer",
@@ -26,5 +27,6 @@ __all__ = [
     "ReviewDecision",
     "SentenceVerdict",
     "Surface",
+    "SurfaceChange",
     "TrendAlert",
 ]

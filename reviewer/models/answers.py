@@ -47,10 +47,15 @@ class Surface(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.CheckConstraint(condition=Q(threshold__gt=0, threshold__lte=1),
-                                   name="surface_threshold_range"),
-            models.CheckConstraint(condition=Q(min_coverage__gte=0, min_coverage__lte=1),
-                                   name="surface_coverage_range"),
+            # The messages are what a supervisor sees when the surfaces page
+            # refuses a value (full_clean checks constraints too).
+            models.CheckConstraint(
+                condition=Q(threshold__gt=0, threshold__lte=1), name="surface_threshold_range",
+                violation_error_message="The threshold must be above 0 and at most 1."),
+            models.CheckConstraint(
+                condition=Q(min_coverage__gte=0, min_coverage__lte=1),
+                name="surface_coverage_range",
+                violation_error_message="The minimum coverage must be between 0 and 1."),
         ]
 
     def __str__(self) -> str:

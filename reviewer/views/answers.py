@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
 from django.http import FileResponse, Http404, HttpResponse, QueryDict
@@ -32,7 +31,7 @@ from reviewer.selectors.triage import TriageFilters, triage_next
 from reviewer.services.assignments import answer_open, in_review_by_other
 from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
 from reviewer.views.answer_text import render_sentence
-from reviewer.views.base import HtmxHttpRequest
+from reviewer.views.base import HtmxHttpRequest, permission_required
 from verification import Difference, canonical_label, negation_context, word_diff
 from verification.verify import coverage_sentence, reason_sentence
 
@@ -41,7 +40,7 @@ FAILING = {"fabricated-marker", "quote-altered", "quote-not-found", "wrong-sourc
 
 
 @require_GET
-@login_required
+@permission_required("reviewer.view_answer")
 def answers(request: HtmxHttpRequest) -> HttpResponse:
     queryset = answer_list()
     verdict = request.GET.get("verdict", "")
@@ -300,7 +299,7 @@ def _reason_words(reason: str) -> str:
 
 
 @require_GET
-@login_required
+@permission_required("reviewer.view_answer")
 def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     try:
         answer = answer_get_for_review(answer_id)
@@ -327,24 +326,26 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         "highlight": _highlight_event(answer, citation, passage) if citation else None,
     }
     context.update({"trail": review_trail(answer), "served": review_served(answer),
-                    "safety": review_safety(answer, shown=citation)})
+                    "safety": review_safety(answer, shown=citation),
+                    "cannot_decide": _cannot_decide(answer, request.user)})
     answer_open(answer=answer, user=request.user)
-    context.update(_presence(answer, request.user))
+    context["open_by"] = in_review_by_other(answer, request.user)
     context.update(_queue_context(answer, request.GET.get("queue"), request.user))
     if sentence is not None:
         context.update(_panel_context(answer, sentence, citation))
     return render(request, "reviewer/review.html", context)
 
 
-def _presence(answer: Answer, user: Any) -> dict[str, Any]:
-    """Who else is deciding this answer, and whose queue keeps this user
-    from deciding it (the service refuses it too: "not-your-queue")."""
-    assignee = answer.assigned_to
-    other_queue = (assignee is not None and assignee.pk != user.pk
-                   and user.has_perm("reviewer.decide_answer")
-                   and not user.has_perm("reviewer.view_all_queues"))
-    return {"open_by": in_review_by_other(answer, user),
-            "other_queue": assignee.get_username() if other_queue and assignee else ""}
+def _cannot_decide(answer: Answer, user: Any) -> str:
+    """Why ``user`` may not decide ``answer`` ("" when they may): the page
+    shows this sentence instead of buttons the server would refuse."""
+    if not user.has_perm("reviewer.decide_answer"):
+        return "You can read this answer but not decide it: deciding needs the reviewer role."
+    if (answer.assigned_to_id is not None and answer.assigned_to_id != user.pk
+            and not user.has_perm("reviewer.view_all_queues")):
+        return (f"This answer is in {answer.assigned_to.get_username()}'s queue: "  # type: ignore[union-attr]
+                "ask a supervisor to reassign it if you should decide it.")
+    return ""
 
 
 def _queue_context(answer: Answer, queue: str | None, user: Any) -> dict[str, Any]:
@@ -395,7 +396,7 @@ def _recorded(request: HtmxHttpRequest, answer_id: int, record: ReviewDecision
 
 
 @require_POST
-@login_required
+@permission_required("reviewer.decide_answer")
 def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """Record a decision. Approving with failing citations unopened needs
     ``opened`` (the citation ids the reviewer opened) to cover them all, or
@@ -413,7 +414,7 @@ def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
 
 
 @require_POST
-@login_required
+@permission_required("reviewer.decide_answer")
 def answer_undo(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """Undo one of this answer's decisions (``decision``: its id) within the window."""
     get_object_or_404(Answer, pk=answer_id)
@@ -431,7 +432,7 @@ def answer_undo(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@permission_required("reviewer.view_document")
 def document_file(request: HtmxHttpRequest, document_id: int) -> FileResponse:
     document = get_object_or_404(Document.objects.defer("text"), pk=document_id)
     if not document.file:

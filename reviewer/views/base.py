@@ -12,7 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.middleware import HtmxDetails
 
-__all__ = ["HtmxHttpRequest", "permission_required"]
+__all__ = ["HtmxHttpRequest", "no_role_response", "permission_required"]
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -23,6 +23,14 @@ def _whom_to_ask() -> list[str]:
     """People who can give roles: supervisors' admins, i.e. superusers."""
     return list(get_user_model().objects.filter(is_superuser=True, is_active=True)
                 .order_by("username").values_list("username", flat=True)[:5])
+
+
+def no_role_response(request: HttpRequest, perms: tuple[str, ...] = ()) -> HttpResponse:
+    """The 403 page: which role is missing and whom to ask for it."""
+    return render(request, "reviewer/no_role.html", {
+        "perms": perms, "has_role": request.user.groups.exists(),  # type: ignore[union-attr]
+        "admins": _whom_to_ask(),
+    }, status=403)
 
 
 def permission_required(*perms: str) -> Callable[[Callable[..., HttpResponse]],
@@ -36,10 +44,7 @@ def permission_required(*perms: str) -> Callable[[Callable[..., HttpResponse]],
         def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if request.user.has_perms(perms):
                 return view(request, *args, **kwargs)
-            return render(request, "reviewer/no_role.html", {
-                "perms": perms, "has_role": request.user.groups.exists(),  # type: ignore[union-attr]
-                "admins": _whom_to_ask(),
-            }, status=403)
+            return no_role_response(request, perms)
 
         return wrapper
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -21,7 +20,7 @@ from reviewer.selectors.documents import (
     document_versions,
 )
 from reviewer.services.documents import DocumentRejected, document_upload
-from reviewer.views.base import HtmxHttpRequest
+from reviewer.views.base import HtmxHttpRequest, permission_required
 
 DOCUMENTS_PER_PAGE = 50
 CHUNKS_PER_PAGE = 25
@@ -34,7 +33,7 @@ def _list_context(request: HtmxHttpRequest) -> dict[str, object]:
 
 
 @require_GET
-@login_required
+@permission_required("reviewer.view_document")
 def documents(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "reviewer/documents.html", _list_context(request))
 
@@ -55,7 +54,7 @@ def _upload_message(request: HtmxHttpRequest, text: str, *, status: int,
 
 
 @require_POST
-@login_required
+@permission_required("reviewer.add_document")
 def document_upload_view(request: HtmxHttpRequest) -> HttpResponse:
     upload = request.FILES.get("file")
     limit = int(settings.CITEGUARD["MAX_UPLOAD_BYTES"])
@@ -91,7 +90,7 @@ def document_upload_view(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@permission_required("reviewer.view_document")
 def document_row(request: HtmxHttpRequest, document_id: int) -> HttpResponse:
     document = document_get(document_id)
     if document is None:
@@ -100,7 +99,7 @@ def document_row(request: HtmxHttpRequest, document_id: int) -> HttpResponse:
 
 
 @require_GET
-@login_required
+@permission_required("reviewer.view_document")
 def document_detail(request: HtmxHttpRequest, document_id: int) -> HttpResponse:
     document = document_get(document_id)
     if document is None:

@@ -72,7 +72,9 @@ def test_the_schema_is_served_and_is_json(client: Any) -> None:
     assert "document_key" in json.dumps(served["paths"]["/documents"]["post"])
 
 
-def test_the_docs_page_lists_each_operation_with_its_parameters(client: Any) -> None:
+def test_the_docs_page_lists_each_operation_with_its_parameters(client: Any,
+                                                                 make_user: Any) -> None:
+    client.force_login(make_user("integrator"))  # signed in, no role needed
     html = client.get("/api/docs/").content.decode()
     assert "GET /api/v1/answers</code>" in html and "POST /api/v1/documents</code>" in html
     assert "<code>verdict</code>" in html and "<code>cursor</code>" in html

@@ -11,6 +11,13 @@ from tests.factories import BuiltPdf
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def logged_in(client: Any, make_user: Any) -> Any:
+    """Uploading needs the add_document permission: a supervisor's."""
+    client.force_login(make_user("uploader", "supervisor"))
+    return client
+
+
 def test_pages_need_a_login(client: Any) -> None:
     response = client.get("/documents/")
     assert response.status_code == 302
