@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["OUTCOME_COLUMNS", "SEVERITY_ORDER", "outcome_columns", "reason_words", "severity"]
+__all__ = ["OUTCOME_BITS", "OUTCOME_COLUMNS", "SEVERITY_ORDER", "outcome_columns", "outcome_mask",
+           "reason_words", "severity"]
 
 #: Outcomes worst first: a fabricated marker is always a defect; an altered
 #: quote changes what the source says; a missing quote can't be checked; a
@@ -29,6 +30,9 @@ OUTCOME_COLUMNS: dict[str, str] = {
     "unattributed-quote": "unattributed_count",
     "uncited-claim": "uncited_count",
 }
+
+#: Each outcome's bit in ``outcome_mask`` (the queue's counts group on it).
+OUTCOME_BITS: dict[str, int] = {outcome: 1 << rank for rank, outcome in enumerate(SEVERITY_ORDER)}
 
 #: Short words for the queue's reason column ("2 altered · 1 not found").
 _SHORT = {
@@ -52,6 +56,13 @@ def outcome_columns(counts: Mapping[str, int]) -> dict[str, int]:
     columns = {column: int(counts.get(outcome, 0)) for outcome, column in OUTCOME_COLUMNS.items()}
     columns["severity"] = severity(counts)
     return columns
+
+
+def outcome_mask(columns: Mapping[str, int]) -> int:
+    """The failing outcomes present, one bit each, from an answer's count
+    columns (``OUTCOME_COLUMNS``' values)."""
+    return sum(bit for outcome, bit in OUTCOME_BITS.items()
+               if columns.get(OUTCOME_COLUMNS[outcome], 0) > 0)
 
 
 def reason_words(counts: Mapping[str, int], coverage: float | None = None) -> str:

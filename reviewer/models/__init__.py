@@ -10,7 +10,7 @@ from .answers import (
 )
 from .clients import ApiClient
 from .documents import Chunk, Document, Page
-from .stats import AnswerStats, TrendAlert
+from .stats import AnswerStats, QueueGroup, TrendAlert
 from .surfaces import SurfaceChange
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "Document",
     "MatchLabel",
     "Page",
+    "QueueGroup",
     "ReviewDecision",
     "SentenceVerdict",
     "Surface",

@@ -116,3 +116,35 @@ class TrendAlert(models.Model):
     @property
     def baseline_rate(self) -> float:
         return self.baseline_hits / self.baseline_answers if self.baseline_answers else 0.0
+
+
+class QueueGroup(models.Model):
+    """How many answers share one combination of the triage queue's counted
+    filter values: surface, model, verdict, review state, assignee and which
+    failing outcomes they have (``reviewer.severity.outcome_mask``).
+
+    The queue's counts per filter value are sums over these rows (a few
+    hundred) instead of a GROUP BY over every answer. Kept by
+    ``reviewer.services.queue_counts`` wherever one of the values changes
+    (an answer stored, decided, undone, assigned); rebuilt by ``manage.py
+    rebuild_stats``. Ids are plain integers with 0 for none, so the unique
+    key holds (NULLs would never collide).
+    """
+
+    surface_key = models.BigIntegerField()
+    model = models.CharField(max_length=200, blank=True)
+    verdict = models.CharField(max_length=4)
+    review_state = models.CharField(max_length=10)
+    assignee_key = models.BigIntegerField()
+    outcomes = models.PositiveSmallIntegerField()
+    answers = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["surface_key", "model", "verdict", "review_state", "assignee_key",
+                        "outcomes"], name="queue_group_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.answers} answers in queue group {self.pk}"

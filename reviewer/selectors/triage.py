@@ -9,9 +9,12 @@ The queue's order is total (severity desc, coverage asc, created asc, pk asc)
 and matches the ``answer_triage_order`` index, so the first page and "next
 in queue" (a keyset query) read a few index entries, not the table.
 
-Counts per filter value are one GROUP BY over the facet columns with the
-other filters applied in SQL; each facet's counts ("as if this facet were
-not set, with every other one set") are then summed in Python from the groups.
+Counts per filter value are sums over groups of answers sharing the facet
+columns' values; each facet's counts ("as if this facet were not set, with
+every other one set") are summed in Python from the groups. The groups are
+kept as answers change (``QueueGroup``, ``reviewer.services.queue_counts``)
+and read from there, unless a search, coverage or date filter is set: then
+they are one GROUP BY over the answers those filters keep.
 """
 
 from __future__ import annotations
@@ -40,8 +43,8 @@ from django.db.models import (
 from django.db.models.functions import Left
 from django.utils import timezone
 
-from reviewer.models import Answer, ReviewDecision, Surface
-from reviewer.severity import OUTCOME_COLUMNS, SEVERITY_ORDER, reason_words
+from reviewer.models import Answer, QueueGroup, ReviewDecision, Surface
+from reviewer.severity import OUTCOME_BITS, OUTCOME_COLUMNS, SEVERITY_ORDER, reason_words
 
 __all__ = [
     "ANY_STATE", "EXPORT_COLUMNS", "FACETS", "NEEDS_REVIEW", "PAGE_SIZE", "FacetValue",
@@ -64,7 +67,7 @@ _OUTCOME_LABELS = {
     "quote-not-found": "quote not found", "wrong-source": "wrong source",
     "unattributed-quote": "quote without marker", "uncited-claim": "uncited claim",
 }
-_OUTCOME_BIT = {outcome: 1 << rank for rank, outcome in enumerate(SEVERITY_ORDER)}
+_OUTCOME_BIT = OUTCOME_BITS
 #: What a queue row reads: no answer text, the question only as a prefix.
 _ROW_FIELDS = (
     "pk", "external_id", "verdict", "coverage", "severity", "model", "review_state", "created",
@@ -294,7 +297,52 @@ def _outcome_mask() -> Any:
     return total
 
 
-def _groups(filters: TriageFilters, user: Any) -> list[dict[str, Any]]:
+def _uses_kept_counts(filters: TriageFilters) -> bool:
+    """Whether the queue's counts can come from the kept groups: only when
+    every unfaceted filter is off (search, coverage and dates cut across the
+    groups)."""
+    return not (filters.q or filters.coverage_below is not None or filters.date_from
+                or filters.date_to)
+
+
+def _kept_groups(user: Any) -> list[dict[str, Any]]:
+    """The kept groups (``QueueGroup``) in ``_live_groups``' shape, within
+    ``user``'s scope: one query over a few hundred rows, whatever the number
+    of answers."""
+    quote = connection.ops.quote_name
+    users = get_user_model()._meta
+    sql = (f"SELECT g.surface_key, s.name, g.model, g.verdict, g.review_state, "
+           f"g.assignee_key, u.{quote(users.get_field('username').column)}, g.outcomes, "
+           f"g.answers FROM {quote(QueueGroup._meta.db_table)} g "
+           f"LEFT JOIN {quote(Surface._meta.db_table)} s ON s.id = g.surface_key "
+           f"LEFT JOIN {quote(users.db_table)} u ON u.{quote(users.pk.column)} = g.assignee_key "
+           f"WHERE g.answers > 0")
+    params: list[Any] = []
+    if not user.has_perm("reviewer.view_all_queues"):
+        sql += " AND g.assignee_key IN (0, %s)"
+        params.append(user.pk)
+    keys = ("surface_id", "surface__name", "model", "verdict", "review_state", "assigned_to_id",
+            "assigned_to__username", "outcomes", "n")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = [dict(zip(keys, row, strict=True)) for row in cursor.fetchall()]
+    for row in rows:  # 0 is "none" in the kept keys
+        row["surface_id"] = row["surface_id"] or None
+        row["assigned_to_id"] = row["assigned_to_id"] or None
+    return rows
+
+
+def _groups(filters: TriageFilters, user: Any, *, kept: bool | None = None
+            ) -> list[dict[str, Any]]:
+    """The answers the unfaceted filters keep, grouped by facet values:
+    from the kept counts when no unfaceted filter is set (``kept`` forces
+    the choice; the tests compare both), else counted live."""
+    if kept if kept is not None else _uses_kept_counts(filters):
+        return _kept_groups(user)
+    return _live_groups(filters, user)
+
+
+def _live_groups(filters: TriageFilters, user: Any) -> list[dict[str, Any]]:
     """One row per combination of facet values among the answers the
     unfaceted filters keep, with how many answers share it.
 

@@ -17,6 +17,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviewer.models import Answer, Assignment
+from reviewer.services.queue_counts import (
+    KEY_SOURCE_FIELDS,
+    queue_counts_move,
+    queue_key_of_row,
+)
 
 __all__ = [
     "IN_REVIEW_MINUTES",
@@ -64,6 +69,10 @@ def answers_assign(*, answer_ids: Iterable[int], assignee: Any | None, assigned_
                             pk__in=ids, assigned_to__isnull=False).values_list("pk", flat=True))
         if not changing:
             return 0
+        before = [queue_key_of_row(row) for row in
+                  Answer.objects.filter(pk__in=changing).values(*KEY_SOURCE_FIELDS)]
+        after = [(*key[:4], assignee_id or 0, key[5]) for key in before]
+        queue_counts_move(remove=before, add=after)
         Answer.objects.filter(pk__in=changing).update(assigned_to_id=assignee_id,
                                                       assigned_at=now if assignee_id else None)
         Assignment.objects.bulk_create(

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from reviewer.models import Answer, ReviewDecision
 from reviewer.selectors.reviews import failing_citations, undo_seconds
+from reviewer.services.queue_counts import queue_counts_move, queue_key
 
 __all__ = ["DecisionRefused", "review_decide", "review_undo"]
 
@@ -99,9 +100,11 @@ def review_decide(
                                 unopened_failures=unopened)
         record.full_clean()
         record.save()
+        before = queue_key(answer)
         answer.review_state = _STATE[kind]
         answer.in_review_by = None
         answer.save(update_fields=["review_state", "in_review_by"])
+        queue_counts_move(remove=[before], add=[queue_key(answer)])
     return record
 
 
@@ -154,8 +157,10 @@ def review_undo(*, decision_id: int, reviewer: AbstractBaseUser) -> ReviewDecisi
                                 from_state=answer.review_state, to_state=restored)
         record.full_clean()
         record.save()
+        before = queue_key(answer)
         answer.review_state = restored
         answer.save(update_fields=["review_state"])
+        queue_counts_move(remove=[before], add=[queue_key(answer)])
     return record
 
 

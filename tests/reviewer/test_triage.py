@@ -21,6 +21,7 @@ from django.utils import timezone
 from reviewer.models import Answer, Assignment, Surface
 from reviewer.selectors.triage import TriageFilters, triage_counts, triage_next, triage_queryset
 from reviewer.services.assignments import answer_open, answers_assign
+from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.severity import outcome_columns
 
 pytestmark = pytest.mark.django_db
@@ -41,6 +42,9 @@ def _make(*, verdict: str = "fail", counts: dict[str, int] | None = None,
     created = timezone.now() - timedelta(days=age_days)
     Answer.objects.filter(pk=answer.pk).update(created=created)
     answer.created = created
+    # Stored directly, not through answer_submit: count it in the queue as
+    # answer_submit does.
+    queue_counts_move(add=[queue_key(answer)])
     return answer
 
 
