@@ -62,6 +62,17 @@ class AnswerStats(models.Model):
     lat_le_500ms = models.PositiveIntegerField(default=0)
     lat_le_1s = models.PositiveIntegerField(default=0)
     lat_over_1s = models.PositiveIntegerField(default=0)
+    # Answers whose first decision was made in this hour (counted by the hour
+    # of the decision, not of the answer) and their time from arrival to that
+    # decision as a histogram (edges in reviewer.services.stats).
+    first_decisions = models.PositiveIntegerField(default=0)
+    ttd_le_15m = models.PositiveIntegerField(default=0)
+    ttd_le_1h = models.PositiveIntegerField(default=0)
+    ttd_le_4h = models.PositiveIntegerField(default=0)
+    ttd_le_1d = models.PositiveIntegerField(default=0)
+    ttd_le_3d = models.PositiveIntegerField(default=0)
+    ttd_le_1w = models.PositiveIntegerField(default=0)
+    ttd_over_1w = models.PositiveIntegerField(default=0)
 
     class Meta:
         verbose_name_plural = "answer stats"
@@ -90,7 +101,7 @@ class TrendAlert(models.Model):
     hits = models.PositiveIntegerField()
     baseline_answers = models.PositiveIntegerField()
     baseline_hits = models.PositiveIntegerField()
-    low = models.FloatField()  # the day's Wilson 95 % interval
+    low = models.FloatField()  # the day's Wilson 99 % interval
     high = models.FloatField()
     baseline_low = models.FloatField()
     baseline_high = models.FloatField()

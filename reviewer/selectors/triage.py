@@ -305,41 +305,91 @@ def _uses_kept_counts(filters: TriageFilters) -> bool:
                 or filters.date_to)
 
 
-def _kept_groups(user: Any) -> list[dict[str, Any]]:
-    """The kept groups (``QueueGroup``) in ``_live_groups``' shape, within
-    ``user``'s scope: one query over a few hundred rows, whatever the number
-    of answers."""
+#: The kept columns each facet's counts group on.
+_KEPT_GROUPING = {
+    "state": ("g.review_state", "g.verdict"), "verdict": ("g.verdict",),
+    "outcome": ("g.outcomes",), "surface": ("g.surface_key", "s.name"), "model": ("g.model",),
+    "assignee": ("g.assignee_key", "u.{username}"),
+}
+#: Every column a facet's row may carry, and its SQL type when a facet leaves it out.
+_KEPT_COLUMNS = (
+    ("g.review_state", "varchar(10)", "review_state"), ("g.verdict", "varchar(4)", "verdict"),
+    ("g.outcomes", "integer", "outcomes"), ("g.surface_key", "bigint", "surface_id"),
+    ("s.name", "varchar(100)", "surface__name"), ("g.model", "varchar(200)", "model"),
+    ("g.assignee_key", "bigint", "assigned_to_id"),
+    ("u.{username}", "varchar(150)", "assigned_to__username"),
+)
+
+
+def _kept_condition(filters: TriageFilters, user: Any, skip: str) -> tuple[str, list[Any]]:
+    """``_facet_q`` on the kept groups' columns, with the user's scope."""
+    parts, params = ["g.answers > 0"], []
+    if not user.has_perm("reviewer.view_all_queues"):
+        parts.append("g.assignee_key IN (0, %s)")
+        params.append(user.pk)
+    if skip != "state":
+        if filters.state == NEEDS_REVIEW:
+            parts.append("g.review_state = 'pending' AND g.verdict <> 'pass'")
+        elif filters.state != ANY_STATE:
+            parts.append("g.review_state = %s")
+            params.append(filters.state)
+    if skip != "verdict" and filters.verdict:
+        parts.append("g.verdict = %s")
+        params.append(filters.verdict)
+    if skip != "outcome" and filters.outcome:
+        parts.append("(g.outcomes & %s) <> 0")
+        params.append(_OUTCOME_BIT[filters.outcome])
+    if skip != "surface" and filters.surface_id is not None:
+        parts.append("g.surface_key = %s")
+        params.append(filters.surface_id)
+    if skip != "model" and filters.model:
+        parts.append("g.model = %s")
+        params.append(filters.model)
+    if skip != "assignee" and filters.assignee:
+        parts.append("g.assignee_key = %s")
+        params.append(filters.assignee_id or 0)
+    return " AND ".join(parts), params
+
+
+def _kept_counts(filters: TriageFilters, user: Any
+                 ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
+    """The total and, per facet, the rows its counts are summed from, read
+    from the kept groups (``QueueGroup``): one query, a GROUP BY per facet
+    over the groups (a few thousand rows at most, however many answers),
+    returning a few dozen rows."""
     quote = connection.ops.quote_name
     users = get_user_model()._meta
-    sql = (f"SELECT g.surface_key, s.name, g.model, g.verdict, g.review_state, "
-           f"g.assignee_key, u.{quote(users.get_field('username').column)}, g.outcomes, "
-           f"g.answers FROM {quote(QueueGroup._meta.db_table)} g "
-           f"LEFT JOIN {quote(Surface._meta.db_table)} s ON s.id = g.surface_key "
-           f"LEFT JOIN {quote(users.db_table)} u ON u.{quote(users.pk.column)} = g.assignee_key "
-           f"WHERE g.answers > 0")
-    params: list[Any] = []
-    if not user.has_perm("reviewer.view_all_queues"):
-        sql += " AND g.assignee_key IN (0, %s)"
-        params.append(user.pk)
-    keys = ("surface_id", "surface__name", "model", "verdict", "review_state", "assigned_to_id",
-            "assigned_to__username", "outcomes", "n")
+    username = quote(users.get_field("username").column)
+    joins = {"surface": f" LEFT JOIN {quote(Surface._meta.db_table)} s ON s.id = g.surface_key",
+             "assignee": f" LEFT JOIN {quote(users.db_table)} u "
+                         f"ON u.{quote(users.pk.column)} = g.assignee_key"}
+    selects, params = [], []
+    for facet in (*FACETS, "total"):
+        source = f"FROM {quote(QueueGroup._meta.db_table)} g{joins.get(facet, '')}"
+        grouping = [c.format(username=username) for c in _KEPT_GROUPING.get(facet, ())]
+        columns = [(column.format(username=username), kind) for column, kind, _ in _KEPT_COLUMNS]
+        shown = ", ".join(column if column in grouping else f"CAST(NULL AS {kind})"
+                          for column, kind in columns)
+        where, where_params = _kept_condition(filters, user, skip=facet)
+        group_by = f" GROUP BY {', '.join(grouping)}" if grouping else ""
+        selects.append(f"SELECT '{facet}', {shown}, SUM(g.answers) {source} WHERE {where}"
+                       f"{group_by}")
+        params.extend(where_params)
+    keys = ("facet", *(key for _, _, key in _KEPT_COLUMNS), "n")
+    per_facet: dict[str, list[dict[str, Any]]] = {facet: [] for facet in FACETS}
+    total = 0
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = [dict(zip(keys, row, strict=True)) for row in cursor.fetchall()]
-    for row in rows:  # 0 is "none" in the kept keys
-        row["surface_id"] = row["surface_id"] or None
-        row["assigned_to_id"] = row["assigned_to_id"] or None
-    return rows
-
-
-def _groups(filters: TriageFilters, user: Any, *, kept: bool | None = None
-            ) -> list[dict[str, Any]]:
-    """The answers the unfaceted filters keep, grouped by facet values:
-    from the kept counts when no unfaceted filter is set (``kept`` forces
-    the choice; the tests compare both), else counted live."""
-    if kept if kept is not None else _uses_kept_counts(filters):
-        return _kept_groups(user)
-    return _live_groups(filters, user)
+        cursor.execute(" UNION ALL ".join(selects), params)
+        for values in cursor.fetchall():
+            row = dict(zip(keys, values, strict=True))
+            if row["facet"] == "total":
+                total = int(row["n"] or 0)
+                continue
+            row["n"] = int(row["n"] or 0)
+            row["surface_id"] = row["surface_id"] or None
+            row["assigned_to_id"] = row["assigned_to_id"] or None  # 0 is "none" when kept
+            per_facet[row["facet"]].append(row)
+    return total, per_facet
 
 
 def _live_groups(filters: TriageFilters, user: Any) -> list[dict[str, Any]]:
@@ -423,21 +473,24 @@ def _selected(facet: str, filters: TriageFilters) -> str:
             "assignee": filters.assignee}[facet]
 
 
-def triage_counts(filters: TriageFilters, user: Any,
-                  groups: list[dict[str, Any]] | None = None
+def triage_counts(filters: TriageFilters, user: Any, *, kept: bool | None = None
                   ) -> tuple[int, dict[str, list[FacetValue]]]:
     """How many answers the queue holds, and per facet how many each value
-    would hold with every other filter kept. One query (the groups)."""
-    if groups is None:
-        groups = _groups(filters, user)
-    total = sum(g["n"] for g in groups if _group_matches(g, filters))
+    would hold with every other filter kept. One query: over the kept groups
+    when no search, coverage or date filter is set (``kept`` forces the
+    choice; the tests compare both), else a GROUP BY over the answers."""
+    if kept if kept is not None else _uses_kept_counts(filters):
+        total, per_facet = _kept_counts(filters, user)
+    else:
+        groups = _live_groups(filters, user)
+        total = sum(g["n"] for g in groups if _group_matches(g, filters))
+        per_facet = {facet: [g for g in groups if _group_matches(g, filters, skip=facet)]
+                     for facet in FACETS}
     facets: dict[str, list[FacetValue]] = {}
     for facet in FACETS:
         counts: dict[str, int] = {}
         labels: dict[str, str] = {}
-        for group in groups:
-            if not _group_matches(group, filters, skip=facet):
-                continue
+        for group in per_facet[facet]:
             for value, label in _facet_keys(facet, group, user):
                 counts[value] = counts.get(value, 0) + group["n"]
                 labels[value] = label

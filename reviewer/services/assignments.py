@@ -12,8 +12,10 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from reviewer.models import Answer, Assignment
@@ -42,8 +44,17 @@ class AssignmentRefused(ValueError):
 
 def reviewers() -> list[Any]:
     """Active users who may decide answers: the people answers can be assigned to."""
-    users = get_user_model().objects.filter(is_active=True).order_by("username")
-    return [user for user in users if user.has_perm("reviewer.decide_answer")]
+    # One query, not has_perm per user (two queries each): the roles give the
+    # permission through groups, a site may also give it to a user directly.
+    decide = Q(content_type__app_label="reviewer", codename="decide_answer")
+    permission = Permission.objects.filter(decide).first()
+    users = get_user_model().objects.filter(is_active=True)
+    if permission is not None:
+        users = users.filter(Q(is_superuser=True) | Q(groups__permissions=permission)
+                             | Q(user_permissions=permission))
+    else:
+        users = users.filter(is_superuser=True)
+    return list(users.distinct().order_by("username"))
 
 
 def answers_assign(*, answer_ids: Iterable[int], assignee: Any | None, assigned_by: Any) -> int:

@@ -15,6 +15,14 @@ A percentile read from the histogram (``latency_percentile``) is the upper
 edge of the bucket that holds it: "p90 ≤ 2 ms", never an underestimate, and
 at most one bucket (a factor of 2–2.5) above the true value; in the open top
 bucket it is reported as its lower edge (1000 ms, read "over 1 s").
+
+Time to decision. An answer's first decision (its first that is not an
+undo) is counted in the row of the hour it was made, with the answer's
+surface and model, by ``stats_record_first_decision`` inside
+``review_decide``; its time from the answer's arrival falls in one of
+``DECISION_TIME_BUCKETS`` (15 min, 1 h, 4 h, 1 day, 3 days, a week, more),
+read back as percentiles the same way. Counted live, a median over every
+decided answer cost the trends page 110-150 ms at 20k decisions.
 """
 
 from __future__ import annotations
@@ -25,21 +33,25 @@ from datetime import UTC, datetime
 from functools import cache
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Min, Q, Sum
 from django.db.models.functions import TruncHour
 
-from reviewer.models import Answer, AnswerStats
+from reviewer.models import Answer, AnswerStats, ReviewDecision
 
 __all__ = [
     "COUNT_COLUMNS",
     "COVERAGE_BUCKETS",
+    "DECISION_COLUMNS",
+    "DECISION_TIME_BUCKETS",
     "LATENCY_BUCKETS",
     "OUTCOME_STATS",
     "VERDICT_STATS",
+    "decision_time_percentile",
     "latency_percentile",
     "stats_increments",
     "stats_rebuild",
     "stats_record_answer",
+    "stats_record_first_decision",
 ]
 
 #: The summary column counting answers with ≥ 1 of each outcome, and the
@@ -67,12 +79,21 @@ LATENCY_BUCKETS: tuple[tuple[float, str], ...] = (
     (100, "lat_le_100ms"), (200, "lat_le_200ms"), (500, "lat_le_500ms"), (1000, "lat_le_1s"),
     (math.inf, "lat_over_1s"),
 )
-#: Every counting column of the summary table.
+#: (upper edge in hours, column): time from an answer's arrival to its first
+#: decision at most the edge; inf is the open top.
+DECISION_TIME_BUCKETS: tuple[tuple[float, str], ...] = (
+    (0.25, "ttd_le_15m"), (1.0, "ttd_le_1h"), (4.0, "ttd_le_4h"), (24.0, "ttd_le_1d"),
+    (72.0, "ttd_le_3d"), (168.0, "ttd_le_1w"), (math.inf, "ttd_over_1w"),
+)
+#: The columns counting answers as they arrive (by the hour they arrived).
 COUNT_COLUMNS: tuple[str, ...] = (
     "answers", *VERDICT_STATS.values(), *(column for column, _ in OUTCOME_STATS.values()),
     "claims", "attributed_claims", *(column for _, column in COVERAGE_BUCKETS),
     *(column for _, column in LATENCY_BUCKETS),
 )
+#: The columns counting first decisions (by the hour they were made).
+DECISION_COLUMNS: tuple[str, ...] = (
+    "first_decisions", *(column for _, column in DECISION_TIME_BUCKETS))
 
 
 def _coverage_column(coverage: float) -> str:
@@ -105,7 +126,8 @@ def _hour(moment: datetime) -> datetime:
 
 
 @cache
-def _increment_sql(vendor: str, null_surface: bool) -> str:
+def _increment_sql(vendor: str, null_surface: bool,
+                   columns: tuple[str, ...] = COUNT_COLUMNS) -> str:
     """``UPDATE … SET n = n + %s`` over every counting column of one row.
 
     Written once per backend rather than through ``QuerySet.update``: the
@@ -113,7 +135,7 @@ def _increment_sql(vendor: str, null_surface: bool) -> str:
     be a fifth of ``answer_submit``'s time, for a statement that never changes.
     """
     quote = connection.ops.quote_name
-    sets = ", ".join(f"{quote(column)} = {quote(column)} + %s" for column in COUNT_COLUMNS)
+    sets = ", ".join(f"{quote(column)} = {quote(column)} + %s" for column in columns)
     surface = (f"{quote('surface_id')} IS NULL" if null_surface
                else f"{quote('surface_id')} = %s")
     return (f"UPDATE {quote(AnswerStats._meta.db_table)} SET {sets} "
@@ -130,14 +152,33 @@ def stats_record_answer(answer: Answer) -> None:
     of the same hour, surface and model commit one after another; that is the
     end of ``answer_submit``'s transaction, a few milliseconds.
     """
-    increments = stats_increments(answer)
-    hour = _hour(answer.created)
-    sql = _increment_sql(connection.vendor, answer.surface_id is None)
-    params: list[object] = [increments.get(column, 0) for column in COUNT_COLUMNS]
+    _add(_hour(answer.created), answer.surface_id, answer.model, stats_increments(answer),
+         COUNT_COLUMNS)
+
+
+def _decision_time_column(hours: float) -> str:
+    return next(column for edge, column in DECISION_TIME_BUCKETS if hours <= edge)
+
+
+def stats_record_first_decision(*, answer: Answer, decided_at: datetime) -> None:
+    """Count the first decision on ``answer``, made at ``decided_at``, in the
+    row of that hour (with the answer's surface and model), with its time
+    from the answer's arrival. Called by ``review_decide`` inside its
+    transaction, once per answer."""
+    hours = max(0.0, (decided_at - answer.created).total_seconds() / 3600)
+    _add(_hour(decided_at), answer.surface_id, answer.model,
+         {"first_decisions": 1, _decision_time_column(hours): 1}, DECISION_COLUMNS)
+
+
+def _add(hour: datetime, surface_id: int | None, model: str, increments: Mapping[str, int],
+         columns: tuple[str, ...]) -> None:
+    """Add ``increments`` to the (hour, surface, model) row, creating it."""
+    sql = _increment_sql(connection.vendor, surface_id is None, columns)
+    params: list[object] = [increments.get(column, 0) for column in columns]
     params.append(AnswerStats._meta.get_field("hour").get_db_prep_value(hour, connection))
-    if answer.surface_id is not None:
-        params.append(answer.surface_id)
-    params.append(answer.model)
+    if surface_id is not None:
+        params.append(surface_id)
+    params.append(model)
     for _ in range(3):
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
@@ -145,12 +186,12 @@ def stats_record_answer(answer: Answer) -> None:
                 return
         try:
             with transaction.atomic():
-                AnswerStats.objects.create(hour=hour, surface_id=answer.surface_id,
-                                           model=answer.model, **increments)
+                AnswerStats.objects.create(hour=hour, surface_id=surface_id, model=model,
+                                           **increments)
             return
         except IntegrityError:
             continue
-    raise RuntimeError(f"could not record answer {answer.pk} in the trends summary")
+    raise RuntimeError(f"could not add to the trends summary row {hour} {surface_id} {model}")
 
 
 def _rebuild_aggregates() -> dict[str, Count | Sum]:
@@ -187,32 +228,66 @@ def stats_rebuild() -> int:
     grouped = (Answer.objects.order_by().annotate(bucket=TruncHour("created"))
                .values("bucket", "surface_id", "model").annotate(**_rebuild_aggregates()))
     with transaction.atomic():
+        decisions = _first_decision_counts()
         AnswerStats.objects.all().delete()
         batch: list[AnswerStats] = []
         total = 0
         for row in grouped.iterator(chunk_size=2000):
+            key = (_hour(row["bucket"]), row["surface_id"], row["model"])
             batch.append(AnswerStats(
-                hour=_hour(row["bucket"]), surface_id=row["surface_id"], model=row["model"],
-                **{column: row[column] or 0 for column in COUNT_COLUMNS}))
+                hour=key[0], surface_id=key[1], model=key[2],
+                **{column: row[column] or 0 for column in COUNT_COLUMNS},
+                **decisions.pop(key, {})))
             if len(batch) == 1000:
                 total += len(AnswerStats.objects.bulk_create(batch))
                 batch = []
-        total += len(AnswerStats.objects.bulk_create(batch))
+        # Hours with first decisions but no answers arriving.
+        batch.extend(AnswerStats(hour=hour, surface_id=surface_id, model=model, **counts)
+                     for (hour, surface_id, model), counts in decisions.items())
+        total += len(AnswerStats.objects.bulk_create(batch, batch_size=1000))
     return total
+
+
+def _first_decision_counts() -> dict[tuple[datetime, int | None, str], dict[str, int]]:
+    """Per (hour of decision, surface, model): first decisions and their time
+    histogram, from the decisions themselves (an answer's first decision is
+    its first that is not an undo, even if it was undone later)."""
+    first = (ReviewDecision.objects.exclude(decision=ReviewDecision.Decision.UNDO).order_by()
+             .values("answer_id").annotate(at=Min("created"))
+             .values("answer_id", "at", "answer__created", "answer__surface_id",
+                     "answer__model"))
+    counts: dict[tuple[datetime, int | None, str], dict[str, int]] = {}
+    for row in first.iterator(chunk_size=2000):
+        key = (_hour(row["at"]), row["answer__surface_id"], row["answer__model"])
+        hours = max(0.0, (row["at"] - row["answer__created"]).total_seconds() / 3600)
+        row_counts = counts.setdefault(key, dict.fromkeys(DECISION_COLUMNS, 0))
+        row_counts["first_decisions"] += 1
+        row_counts[_decision_time_column(hours)] += 1
+    return counts
+
+
+def decision_time_percentile(histogram: Mapping[str, int], fraction: float) -> float | None:
+    """Like ``latency_percentile``, for time to first decision in hours."""
+    return _bucket_percentile(histogram, fraction, DECISION_TIME_BUCKETS)
 
 
 def latency_percentile(histogram: Mapping[str, int], fraction: float) -> float | None:
     """The ``fraction`` (0–1) percentile of verification time in ms from
     summed latency columns: the upper edge of the bucket holding it (the open
     top bucket: its lower edge); None without answers."""
-    counts: Sequence[int] = [histogram.get(column, 0) or 0 for _, column in LATENCY_BUCKETS]
+    return _bucket_percentile(histogram, fraction, LATENCY_BUCKETS)
+
+
+def _bucket_percentile(histogram: Mapping[str, int], fraction: float,
+                       buckets: tuple[tuple[float, str], ...]) -> float | None:
+    counts: Sequence[int] = [histogram.get(column, 0) or 0 for _, column in buckets]
     total = sum(counts)
     if not total:
         return None
     rank = max(1, math.ceil(fraction * total))
     seen = 0
-    for index, ((edge, _), count) in enumerate(zip(LATENCY_BUCKETS, counts, strict=True)):
+    for index, ((edge, _), count) in enumerate(zip(buckets, counts, strict=True)):
         seen += count
         if seen >= rank:
-            return edge if math.isfinite(edge) else LATENCY_BUCKETS[index - 1][0]
+            return edge if math.isfinite(edge) else buckets[index - 1][0]
     raise AssertionError("unreachable: the rank is at most the total")

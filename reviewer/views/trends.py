@@ -144,9 +144,9 @@ def _alert_title(alert: TrendAlert) -> str:
     return (f"{OUTCOME_TITLES.get(alert.outcome, alert.outcome)} "
             f"{'rose' if alert.direction > 0 else 'fell'} on {alert.day:%Y-%m-%d} "
             f"({alert.surface.name}, {model}): {_percent(alert.rate)} of {alert.answers} "
-            f"answers (95% {_percent(alert.low)}–{_percent(alert.high)}) against "
+            f"answers (99% {_percent(alert.low)}–{_percent(alert.high)}) against "
             f"{_percent(alert.baseline_rate)} of {alert.baseline_answers} in the 14 days before "
-            f"(95% {_percent(alert.baseline_low)}–{_percent(alert.baseline_high)})"
+            f"(99% {_percent(alert.baseline_low)}–{_percent(alert.baseline_high)})"
             + (f"; new model: {alert.new_models}" if alert.new_models else ""))
 
 
@@ -225,7 +225,8 @@ def _charts(filters: TrendFilters, alerts: Sequence[TrendAlert],
     times = {row["bucket"]: row for row in decision_times(filters)}
     charts["decision_time"] = line_chart(
         key="decision-time", title="Time to decision",
-        description="Hours from an answer's arrival to its first decision",
+        description="Hours from an answer's arrival to its first decision: each value is "
+                    "the upper edge of its bucket (15 min, 1 h, 4 h, 1 day, 3 days, a week)",
         labels=rows.labels, fmt=_hours, floor=1, series=[
             Series(name, [times[b][column] if b in times else None for b in rows.buckets],
                    [f"{name}, {label}: {_hours(times[b][column])} over {times[b]['decided']} "

@@ -260,14 +260,42 @@ def test_decisions_per_day_and_time_to_first_decision(
         "from_state": "approved", "to_state": "pending", "undoes_id": inserted[0][0],
         "unopened_failures": [], "created": start + timedelta(hours=3)}])
     filters = TrendFilters(start=date(2026, 3, 2), end=date(2026, 3, 3))
+    stats_rebuild()  # the decisions were inserted directly, not through review_decide
     times = decision_times(filters)
+    # 2 h and 4 h both fall in the "at most 4 h" bucket; 30 h in "at most 3 days".
     assert [(t["bucket"].date(), t["decided"], t["median_hours"], t["p90_hours"])
-            for t in times] == [(date(2026, 3, 2), 2, 3.0, 4.0), (date(2026, 3, 3), 1, 30.0, 30.0)]
+            for t in times] == [(date(2026, 3, 2), 2, 4.0, 4.0), (date(2026, 3, 3), 1, 72.0, 72.0)]
     client = _client_for("supervisor")
     assert _csv(client, "decisions", filters.query()) == [
         ["bucket", "decision", "count"], ["2026-03-02", "approve", "1"],
         ["2026-03-02", "reject", "2"], ["2026-03-03", "escalate", "1"]]
-    assert _csv(client, "decision-time", filters.query())[1] == ["2026-03-02", "2", "3.0", "4.0"]
+    assert _csv(client, "decision-time", filters.query())[1] == ["2026-03-02", "2", "4.0", "4.0"]
+
+
+def test_review_decide_counts_each_answers_first_decision_once(
+        surfaces: dict[str, Surface], make_user: Any) -> None:
+    """Decided, undone and decided again: one first decision, in the hour it
+    was made, as a rebuild from the decisions counts it."""
+    from reviewer.services.reviews import review_decide, review_undo
+
+    rita = make_user("rita", "reviewer")
+    answers = [_submit(ANSWERS[2]) for _ in range(3)]
+    Answer.objects.filter(pk=answers[0].pk).update(created=timezone.now() - timedelta(hours=30))
+    answers[0].refresh_from_db()
+    first = review_decide(answer=answers[0], reviewer=rita, decision="escalate")
+    review_undo(decision_id=first.pk, reviewer=rita)
+    review_decide(answer=answers[0], reviewer=rita, decision="reject")
+    review_decide(answer=answers[1], reviewer=rita, decision="escalate")
+    columns = ("first_decisions", "ttd_le_15m", "ttd_le_3d")
+
+    def totals() -> dict[str, int]:
+        rows = AnswerStats.objects.values_list(*columns)
+        return {c: sum(row[i] for row in rows) for i, c in enumerate(columns)}
+
+    kept = totals()
+    assert kept == {"first_decisions": 2, "ttd_le_15m": 1, "ttd_le_3d": 1}
+    stats_rebuild()
+    assert totals() == kept
 
 
 # ---- the change-point rule --------------------------------------------------
@@ -278,8 +306,11 @@ def _series(rates: list[tuple[int, int]], start: date = date(2026, 3, 1)) -> dic
 
 
 def test_wilson_intervals() -> None:
-    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
-    assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson_interval(0, 10, z=1.959964) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson_interval(5, 10, z=1.959964) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    # The rule's default: 99 % (computed by hand from the Wilson formula).
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.3989), abs=1e-4)
+    assert wilson_interval(5, 10) == pytest.approx((0.1842, 0.8158), abs=1e-4)
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 

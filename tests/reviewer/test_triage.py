@@ -534,3 +534,20 @@ def _ids_from(html: str) -> list[int]:
     import re
 
     return [int(pk) for pk in re.findall(r'data-answer="(\d+)"', html)]
+
+
+def test_answers_can_be_assigned_to_those_who_may_decide_and_nobody_else(
+    people: dict[str, Any]
+) -> None:
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group, Permission
+
+    from reviewer.services.assignments import reviewers
+
+    users = get_user_model().objects
+    users.create(username="gone", is_active=False).groups.add(*people["rita"].groups.all())
+    users.create(username="zed-admin", is_superuser=True)
+    direct = users.create(username="direct")
+    direct.user_permissions.add(Permission.objects.get(codename="decide_answer"))
+    users.create(username="calla").groups.add(Group.objects.get(name="calibrator"))
+    assert [u.username for u in reviewers()] == ["direct", "rex", "rita", "sue", "zed-admin"]
