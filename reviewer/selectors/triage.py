@@ -351,21 +351,32 @@ def _kept_condition(filters: TriageFilters, user: Any, skip: str) -> tuple[str, 
     return " AND ".join(parts), params
 
 
-def _kept_counts(filters: TriageFilters, user: Any
-                 ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
-    """The total and, per facet, the rows its counts are summed from, read
-    from the kept groups (``QueueGroup``): one query, a GROUP BY per facet
-    over the groups (a few thousand rows at most, however many answers),
-    returning a few dozen rows."""
+def _facet_counts(filters: TriageFilters, user: Any, *, live: bool
+                  ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
+    """The total and, per facet, the rows its counts are summed from: one
+    query, a GROUP BY per facet over groups of answers sharing the facet
+    columns' values (a few thousand rows at most), returning a few dozen.
+
+    The groups are the kept ones (``QueueGroup``), or with ``live`` the
+    answers the unfaceted filters keep, grouped in a CTE first."""
     quote = connection.ops.quote_name
     users = get_user_model()._meta
+    cte, params = "", []
+    table = quote(QueueGroup._meta.db_table)
+    if live:
+        sql, live_params = _live_grouping(filters, user).query.sql_with_params()
+        cte = (f"WITH live_groups AS (SELECT COALESCE(t.surface_id, 0) AS surface_key, "
+               f"t.model, t.verdict, t.review_state, "
+               f"COALESCE(t.assigned_to_id, 0) AS assignee_key, t.outcomes, t.n AS answers "
+               f"FROM ({sql}) t) ")
+        params, table = list(live_params), "live_groups"
     username = quote(users.get_field("username").column)
     joins = {"surface": f" LEFT JOIN {quote(Surface._meta.db_table)} s ON s.id = g.surface_key",
              "assignee": f" LEFT JOIN {quote(users.db_table)} u "
                          f"ON u.{quote(users.pk.column)} = g.assignee_key"}
-    selects, params = [], []
+    selects = []
     for facet in (*FACETS, "total"):
-        source = f"FROM {quote(QueueGroup._meta.db_table)} g{joins.get(facet, '')}"
+        source = f"FROM {table} g{joins.get(facet, '')}"
         grouping = [c.format(username=username) for c in _KEPT_GROUPING.get(facet, ())]
         columns = [(column.format(username=username), kind) for column, kind, _ in _KEPT_COLUMNS]
         shown = ", ".join(column if column in grouping else f"CAST(NULL AS {kind})"
@@ -379,7 +390,7 @@ def _kept_counts(filters: TriageFilters, user: Any
     per_facet: dict[str, list[dict[str, Any]]] = {facet: [] for facet in FACETS}
     total = 0
     with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(selects), params)
+        cursor.execute(cte + " UNION ALL ".join(selects), params)
         for values in cursor.fetchall():
             row = dict(zip(keys, values, strict=True))
             if row["facet"] == "total":
@@ -392,52 +403,15 @@ def _kept_counts(filters: TriageFilters, user: Any
     return total, per_facet
 
 
-def _live_groups(filters: TriageFilters, user: Any) -> list[dict[str, Any]]:
-    """One row per combination of facet values among the answers the
-    unfaceted filters keep, with how many answers share it.
-
-    Grouped on the answer's own narrow columns, then joined to the surface's
-    and assignee's names outside the GROUP BY: grouping on the names too
-    makes PostgreSQL sort every row on wide text keys (3× slower at 100k)."""
-    grouped = (_unfaceted(filters, user).order_by()
-               .annotate(outcomes=_outcome_mask())
-               .values("surface_id", "model", "verdict", "review_state", "assigned_to_id",
-                       "outcomes")
-               .annotate(n=Count("pk", output_field=IntegerField())))
-    sql, params = grouped.query.sql_with_params()
-    users = get_user_model()._meta
-    named = (f"SELECT g.surface_id, s.name, g.model, g.verdict, g.review_state, "
-             f"g.assigned_to_id, u.{users.get_field('username').column}, g.outcomes, g.n "
-             f"FROM ({sql}) g "
-             f"LEFT JOIN {Surface._meta.db_table} s ON s.id = g.surface_id "
-             f"LEFT JOIN {users.db_table} u ON u.{users.pk.column} = g.assigned_to_id")
-    keys = ("surface_id", "surface__name", "model", "verdict", "review_state", "assigned_to_id",
-            "assigned_to__username", "outcomes", "n")
-    with connection.cursor() as cursor:
-        cursor.execute(named, params)
-        return [dict(zip(keys, row, strict=True)) for row in cursor.fetchall()]
-
-
-def _group_matches(group: Mapping[str, Any], filters: TriageFilters, skip: str = "") -> bool:
-    """``_facet_q`` evaluated on a group row, in Python."""
-    if skip != "state":
-        if filters.state == NEEDS_REVIEW:
-            if group["review_state"] != "pending" or group["verdict"] == "pass":
-                return False
-        elif filters.state != ANY_STATE and group["review_state"] != filters.state:
-            return False
-    if skip != "verdict" and filters.verdict and group["verdict"] != filters.verdict:
-        return False
-    if (skip != "outcome" and filters.outcome
-            and not group["outcomes"] & _OUTCOME_BIT[filters.outcome]):
-        return False
-    if (skip != "surface" and filters.surface_id is not None
-            and group["surface_id"] != filters.surface_id):
-        return False
-    if skip != "model" and filters.model and group["model"] != filters.model:
-        return False
-    return not (skip != "assignee" and filters.assignee
-                and group["assigned_to_id"] != filters.assignee_id)
+def _live_grouping(filters: TriageFilters, user: Any) -> QuerySet[Answer]:
+    """The answers the unfaceted filters keep, grouped on the answer's own
+    narrow columns (names are joined later, per facet: grouping on them too
+    made PostgreSQL sort every row on wide text keys, 3× slower at 100k)."""
+    return (_unfaceted(filters, user).order_by()
+            .annotate(outcomes=_outcome_mask())
+            .values("surface_id", "model", "verdict", "review_state", "assigned_to_id",
+                    "outcomes")
+            .annotate(n=Count("pk", output_field=IntegerField())))
 
 
 def _facet_keys(facet: str, group: Mapping[str, Any], user: Any) -> Iterator[tuple[str, str]]:
@@ -479,13 +453,8 @@ def triage_counts(filters: TriageFilters, user: Any, *, kept: bool | None = None
     would hold with every other filter kept. One query: over the kept groups
     when no search, coverage or date filter is set (``kept`` forces the
     choice; the tests compare both), else a GROUP BY over the answers."""
-    if kept if kept is not None else _uses_kept_counts(filters):
-        total, per_facet = _kept_counts(filters, user)
-    else:
-        groups = _live_groups(filters, user)
-        total = sum(g["n"] for g in groups if _group_matches(g, filters))
-        per_facet = {facet: [g for g in groups if _group_matches(g, filters, skip=facet)]
-                     for facet in FACETS}
+    use_kept = kept if kept is not None else _uses_kept_counts(filters)
+    total, per_facet = _facet_counts(filters, user, live=not use_kept)
     facets: dict[str, list[FacetValue]] = {}
     for facet in FACETS:
         counts: dict[str, int] = {}
