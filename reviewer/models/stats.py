@@ -66,6 +66,11 @@ class AnswerStats(models.Model):
     # of the decision, not of the answer) and their time from arrival to that
     # decision as a histogram (edges in reviewer.services.stats).
     first_decisions = models.PositiveIntegerField(default=0)
+    # Every decision made in this hour on the surface and model's answers, by
+    # kind (undos aside).
+    decided_approve = models.PositiveIntegerField(default=0)
+    decided_reject = models.PositiveIntegerField(default=0)
+    decided_escalate = models.PositiveIntegerField(default=0)
     ttd_le_15m = models.PositiveIntegerField(default=0)
     ttd_le_1h = models.PositiveIntegerField(default=0)
     ttd_le_4h = models.PositiveIntegerField(default=0)

@@ -18,7 +18,7 @@ from django.utils import timezone
 from reviewer.models import Answer, ReviewDecision
 from reviewer.selectors.reviews import failing_citations, undo_seconds
 from reviewer.services.queue_counts import queue_counts_move, queue_key
-from reviewer.services.stats import stats_record_first_decision
+from reviewer.services.stats import stats_record_decision
 
 __all__ = ["DecisionRefused", "review_decide", "review_undo"]
 
@@ -101,9 +101,10 @@ def review_decide(
                                 unopened_failures=unopened)
         record.full_clean()
         record.save()
-        if not (ReviewDecision.objects.filter(answer=answer).exclude(pk=record.pk)
-                .exclude(decision=ReviewDecision.Decision.UNDO).exists()):
-            stats_record_first_decision(answer=answer, decided_at=record.created)
+        first = not (ReviewDecision.objects.filter(answer=answer).exclude(pk=record.pk)
+                     .exclude(decision=ReviewDecision.Decision.UNDO).exists())
+        stats_record_decision(answer=answer, decision=kind.value, decided_at=record.created,
+                              first=first)
         before = queue_key(answer)
         answer.review_state = _STATE[kind]
         answer.in_review_by = None

@@ -18,7 +18,7 @@ bucket it is reported as its lower edge (1000 ms, read "over 1 s").
 
 Time to decision. An answer's first decision (its first that is not an
 undo) is counted in the row of the hour it was made, with the answer's
-surface and model, by ``stats_record_first_decision`` inside
+surface and model, by ``stats_record_decision`` inside
 ``review_decide``; its time from the answer's arrival falls in one of
 ``DECISION_TIME_BUCKETS`` (15 min, 1 h, 4 h, 1 day, 3 days, a week, more),
 read back as percentiles the same way. Counted live, a median over every
@@ -42,6 +42,7 @@ __all__ = [
     "COUNT_COLUMNS",
     "COVERAGE_BUCKETS",
     "DECISION_COLUMNS",
+    "DECISION_KINDS",
     "DECISION_TIME_BUCKETS",
     "LATENCY_BUCKETS",
     "OUTCOME_STATS",
@@ -51,7 +52,7 @@ __all__ = [
     "stats_increments",
     "stats_rebuild",
     "stats_record_answer",
-    "stats_record_first_decision",
+    "stats_record_decision",
 ]
 
 #: The summary column counting answers with ≥ 1 of each outcome, and the
@@ -91,8 +92,11 @@ COUNT_COLUMNS: tuple[str, ...] = (
     "claims", "attributed_claims", *(column for _, column in COVERAGE_BUCKETS),
     *(column for _, column in LATENCY_BUCKETS),
 )
-#: The columns counting first decisions (by the hour they were made).
+#: The decision kinds counted per hour (an undo is not a decision of its own).
+DECISION_KINDS: tuple[str, ...] = ("approve", "reject", "escalate")
+#: The columns counting decisions (by the hour they were made).
 DECISION_COLUMNS: tuple[str, ...] = (
+    *(f"decided_{kind}" for kind in DECISION_KINDS),
     "first_decisions", *(column for _, column in DECISION_TIME_BUCKETS))
 
 
@@ -160,14 +164,17 @@ def _decision_time_column(hours: float) -> str:
     return next(column for edge, column in DECISION_TIME_BUCKETS if hours <= edge)
 
 
-def stats_record_first_decision(*, answer: Answer, decided_at: datetime) -> None:
-    """Count the first decision on ``answer``, made at ``decided_at``, in the
-    row of that hour (with the answer's surface and model), with its time
-    from the answer's arrival. Called by ``review_decide`` inside its
-    transaction, once per answer."""
-    hours = max(0.0, (decided_at - answer.created).total_seconds() / 3600)
-    _add(_hour(decided_at), answer.surface_id, answer.model,
-         {"first_decisions": 1, _decision_time_column(hours): 1}, DECISION_COLUMNS)
+def stats_record_decision(*, answer: Answer, decision: str, decided_at: datetime,
+                          first: bool) -> None:
+    """Count a decision (approve, reject or escalate) on ``answer``, made at
+    ``decided_at``, in the row of that hour with the answer's surface and
+    model; when it is the answer's ``first`` decision, also its time from the
+    answer's arrival. Called by ``review_decide`` inside its transaction."""
+    increments = {f"decided_{decision}": 1}
+    if first:
+        hours = max(0.0, (decided_at - answer.created).total_seconds() / 3600)
+        increments.update({"first_decisions": 1, _decision_time_column(hours): 1})
+    _add(_hour(decided_at), answer.surface_id, answer.model, increments, DECISION_COLUMNS)
 
 
 def _add(hour: datetime, surface_id: int | None, model: str, increments: Mapping[str, int],
@@ -228,7 +235,7 @@ def stats_rebuild() -> int:
     grouped = (Answer.objects.order_by().annotate(bucket=TruncHour("created"))
                .values("bucket", "surface_id", "model").annotate(**_rebuild_aggregates()))
     with transaction.atomic():
-        decisions = _first_decision_counts()
+        decisions = _decision_counts()
         AnswerStats.objects.all().delete()
         batch: list[AnswerStats] = []
         total = 0
@@ -248,21 +255,32 @@ def stats_rebuild() -> int:
     return total
 
 
-def _first_decision_counts() -> dict[tuple[datetime, int | None, str], dict[str, int]]:
-    """Per (hour of decision, surface, model): first decisions and their time
-    histogram, from the decisions themselves (an answer's first decision is
-    its first that is not an undo, even if it was undone later)."""
-    first = (ReviewDecision.objects.exclude(decision=ReviewDecision.Decision.UNDO).order_by()
-             .values("answer_id").annotate(at=Min("created"))
+def _decision_counts() -> dict[tuple[datetime, int | None, str], dict[str, int]]:
+    """Per (hour of decision, surface, model): decisions by kind, first
+    decisions and their time histogram, from the decisions themselves (an
+    answer's first decision is its first that is not an undo, even if it was
+    undone later)."""
+    decisions = ReviewDecision.objects.exclude(decision=ReviewDecision.Decision.UNDO).order_by()
+    counts: dict[tuple[datetime, int | None, str], dict[str, int]] = {}
+
+    def row_for(at: datetime, surface_id: int | None, model: str) -> dict[str, int]:
+        return counts.setdefault((_hour(at), surface_id, model),
+                                 dict.fromkeys(DECISION_COLUMNS, 0))
+
+    per_hour = (decisions.annotate(at=TruncHour("created"))
+                .values("at", "answer__surface_id", "answer__model", "decision")
+                .annotate(n=Count("pk")))
+    for row in per_hour.iterator(chunk_size=2000):
+        counts_row = row_for(row["at"], row["answer__surface_id"], row["answer__model"])
+        counts_row[f"decided_{row['decision']}"] += row["n"]
+    first = (decisions.values("answer_id").annotate(at=Min("created"))
              .values("answer_id", "at", "answer__created", "answer__surface_id",
                      "answer__model"))
-    counts: dict[tuple[datetime, int | None, str], dict[str, int]] = {}
     for row in first.iterator(chunk_size=2000):
-        key = (_hour(row["at"]), row["answer__surface_id"], row["answer__model"])
+        counts_row = row_for(row["at"], row["answer__surface_id"], row["answer__model"])
         hours = max(0.0, (row["at"] - row["answer__created"]).total_seconds() / 3600)
-        row_counts = counts.setdefault(key, dict.fromkeys(DECISION_COLUMNS, 0))
-        row_counts["first_decisions"] += 1
-        row_counts[_decision_time_column(hours)] += 1
+        counts_row["first_decisions"] += 1
+        counts_row[_decision_time_column(hours)] += 1
     return counts
 
 

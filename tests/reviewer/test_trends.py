@@ -286,14 +286,16 @@ def test_review_decide_counts_each_answers_first_decision_once(
     review_undo(decision_id=first.pk, reviewer=rita)
     review_decide(answer=answers[0], reviewer=rita, decision="reject")
     review_decide(answer=answers[1], reviewer=rita, decision="escalate")
-    columns = ("first_decisions", "ttd_le_15m", "ttd_le_3d")
+    columns = ("first_decisions", "ttd_le_15m", "ttd_le_3d", "decided_escalate",
+               "decided_reject")
 
     def totals() -> dict[str, int]:
         rows = AnswerStats.objects.values_list(*columns)
         return {c: sum(row[i] for row in rows) for i, c in enumerate(columns)}
 
     kept = totals()
-    assert kept == {"first_decisions": 2, "ttd_le_15m": 1, "ttd_le_3d": 1}
+    assert kept == {"first_decisions": 2, "ttd_le_15m": 1, "ttd_le_3d": 1,
+                    "decided_escalate": 2, "decided_reject": 1}
     stats_rebuild()
     assert totals() == kept
 
