@@ -307,9 +307,13 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         raise Http404("No such answer") from None
     sentence, citation = _pick(answer, request)
     passage = request.GET.get("passage", "")
+    queue = request.GET.get("queue")
+    # Appended to the page's own links (sentences, citations, passages), so
+    # that a reload after opening one still knows the queue it came from.
+    keep = "&" + urlencode({"queue": queue}) if queue is not None else ""
     if request.htmx and sentence is not None:
         response = render(request, "reviewer/review.html#sentence-panel",
-                          _panel_context(answer, sentence, citation))
+                          {**_panel_context(answer, sentence, citation), "keep": keep})
         return trigger_client_event(response, "highlight",
                                     _highlight_event(answer, citation, passage))
     sentences = []
@@ -324,6 +328,7 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         "reasons": [_reason_words(reason) for reason in answer.reasons],
         "decisions": answer.decisions.all(), "decision_choices": ReviewDecision.Decision.choices,
         "highlight": _highlight_event(answer, citation, passage) if citation else None,
+        "keep": keep,
     }
     context.update({"trail": review_trail(answer), "served": review_served(answer),
                     "safety": review_safety(answer, shown=citation),

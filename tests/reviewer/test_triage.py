@@ -551,3 +551,27 @@ def test_answers_can_be_assigned_to_those_who_may_decide_and_nobody_else(
     direct.user_permissions.add(Permission.objects.get(codename="decide_answer"))
     users.create(username="calla").groups.add(Group.objects.get(name="calibrator"))
     assert [u.username for u in reviewers()] == ["direct", "rex", "rita", "sue", "zed-admin"]
+
+
+def test_the_review_pages_own_links_keep_the_queue_through_a_reload(
+    client: Any, people: dict[str, Any]
+) -> None:
+    """Opening a sentence or citation pushes its URL; with the queue in it, a
+    reload still offers "Next in queue"."""
+    from reviewer.services.answers import answer_submit
+
+    answer = answer_submit(client=None, data={
+        "answer": 'It matches "up to 7 percent of salary" [S1].',
+        "sources": [{"marker": "S1", "text": "It matches up to 5 percent of salary."}]}).answer
+    client.force_login(people["sue"])
+    page = client.get(f"/answers/{answer.pk}/?queue=model%3Dm").content.decode()
+    assert 'href="?sentence=0&amp;queue=model%3Dm"' in page
+    citation = answer.citations.get()
+    assert f'?citation={citation.pk}&amp;queue=model%3Dm' in page  # the failing list
+    panel = client.get(f"/answers/{answer.pk}/?sentence=0&queue=model%3Dm",
+                       headers=HTMX).content.decode()
+    assert f'?citation={citation.pk}&amp;queue=model%3Dm' in panel
+    reloaded = client.get(f"/answers/{answer.pk}/?citation={citation.pk}&queue=model%3Dm")
+    assert 'href="/triage/?model=m"' in reloaded.content.decode()
+    plain = client.get(f"/answers/{answer.pk}/").content.decode()
+    assert 'href="?sentence=0"' in plain and "queue=" not in plain
