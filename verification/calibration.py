@@ -50,7 +50,8 @@ from __future__ import annotations
 
 import math
 import random
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -292,7 +293,10 @@ def _wilson(successes: int, trials: int, z: float) -> tuple[float, float]:
     denominator = 1 + z2 / trials
     centre = (p + z2 / (2 * trials)) / denominator
     half = z / denominator * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 % and 100 % the bounds are exactly 0 and 1; rounding would leave 1e-18.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high
 
 
 def wilson_interval(
@@ -311,20 +315,22 @@ def wilson_interval(
     return _wilson(successes, trials, _z(confidence))
 
 
-def _lowest_meeting(
-    cuts: Sequence[tuple[float, int]],
-    accepted_from: Sequence[int],
-    faithful_from: Sequence[int],
-    target: float,
-    z: float,
-) -> float | None:
-    """The first threshold (``cuts`` ascending) whose precision's Wilson lower
-    bound reaches ``target``; counts come from suffix sums over the sorted labels."""
-    for threshold, cut in cuts:
-        accepted = accepted_from[cut]
-        if accepted and _wilson(faithful_from[cut], accepted, z)[0] >= target:
-            return threshold
-    return None
+def _faithful_needed(most: int, target: float, z: float) -> list[int]:
+    """For each accepted count up to ``most``, the fewest faithful among them for
+    the Wilson lower bound to reach ``target`` (one more than the count when no
+    number will do): the bound rises with the faithful count, so a binary search
+    finds it, and a re-draw's check becomes one comparison."""
+    need = [1]  # nothing accepted never meets the target
+    for accepted in range(1, most + 1):
+        low, high = 0, accepted + 1
+        while low < high:
+            middle = (low + high) // 2
+            if middle <= accepted and _wilson(middle, accepted, z)[0] >= target:
+                high = middle
+            else:
+                low = middle + 1
+        need.append(low)
+    return need
 
 
 def _nearest_rank(ordered: Sequence[float], fraction: float) -> float:
@@ -354,24 +360,31 @@ def bootstrap_threshold_interval(
     candidates = _checked_thresholds(
         default_thresholds(labelled) if thresholds is None else thresholds)
     table = _Sorted(labelled)
-    faithful = [m.faithful for m in sorted(labelled, key=lambda m: m.score)]
-    cuts = [(t, table.cut(t)) for t in candidates]
+    cuts = [table.cut(t) for t in candidates]  # ascending, like the candidates
+    # Segment s of a label: the candidates whose cut is at or below it, so the label
+    # is accepted at candidate j exactly when j < s. A re-draw is then summed per
+    # segment (and faithful or not) with Counter, in C, rather than label by label.
+    ordered = sorted(labelled, key=lambda m: m.score)
+    keys = [bisect_right(cuts, i) * 2 + m.faithful for i, m in enumerate(ordered)]
     z = _z(confidence)
     n = len(labelled)
+    need = _faithful_needed(n, target_precision, z)
     rng = random.Random(seed)
     found: list[float] = []
     for _ in range(rounds):
-        drawn = [0] * n
-        for i in rng.choices(range(n), k=n):
-            drawn[i] += 1
-        accepted_from = [0] * (n + 1)
-        faithful_from = [0] * (n + 1)
-        for i in range(n - 1, -1, -1):
-            accepted_from[i] = accepted_from[i + 1] + drawn[i]
-            faithful_from[i] = faithful_from[i + 1] + (drawn[i] if faithful[i] else 0)
-        threshold = _lowest_meeting(cuts, accepted_from, faithful_from, target_precision, z)
-        if threshold is not None:
-            found.append(threshold)
+        accepted_in = [0] * (len(cuts) + 1)
+        faithful_in = [0] * (len(cuts) + 1)
+        for key, count in Counter(rng.choices(keys, k=n)).items():
+            accepted_in[key >> 1] += count
+            if key & 1:
+                faithful_in[key >> 1] += count
+        accepted, faithful = n, sum(faithful_in)
+        for j, threshold in enumerate(candidates):  # the lowest that meets the target
+            accepted -= accepted_in[j]
+            faithful -= faithful_in[j]
+            if accepted and faithful >= need[accepted]:
+                found.append(threshold)
+                break
     found.sort()
     ranked: list[float] = [*found, *([math.inf] * (rounds - len(found)))]
     low, high = _nearest_rank(ranked, 0.025), _nearest_rank(ranked, 0.975)
