@@ -156,8 +156,9 @@ def _store(verified_answers: dict[int, Answer],
            run: ReverificationRun | None) -> list[ReverifyOutcome]:
     """Inside the caller's transaction: lock the answers, read their verdicts
     as they are now, and replace them with the ``verified`` ones."""
+    # Not the texts: verified already, and the result does not repeat them.
     locked = list(Answer.objects.select_for_update().filter(pk__in=list(verified))
-                  .order_by("pk"))
+                  .defer("text", "question").order_by("pk"))
     ids = [answer.pk for answer in locked]
     old_rows = stored_sentences(ids, with_ids=True)
     recorded = set(VerdictRecord.objects.filter(answer_id__in=ids)
