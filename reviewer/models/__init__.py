@@ -12,6 +12,7 @@ from .clients import ApiClient
 from .documents import Chunk, Document, Page
 from .stats import AnswerStats, QueueGroup, TrendAlert
 from .surfaces import SurfaceChange
+from .verdicts import ReverificationRun, VerdictRecord
 
 __all__ = [
     "Answer",
@@ -25,9 +26,11 @@ __all__ = [
     "MatchLabel",
     "Page",
     "QueueGroup",
+    "ReverificationRun",
     "ReviewDecision",
     "SentenceVerdict",
     "Surface",
     "SurfaceChange",
     "TrendAlert",
+    "VerdictRecord",
 ]

@@ -11,7 +11,7 @@ from reviewer.models import Answer, CitationVerdict, ReviewDecision, SentenceVer
 
 __all__ = [
     "CITATION_COLUMNS", "CITATION_KEYS", "STORED_AS_EMPTY", "answer_get_for_review", "answer_list",
-    "answer_list_for_client", "answer_result", "answer_summary",
+    "answer_list_for_client", "answer_result", "answer_summary", "stored_sentences",
 ]
 
 
@@ -32,18 +32,34 @@ STORED_AS_EMPTY = frozenset(("marker", "quote", "source_marker", "closest_marker
 def _stored_sentences(answer_id: int) -> list[dict[str, Any]]:
     """The report's sentences from the rows, as plain values: two queries and
     no model instances (a replayed POST and GET both come through here)."""
-    sentences = {
-        row.pop("id"): {**row, "citations": []}
-        for row in SentenceVerdict.objects.filter(answer_id=answer_id).order_by("index")
-        .values("id", "index", "start", "end", "text", "claim", "status")
-    }
-    for row in (CitationVerdict.objects.filter(answer_id=answer_id).order_by("position")
-                .values("sentence_id", *CITATION_COLUMNS.values())):
-        sentences[row["sentence_id"]]["citations"].append({
-            key: (row[column] or None) if key in STORED_AS_EMPTY else row[column]
-            for key, column in CITATION_COLUMNS.items()
-        })
-    return list(sentences.values())
+    return stored_sentences([answer_id]).get(answer_id, [])
+
+
+def stored_sentences(answer_ids: list[int], *, with_ids: bool = False
+                     ) -> dict[int, list[dict[str, Any]]]:
+    """Each answer's sentences as ``answer_result`` gives them, in two queries
+    for all the answers; ``with_ids`` adds each sentence's and citation's row
+    id as ``"id"`` (not part of the result)."""
+    by_answer: dict[int, list[dict[str, Any]]] = {answer_id: [] for answer_id in answer_ids}
+    sentences: dict[int, dict[str, Any]] = {}
+    for row in (SentenceVerdict.objects.filter(answer_id__in=answer_ids)
+                .order_by("answer_id", "index")
+                .values("id", "answer_id", "index", "start", "end", "text", "claim", "status")):
+        sentence_id, answer_id = row.pop("id"), row.pop("answer_id")
+        sentence = {**row, "citations": []}
+        if with_ids:
+            sentence["id"] = sentence_id
+        sentences[sentence_id] = sentence
+        by_answer[answer_id].append(sentence)
+    for row in (CitationVerdict.objects.filter(answer_id__in=answer_ids)
+                .order_by("answer_id", "position")
+                .values("id", "sentence_id", *CITATION_COLUMNS.values())):
+        citation = {key: (row[column] or None) if key in STORED_AS_EMPTY else row[column]
+                    for key, column in CITATION_COLUMNS.items()}
+        if with_ids:
+            citation["id"] = row["id"]
+        sentences[row["sentence_id"]]["citations"].append(citation)
+    return by_answer
 
 
 def _with_rows(queryset: QuerySet[Answer]) -> QuerySet[Answer]:

@@ -38,12 +38,15 @@ from reviewer.verifying import (
     report_dict,
     resolve_sources,
 )
-from verification import Source, VerificationConfig, canonical_label, verify_answer
+from verification import Report, Source, VerificationConfig, canonical_label, verify_answer
 from verification.formats import FormatError, convert
 from verification.payload import AnswerPayload, PayloadError, parse_answer_payload
 from verification.policy import apply_policy
 
-__all__ = ["AnswerRejected", "SubmitResult", "answer_submit", "surface_for"]
+__all__ = [
+    "AnswerRejected", "SubmitResult", "answer_submit", "report_data", "sentences_as_stored",
+    "surface_for", "verdict_columns", "verdict_rows_insert", "verification_config",
+]
 
 DEFAULT_SURFACE = "default"
 
@@ -116,13 +119,11 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
         sources = resolve_sources(payload.sources)
     except SourceResolutionError as error:
         raise AnswerRejected("invalid-source", str(error)) from None
-    config = VerificationConfig(threshold=surface.threshold, min_coverage=surface.min_coverage,
-                                require_quotes=surface.require_quotes)
-    report = verify_answer(payload.answer, sources, config=config, answer_id=payload.id)
+    report = verify_answer(payload.answer, sources, config=verification_config(surface),
+                           answer_id=payload.id)
     outcome = apply_policy(report, payload.answer, policy=surface.policy,  # type: ignore[arg-type]
                            min_coverage=surface.min_coverage)
-    data_report = report_dict(report)
-    _add_closest_pages(data_report, sources)
+    data_report = report_data(report, sources)
     notes = list(native.get("notes", [])) if isinstance(native, dict) else []
     try:
         with transaction.atomic():
@@ -130,12 +131,9 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
                 client=client, external_id=payload.id or "", surface=surface,
                 model=payload.model or "", question=payload.question or "",
                 text=payload.answer, input_format=str(input_format),
-                verdict=report.verdict, action=outcome.action, coverage=report.coverage,
-                claims=report.claims, attributed_claims=report.attributed_claims,
-                counts=report.counts, reasons=list(report.reasons), notes=notes,
-                threshold=report.threshold, elapsed_ms=report.elapsed_ms,
+                action=outcome.action, notes=notes, elapsed_ms=report.elapsed_ms,
                 served_answer=outcome.served_answer, correction=outcome.correction,
-                request_sha256=digest, **outcome_columns(report.counts),
+                request_sha256=digest, **verdict_columns(report),
             )
             _store_rows(answer, payload, sources, data_report)
             stats_record_answer(answer)
@@ -147,7 +145,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
         if stored is None or not payload.id:
             raise
         return _replayed(stored, digest)
-    result = answer_result(answer, sentences=_sentences_as_stored(data_report))
+    result = answer_result(answer, sentences=sentences_as_stored(data_report))
     metrics.record(surface=surface.name, model=answer.model, result=result)
     return SubmitResult(answer, created=True, result=result)
 
@@ -173,6 +171,34 @@ def _replayed(stored: Answer, digest: str) -> SubmitResult:
     return SubmitResult(stored, created=False, result=answer_result(stored))
 
 
+def verification_config(surface: Surface, *, threshold: float | None = None
+                        ) -> VerificationConfig:
+    """How ``surface`` checks answers; ``threshold`` instead of its own (a
+    re-verification with a calibrated one)."""
+    return VerificationConfig(
+        threshold=surface.threshold if threshold is None else threshold,
+        min_coverage=surface.min_coverage, require_quotes=surface.require_quotes)
+
+
+def verdict_columns(report: Report) -> dict[str, Any]:
+    """The answer's columns that hold its verdict (what re-verifying replaces;
+    the action taken and the answer served are not among them)."""
+    return {
+        "verdict": report.verdict, "coverage": report.coverage, "claims": report.claims,
+        "attributed_claims": report.attributed_claims, "counts": report.counts,
+        "reasons": list(report.reasons), "threshold": report.threshold,
+        **outcome_columns(report.counts),
+    }
+
+
+def report_data(report: Report, sources: list[Source]) -> dict[str, Any]:
+    """The report as stored: JSON data, with the page rectangles of every
+    citation's match and closest passage in an ingested PDF."""
+    data = report_dict(report)
+    _add_closest_pages(data, sources)
+    return data
+
+
 def _add_closest_pages(report: dict[str, Any], sources: list[Source]) -> None:
     """Page rectangles of each citation's closest passage (``closest_pages``),
     when its source is a range of an ingested PDF: located once, at
@@ -196,13 +222,13 @@ def _add_closest_pages(report: dict[str, Any], sources: list[Source]) -> None:
                 source.document_offset + citation["closest_end"])
 
 
-_SENTENCE_KEYS = ("index", "start", "end", "text", "claim", "status")
+SENTENCE_KEYS = ("index", "start", "end", "text", "claim", "status")
 
 
-def _sentences_as_stored(report: dict[str, Any]) -> list[dict[str, Any]]:
+def sentences_as_stored(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The report's sentences exactly as the rows store them (and GET reads them)."""
     return [
-        {**{k: s[k] for k in _SENTENCE_KEYS},
+        {**{k: s[k] for k in SENTENCE_KEYS},
          "citations": [{k: c[k] for k in CITATION_KEYS} for c in s["citations"]]}
         for s in report["sentences"]
     ]
@@ -219,14 +245,24 @@ def _store_rows(answer: Answer, payload: AnswerPayload, sources: list[Any],
          "superseded": source.superseded, "furniture": [list(r) for r in source.skip]}
         for position, (ref, source) in enumerate(zip(payload.sources, sources, strict=True))
     ])
+    verdict_rows_insert(answer.pk, report)
+
+
+def citation_row(citation: dict[str, Any]) -> dict[str, Any]:
+    """A report citation's column values (``CitationVerdict``)."""
+    return {column: (citation[key] or "") if key in STORED_AS_EMPTY else citation[key]
+            for key, column in CITATION_COLUMNS.items()}
+
+
+def verdict_rows_insert(answer_id: int, report: dict[str, Any]) -> None:
+    """Store a report's sentence and citation rows for the answer."""
     sentence_ids = dict(insert_rows(SentenceVerdict, [
-        {"answer_id": answer.pk, **{k: s[k] for k in _SENTENCE_KEYS}}
+        {"answer_id": answer_id, **{k: s[k] for k in SENTENCE_KEYS}}
         for s in report["sentences"]
     ], returning=("index", "id")))
     insert_rows(CitationVerdict, [
-        {"answer_id": answer.pk, "sentence_id": sentence_ids[s["index"]], "position": position,
-         **{column: (c[key] or "") if key in STORED_AS_EMPTY else c[key]
-            for key, column in CITATION_COLUMNS.items()}}
+        {"answer_id": answer_id, "sentence_id": sentence_ids[s["index"]], "position": position,
+         **citation_row(c)}
         for position, (s, c) in enumerate(
             (s, c) for s in report["sentences"] for c in s["citations"])
     ])

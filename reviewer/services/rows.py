@@ -19,7 +19,7 @@ from typing import Any
 from django.db import connections, models
 from django.db.models.fields import NOT_PROVIDED
 
-__all__ = ["insert_rows"]
+__all__ = ["insert_rows", "update_rows"]
 
 # Fields whose Python value the database driver takes as it is.
 _PLAIN = (
@@ -103,3 +103,33 @@ def _values(row: Mapping[str, Any], columns: tuple[tuple[models.Field[Any, Any],
         values.append(value if plain or value is None
                       else field.get_db_prep_save(value, connection))
     return values
+
+
+def update_rows(
+    model: type[models.Model],
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    columns: Sequence[str],
+    using: str = "default",
+) -> None:
+    """Set ``columns`` (attnames) of each row to the row's values, by its
+    ``"id"``: one ``UPDATE`` statement executed for every row, values prepared
+    as ``insert_rows`` prepares them."""
+    if not rows:
+        return
+    connection = connections[using]
+    fields = [(field, isinstance(field, _PLAIN))
+              for field in (model._meta.get_field(name) for name in columns)]
+    quote = connection.ops.quote_name
+    sql = (f"UPDATE {quote(model._meta.db_table)} SET "
+           + ", ".join(f"{quote(field.column)} = %s" for field, _ in fields)  # type: ignore[union-attr]
+           + f" WHERE {quote(model._meta.pk.column)} = %s")  # type: ignore[union-attr]
+    params = []
+    for row in rows:
+        values = [row[field.attname] if plain or row[field.attname] is None  # type: ignore[union-attr]
+                  else field.get_db_prep_save(row[field.attname], connection)  # type: ignore[union-attr]
+                  for field, plain in fields]
+        values.append(row["id"])
+        params.append(values)
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)

@@ -27,8 +27,10 @@ decided answer cost the trends page 110-150 ms at 20k decisions.
 
 from __future__ import annotations
 
+import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import cache
 
@@ -37,6 +39,8 @@ from django.db.models import Count, Min, Q, Sum
 from django.db.models.functions import TruncHour
 
 from reviewer.models import Answer, AnswerStats, ReviewDecision
+
+logger = logging.getLogger("citeguard.stats")
 
 __all__ = [
     "COUNT_COLUMNS",
@@ -50,6 +54,7 @@ __all__ = [
     "decision_time_percentile",
     "latency_percentile",
     "stats_increments",
+    "stats_move_answers",
     "stats_rebuild",
     "stats_record_answer",
     "stats_record_decision",
@@ -158,6 +163,38 @@ def stats_record_answer(answer: Answer) -> None:
     """
     _add(_hour(answer.created), answer.surface_id, answer.model, stats_increments(answer),
          COUNT_COLUMNS)
+
+
+def stats_move_answers(moves: Iterable[tuple[Answer, Mapping[str, int]]]) -> None:
+    """Recount answers whose verdict changed in place (re-verification): each
+    ``(answer, before)`` takes ``before`` (its ``stats_increments`` as it was)
+    out of the answer's arrival-hour row and puts its increments now in.
+
+    One ``UPDATE`` per row whose counts change, inside the caller's
+    transaction. A row that is not there (counts kept before the summary
+    existed) is left for ``rebuild_stats``, with a warning, as the queue
+    counts do: a partial row would be wrong either way.
+    """
+    deltas: dict[tuple[datetime, int | None, str], Counter[str]] = {}
+    for answer, before in moves:
+        delta = deltas.setdefault((_hour(answer.created), answer.surface_id, answer.model),
+                                  Counter())
+        delta.update(stats_increments(answer))
+        delta.subtract(before)
+    for (hour, surface_id, model), delta in sorted(
+            deltas.items(), key=lambda item: (item[0][0], item[0][1] or 0, item[0][2])):
+        if not any(delta.values()):
+            continue
+        params: list[object] = [delta.get(column, 0) for column in COUNT_COLUMNS]
+        params.append(AnswerStats._meta.get_field("hour").get_db_prep_value(hour, connection))
+        if surface_id is not None:
+            params.append(surface_id)
+        params.append(model)
+        with connection.cursor() as cursor:
+            cursor.execute(_increment_sql(connection.vendor, surface_id is None), params)
+            if not cursor.rowcount:
+                logger.warning("trends summary: no row %s %s %s to recount; run "
+                               "manage.py rebuild_stats", hour, surface_id, model)
 
 
 def _decision_time_column(hours: float) -> str:
