@@ -1,4 +1,9 @@
+from typing import Any
+
+from django import forms
 from django.contrib import admin
+from django.db import transaction
+from django.http import HttpRequest
 
 from reviewer.models import (
     Answer,
@@ -13,6 +18,7 @@ from reviewer.models import (
     Surface,
     SurfaceChange,
 )
+from reviewer.services.surfaces import SURFACE_SETTINGS, surface_update
 
 
 class PageInline(admin.TabularInline[Page, Document]):
@@ -85,12 +91,43 @@ class CitationVerdictAdmin(admin.ModelAdmin[CitationVerdict]):
     readonly_fields = [f.name for f in CitationVerdict._meta.fields]
 
 
+class SurfaceForm(forms.ModelForm[Surface]):
+    change_reason = forms.CharField(
+        required=False, max_length=500,
+        help_text="Why the settings change: kept in the surface's history with who and when.")
+
+    class Meta:
+        model = Surface
+        fields = ("name", *SURFACE_SETTINGS)
+
+
 @admin.register(Surface)
 class SurfaceAdmin(admin.ModelAdmin[Surface]):
+    form = SurfaceForm
     list_display = ("name", "policy", "high_stakes", "threshold", "min_coverage",
                     "require_quotes")
     list_filter = ("high_stakes", "policy")
     list_editable = ("high_stakes",)
+
+    def save_model(self, request: HttpRequest, obj: Surface, form: Any, change: bool) -> None:
+        """A change of settings goes through ``surface_update``, as on the
+        surfaces page, so the admin cannot change a threshold or policy
+        without a SurfaceChange saying who, when and from what to what."""
+        settings = [name for name in form.changed_data if name in SURFACE_SETTINGS]
+        if not change or not settings:
+            super().save_model(request, obj, form, change)
+            return
+        others = [name for name in form.changed_data
+                  if name not in SURFACE_SETTINGS and name != "change_reason"]
+        with transaction.atomic():
+            if others:
+                Surface.objects.filter(pk=obj.pk).update(
+                    **{name: getattr(obj, name) for name in others})
+            surface_update(
+                surface=obj, changed_by=request.user,
+                reason=form.cleaned_data.get("change_reason")
+                or "Changed in the admin (no reason given)",
+                **{name: getattr(obj, name) for name in settings})
 
 
 @admin.register(SurfaceChange)

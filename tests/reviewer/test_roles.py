@@ -511,3 +511,30 @@ def test_who_may_only_see_surfaces_gets_no_edit_links(client: Any, make_user: An
     assert "legal" in html and f"/surfaces/{surface.pk}/edit" not in html
     assert client.get(f"/surfaces/{surface.pk}/edit").status_code == 403
 
+
+
+def test_admin_edits_of_a_surfaces_settings_are_recorded_like_the_surfaces_pages(
+    client: Any, surface: Surface
+) -> None:
+    """The admin cannot change a threshold (or the high-stakes flag in its list)
+    without a SurfaceChange saying who, why and from what to what."""
+    root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-root-123")
+    client.force_login(root)
+    form = {"name": surface.name, "description": "renamed in the admin",
+            "threshold": "0.88", "policy": surface.policy,
+            "min_coverage": str(surface.min_coverage), "change_reason": "Calibrated by hand"}
+    response = client.post(f"/admin/reviewer/surface/{surface.pk}/change/", form)
+    assert response.status_code == 302, response.content.decode()[:500]
+    change = SurfaceChange.objects.get(surface=surface)
+    assert change.changed_by == root and change.reason == "Calibrated by hand"
+    assert change.changes["threshold"] == [surface.threshold, 0.88]
+    surface.refresh_from_db()
+    assert surface.threshold == 0.88 and surface.description == "renamed in the admin"
+    # The list's high-stakes checkbox, which has no reason field.
+    listed = client.post("/admin/reviewer/surface/", {
+        "form-TOTAL_FORMS": "1", "form-INITIAL_FORMS": "1", "form-0-id": str(surface.pk),
+        "form-0-high_stakes": "on", "_save": "Save"})
+    assert listed.status_code == 302
+    latest = SurfaceChange.objects.filter(surface=surface).order_by("-pk").first()
+    assert latest is not None and latest.changes == {"high_stakes": [False, True]}
+    assert latest.reason == "Changed in the admin (no reason given)"
