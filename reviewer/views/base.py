@@ -44,7 +44,13 @@ def permission_required(*perms: str) -> Callable[[Callable[..., HttpResponse]],
         def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if request.user.has_perms(perms):
                 return view(request, *args, **kwargs)
-            return no_role_response(request, perms)
+            response = no_role_response(request, perms)
+            if getattr(request, "htmx", False):
+                # htmx swaps no 403, so the click would seem to do nothing
+                # (a role taken away since the page loaded): reload the page,
+                # which then shows what the user may still do, or this page.
+                response["HX-Refresh"] = "true"
+            return response
 
         return wrapper
 

@@ -538,3 +538,16 @@ def test_admin_edits_of_a_surfaces_settings_are_recorded_like_the_surfaces_pages
     latest = SurfaceChange.objects.filter(surface=surface).order_by("-pk").first()
     assert latest is not None and latest.changes == {"high_stakes": [False, True]}
     assert latest.reason == "Changed in the admin (no reason given)"
+
+
+def test_a_refused_htmx_request_reloads_the_page_instead_of_doing_nothing(
+    client: Any, make_user: Any, world: dict[str, Any]
+) -> None:
+    """htmx swaps no 403: a control used after the role was taken away would
+    seem dead. The refusal tells htmx to reload, showing what is left."""
+    client.force_login(make_user("former", "calibrator"))
+    url = f"/answers/{world['answer'].pk}/decide"
+    refused = client.post(url, {"decision": "escalate"}, headers={"HX-Request": "true"})
+    assert refused.status_code == 403 and refused["HX-Refresh"] == "true"
+    plain = client.post(url, {"decision": "escalate"})
+    assert plain.status_code == 403 and "HX-Refresh" not in plain
