@@ -47,7 +47,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
+from bench import postgres  # noqa: E402
+
 PG_DB = "citeguard_bench_reverify"
 SURFACE = "bench"
 OLD_THRESHOLD, NEW_THRESHOLD = 0.92, 0.85
@@ -67,26 +68,10 @@ def bench_api() -> Any:
     return module
 
 
-def postgres_admin(sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres",
-                         autocommit=True) as connection:
-        connection.execute(sql)  # type: ignore[arg-type]
-
-
 def setup_django() -> None:
-    os.environ["DATABASE_URL"] = f"postgres://{PG_USER}@{PG_HOST}:{PG_PORT}/{PG_DB}"
-    os.environ["DEBUG"] = "0"  # DEBUG keeps every query in memory
-    os.environ["SECURE_SSL_REDIRECT"] = "0"
-    os.environ.setdefault("SECRET_KEY", "bench-only-" + "x" * 40)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewer.settings")
-    os.environ["LOG_LEVEL"] = "WARNING"  # no log line per stored answer
     # The in-process backend: the run is timed here, not on a worker.
     os.environ["TASK_BACKEND"] = "django.tasks.backends.immediate.ImmediateBackend"
-    import django
-
-    django.setup()
+    postgres.setup_django(PG_DB)
 
 
 def loosened(rng: random.Random, quote: str) -> str:
@@ -249,11 +234,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
 
-    try:
-        postgres_admin(f"DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)")
-        postgres_admin(f"CREATE DATABASE {PG_DB}")
-    except Exception as error:  # any failure to connect: say why and stop
-        raise SystemExit(f"PostgreSQL at {PG_HOST}:{PG_PORT} is not reachable: {error}") from None
+    postgres.fresh_database(PG_DB)
     setup_django()
     from django.core.management import call_command
 
@@ -293,7 +274,7 @@ def main() -> None:
 
         connections.close_all()
         if not args.keep:
-            postgres_admin(f"DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)")
+            postgres.drop_database(PG_DB)
 
 
 if __name__ == "__main__":

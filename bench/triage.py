@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import random
 import statistics
 import sys
@@ -41,7 +40,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-PG_HOST, PG_PORT, PG_USER = "127.0.0.1", 5432, "postgres"
+from bench import postgres  # noqa: E402
+
 PG_DB = "citeguard_bench_triage"
 
 SURFACES = ("legal-research", "clinical-guidance", "benefits-helpdesk")
@@ -72,26 +72,10 @@ PAGES = (
 )
 
 
-def postgres_admin(sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(host=PG_HOST, port=PG_PORT, user=PG_USER, dbname="postgres",
-                         autocommit=True) as connection:
-        connection.execute(sql)  # type: ignore[arg-type]
-
-
 def setup_django() -> None:
-    os.environ["DATABASE_URL"] = f"postgres://{PG_USER}@{PG_HOST}:{PG_PORT}/{PG_DB}"
-    os.environ["DEBUG"] = "0"  # DEBUG keeps every query in memory
-    os.environ["SECURE_SSL_REDIRECT"] = "0"  # the test client speaks plain HTTP
-    os.environ.setdefault("SECRET_KEY", "bench-only-" + "x" * 40)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewer.settings")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
     import logging
 
-    import django
-
-    django.setup()
+    postgres.setup_django(PG_DB)
     # The trends page logs each rate change it finds; the bench counts them.
     logging.getLogger("citeguard.alerts").setLevel(logging.ERROR)
 
@@ -246,11 +230,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
 
-    try:
-        postgres_admin(f"DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)")
-        postgres_admin(f"CREATE DATABASE {PG_DB}")
-    except Exception as error:  # any failure to connect: say why and stop
-        raise SystemExit(f"PostgreSQL at {PG_HOST}:{PG_PORT} is not reachable: {error}") from None
+    postgres.fresh_database(PG_DB)
     setup_django()
     from django.core.management import call_command
     from django.utils import timezone
@@ -287,7 +267,7 @@ def main() -> None:
 
         connections.close_all()
         if not args.keep:
-            postgres_admin(f"DROP DATABASE IF EXISTS {PG_DB} WITH (FORCE)")
+            postgres.drop_database(PG_DB)
 
 
 if __name__ == "__main__":
