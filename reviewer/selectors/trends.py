@@ -50,9 +50,9 @@ __all__ = [
 #: The range shown when the URL gives none: six weeks of days, three of hours.
 DEFAULT_DAYS = {"day": 42, "hour": 3}
 GRANULARITIES = ("day", "hour")
-#: Decisions counted per day (an undo is not a decision of its own).
-DECISIONS = (ReviewDecision.Decision.APPROVE, ReviewDecision.Decision.REJECT,
-             ReviewDecision.Decision.ESCALATE)
+#: Decisions counted per day (an undo is not a decision of its own): the
+#: kinds the summary keeps.
+DECISIONS = tuple(ReviewDecision.Decision(kind) for kind in DECISION_KINDS)
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,6 @@ _OUTCOME_LABELS = {
     "quote-not-found": "quote not found", "wrong-source": "wrong source",
     "unattributed-quote": "quote without marker", "uncited-claim": "uncited claim",
 }
-_OUTCOME_BIT = OUTCOME_BITS
 #: What a queue row reads: no answer text, the question only as a prefix.
 _ROW_FIELDS = (
     "pk", "external_id", "verdict", "coverage", "severity", "model", "review_state", "created",
@@ -290,7 +289,7 @@ class FacetValue:
 
 def _outcome_mask() -> Any:
     bits = [Case(When(**{f"{OUTCOME_COLUMNS[o]}__gt": 0}, then=Value(bit)), default=Value(0))
-            for o, bit in _OUTCOME_BIT.items()]
+            for o, bit in OUTCOME_BITS.items()]
     total = bits[0]
     for bit in bits[1:]:
         total = total + bit
@@ -338,7 +337,7 @@ def _kept_condition(filters: TriageFilters, user: Any, skip: str) -> tuple[str, 
         params.append(filters.verdict)
     if skip != "outcome" and filters.outcome:
         parts.append("(g.outcomes & %s) <> 0")
-        params.append(_OUTCOME_BIT[filters.outcome])
+        params.append(OUTCOME_BITS[filters.outcome])
     if skip != "surface" and filters.surface_id is not None:
         parts.append("g.surface_key = %s")
         params.append(filters.surface_id)
@@ -424,7 +423,7 @@ def _facet_keys(facet: str, group: Mapping[str, Any], user: Any) -> Iterator[tup
     elif facet == "verdict":
         yield group["verdict"], Answer.Verdict(group["verdict"]).label.lower()
     elif facet == "outcome":
-        for outcome, bit in _OUTCOME_BIT.items():
+        for outcome, bit in OUTCOME_BITS.items():
             if group["outcomes"] & bit:
                 yield outcome, _OUTCOME_LABELS[outcome]
     elif facet == "surface":
