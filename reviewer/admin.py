@@ -8,6 +8,7 @@ from django.http import HttpRequest
 from reviewer.models import (
     Answer,
     ApiClient,
+    CalibrationItem,
     Chunk,
     CitationVerdict,
     Document,
@@ -171,6 +172,40 @@ class ReviewDecisionAdmin(admin.ModelAdmin[ReviewDecision]):
         return False
 
 
+class _ReadOnly:
+    """Listed and inspected, never added, changed or deleted here."""
+
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
 @admin.register(MatchLabel)
-class MatchLabelAdmin(admin.ModelAdmin[MatchLabel]):
-    list_display = ("citation", "label", "labeller", "created")
+class MatchLabelAdmin(_ReadOnly, admin.ModelAdmin[MatchLabel]):
+    """Labels are given on /calibrate/ and moved with its export and import;
+    the admin only lists them."""
+
+    list_display = ("item", "label", "labeller_name", "imported", "created")
+    list_filter = ("label", "imported", "item__surface")
+    list_select_related = ("item",)
+    search_fields = ("labeller_name", "item__quote")
+    readonly_fields = ("item", "citation", "labeller", "labeller_name", "label", "imported",
+                       "created")
+
+
+@admin.register(CalibrationItem)
+class CalibrationItemAdmin(_ReadOnly, admin.ModelAdmin[CalibrationItem]):
+    """Items are drawn on /calibrate/; the admin only lists them."""
+
+    list_display = ("pk", "surface", "stratum", "score", "outcome", "settled_label", "created")
+    list_filter = ("surface", "stratum", "outcome")
+    search_fields = ("quote",)
+    readonly_fields = ("surface", "citation", "answer", "quote", "source_text", "match_start",
+                       "match_end", "furniture", "source_marker", "score", "outcome",
+                       "threshold", "stratum", "position", "content_hash", "document", "pages",
+                       "settled_label", "settled_by", "settled_at", "created")

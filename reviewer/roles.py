@@ -8,8 +8,8 @@ people; the admin can do both. Views and services check permissions
   and unassigned ones.
 - supervisor: everything a reviewer can, plus every queue, assigning,
   exporting, trends and surfaces.
-- calibrator: labels matches (blind: without answers' verdicts) and opens
-  the documents they come from.
+- calibrator: labels matches (blind: without answers' verdicts), opens the
+  documents they come from, and sees surfaces and their calibration curves.
 - admin: a superuser (``is_superuser``), which has every permission.
 """
 
@@ -35,7 +35,7 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         "reviewer.view_trends", "reviewer.view_surface", "reviewer.change_surface",
         "reviewer.add_document", "reviewer.view_matchlabel",
     ),
-    CALIBRATOR: ("reviewer.label_matches", "reviewer.view_document"),
+    CALIBRATOR: ("reviewer.label_matches", "reviewer.view_document", "reviewer.view_surface"),
 }
 ROLES: tuple[str, ...] = tuple(ROLE_PERMISSIONS)
 

@@ -72,6 +72,7 @@ __all__ = [
     "Recommendation",
     "SampleItem",
     "band_label",
+    "bands_around",
     "bootstrap_threshold_interval",
     "cohen_kappa",
     "default_thresholds",
@@ -415,6 +416,20 @@ def _checked_bands(bands: Iterable[Band]) -> tuple[Band, ...]:
         if low < high:
             raise ValueError(f"bands must be ascending and must not overlap: {checked!r}")
     return checked
+
+
+def bands_around(threshold: float, *, below: float = 0.15) -> tuple[Band, ...]:
+    """Score bands for a surface whose threshold is ``threshold``: 0.05 wide
+    from ``below`` under the threshold (rounded down to a multiple of 0.05,
+    never under 0.5) up to 0.95, then 0.95–0.98 and 0.98–1.00, where faithful
+    quotes with light extraction noise crowd. :data:`DEFAULT_BANDS` for any
+    threshold from 0.95 up."""
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+    low = max(0.5, math.floor(round((min(threshold, 0.95) - below) * 20, 9)) / 20)
+    steps = round((0.95 - low) * 20)
+    edges = [round(low + k * 0.05, 2) for k in range(steps + 1)]
+    return (*pairwise(edges), (0.95, 0.98), (0.98, 1.00))
 
 
 def band_label(band: Band) -> str:

@@ -3,11 +3,11 @@ from .answers import (
     AnswerSource,
     Assignment,
     CitationVerdict,
-    MatchLabel,
     ReviewDecision,
     SentenceVerdict,
     Surface,
 )
+from .calibration import CalibrationItem, MatchLabel
 from .clients import ApiClient
 from .documents import Chunk, Document, Page
 from .stats import AnswerStats, QueueGroup, TrendAlert
@@ -20,6 +20,7 @@ __all__ = [
     "AnswerStats",
     "ApiClient",
     "Assignment",
+    "CalibrationItem",
     "Chunk",
     "CitationVerdict",
     "Document",

@@ -366,28 +366,3 @@ class ReviewDecision(models.Model):
 
     def delete(self, *args: object, **kwargs: object) -> tuple[int, dict[str, int]]:
         raise self.AppendOnly("review decisions are never deleted; add an undo row")
-
-
-class MatchLabel(models.Model):
-    """A person's judgement of one match, for calibrating surface thresholds."""
-
-    class Label(models.TextChoices):
-        SAME = "same", "The quote is the source's text"
-        DIFFERENT = "different", "The quote is not the source's text"
-
-    citation = models.ForeignKey(CitationVerdict, on_delete=models.CASCADE,
-                                 related_name="labels")
-    labeller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
-                                 related_name="match_labels")
-    label = models.CharField(max_length=10, choices=Label)
-    created = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        permissions = [("label_matches", "Can label matches to calibrate thresholds")]
-        constraints = [
-            models.UniqueConstraint(fields=["citation", "labeller"],
-                                    name="one_label_per_citation_and_person"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.label}: citation {self.citation_id}"

@@ -72,7 +72,7 @@ MATRIX = (
     Row("GET", "/documents/{document}/row",          (403, 200, 200, 200, 200)),
     Row("GET", "/documents/{document}/file",         (403, 200, 200, 200, 200)),
     Row("POST", "/documents/upload",                 (403, 403, 302, 403, 302), {"file": PDF}),
-    Row("GET", "/surfaces/",                         (403, 403, 200, 403, 200)),
+    Row("GET", "/surfaces/",                         (403, 403, 200, 200, 200)),
     Row("GET", "/surfaces/{surface}/edit",           (403, 403, 200, 403, 200)),
     Row("POST", "/surfaces/{surface}/edit",          (403, 403, 302, 403, 302), SURFACE_FORM),
     # Any signed-in account: the API's reference holds no answers or documents.
@@ -216,8 +216,9 @@ def _nav(html: str) -> list[str]:
 
 @pytest.mark.parametrize(("role", "links"), [
     ("reviewer", ["My queue", "Answers", "Documents", "API"]),
-    ("supervisor", ["Triage", "My queue", "Trends", "Answers", "Documents", "Surfaces", "API"]),
-    ("calibrator", ["Documents", "Calibrate", "API"]),
+    ("supervisor", ["Triage", "My queue", "Trends", "Answers", "Documents", "Surfaces",
+                    "Calibrate", "API"]),
+    ("calibrator", ["Documents", "Surfaces", "Calibrate", "API"]),
     ("superuser", ["Triage", "My queue", "Trends", "Answers", "Documents", "Surfaces",
                    "Calibrate", "API", "Admin"]),
     ("none", ["API"]),

@@ -3,6 +3,7 @@ bootstrap interval, Cohen's kappa and the stratified labelling sample."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import pytest
@@ -411,3 +412,18 @@ def test_sampling_properties(
         if drawn[label] < available[label]:
             assert drawn[label] >= max(band_counts) - 1
     assert drawn["control"] <= round(size * controls)
+
+
+def test_bands_around_a_threshold_reach_below_it_and_end_at_one():
+    from verification.calibration import bands_around
+
+    assert bands_around(0.92) == ((0.75, 0.8), (0.8, 0.85), (0.85, 0.9), (0.9, 0.95),
+                                  (0.95, 0.98), (0.98, 1.0))
+    assert bands_around(0.95) == DEFAULT_BANDS
+    assert bands_around(1.0) == DEFAULT_BANDS
+    # Never under 0.5, and contiguous whatever the threshold.
+    low_bands = bands_around(0.3)
+    assert low_bands[0] == (0.5, 0.55)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(low_bands))
+    with pytest.raises(ValueError):
+        bands_around(0.0)

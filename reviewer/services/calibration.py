@@ -1,0 +1,237 @@
+"""Calibration writes: drawing matches to label, labels, undo, settling.
+
+Items are drawn from a surface's stored citations whose quote was aligned with
+the cited source (verified, verified fuzzily, altered, or not found with a
+closest window), stratified by score band around the surface's threshold
+(:func:`verification.calibration.stratified_sample`), with exact matches and
+clear misses mixed in as controls. Each becomes a ``CalibrationItem``: a
+snapshot of the quote and the source window (see its model).
+
+A labeller labels an item once; an item takes at most two labellers (the
+second one's label measures agreement). Where two disagree, a supervisor
+settles the item; the settled label is the one the calibration page counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from reviewer.models import (
+    AnswerSource,
+    CalibrationItem,
+    CitationVerdict,
+    MatchLabel,
+    Surface,
+)
+from verification import canonical_label
+from verification.calibration import bands_around, stratified_sample
+
+__all__ = ["CONTEXT_CHARS", "LABELLERS_PER_ITEM", "SAMPLED_OUTCOMES", "LabelRefused",
+           "calibration_sample", "content_hash", "item_settle", "label_record", "label_undo",
+           "snapshot"]
+
+#: Characters of the source shown either side of the aligned window.
+CONTEXT_CHARS = 300
+#: An item takes a first label and, optionally, a second labeller's.
+LABELLERS_PER_ITEM = 2
+#: Outcomes whose score says how well the quote aligned with the cited source:
+#: the ones a threshold decides between. (Fabricated markers, wrong sources
+#: and unattributed quotes are decided otherwise.)
+SAMPLED_OUTCOMES = ("verified", "verified-fuzzy", "quote-altered", "quote-not-found")
+
+
+class LabelRefused(Exception):
+    """A label that cannot be recorded; ``code`` says why."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def content_hash(surface_name: str, quote: str, window: str) -> str:
+    """One item per match: the surface, the quote and the source window."""
+    data = "\0".join((surface_name, quote, window)).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What an item copies of a citation (see ``CalibrationItem``)."""
+
+    source_text: str
+    match_start: int
+    match_end: int
+    furniture: list[list[int]]
+
+
+def snapshot(text: str, start: int, end: int, furniture: Sequence[Sequence[int]] = (),
+             context: int = CONTEXT_CHARS) -> Snapshot:
+    """``text[start:end]`` with ``context`` characters either side (widened to
+    a word's edge), the window's offsets and the furniture inside, relative
+    to the snapshot."""
+    lo = max(0, start - context)
+    while lo > 0 and not text[lo - 1].isspace() and start - lo < context + 40:
+        lo -= 1
+    hi = min(len(text), end + context)
+    while hi < len(text) and not text[hi].isspace() and hi - end < context + 40:
+        hi += 1
+    inside = [[max(s, lo) - lo, min(e, hi) - lo] for s, e in furniture if s < hi and e > lo]
+    return Snapshot(text[lo:hi], start - lo, end - lo, inside)
+
+
+def _window(citation: dict[str, Any]) -> tuple[str, int, int, float, list[Any]] | None:
+    """The cited source's window a citation's score measures, as (marker,
+    start, end, score, pages): the match, or the closest window of a quote
+    not found. None when there is none."""
+    if citation["outcome"] == "quote-not-found":
+        marker, start, end = (citation["closest_marker"], citation["closest_start"],
+                              citation["closest_end"])
+        score, pages = citation["closest_score"], citation["closest_pages"]
+        if score is None:
+            score = citation["score"]
+    else:
+        marker, start, end = (citation["source_marker"], citation["chunk_start"],
+                              citation["chunk_end"])
+        score, pages = citation["score"], citation["pages"]
+    if not marker or start is None or end is None or end <= start or score is None:
+        return None
+    return marker, start, end, float(score), pages
+
+
+_CITATION_FIELDS = ("id", "answer_id", "outcome", "quote", "score", "source_marker",
+                    "chunk_start", "chunk_end", "pages", "closest_marker", "closest_start",
+                    "closest_end", "closest_score", "closest_pages", "document_id")
+
+
+def _item_fields(surface: Surface, citation: dict[str, Any],
+                 sources: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    window = _window(citation)
+    if window is None:
+        return None
+    marker, start, end, score, pages = window
+    source = sources.get(canonical_label(marker))
+    if source is None or end > len(source["text"]):
+        return None
+    shot = snapshot(source["text"], start, end, source["furniture"])
+    return {
+        "surface": surface, "citation_id": citation["id"], "answer_id": citation["answer_id"],
+        "quote": citation["quote"], "source_text": shot.source_text,
+        "match_start": shot.match_start, "match_end": shot.match_end,
+        "furniture": shot.furniture, "source_marker": source["marker"], "score": score,
+        "outcome": citation["outcome"], "threshold": surface.threshold,
+        "content_hash": content_hash(surface.name, citation["quote"],
+                                     source["text"][start:end]),
+        "document_id": source["document_id"] if pages else None, "pages": pages or [],
+    }
+
+
+def calibration_sample(*, surface: Surface, size: int = 50, controls: float = 0.2,
+                       seed: int | None = None) -> list[CalibrationItem]:
+    """Draw up to ``size`` new items for ``surface`` from its stored
+    citations that no item holds yet (see the module's docstring), and put
+    them at the end of its queue in a shuffled order."""
+    if size <= 0:
+        return []
+    taken = set(CalibrationItem.objects.filter(surface=surface, citation__isnull=False)
+                .values_list("citation_id", flat=True))
+    candidates = [
+        (pk, score) for pk, score in CitationVerdict.objects.filter(
+            answer__surface=surface, outcome__in=SAMPLED_OUTCOMES, superseded=False)
+        .exclude(quote="").values_list("id", "score")
+        if pk not in taken and score is not None
+    ]
+    # Not-found quotes keep their best similarity in ``score`` too.
+    if seed is None:
+        seed = CalibrationItem.objects.filter(surface=surface).count()
+    drawn = stratified_sample(candidates, bands=bands_around(surface.threshold), size=size,
+                              controls=controls, seed=seed)
+    strata = {item.id: item.stratum for item in drawn}
+    citations = {row["id"]: row for row in CitationVerdict.objects.filter(
+        pk__in=list(strata)).values(*_CITATION_FIELDS)}
+    sources: dict[int, dict[str, dict[str, Any]]] = {}
+    for row in AnswerSource.objects.filter(
+            answer_id__in={c["answer_id"] for c in citations.values()}).values(
+            "answer_id", "marker", "text", "furniture", "document_id"):
+        sources.setdefault(row["answer_id"], {})[canonical_label(row["marker"])] = row
+    created = []
+    with transaction.atomic():
+        position = (CalibrationItem.objects.filter(surface=surface)
+                    .aggregate(last=Max("position"))["last"] or 0)
+        seen = set(CalibrationItem.objects.filter(surface=surface).values_list(
+            "content_hash", flat=True))
+        for item in drawn:  # already shuffled
+            citation = citations.get(item.id)
+            fields = citation and _item_fields(surface, citation,
+                                               sources.get(citation["answer_id"], {}))
+            if not fields or fields["content_hash"] in seen:
+                continue  # the same quote and window drawn already, from another answer
+            seen.add(fields["content_hash"])
+            position += 1
+            created.append(CalibrationItem(**fields, stratum=strata[item.id], position=position))
+        CalibrationItem.objects.bulk_create(created)
+    return created
+
+
+def _labeller_name(user: Any) -> str:
+    return str(user.get_username())
+
+
+def label_record(*, item: CalibrationItem, labeller: Any, label: str) -> MatchLabel:
+    """Record ``labeller``'s ``label`` of ``item``. Refused (``LabelRefused``)
+    without the permission, for an unknown label, for a second label by the
+    same person, and past :data:`LABELLERS_PER_ITEM` labellers."""
+    if not labeller.has_perm("reviewer.label_matches"):
+        raise PermissionDenied("labelling matches needs the calibrator role")
+    if label not in MatchLabel.Label.values:
+        raise LabelRefused("unknown-label", f"a label is one of {', '.join(MatchLabel.Label)}")
+    name = _labeller_name(labeller)
+    with transaction.atomic():
+        locked = CalibrationItem.objects.select_for_update().get(pk=item.pk)
+        labels = list(locked.labels.values_list("labeller_name", flat=True))
+        if name in labels:
+            raise LabelRefused("labelled-already", "you have labelled this match already")
+        if len(labels) >= LABELLERS_PER_ITEM:
+            raise LabelRefused("enough-labels", "this match has two labels already")
+        try:
+            with transaction.atomic():
+                return MatchLabel.objects.create(
+                    item=locked, citation_id=locked.citation_id, labeller=labeller,
+                    labeller_name=name, label=label)
+        except IntegrityError as error:  # the same person, from another tab
+            raise LabelRefused("labelled-already",
+                               "you have labelled this match already") from error
+
+
+def label_undo(*, labeller: Any, label_id: int) -> CalibrationItem:
+    """Take back one of ``labeller``'s own labels (the queue's **u**) and
+    return its item, to show again. A settled item's labels stay."""
+    label = MatchLabel.objects.select_related("item").filter(
+        pk=label_id, labeller=labeller).first()
+    if label is None:
+        raise LabelRefused("not-yours", "there is no label of yours to undo")
+    if label.item.settled_label:
+        raise LabelRefused("settled", "a supervisor has settled this match; its labels stay")
+    item = label.item
+    label.delete()
+    return item
+
+
+def item_settle(*, item: CalibrationItem, settled_by: Any, label: str) -> CalibrationItem:
+    """A supervisor's label for ``item`` where its labellers disagree."""
+    if not settled_by.has_perm("reviewer.change_surface"):
+        raise PermissionDenied("settling labels needs the supervisor role")
+    if label not in MatchLabel.Label.values:
+        raise ValidationError(f"a label is one of {', '.join(MatchLabel.Label)}")
+    item.settled_label = label
+    item.settled_by = settled_by
+    item.settled_at = timezone.now()
+    item.save(update_fields=["settled_label", "settled_by", "settled_at"])
+    return item
