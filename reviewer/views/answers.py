@@ -32,6 +32,7 @@ from reviewer.services.assignments import answer_open, in_review_by_other
 from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
 from reviewer.views.answer_text import render_sentence
 from reviewer.views.base import HtmxHttpRequest, permission_required
+from reviewer.views.passages import source_runs
 from verification import Difference, canonical_label, negation_context, word_diff
 from verification.verify import coverage_sentence, reason_sentence
 
@@ -151,9 +152,9 @@ def _passage_context(citation: CitationVerdict, passage: Passage) -> dict[str, A
         "kind": passage.kind, "source": source, "score": passage.score,
         "has_pdf": bool(passage.pages) and source.document_id is not None,
         "excerpt": {
-            "before": _runs(source, before_start, start, lead="…" if before_start else ""),
-            "match": _runs(source, start, end),
-            "after": _runs(source, end, after_end,
+            "before": source_runs(source, before_start, start, lead="…" if before_start else ""),
+            "match": source_runs(source, start, end),
+            "after": source_runs(source, end, after_end,
                            trail="…" if after_end < len(source.text) else ""),
         },
         "interrupted": _furniture_inside(source, start, end),
@@ -189,27 +190,6 @@ def _panel_context(answer: Answer, sentence: SentenceVerdict,
     context["passages"] = [_passage_context(citation, p)
                            for p in _passages(citation, _sources(answer))]
     return context
-
-
-def _runs(source: Any, start: int, end: int, *, lead: str = "", trail: str = ""
-          ) -> list[dict[str, Any]]:
-    """``source.text[start:end]`` as runs, furniture (running headers, page
-    numbers) marked so the template can grey it out and the diff skip it."""
-    runs: list[dict[str, Any]] = [{"text": lead, "furniture": False}] if lead else []
-    position = start
-    for skip_start, skip_end in sorted(source.furniture):
-        if skip_end <= position or skip_start >= end:
-            continue
-        if skip_start > position:
-            runs.append({"text": source.text[position:skip_start], "furniture": False})
-        runs.append({"text": source.text[max(skip_start, position):min(skip_end, end)],
-                     "furniture": True})
-        position = min(skip_end, end)
-    if position < end:
-        runs.append({"text": source.text[position:end], "furniture": False})
-    if trail:
-        runs.append({"text": trail, "furniture": False})
-    return runs
 
 
 def _group_outcome(citation: CitationVerdict, passage: Passage) -> str:
