@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviewer.views import answers, documents, home, surfaces, trends, triage
+from reviewer.views import answers, calibrate, documents, home, surfaces, trends, triage
 
 app_name = "reviewer"
 urlpatterns = [
@@ -21,4 +21,10 @@ urlpatterns = [
     path("trends/export", trends.trends_export, name="trends-export"),
     path("surfaces/", surfaces.surfaces, name="surfaces"),
     path("surfaces/<int:surface_id>/edit", surfaces.surface_edit, name="surface-edit"),
+    path("calibrate/", calibrate.calibrate, name="calibrate"),
+    path("calibrate/<slug:surface>/label", calibrate.calibrate_label, name="calibrate-label"),
+    path("calibrate/<slug:surface>/label/record", calibrate.calibrate_label_post,
+         name="calibrate-label-post"),
+    path("calibrate/<slug:surface>/label/skip", calibrate.calibrate_skip, name="calibrate-skip"),
+    path("calibrate/<slug:surface>/label/undo", calibrate.calibrate_undo, name="calibrate-undo"),
 ]

@@ -24,6 +24,7 @@ from reviewer.models import Answer, ReviewDecision, Surface, SurfaceChange
 from reviewer.roles import ROLE_PERMISSIONS
 from reviewer.services.answers import answer_submit
 from reviewer.services.assignments import answers_assign
+from reviewer.services.calibration import calibration_sample
 from reviewer.services.documents import document_upload
 from reviewer.services.reviews import review_decide
 from reviewer.services.surfaces import surface_update
@@ -82,6 +83,13 @@ MATRIX = (
     Row("GET", "/triage/export?format=csv",          (403, 403, 200, 403, 200)),
     Row("GET", "/trends/",                           (403, 403, 200, 403, 200)),
     Row("GET", "/trends/export?chart=outcomes",      (403, 403, 200, 403, 200)),
+    Row("GET", "/calibrate/",                        (403, 403, 200, 200, 200)),
+    Row("GET", "/calibrate/{surface_name}/label",    (403, 403, 403, 200, 200)),
+    Row("POST", "/calibrate/{surface_name}/label/record", (403, 403, 403, 302, 302),
+        {"item": "{item}", "label": "1"}),
+    Row("POST", "/calibrate/{surface_name}/label/skip", (403, 403, 403, 302, 302),
+        {"item": "{item}"}),
+    Row("POST", "/calibrate/{surface_name}/label/undo", (403, 403, 403, 302, 302)),
     Row("GET", "/api/docs/",                         (200, 200, 200, 200, 200)),
 )
 
@@ -95,7 +103,8 @@ def world(text_pdf: Any) -> dict[str, Any]:
     }).answer
     document = document_upload(data=text_pdf("Employer match vests after two years."),
                                filename="plan.pdf").document
-    return {"answer": answer, "document": document, "surface": answer.surface}
+    (item,) = calibration_sample(surface=answer.surface)  # its one quote, exact: a control
+    return {"answer": answer, "document": document, "surface": answer.surface, "item": item}
 
 
 def _user(make_user: Any, role: str) -> Any:
@@ -128,7 +137,8 @@ def test_each_role_gets_the_status_the_matrix_says(
     decider = user if user.has_perm("reviewer.decide_answer") else _user(make_user, "superuser")
     decision = review_decide(answer=world["answer"], reviewer=decider, decision="reject")
     ids = {"answer": world["answer"].pk, "document": world["document"].pk,
-           "surface": world["surface"].pk, "decision": decision.pk}
+           "surface": world["surface"].pk, "surface_name": world["surface"].name,
+           "item": world["item"].pk, "decision": decision.pk}
     client.force_login(user)
     response = _request(client, row, ids, text_pdf)
     expected = row.expect[ROLES.index(role)]
@@ -144,7 +154,8 @@ def test_each_role_gets_the_status_the_matrix_says(
 def test_someone_not_signed_in_is_sent_to_sign_in(client: Any, world: dict[str, Any],
                                                   text_pdf: Any, row: Row) -> None:
     ids = {"answer": world["answer"].pk, "document": world["document"].pk,
-           "surface": world["surface"].pk, "decision": 1}
+           "surface": world["surface"].pk, "surface_name": world["surface"].name,
+           "item": world["item"].pk, "decision": 1}
     response = _request(client, row, ids, text_pdf)
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/?next=")
@@ -154,7 +165,7 @@ def test_the_matrix_covers_every_ui_url() -> None:
     """Every page of the reviewer UI (and the API's reference) has a row."""
     routed = {f"reviewer:{p.name}" for p in ui_urls.urlpatterns
               if isinstance(p, URLPattern) and p.name} | {"api-docs"}
-    ids = {"answer": 1, "document": 1, "surface": 1}
+    ids = {"answer": 1, "document": 1, "surface": 1, "surface_name": "s", "item": 1}
     covered = {resolve(row.url.format(**ids).partition("?")[0]).view_name for row in MATRIX}
     assert routed - covered == set()
 

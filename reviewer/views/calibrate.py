@@ -1,0 +1,247 @@
+"""The labelling queue: /calibrate/ lists the surfaces, and
+/calibrate/<surface>/label puts one match at a time before a labeller.
+
+Blind: the page shows the quote, the source window it was compared with
+(differences marked as on the review page) and the PDF highlight, never the
+score, the outcome or the answer. Keys: 1 faithful, 2 meaning changed, 3 not
+this passage, s skip, u undo, v the PDF. Skips and the undo history live in
+the session, per surface.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from reviewer.models import CalibrationItem, Document, MatchLabel, Surface
+from reviewer.selectors.calibration import next_item, queue_left, surfaces_to_label
+from reviewer.selectors.documents import pdf_highlight
+from reviewer.services.calibration import (
+    LabelRefused,
+    calibration_sample,
+    label_record,
+    label_undo,
+)
+from reviewer.views.base import HtmxHttpRequest, permission_required
+from reviewer.views.passages import source_runs
+from verification import word_diff
+
+#: Items drawn at once when a labeller finds the queue empty.
+BATCH = 50
+#: Undo steps kept per surface and session.
+HISTORY = 50
+#: The keys and the label each gives, in the order the page lists them.
+KEYS = (("1", MatchLabel.Label.FAITHFUL), ("2", MatchLabel.Label.CHANGED),
+        ("3", MatchLabel.Label.OTHER))
+
+
+@require_GET
+@permission_required("reviewer.view_surface")
+def calibrate(request: HtmxHttpRequest) -> HttpResponse:
+    """Each surface: its threshold, items and labels, and where to go."""
+    return render(request, "reviewer/calibrate.html", {
+        "surfaces": surfaces_to_label(),
+        "can_label": request.user.has_perm("reviewer.label_matches"),
+    })
+
+
+class _Session:
+    """A labeller's skips and undo steps for one surface, in the session."""
+
+    def __init__(self, request: HtmxHttpRequest, surface: Surface) -> None:
+        self.request = request
+        state = request.session.get("calibrate", {})
+        self.state: dict[str, Any] = state.get(surface.name, {"skipped": [], "history": []})
+        self.key = surface.name
+
+    @property
+    def skipped(self) -> list[int]:
+        return list(self.state["skipped"])
+
+    def push(self, step: list[Any]) -> None:
+        self.state["history"] = [*self.state["history"], step][-HISTORY:]
+
+    def pop(self) -> list[Any] | None:
+        history = list(self.state["history"])
+        step = history.pop() if history else None
+        self.state["history"] = history
+        return step
+
+    def skip(self, item_id: int) -> None:
+        self.state["skipped"] = [*self.state["skipped"], item_id]
+
+    def unskip(self, item_id: int) -> None:
+        self.state["skipped"] = [i for i in self.state["skipped"] if i != item_id]
+
+    def save(self) -> None:
+        state = dict(self.request.session.get("calibrate", {}))
+        state[self.key] = self.state
+        self.request.session["calibrate"] = state
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.state["history"])
+
+
+def _second(request: HtmxHttpRequest) -> bool:
+    return (request.GET.get("second") or request.POST.get("second")) == "1"
+
+
+def _item_context(item: CalibrationItem) -> dict[str, Any]:
+    """What a labeller sees of ``item``: the quote, the source window with
+    context either side, and the word differences (as on the review page)."""
+    source = SimpleNamespace(text=item.source_text, furniture=item.furniture)
+    start, end = item.match_start, item.match_end
+    skip = [(max(s, start) - start, min(e, end) - start)
+            for s, e in item.furniture if s < end and e > start]
+    diff = word_diff(item.quote, item.source_text[start:end], skip=skip)
+    return {
+        "item": item,
+        "before": source_runs(source, 0, start, lead="…" if start else ""),
+        "match": source_runs(source, start, end),
+        "after": source_runs(source, end, len(item.source_text),
+                             trail="…" if end < len(item.source_text) else ""),
+        "diff": diff.runs if diff.changed else None,
+        "normalised": [name.replace("-", " ") for name in diff.normalised],
+    }
+
+
+def _highlight(item: CalibrationItem | None) -> dict[str, Any] | None:
+    """The viewer's detail for ``item``'s window, drawn with the viewer's
+    neutral "cited passage" style (an outcome's colour would tell the
+    verdict)."""
+    if item is None or item.document_id is None or not item.pages:
+        return None
+    document = Document.objects.defer("text").filter(pk=item.document_id).first()
+    if document is None or not document.file:
+        return None
+    return {"url": reverse("reviewer:document-file", args=[document.pk]),
+            "title": document.title, "pages": pdf_highlight(document, item.pages),
+            "label": "the passage the quote was compared with"}
+
+
+def _queue_context(request: HtmxHttpRequest, surface: Surface, session: _Session,
+                   item: CalibrationItem | None = None) -> dict[str, Any]:
+    second = _second(request)
+    if item is None:
+        item = next_item(surface, request.user, second=second, skipped=session.skipped)
+    if item is None and not second:
+        # The queue ran dry: draw the next batch (stratified, as the first).
+        calibration_sample(surface=surface, size=BATCH)
+        item = next_item(surface, request.user, second=second, skipped=session.skipped)
+    context: dict[str, Any] = {
+        "surface": surface, "second": second, "keys": KEYS, "can_undo": session.can_undo,
+        "left": queue_left(surface, request.user, second=second, skipped=session.skipped),
+        "labelled": MatchLabel.objects.filter(
+            item__surface=surface, labeller_name=request.user.get_username()).count(),
+        "skipped": len(session.skipped),
+        "highlight": _highlight(item),
+    }
+    if item is not None:
+        context.update(_item_context(item))
+    return context
+
+
+def _respond(request: HtmxHttpRequest, surface: Surface, session: _Session,
+             item: CalibrationItem | None = None, status: int = 200) -> HttpResponse:
+    session.save()
+    context = _queue_context(request, surface, session, item)
+    if request.htmx:
+        return render(request, "reviewer/calibrate.html#label-queue", context, status=status)
+    if request.method == "POST":
+        url = reverse("reviewer:calibrate-label", args=[surface.name])
+        if context.get("item") is not None:
+            url += f"?item={context['item'].pk}"
+            if context["second"]:
+                url += "&second=1"
+        elif context["second"]:
+            url += "?second=1"
+        return redirect(url)
+    return render(request, "reviewer/calibrate.html", {**context, "page": "label"},
+                  status=status)
+
+
+def _wanted_item(request: HtmxHttpRequest, surface: Surface,
+                 session: _Session) -> CalibrationItem | None:
+    """``?item=`` when it is still open to this labeller (a redirect after a
+    plain POST, or an undo), else None (the next one)."""
+    raw = request.GET.get("item", "")
+    if not raw.isdigit():
+        return None
+    return (CalibrationItem.objects.filter(surface=surface, pk=int(raw), settled_label="")
+            .exclude(labels__labeller_name=request.user.get_username()).first())
+
+
+@require_GET
+@permission_required("reviewer.label_matches")
+def calibrate_label(request: HtmxHttpRequest, surface: str) -> HttpResponse:
+    chosen = get_object_or_404(Surface, name=surface)
+    session = _Session(request, chosen)
+    return _respond(request, chosen, session, _wanted_item(request, chosen, session))
+
+
+def _posted_item(request: HtmxHttpRequest, surface: Surface) -> CalibrationItem:
+    raw = request.POST.get("item", "")
+    return get_object_or_404(CalibrationItem, surface=surface,
+                             pk=int(raw) if raw.isdigit() else 0)
+
+
+@require_POST
+@permission_required("reviewer.label_matches")
+def calibrate_label_post(request: HtmxHttpRequest, surface: str) -> HttpResponse:
+    """Record a label (``label`` = faithful, changed or other, or its key)."""
+    chosen = get_object_or_404(Surface, name=surface)
+    session = _Session(request, chosen)
+    item = _posted_item(request, chosen)
+    value = dict(KEYS).get(request.POST.get("label", ""), request.POST.get("label", ""))
+    try:
+        label = label_record(item=item, labeller=request.user, label=value)
+    except LabelRefused as refused:
+        messages.warning(request, str(refused))
+        return _respond(request, chosen, session, status=409 if not request.htmx else 200)
+    session.push(["label", label.pk, item.pk])
+    messages.success(request, f"Labelled “{label.get_label_display()}”.")
+    return _respond(request, chosen, session)
+
+
+@require_POST
+@permission_required("reviewer.label_matches")
+def calibrate_skip(request: HtmxHttpRequest, surface: str) -> HttpResponse:
+    chosen = get_object_or_404(Surface, name=surface)
+    session = _Session(request, chosen)
+    item = _posted_item(request, chosen)
+    session.skip(item.pk)
+    session.push(["skip", item.pk])
+    messages.info(request, "Skipped: it stays in the queue for others.")
+    return _respond(request, chosen, session)
+
+
+@require_POST
+@permission_required("reviewer.label_matches")
+def calibrate_undo(request: HtmxHttpRequest, surface: str) -> HttpResponse:
+    """Take back the last label or skip on this surface and show its item again."""
+    chosen = get_object_or_404(Surface, name=surface)
+    session = _Session(request, chosen)
+    step = session.pop()
+    if step is None:
+        messages.info(request, "Nothing to undo.")
+        return _respond(request, chosen, session)
+    kind, *ids = step
+    if kind == "skip":
+        session.unskip(ids[0])
+        messages.info(request, "Skip undone.")
+        item = CalibrationItem.objects.filter(pk=ids[0], surface=chosen).first()
+        return _respond(request, chosen, session, item)
+    try:
+        item = label_undo(labeller=request.user, label_id=ids[0])
+    except LabelRefused as refused:
+        messages.warning(request, str(refused))
+        return _respond(request, chosen, session)
+    messages.info(request, "Label undone.")
+    return _respond(request, chosen, session, item)

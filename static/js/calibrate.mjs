@@ -1,0 +1,63 @@
+// The labelling queue's keys: 1/2/3 label, s skips, u undoes, v shows the
+// passage in the PDF. Each key presses the page's own button, so htmx posts
+// exactly what a click would (and the page works without this file).
+// Typing in a field is never intercepted, nor a key with a modifier.
+import { CiteViewer } from "./citeguard-viewer.mjs";
+
+const frame = document.getElementById("label-viewer");
+const container = document.getElementById("pdf-viewer");
+let viewer = null;
+
+function currentHighlight() {
+  return JSON.parse(document.getElementById("label-highlight")?.textContent || "null");
+}
+
+async function showPdf() {
+  const detail = currentHighlight();
+  if (!detail?.url) {
+    frame.hidden = true;
+    return;
+  }
+  frame.hidden = false;
+  frame.querySelector(".viewer-title").textContent = detail.title || "";
+  viewer ??= new CiteViewer(container, {
+    pdfjsBase: container.dataset.pdfjsBase,
+    toolbar: frame.querySelector(".viewer-toolbar"),
+  });
+  await viewer.show(detail);
+}
+
+function togglePdf() {
+  if (frame.hidden) showPdf();
+  else frame.hidden = true;
+}
+
+document.addEventListener("click", (event) => {
+  if (event.target.closest?.(".show-pdf")) togglePdf();
+});
+
+// A new item came in: an open viewer follows it (or closes when it has no PDF).
+document.body.addEventListener("htmx:afterSwap", (event) => {
+  if (event.detail.target?.id === "label-queue" || event.target?.id === "label-queue") {
+    if (!frame.hidden) showPdf();
+  }
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target instanceof HTMLElement && target.closest("input, textarea, select, [contenteditable]")) return;
+  if (document.querySelector("dialog[open]")) return;
+  const key = event.key.toLowerCase();
+  if (key === "v") {
+    event.preventDefault();
+    togglePdf();
+    return;
+  }
+  const button = document.querySelector(`#label-queue button[data-key="${CSS.escape(key)}"]:not([disabled])`);
+  if (!button) return;
+  event.preventDefault();
+  // One key, one request: a second press while htmx is busy is dropped.
+  if (document.querySelector("#label-queue.htmx-request, #label-queue form.htmx-request")) return;
+  button.click();
+});
