@@ -43,6 +43,24 @@ document.body.addEventListener("htmx:afterSwap", (event) => {
   }
 });
 
+// htmx processes swapped-in content only when it settles (20 ms later): a key
+// pressed in between would submit the new form natively, as a page load. Such
+// a key waits for the settle.
+let waiting = null;
+document.body.addEventListener("htmx:afterSettle", () => {
+  const key = waiting;
+  waiting = null;
+  if (key) pressKey(key);
+});
+
+const busy = () => document.querySelector("#label-queue .htmx-request, #label-queue.htmx-request");
+const settling = () => document.querySelector("#label-queue.htmx-added, #label-queue.htmx-settling");
+
+function pressKey(key) {
+  const button = document.querySelector(`#label-queue button[data-key="${CSS.escape(key)}"]:not([disabled])`);
+  if (button) button.click();
+}
+
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
@@ -54,10 +72,14 @@ document.addEventListener("keydown", (event) => {
     togglePdf();
     return;
   }
-  const button = document.querySelector(`#label-queue button[data-key="${CSS.escape(key)}"]:not([disabled])`);
-  if (!button) return;
+  if (!["1", "2", "3", "s", "u"].includes(key)) return;
   event.preventDefault();
-  // One key, one request: a second press while htmx is busy is dropped.
-  if (document.querySelector("#label-queue.htmx-request, #label-queue form.htmx-request")) return;
-  button.click();
+  // A key pressed while a request is out is dropped: it would label an item
+  // nobody has seen yet. One pressed while the shown item settles waits.
+  if (busy()) return;
+  if (settling()) {
+    waiting = key;
+    return;
+  }
+  pressKey(key);
 });
