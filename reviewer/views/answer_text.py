@@ -128,6 +128,10 @@ def _segment_html(segment: dict[str, Any]) -> SafeString:
         return format_html(
             '<mark class="quote outcome-{}" title="{}">{}</mark>', citation.outcome,
             QUOTE_TITLES.get(citation.outcome, "quoted span"), segment["text"])
+    if citation.pk is None:
+        # A past verdict's citation is no row: nothing to open.
+        return format_html('<span class="marker outcome-{}">{}</span>', citation.outcome,
+                           segment["text"])
     return format_html(
         '<a class="marker outcome-{}" href="?citation={}" hx-get="?citation={}">{}</a>',
         citation.outcome, citation.pk, citation.pk, segment["text"])

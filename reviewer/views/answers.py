@@ -4,6 +4,7 @@ panel loaded with htmx, the PDF viewer told what to highlight, decisions."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -28,6 +29,7 @@ from reviewer.selectors.answers import answer_get_for_review, answer_list
 from reviewer.selectors.documents import pdf_highlight
 from reviewer.selectors.reviews import review_safety, review_served, review_trail, undo_seconds
 from reviewer.selectors.triage import TriageFilters, triage_next
+from reviewer.selectors.verdict_history import verdict_history
 from reviewer.services.assignments import answer_open, in_review_by_other
 from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
 from reviewer.views.answer_text import render_sentence
@@ -57,11 +59,13 @@ def answers(request: HtmxHttpRequest) -> HttpResponse:
     })
 
 
-def _segments(sentence: SentenceVerdict, answer_text: str) -> list[dict[str, Any]]:
-    """The sentence as runs of plain text, quotes and markers (each escaped by
-    the template, never marked safe: answer text is untrusted)."""
-    spans: dict[tuple[int, int], tuple[str, CitationVerdict]] = {}
-    for citation in sentence.citations.all():
+def _segments(sentence: Any, citations: Iterable[Any], answer_text: str
+              ) -> list[dict[str, Any]]:
+    """The sentence (a row, or a past verdict's ``PastSentence``) as runs of
+    plain text, quotes and markers (each escaped by the template, never
+    marked safe: answer text is untrusted)."""
+    spans: dict[tuple[int, int], tuple[str, Any]] = {}
+    for citation in citations:
         if citation.quote_start is not None and citation.quote_end is not None:
             spans.setdefault((citation.quote_start, citation.quote_end), ("quote", citation))
         if citation.marker_start is not None and citation.marker_end is not None:
@@ -296,19 +300,18 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
                           {**_panel_context(answer, sentence, citation), "keep": keep})
         return trigger_client_event(response, "highlight",
                                     _highlight_event(answer, citation, passage))
-    sentences = []
-    for row in answer.sentences.all():
-        rendered = render_sentence(answer.text, row.start, _segments(row, answer.text))
-        sentences.append({"row": row, "html": rendered.html, "block": rendered.block,
-                          "number": rendered.number, "paragraph": rendered.paragraph,
-                          "failing": row.status in FAILING})
+    if request.htmx and request.GET.get("verdict") in ("previous", "current"):
+        return render(request, "reviewer/review.html#previous-verdict",
+                      {"answer": answer, "keep": keep, **_history_context(answer, request)})
+    sentences = [_sentence_item(answer.text, row, row.citations.all())
+                 for row in answer.sentences.all()]
     counts = [(outcome, count) for outcome, count in answer.counts.items() if count]
     context = {
         "answer": answer, "sentences": sentences, "counts": counts,
         "reasons": [_reason_words(reason) for reason in answer.reasons],
         "decisions": answer.decisions.all(), "decision_choices": ReviewDecision.Decision.choices,
         "highlight": _highlight_event(answer, citation, passage) if citation else None,
-        "keep": keep,
+        "keep": keep, **_history_context(answer, request),
     }
     context.update({"trail": review_trail(answer), "served": review_served(answer),
                     "safety": review_safety(answer, shown=citation),
@@ -319,6 +322,25 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     if sentence is not None:
         context.update(_panel_context(answer, sentence, citation))
     return render(request, "reviewer/review.html", context)
+
+
+def _sentence_item(answer_text: str, row: Any, citations: Iterable[Any]) -> dict[str, Any]:
+    rendered = render_sentence(answer_text, row.start, _segments(row, citations, answer_text))
+    return {"row": row, "html": rendered.html, "block": rendered.block,
+            "number": rendered.number, "paragraph": rendered.paragraph,
+            "failing": row.status in FAILING}
+
+
+def _history_context(answer: Answer, request: HtmxHttpRequest) -> dict[str, Any]:
+    """The verdict history section; with ``?verdict=previous``, the previous
+    verdict's sentences rendered read-only (markers without links)."""
+    show_previous = request.GET.get("verdict") == "previous"
+    history = verdict_history(answer, with_previous_sentences=show_previous)
+    previous = None
+    if history is not None and history.previous_sentences is not None:
+        previous = [_sentence_item(answer.text, s, s.citations)
+                    for s in history.previous_sentences]
+    return {"history": history, "previous_sentences": previous}
 
 
 def _cannot_decide(answer: Answer, user: Any) -> str:

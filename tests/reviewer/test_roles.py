@@ -64,6 +64,7 @@ MATRIX = (
     Row("GET", "/",                                  (403, 302, 302, 302, 302)),
     Row("GET", "/answers/",                          (403, 200, 200, 403, 200)),
     Row("GET", "/answers/{answer}/",                 (403, 200, 200, 403, 200)),
+    Row("GET", "/answers/{answer}/?verdict=previous", (403, 200, 200, 403, 200)),
     Row("POST", "/answers/{answer}/decide",          (403, 302, 302, 403, 302),
         {"decision": "escalate"}),
     Row("POST", "/answers/{answer}/undo",            (403, 302, 302, 403, 302),
