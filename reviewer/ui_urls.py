@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviewer.views import answers, documents, home, surfaces, trends, triage
+from reviewer.views import answers, documents, home, label_io, surfaces, trends, triage
 
 app_name = "reviewer"
 urlpatterns = [
@@ -21,4 +21,7 @@ urlpatterns = [
     path("trends/export", trends.trends_export, name="trends-export"),
     path("surfaces/", surfaces.surfaces, name="surfaces"),
     path("surfaces/<int:surface_id>/edit", surfaces.surface_edit, name="surface-edit"),
+    path("labels/", label_io.labels, name="labels"),
+    path("labels/export", label_io.labels_export, name="labels-export"),
+    path("labels/import", label_io.labels_import_view, name="labels-import"),
 ]
