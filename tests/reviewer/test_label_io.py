@@ -241,13 +241,14 @@ def test_a_jsonl_file_with_bad_rows_reports_each_by_line_and_keeps_the_good_ones
         json.dumps(_good(quote="bad X")).encode().replace(b"X", b"\xff"),  # 21 not UTF-8
         json.dumps(_good(quote="other", source_text="other", match_start=None,
                          match_end=None, time=None, labeller="=cmd")),   # 22 good
+        "[" * 100_000 + "]" * 100_000,                                   # 23 too deep
     ]
     data = b"\n".join(line if isinstance(line, bytes) else line.encode() for line in lines)
     before = timezone.now()
     report = labels_import(data=data, fmt="jsonl", imported_by=people["sue"],
                            limits=ImportLimits(text_chars=50))
     by_line = dict(report.errors)
-    assert sorted(by_line) == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 20, 21]
+    assert sorted(by_line) == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 17, 20, 21, 23]
     assert [line for line, _ in report.errors] == sorted(by_line)
     assert by_line[2].startswith("not valid JSON")
     assert by_line[3] == "label is missing"
@@ -265,8 +266,9 @@ def test_a_jsonl_file_with_bad_rows_reports_each_by_line_and_keeps_the_good_ones
     assert "not valid UTF-8" in by_line[15] and "not valid UTF-8" in by_line[21]
     assert by_line[17] == "this match has 2 labels already (ann, bob); a third is not imported"
     assert by_line[20] == "a line must hold one JSON object"
+    assert by_line[23] == "not valid JSON (nested too deeply)"
     assert (report.rows, report.labels_created, report.items_created,
-            report.duplicates_skipped) == (21, 3, 2, 1)
+            report.duplicates_skipped) == (22, 3, 2, 1)
 
     item = CalibrationItem.objects.get(quote="the quote")
     assert list(item.labels.values_list("labeller_name", "label", "created")) == [
@@ -292,9 +294,10 @@ def test_a_csv_file_with_bad_rows_counts_lines_of_multi_line_cells(
         "\r\n"                                                            # 9 blank
         'legal,"a ""quoted"" quote",x,0.1,other,"ann\nsmith",note\r\n'   # 10-11 good
         "chat,q,src,0.5,faithful,,\r\n"                                   # 12 no labeller
+        'chat,"two\nlines",src,0.5,wrong,ann,\r\n'                       # 13-14: first line
     )
     report = labels_import(data=text.encode(), fmt="csv", imported_by=people["sue"])
-    assert [line for line, _ in report.errors] == [5, 6, 7, 12]
+    assert [line for line, _ in report.errors] == [5, 6, 7, 12, 13]
     assert dict(report.errors)[6] == "the row has 3 cells; the header has 7"
     assert dict(report.errors)[12] == "labeller is missing"
     assert (report.labels_created, report.items_created) == (3, 3)
