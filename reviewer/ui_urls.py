@@ -1,6 +1,15 @@
 from django.urls import path
 
-from reviewer.views import answers, calibrate, documents, home, surfaces, trends, triage
+from reviewer.views import (
+    answers,
+    calibrate,
+    documents,
+    home,
+    label_io,
+    surfaces,
+    trends,
+    triage,
+)
 
 app_name = "reviewer"
 urlpatterns = [
@@ -27,4 +36,7 @@ urlpatterns = [
          name="calibrate-label-post"),
     path("calibrate/<slug:surface>/label/skip", calibrate.calibrate_skip, name="calibrate-skip"),
     path("calibrate/<slug:surface>/label/undo", calibrate.calibrate_undo, name="calibrate-undo"),
+    path("labels/", label_io.labels, name="labels"),
+    path("labels/export", label_io.labels_export, name="labels-export"),
+    path("labels/import", label_io.labels_import_view, name="labels-import"),
 ]

@@ -3,9 +3,6 @@ htmx, bulk assignment for supervisors, and the filtered queue as CSV/JSONL."""
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.contrib import messages
@@ -17,6 +14,7 @@ from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
+from reviewer.csv_cells import csv_lines, jsonl_lines
 from reviewer.selectors.triage import (
     EXPORT_COLUMNS,
     TriageFilters,
@@ -31,10 +29,6 @@ from reviewer.services.assignments import (
     reviewers,
 )
 from reviewer.views.base import HtmxHttpRequest, permission_required
-
-#: Cells a spreadsheet would run as a formula (OWASP's list): written with a
-#: leading apostrophe so they stay text.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _context(request: HtmxHttpRequest, filters: TriageFilters,
@@ -109,31 +103,6 @@ def triage_assign(request: HtmxHttpRequest) -> HttpResponse:
                   _context(request, filters, message, level))
 
 
-def _csv_safe(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value
-
-
-class _Echo:
-    """A file-like object whose write returns the line, for csv.writer."""
-
-    def write(self, value: str) -> str:
-        return value
-
-
-def _csv_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow(EXPORT_COLUMNS)
-    for row in rows:
-        yield writer.writerow([_csv_safe(row[column]) for column in EXPORT_COLUMNS])
-
-
-def _jsonl_lines(rows: Iterable[dict[str, Any]]) -> Iterator[str]:
-    for row in rows:
-        yield json.dumps(row, ensure_ascii=False) + "\n"
-
-
 @require_GET
 @permission_required("reviewer.export_answers")
 def triage_export(request: HtmxHttpRequest) -> HttpResponse:
@@ -145,9 +114,10 @@ def triage_export(request: HtmxHttpRequest) -> HttpResponse:
     filters = TriageFilters.from_query(request.GET, user=request.user)
     rows = triage_export_rows(filters, request.user)
     if kind == "csv":
-        response = StreamingHttpResponse(_csv_lines(rows), content_type="text/csv; charset=utf-8")
+        response = StreamingHttpResponse(csv_lines(EXPORT_COLUMNS, rows),
+                                         content_type="text/csv; charset=utf-8")
     else:
-        response = StreamingHttpResponse(_jsonl_lines(rows),
+        response = StreamingHttpResponse(jsonl_lines(rows),
                                          content_type="application/x-ndjson; charset=utf-8")
     stamp = timezone.now().strftime("%Y%m%d-%H%M")
     response["Content-Disposition"] = f'attachment; filename="triage-{stamp}.{kind}"'

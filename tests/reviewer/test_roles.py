@@ -47,6 +47,7 @@ def _quick_passwords(settings: Any) -> None:
 
 ROLES = ("none", "reviewer", "supervisor", "calibrator", "superuser")
 PDF = object()
+LABELS = object()  # a labels file to import (empty: the report says 0 rows)
 
 
 class Row(NamedTuple):
@@ -82,6 +83,9 @@ MATRIX = (
     Row("POST", "/triage/assign",                    (403, 403, 302, 403, 302),
         {"answer": "{answer}", "assignee": ""}),
     Row("GET", "/triage/export?format=csv",          (403, 403, 200, 403, 200)),
+    Row("GET", "/labels/",                           (403, 403, 200, 200, 200)),
+    Row("GET", "/labels/export?format=csv",          (403, 403, 200, 200, 200)),
+    Row("POST", "/labels/import",                    (403, 403, 200, 403, 200), {"file": LABELS}),
     Row("GET", "/trends/",                           (403, 403, 200, 403, 200)),
     Row("GET", "/trends/export?chart=outcomes",      (403, 403, 200, 403, 200)),
     Row("GET", "/calibrate/",                        (403, 403, 200, 200, 200)),
@@ -118,6 +122,8 @@ def _user(make_user: Any, role: str) -> Any:
 def _fill(value: Any, ids: dict[str, Any], text_pdf: Any) -> Any:
     if value is PDF:
         return SimpleUploadedFile("new.pdf", text_pdf("A new upload."), "application/pdf")
+    if value is LABELS:
+        return SimpleUploadedFile("labels.jsonl", b"", "application/x-ndjson")
     return value.format(**ids) if isinstance(value, str) else value
 
 
