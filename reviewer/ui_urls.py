@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviewer.views import answers, documents, home, surfaces, trends, triage
+from reviewer.views import answers, calibration, documents, home, surfaces, trends, triage
 
 app_name = "reviewer"
 urlpatterns = [
@@ -21,4 +21,13 @@ urlpatterns = [
     path("trends/export", trends.trends_export, name="trends-export"),
     path("surfaces/", surfaces.surfaces, name="surfaces"),
     path("surfaces/<int:surface_id>/edit", surfaces.surface_edit, name="surface-edit"),
+    # Exact paths under calibrate/<surface>/, so calibrate/<surface>/label (the
+    # labelling queue) stays free for its own view.
+    path("calibrate/<slug:surface>/", calibration.calibration, name="calibration"),
+    path("calibrate/<slug:surface>/apply", calibration.calibration_apply_view,
+         name="calibration-apply"),
+    path("calibrate/<slug:surface>/runs/<int:run_id>", calibration.calibration_run,
+         name="calibration-run"),
+    path("calibrate/<slug:surface>/settle/<int:item_id>", calibration.calibration_settle,
+         name="calibration-settle"),
 ]
