@@ -35,6 +35,7 @@ from reviewer.services.calibration import item_settle
 from reviewer.services.calibration_apply import calibration_apply
 from reviewer.views.base import HtmxHttpRequest, permission_required
 from reviewer.views.charts import PALETTE, LineChart, Marker, Series, line_chart
+from verification.calibration import BootstrapInterval
 
 DEFAULT_TARGET = 0.95
 TARGET_RANGE = (0.5, 0.999)
@@ -125,6 +126,18 @@ def _curve_chart(report: CalibrationReport, surface: Surface) -> LineChart:
         floor=1.0, x_values=thresholds, x_ticks=ticks)
 
 
+def _bootstrap_text(interval: BootstrapInterval | None) -> str:
+    if interval is None:
+        return "–"
+    unmet = (f"on {interval.unmet} of {interval.rounds} re-draws no threshold reached the "
+             "target")
+    if interval.low is None:
+        return f"none: {unmet}"
+    if interval.high is None:
+        return f"from {interval.low:.4g} up: {unmet}"
+    return f"{interval.low:.4g} to {interval.high:.4g} ({interval.rounds} re-draws)"
+
+
 def _page_context(request: HtmxHttpRequest, surface: Surface, *,
                   form: ApplyForm | None = None) -> dict[str, Any]:
     user = request.user
@@ -156,9 +169,7 @@ def _page_context(request: HtmxHttpRequest, surface: Surface, *,
                             if recommendation.precision_interval else None),
             "recall": percent(recommendation.recall),
             "false_alarm": percent(recommendation.false_alarm_rate),
-            "boot_low": "–" if interval is None or interval.low is None else f"{interval.low:.4g}",
-            "boot_high": ("out of reach" if interval is None or interval.high is None
-                          else f"{interval.high:.4g}"),
+            "boot": _bootstrap_text(interval),
         },
         "current": report.current,
         "current_figures": {
