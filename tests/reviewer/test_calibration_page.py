@@ -438,6 +438,16 @@ def test_applying_refuses_a_bad_threshold(client: Any, supervisor: Any, legal: S
     assert legal.threshold == 0.92
 
 
+def test_applying_refuses_a_target_out_of_range(client: Any, supervisor: Any,
+                                                legal: Surface) -> None:
+    client.force_login(supervisor)
+    response = client.post("/calibrate/legal/apply",
+                           {"threshold": "0.9", "reason": "Try", "target": "1.5"})
+    assert response.status_code == 400
+    assert "Target precision: " in response.content.decode()
+    assert not SurfaceChange.objects.exists()
+
+
 def test_applying_needs_a_reason(client: Any, supervisor: Any, legal: Surface) -> None:
     client.force_login(supervisor)
     response = client.post("/calibrate/legal/apply",
