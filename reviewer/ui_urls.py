@@ -3,6 +3,7 @@ from django.urls import path
 from reviewer.views import (
     answers,
     calibrate,
+    calibration,
     documents,
     home,
     label_io,
@@ -39,4 +40,13 @@ urlpatterns = [
     path("labels/", label_io.labels, name="labels"),
     path("labels/export", label_io.labels_export, name="labels-export"),
     path("labels/import", label_io.labels_import_view, name="labels-import"),
+    # Exact paths under calibrate/<surface>/, so calibrate/<surface>/label (the
+    # labelling queue) stays free for its own view.
+    path("calibrate/<slug:surface>/", calibration.calibration, name="calibration"),
+    path("calibrate/<slug:surface>/apply", calibration.calibration_apply_view,
+         name="calibration-apply"),
+    path("calibrate/<slug:surface>/runs/<int:run_id>", calibration.calibration_run,
+         name="calibration-run"),
+    path("calibrate/<slug:surface>/settle/<int:item_id>", calibration.calibration_settle,
+         name="calibration-settle"),
 ]

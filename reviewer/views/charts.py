@@ -138,6 +138,15 @@ def _x_positions(count: int) -> list[float]:
     return [LEFT + plot * i / (count - 1) for i in range(count)]
 
 
+def _x_scaled(values: Sequence[float]) -> Callable[[float], float]:
+    """A linear x axis from the first of ``values`` to the last."""
+    plot = (WIDTH - RIGHT) - LEFT
+    if not values or values[-1] <= values[0]:
+        return lambda value: LEFT + plot / 2
+    first, last = values[0], values[-1]
+    return lambda value: LEFT + plot * (value - first) / (last - first)
+
+
 def _x_ticks(labels: Sequence[str], xs: Sequence[float], most: int = 6) -> list[tuple[float,
                                                                                      str]]:
     if not labels:
@@ -161,10 +170,22 @@ def _y_ticks(top_value: float, fmt: Callable[[float], str]) -> list[tuple[float,
 
 def line_chart(*, key: str, title: str, description: str, labels: Sequence[str],
                series: Sequence[Series], fmt: Callable[[float], str],
-               markers: Sequence[Marker] = (), floor: float = 0.0) -> LineChart:
+               markers: Sequence[Marker] = (), floor: float = 0.0,
+               x_values: Sequence[float] | None = None,
+               x_ticks: Sequence[tuple[float, str]] = ()) -> LineChart:
     """Lines over the buckets ``labels``; gaps (None) break a line. The y
-    axis runs from 0 to a round value above the largest (at least ``floor``)."""
-    xs = _x_positions(len(labels))
+    axis runs from 0 to a round value above the largest (at least ``floor``).
+
+    Buckets sit evenly along the x axis; with ``x_values`` (one per label,
+    ascending) they sit at those values on a linear axis instead, ticked at
+    ``x_ticks`` (value, text) — for a curve over unevenly spaced points."""
+    if x_values is None:
+        xs = _x_positions(len(labels))
+    else:
+        if len(x_values) != len(labels):
+            raise ValueError("x_values needs one value per label")
+        scale = _x_scaled(x_values)
+        xs = [scale(value) for value in x_values]
     largest = max((v for s in series for v in s.values if v is not None), default=0.0)
     top_value = nice_ceiling(max(largest, floor))
     drawn = []
@@ -196,7 +217,10 @@ def line_chart(*, key: str, title: str, description: str, labels: Sequence[str],
         placed.append(_DrawnMarker(round(x, 1), y, text_x, anchor, triangle, marker.label,
                                    marker.title, marker.direction, marker.outcome))
     return LineChart(key=key, title=title, description=description, series=drawn,
-                     markers=placed, axis=Axis(_x_ticks(labels, xs), _y_ticks(top_value, fmt)),
+                     markers=placed,
+                     axis=Axis(_x_ticks(labels, xs) if x_values is None else
+                               [(round(scale(value), 1), text) for value, text in x_ticks],
+                               _y_ticks(top_value, fmt)),
                      empty=not any(d.dots for d in drawn))
 
 

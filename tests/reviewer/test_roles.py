@@ -20,7 +20,15 @@ from django.urls import URLPattern, include, path, resolve
 
 from reviewer import ui_urls
 from reviewer import urls as root_urls
-from reviewer.models import Answer, ReviewDecision, Surface, SurfaceChange
+from reviewer.models import (
+    Answer,
+    CalibrationItem,
+    MatchLabel,
+    ReverificationRun,
+    ReviewDecision,
+    Surface,
+    SurfaceChange,
+)
 from reviewer.roles import ROLE_PERMISSIONS
 from reviewer.services.answers import answer_submit
 from reviewer.services.assignments import answers_assign
@@ -95,21 +103,48 @@ MATRIX = (
     Row("POST", "/calibrate/{surface_name}/label/skip", (403, 403, 403, 302, 302),
         {"item": "{item}"}),
     Row("POST", "/calibrate/{surface_name}/label/undo", (403, 403, 403, 302, 302)),
+    # A surface's calibration: calibrators see it (without answers' examples);
+    # applying a threshold and settling labels are a supervisor's.
+    Row("GET", "/calibrate/{surface_name}/",         (403, 403, 200, 200, 200)),
+    Row("GET", "/calibrate/{surface_name}/?target=0.9&threshold=0.9",
+                                                     (403, 403, 200, 200, 200)),
+    Row("POST", "/calibrate/{surface_name}/apply",   (403, 403, 302, 403, 302),
+        {"threshold": "0.9", "reason": "Calibrated", "target": "0.95"}),
+    Row("GET", "/calibrate/{surface_name}/runs/{run}", (403, 403, 200, 200, 200)),
+    Row("POST", "/calibrate/{surface_name}/settle/{disputed}", (403, 403, 302, 403, 302),
+        {"label": "faithful"}),
     Row("GET", "/api/docs/",                         (200, 200, 200, 200, 200)),
 )
 
 
 @pytest.fixture
 def world(text_pdf: Any) -> dict[str, Any]:
-    """An answer, a document with its PDF, and the answer's surface."""
+    """An answer, a document with its PDF, the answer's surface, a finished
+    re-verification of it and a calibration item two labellers disagree on."""
     answer = answer_submit(client=None, data={
         "answer": 'It says "Employer match vests after two years" [S1].',
         "sources": [{"marker": "S1", "text": "Employer match vests after two years."}],
     }).answer
     document = document_upload(data=text_pdf("Employer match vests after two years."),
                                filename="plan.pdf").document
-    (item,) = calibration_sample(surface=answer.surface)  # its one quote, exact: a control
-    return {"answer": answer, "document": document, "surface": answer.surface, "item": item}
+    surface = answer.surface
+    run = ReverificationRun.objects.create(surface=surface, threshold=0.9,
+                                           status=ReverificationRun.Status.DONE)
+    (item,) = calibration_sample(surface=surface)  # its one quote, exact: a control
+    disputed = CalibrationItem.objects.create(
+        surface=surface, quote="Employer match vests", source_text="Employer match vests.",
+        match_start=0, match_end=20, score=0.9, stratum="0.85–0.90", content_hash="world")
+    for name, label in (("ann", "faithful"), ("bob", "changed")):
+        MatchLabel.objects.create(item=disputed, labeller_name=name, label=label)
+    return {"answer": answer, "document": document, "surface": surface, "run": run,
+            "item": item, "disputed": disputed}
+
+
+def _ids(world: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"answer": world["answer"].pk, "document": world["document"].pk,
+            "surface": world["surface"].pk, "surface_name": world["surface"].name,
+            "run": world["run"].pk, "item": world["item"].pk,
+            "disputed": world["disputed"].pk, **extra}
 
 
 def _user(make_user: Any, role: str) -> Any:
@@ -143,9 +178,7 @@ def test_each_role_gets_the_status_the_matrix_says(
     user = _user(make_user, role)
     decider = user if user.has_perm("reviewer.decide_answer") else _user(make_user, "superuser")
     decision = review_decide(answer=world["answer"], reviewer=decider, decision="reject")
-    ids = {"answer": world["answer"].pk, "document": world["document"].pk,
-           "surface": world["surface"].pk, "surface_name": world["surface"].name,
-           "item": world["item"].pk, "decision": decision.pk}
+    ids = _ids(world, decision=decision.pk)
     client.force_login(user)
     response = _request(client, row, ids, text_pdf)
     expected = row.expect[ROLES.index(role)]
@@ -160,9 +193,7 @@ def test_each_role_gets_the_status_the_matrix_says(
 @pytest.mark.parametrize("row", MATRIX, ids=lambda row: f"{row.method} {row.url}")
 def test_someone_not_signed_in_is_sent_to_sign_in(client: Any, world: dict[str, Any],
                                                   text_pdf: Any, row: Row) -> None:
-    ids = {"answer": world["answer"].pk, "document": world["document"].pk,
-           "surface": world["surface"].pk, "surface_name": world["surface"].name,
-           "item": world["item"].pk, "decision": 1}
+    ids = _ids(world, decision=1)
     response = _request(client, row, ids, text_pdf)
     assert response.status_code == 302
     assert response["Location"].startswith("/accounts/login/?next=")
@@ -172,7 +203,8 @@ def test_the_matrix_covers_every_ui_url() -> None:
     """Every page of the reviewer UI (and the API's reference) has a row."""
     routed = {f"reviewer:{p.name}" for p in ui_urls.urlpatterns
               if isinstance(p, URLPattern) and p.name} | {"api-docs"}
-    ids = {"answer": 1, "document": 1, "surface": 1, "surface_name": "s", "item": 1}
+    ids = {"answer": 1, "document": 1, "surface": 1, "surface_name": "default", "run": 1,
+           "item": 1, "disputed": 1}
     covered = {resolve(row.url.format(**ids).partition("?")[0]).view_name for row in MATRIX}
     assert routed - covered == set()
 

@@ -1,0 +1,314 @@
+"""Calibration page reads: what a surface's labels say about its threshold,
+how far its labellers agree, what applying another threshold would change,
+and its re-verification runs.
+
+The labels that count are ``labelled_matches``' (a settled label, or the one
+label or two that agree; see :mod:`reviewer.selectors.calibration`).
+Everything here is aggregate: no single item's score or outcome is returned
+next to its text, so the page can be shown to calibrators (the examples of
+what would change are for those who may read answers, and say so).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+
+from reviewer.models import (
+    Answer,
+    AnswerSource,
+    CalibrationItem,
+    CitationVerdict,
+    MatchLabel,
+    ReverificationRun,
+    Surface,
+)
+from reviewer.selectors.calibration import ItemLabels, item_labels, labelled_matches
+from reviewer.services.answers import verification_config
+from reviewer.services.reverify import source_from_row
+from verification import Source, verify_answer
+from verification.calibration import (
+    LABELS,
+    Agreement,
+    Band,
+    CurvePoint,
+    LabelledMatch,
+    Recommendation,
+    band_label,
+    bands_around,
+    cohen_kappa,
+    default_thresholds,
+    recommend_threshold,
+    threshold_curve,
+    wilson_interval,
+)
+
+__all__ = ["ACTIVE_RUN_STATUSES", "MIN_LABELS_PER_BAND", "BandCount", "CalibrationReport",
+           "ChangeEstimate", "ChangeExample", "Disagreement", "PointSummary",
+           "SurfaceAgreement", "active_run", "band_counts", "calibration_report",
+           "change_estimate", "change_examples", "disagreement", "point_summary",
+           "surface_agreement", "surface_runs"]
+
+#: A band near the recommendation with fewer labels withholds it
+#: (``recommend_threshold``'s default, named here so the page can say it).
+MIN_LABELS_PER_BAND = 10
+#: Outcomes a threshold decides between, whose stored ``score`` measures the
+#: quote against the cited source (exact matches are verified whatever it is).
+THRESHOLD_OUTCOMES = ("verified-fuzzy", "quote-altered", "quote-not-found")
+#: Flagged outcomes a lower threshold can turn into verified-fuzzy.
+FLAGGED_OUTCOMES = ("quote-altered", "quote-not-found")
+ACTIVE_RUN_STATUSES = (ReverificationRun.Status.QUEUED, ReverificationRun.Status.RUNNING)
+
+
+@dataclass(frozen=True)
+class BandCount:
+    """The counted labels whose score lies in one band (or outside them all)."""
+
+    name: str
+    band: Band | None
+    faithful: int
+    changed: int
+    other: int
+    #: A score band with fewer than MIN_LABELS_PER_BAND labels.
+    thin: bool
+
+    @property
+    def total(self) -> int:
+        return self.faithful + self.changed + self.other
+
+
+def band_counts(matches: Sequence[LabelledMatch], bands: Sequence[Band],
+                min_labels: int = MIN_LABELS_PER_BAND) -> list[BandCount]:
+    """One row per band, lowest first, then rows for the labels under the
+    lowest band and the exact matches (1.0, in no band) when there are any."""
+    per_band: list[Counter[str]] = [Counter() for _ in bands]
+    below: Counter[str] = Counter()
+    above: Counter[str] = Counter()
+    for match in matches:
+        for counter, (low, high) in zip(per_band, bands, strict=True):
+            if low <= match.score < high:
+                counter[match.label] += 1
+                break
+        else:
+            (below if match.score < bands[0][0] else above)[match.label] += 1
+    rows = [BandCount(band_label(band), band, c["faithful"], c["changed"], c["other"],
+                      thin=sum(c.values()) < min_labels)
+            for band, c in zip(bands, per_band, strict=True)]
+    if below:
+        rows.insert(0, BandCount(f"under {bands[0][0]:.2f}", None, below["faithful"],
+                                 below["changed"], below["other"], thin=False))
+    if above:
+        rows.append(BandCount(f"{bands[-1][1]:.2f} and up", None, above["faithful"],
+                              above["changed"], above["other"], thin=False))
+    return rows
+
+
+@dataclass(frozen=True)
+class PointSummary:
+    """The labels' figures when accepting at ``threshold``."""
+
+    threshold: float
+    point: CurvePoint
+    #: Wilson 95 % interval of the precision; None when nothing is accepted.
+    precision_interval: tuple[float, float] | None
+
+
+def point_summary(matches: Sequence[LabelledMatch], threshold: float) -> PointSummary:
+    (point,) = threshold_curve(matches, [threshold])
+    interval = wilson_interval(point.tp, point.accepted) if point.accepted else None
+    return PointSummary(threshold, point, interval)
+
+
+@dataclass(frozen=True)
+class CalibrationReport:
+    """Everything the page shows from a surface's labels."""
+
+    matches: list[LabelledMatch]
+    bands: tuple[Band, ...]
+    curve: tuple[CurvePoint, ...]
+    band_counts: list[BandCount]
+    label_counts: dict[str, int]
+    recommendation: Recommendation
+    current: PointSummary
+
+
+def calibration_report(surface: Surface, *, target_precision: float,
+                       matches: list[LabelledMatch] | None = None) -> CalibrationReport:
+    """The curve (every labelled score, the grid, and the current threshold),
+    the band table and the recommendation for ``target_precision``, with
+    bands around the surface's threshold."""
+    if matches is None:
+        matches = labelled_matches(surface)
+    bands = bands_around(surface.threshold)
+    counts = Counter(match.label for match in matches)
+    return CalibrationReport(
+        matches=matches, bands=bands,
+        curve=threshold_curve(matches, {*default_thresholds(matches), surface.threshold}),
+        band_counts=band_counts(matches, bands),
+        label_counts={label: counts[label] for label in LABELS},
+        recommendation=recommend_threshold(matches, target_precision, bands=bands,
+                                           min_labels_per_band=MIN_LABELS_PER_BAND),
+        current=point_summary(matches, surface.threshold),
+    )
+
+
+# Agreement --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """An item its two labellers labelled differently, as the page lists it:
+    the quote and the source window, without its score or outcome."""
+
+    entry: ItemLabels
+
+    @property
+    def item(self) -> CalibrationItem:
+        return self.entry.item
+
+    @property
+    def labels(self) -> tuple[MatchLabel, ...]:
+        return self.entry.labels
+
+    @property
+    def window(self) -> str:
+        return self.item.source_text[self.item.match_start:self.item.match_end]
+
+    @property
+    def settled_name(self) -> str:
+        label = self.item.settled_label
+        return str(MatchLabel.Label(label).label) if label in MatchLabel.Label.values else label
+
+
+@dataclass(frozen=True)
+class SurfaceAgreement:
+    """Cohen's κ over the items two people labelled, and the items where they
+    disagree (settled or not)."""
+
+    agreement: Agreement
+    disagreements: list[Disagreement]
+
+    @property
+    def unsettled(self) -> int:
+        return sum(1 for row in self.disagreements if not row.item.settled_label)
+
+
+def surface_agreement(surface: Surface) -> SurfaceAgreement:
+    entries = item_labels(surface)
+    paired = [entry for entry in entries if len(entry.labels) >= 2]
+    agreement = cohen_kappa((entry.labels[0].label, entry.labels[1].label) for entry in paired)
+    return SurfaceAgreement(agreement, [Disagreement(entry) for entry in paired
+                                        if entry.disagreement])
+
+
+def disagreement(item: CalibrationItem) -> Disagreement:
+    """One item's row, after settling it."""
+    return Disagreement(ItemLabels(item, tuple(item.labels.order_by("created", "pk"))))
+
+
+# What applying would change ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChangeEstimate:
+    """Stored citations whose outcome a threshold change would move, from
+    their stored scores (an estimate: the examples are re-verified exactly)."""
+
+    current: float
+    threshold: float
+    #: Flagged (altered, not found) with new <= score < current.
+    to_accept: int
+    #: Verified fuzzily with current <= score < new.
+    to_flag: int
+
+    @property
+    def total(self) -> int:
+        return self.to_accept + self.to_flag
+
+
+def _moving(surface: Surface, threshold: float) -> QuerySet[CitationVerdict]:
+    citations = CitationVerdict.objects.filter(
+        answer__surface=surface, superseded=False, outcome__in=THRESHOLD_OUTCOMES,
+        score__isnull=False)
+    current = surface.threshold
+    if threshold < current:
+        return citations.filter(outcome__in=FLAGGED_OUTCOMES, score__gte=threshold,
+                                score__lt=current)
+    if threshold > current:
+        return citations.filter(outcome="verified-fuzzy", score__gte=current,
+                                score__lt=threshold)
+    return citations.none()
+
+
+def change_estimate(surface: Surface, threshold: float) -> ChangeEstimate:
+    moving = _moving(surface, threshold).count()
+    lower = threshold < surface.threshold
+    return ChangeEstimate(surface.threshold, threshold, to_accept=moving if lower else 0,
+                          to_flag=0 if lower else moving)
+
+
+@dataclass(frozen=True)
+class ChangeExample:
+    """One stored citation re-verified in memory at the new threshold."""
+
+    answer_id: int
+    citation_id: int
+    quote: str
+    score: float
+    before: str
+    after: str
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+def change_examples(surface: Surface, threshold: float, limit: int = 10
+                    ) -> list[ChangeExample]:
+    """Up to ``limit`` of the citations ``change_estimate`` counts, closest
+    to the new threshold first, each verified again with its answer's stored
+    sources at ``threshold``; nothing is stored."""
+    citations = list(_moving(surface, threshold).order_by("score", "pk")
+                     .values("id", "answer_id", "position", "quote", "score", "outcome"))
+    if threshold < surface.threshold:
+        citations.reverse()  # to accept: the highest scores are the nearest
+    citations = citations[:limit]
+    answer_ids = {c["answer_id"] for c in citations}
+    texts = dict(Answer.objects.filter(pk__in=answer_ids).values_list("pk", "text"))
+    sources: dict[int, list[Source]] = {pk: [] for pk in answer_ids}
+    for row in (AnswerSource.objects.filter(answer_id__in=answer_ids)
+                .order_by("answer_id", "position")
+                .values("answer_id", "marker", "text", "document_id", "document_start",
+                        "document_end", "superseded", "furniture")):
+        sources[row["answer_id"]].append(source_from_row(row))
+    config = verification_config(surface, threshold=threshold)
+    outcomes: dict[int, list[str]] = {}
+    for pk in answer_ids:
+        report = verify_answer(texts[pk], sources[pk], config=config)
+        outcomes[pk] = [c.outcome for s in report.sentences for c in s.citations]
+    examples = []
+    for citation in citations:
+        after = outcomes[citation["answer_id"]]
+        position = citation["position"]
+        examples.append(ChangeExample(
+            citation["answer_id"], citation["id"], citation["quote"], citation["score"],
+            citation["outcome"], after[position] if position < len(after) else "(no citation)"))
+    return examples
+
+
+# Re-verification runs ----------------------------------------------------------------
+
+
+def surface_runs(surface: Surface, limit: int = 5) -> list[ReverificationRun]:
+    """The surface's latest runs, newest first."""
+    return list(ReverificationRun.objects.filter(surface=surface)
+                .select_related("started_by").order_by("-created", "-pk")[:limit])
+
+
+def active_run(surface: Surface) -> ReverificationRun | None:
+    """A queued or running run of the surface (at most one is started at a time)."""
+    return (ReverificationRun.objects.filter(surface=surface, status__in=ACTIVE_RUN_STATUSES)
+            .order_by("-created", "-pk").first())

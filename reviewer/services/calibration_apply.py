@@ -1,0 +1,109 @@
+"""Applying a calibrated threshold: the change, its evidence, and the
+re-verification of the surface's stored answers.
+
+The evidence is what the labels said at the chosen threshold when it was
+applied, so the surface's history keeps why the number is what it is even
+after more labels move the curve.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+
+from reviewer.models import ReverificationRun, Surface, SurfaceChange
+from reviewer.selectors.calibration import labelled_matches
+from reviewer.selectors.calibration_report import (
+    ACTIVE_RUN_STATUSES,
+    MIN_LABELS_PER_BAND,
+    point_summary,
+)
+from reviewer.services.reverify import reverification_start
+from reviewer.services.surfaces import surface_update
+from verification.calibration import LABELS, LabelledMatch, bands_around, recommend_threshold
+
+__all__ = ["EVIDENCE_KEYS", "AppliedThreshold", "calibration_apply", "calibration_evidence"]
+
+#: What a calibrated change's ``SurfaceChange.evidence`` holds.
+EVIDENCE_KEYS = (
+    "target_precision", "labels", "label_counts", "threshold", "accepted", "precision",
+    "precision_interval", "recall", "false_alarm_rate", "recommended_threshold",
+    "recommendation_reason", "threshold_interval", "followed_recommendation",
+)
+
+
+@dataclass(frozen=True)
+class AppliedThreshold:
+    change: SurfaceChange
+    run: ReverificationRun
+
+
+def calibration_evidence(matches: list[LabelledMatch], *, current: float, threshold: float,
+                         target_precision: float) -> dict[str, Any]:
+    """The labels' figures at ``threshold`` and the recommendation for
+    ``target_precision`` (bands around the ``current`` threshold, as the page
+    showed them), as JSON data with the keys ``EVIDENCE_KEYS``."""
+    at = point_summary(matches, threshold)
+    recommendation = recommend_threshold(matches, target_precision,
+                                         bands=bands_around(current),
+                                         min_labels_per_band=MIN_LABELS_PER_BAND)
+    interval = recommendation.threshold_interval
+    counts = Counter(match.label for match in matches)
+    return {
+        "target_precision": target_precision,
+        "labels": len(matches),
+        "label_counts": {label: counts[label] for label in LABELS},
+        "threshold": threshold,
+        "accepted": at.point.accepted,
+        "precision": at.point.precision,
+        "precision_interval": list(at.precision_interval) if at.precision_interval else None,
+        "recall": at.point.recall,
+        "false_alarm_rate": at.point.false_alarm_rate,
+        "recommended_threshold": recommendation.threshold,
+        "recommendation_reason": recommendation.reason,
+        "threshold_interval": None if interval is None else {
+            "low": interval.low, "high": interval.high, "rounds": interval.rounds,
+            "unmet": interval.unmet},
+        "followed_recommendation": (recommendation.threshold is not None
+                                    and recommendation.threshold == threshold),
+    }
+
+
+def calibration_apply(*, surface: Surface, applied_by: Any, threshold: float, reason: str,
+                      target_precision: float) -> AppliedThreshold:
+    """Set ``surface``'s threshold with the labels' evidence on record
+    (``surface_update``), then re-verify its stored answers with it
+    (``reverification_start``, tied to the change).
+
+    Refused (ValidationError) for a threshold outside (0, 1], one the surface
+    has already, a missing reason, or while another run of the surface is
+    queued or running: two runs at once would each re-verify every answer,
+    and the later threshold would not reliably win.
+    """
+    if not applied_by.has_perm("reviewer.change_surface"):
+        raise PermissionDenied("Applying a threshold needs the supervisor role.")
+    if not 0 < threshold <= 1:
+        raise ValidationError({"threshold": "The threshold must be above 0 and at most 1."})
+    with transaction.atomic():
+        # Locked first, so that two applies at once see each other's run.
+        locked = Surface.objects.select_for_update().get(pk=surface.pk)
+        if ReverificationRun.objects.filter(surface=locked,
+                                            status__in=ACTIVE_RUN_STATUSES).exists():
+            raise ValidationError(
+                "A re-verification of this surface is still queued or running: wait until it "
+                "has finished before applying another threshold.", code="run-active")
+        if locked.threshold == threshold:
+            raise ValidationError({"threshold": f"The threshold is {threshold:g} already."})
+        evidence = calibration_evidence(labelled_matches(locked), current=locked.threshold,
+                                        threshold=threshold, target_precision=target_precision)
+        change = surface_update(surface=surface, changed_by=applied_by, reason=reason,
+                                evidence=evidence, threshold=threshold)
+        assert change is not None  # the threshold differs (checked above)
+        run = reverification_start(surface=surface, threshold=surface.threshold,
+                                   surface_change=change, started_by=applied_by)
+    run.refresh_from_db()  # the in-process backend has run it by now
+    return AppliedThreshold(change, run)

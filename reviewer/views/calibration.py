@@ -1,0 +1,261 @@
+"""A surface's calibration page: what its labels say about its threshold
+(curves, label counts per band, the recommendation for a target precision),
+what applying another threshold would change, applying it with the evidence
+on record and the re-verification's progress, and labellers' agreement with
+the disagreements to settle."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_POST
+
+from reviewer.models import CalibrationItem, ReverificationRun, Surface
+from reviewer.selectors.calibration_report import (
+    ACTIVE_RUN_STATUSES,
+    MIN_LABELS_PER_BAND,
+    CalibrationReport,
+    active_run,
+    calibration_report,
+    change_estimate,
+    change_examples,
+    disagreement,
+    surface_agreement,
+    surface_runs,
+)
+from reviewer.services.calibration import item_settle
+from reviewer.services.calibration_apply import calibration_apply
+from reviewer.views.base import HtmxHttpRequest, permission_required
+from reviewer.views.charts import PALETTE, LineChart, Marker, Series, line_chart
+from verification.calibration import BootstrapInterval
+
+DEFAULT_TARGET = 0.95
+TARGET_RANGE = (0.5, 0.999)
+#: The labels as the settle buttons offer them, with the queue's keys.
+LABEL_KEYS = (("1", "faithful"), ("2", "changed"), ("3", "other"))
+
+
+def percent(value: float | None) -> str:
+    """0.9333 → "93.3%"; None → "–" (undefined: nothing to divide by)."""
+    if value is None:
+        return "–"
+    return f"{value:.1%}".replace(".0%", "%")
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def target_from(raw: str | None) -> tuple[float, str]:
+    """The target precision asked for, or the default with a note saying why."""
+    if raw is None or raw.strip() == "":
+        return DEFAULT_TARGET, ""
+    value = _number(raw)
+    low, high = TARGET_RANGE
+    if value is None or not low <= value <= high:
+        return DEFAULT_TARGET, (f"The target precision must be a number from {low:g} to "
+                                f"{high:g} (for example 0.95); {raw!s:.40} is not, so "
+                                f"{DEFAULT_TARGET:g} is shown.")
+    return value, ""
+
+
+def threshold_from(raw: str | None, default: float | None) -> tuple[float | None, str]:
+    """The threshold to preview, or ``default`` (the recommendation) with a
+    note when the one asked for is not a threshold."""
+    if raw is None or raw.strip() == "":
+        return default, ""
+    value = _number(raw)
+    if value is None or not 0 < value <= 1:
+        return default, (f"A threshold is a number above 0 and at most 1; {raw!s:.40} is "
+                         "not, so the recommended one is previewed.")
+    return value, ""
+
+
+class ApplyForm(forms.Form):
+    """The threshold to apply and why. Its range is the service's to refuse,
+    with the message the page shows."""
+
+    threshold = forms.FloatField(widget=forms.NumberInput(attrs={"step": "any"}))
+    reason = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 2}),
+                             help_text="Kept with the change in the surface's history.")
+    target = forms.FloatField(min_value=TARGET_RANGE[0], max_value=TARGET_RANGE[1],
+                              widget=forms.HiddenInput)
+
+
+def _curve_chart(report: CalibrationReport, surface: Surface) -> LineChart:
+    curve = report.curve
+    thresholds = [point.threshold for point in curve]
+
+    def titles(name: str, values: list[float | None]) -> list[str]:
+        return [f"at {p.threshold:.4g}: {name} {percent(v)} ({p.accepted} of {p.labelled} "
+                f"labels accepted)" for p, v in zip(curve, values, strict=True)]
+
+    lines = []
+    for n, (name, values) in enumerate((
+            ("precision", [p.precision for p in curve]),
+            ("recall", [p.recall for p in curve]),
+            ("false-alarm rate", [p.false_alarm_rate for p in curve]))):
+        lines.append(Series(name, values, titles(name, values), PALETTE[n],
+                            ("", "6 3", "2 3")[n]))
+    markers = [Marker(thresholds.index(surface.threshold), f"current {surface.threshold:g}",
+                      f"The surface's threshold now: {surface.threshold:g}", 1, "current")]
+    recommended = report.recommendation.threshold
+    if recommended is not None:
+        markers.append(Marker(thresholds.index(recommended), f"recommended {recommended:.4g}",
+                              f"Recommended for {percent(report.recommendation.target_precision)}"
+                              f" precision: {recommended:.4g}", -1, "recommended"))
+    first = thresholds[0]
+    ticks = [(k / 10, f"{k / 10:.1f}") for k in range(11) if k / 10 >= first - 1e-9]
+    return line_chart(
+        key="calibration", title="Accepting as verified at each threshold",
+        description=(f"precision, recall and false-alarm rate of {len(report.matches)} labels "
+                     "against the threshold"),
+        labels=[f"{t:.4g}" for t in thresholds], series=lines, fmt=percent, markers=markers,
+        floor=1.0, x_values=thresholds, x_ticks=ticks)
+
+
+def _bootstrap_text(interval: BootstrapInterval | None) -> str:
+    if interval is None:
+        return "–"
+    unmet = (f"on {interval.unmet} of {interval.rounds} re-draws no threshold reached the "
+             "target")
+    if interval.low is None:
+        return f"none: {unmet}"
+    if interval.high is None:
+        return f"from {interval.low:.4g} up: {unmet}"
+    return f"{interval.low:.4g} to {interval.high:.4g} ({interval.rounds} re-draws)"
+
+
+def _page_context(request: HtmxHttpRequest, surface: Surface, *,
+                  form: ApplyForm | None = None) -> dict[str, Any]:
+    user = request.user
+    target, target_note = target_from(request.GET.get("target"))
+    report = calibration_report(surface, target_precision=target)
+    recommendation = report.recommendation
+    chosen, threshold_note = threshold_from(request.GET.get("threshold"),
+                                            recommendation.threshold)
+    can_change = user.has_perm("reviewer.change_surface")
+    can_view_answers = user.has_perm("reviewer.view_answer")
+    estimate = examples = None
+    if chosen is not None:
+        estimate = change_estimate(surface, chosen)
+        if can_view_answers:
+            examples = change_examples(surface, chosen)
+    if form is None and can_change:
+        form = ApplyForm(initial={"threshold": chosen if chosen is not None else surface.threshold,
+                                  "target": target})
+    interval = recommendation.threshold_interval
+    return {
+        "surface": surface, "report": report, "chart": _curve_chart(report, surface),
+        "target": target, "target_percent": percent(target), "target_note": target_note,
+        "rec": recommendation,
+        "rec_figures": None if recommendation.threshold is None else {
+            "precision": percent(recommendation.precision),
+            "low": percent(recommendation.precision_interval[0]
+                           if recommendation.precision_interval else None),
+            "high": percent(recommendation.precision_interval[1]
+                            if recommendation.precision_interval else None),
+            "recall": percent(recommendation.recall),
+            "false_alarm": percent(recommendation.false_alarm_rate),
+            "boot": _bootstrap_text(interval),
+        },
+        "current": report.current,
+        "current_figures": {
+            "precision": percent(report.current.point.precision),
+            "low": percent(report.current.precision_interval[0]
+                           if report.current.precision_interval else None),
+            "high": percent(report.current.precision_interval[1]
+                            if report.current.precision_interval else None),
+            "recall": percent(report.current.point.recall),
+            "false_alarm": percent(report.current.point.false_alarm_rate),
+        },
+        "min_labels": MIN_LABELS_PER_BAND,
+        "chosen": chosen, "threshold_note": threshold_note,
+        "estimate": estimate, "examples": examples,
+        "runs": surface_runs(surface), "active_run": active_run(surface),
+        "agreement": surface_agreement(surface),
+        "can_change": can_change, "can_view_answers": can_view_answers, "form": form,
+        "label_keys": LABEL_KEYS,
+        "active_statuses": ACTIVE_RUN_STATUSES,
+    }
+
+
+def _surface(name: str) -> Surface:
+    return get_object_or_404(Surface, name=name)
+
+
+def _page_url(surface: Surface, **query: Any) -> str:
+    url = reverse("reviewer:calibration", args=[surface.name])
+    query = {k: v for k, v in query.items() if v is not None}
+    return f"{url}?{urlencode(query)}" if query else url
+
+
+@require_GET
+@permission_required("reviewer.view_surface")
+def calibration(request: HtmxHttpRequest, surface: str) -> HttpResponse:
+    found = _surface(surface)
+    return render(request, "reviewer/calibration.html", _page_context(request, found))
+
+
+@require_POST
+@permission_required("reviewer.view_surface", "reviewer.change_surface")
+def calibration_apply_view(request: HtmxHttpRequest, surface: str) -> HttpResponse:
+    """Apply a threshold (``calibration_apply``) and come back to the page,
+    where the run's progress shows; refused: the page again with why."""
+    found = _surface(surface)
+    form = ApplyForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            applied = calibration_apply(surface=found, applied_by=request.user,
+                                        threshold=data["threshold"], reason=data["reason"],
+                                        target_precision=data["target"])
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"{found.name}: threshold set to {found.threshold:g}; "
+                             f"re-verifying its stored answers (run {applied.run.pk}).")
+            return redirect(f"{_page_url(found, target=data['target'])}#runs")
+    return render(request, "reviewer/calibration.html",
+                  _page_context(request, found, form=form), status=400)
+
+
+@require_GET
+@permission_required("reviewer.view_surface")
+def calibration_run(request: HtmxHttpRequest, surface: str, run_id: int) -> HttpResponse:
+    """One run's row: polled by htmx every second while it is queued or running."""
+    run = get_object_or_404(ReverificationRun.objects.select_related("started_by"),
+                            pk=run_id, surface__name=surface)
+    return render(request, "reviewer/calibration.html#run-row",
+                  {"run": run, "surface": run.surface, "active_statuses": ACTIVE_RUN_STATUSES})
+
+
+@require_POST
+@permission_required("reviewer.view_surface", "reviewer.change_surface")
+def calibration_settle(request: HtmxHttpRequest, surface: str, item_id: int) -> HttpResponse:
+    """A supervisor's label for an item its labellers disagree on: the row
+    again for htmx, else back to the page's disagreements."""
+    item = get_object_or_404(CalibrationItem.objects.select_related("surface"),
+                             pk=item_id, surface__name=surface)
+    try:
+        item_settle(item=item, settled_by=request.user, label=request.POST.get("label", ""))
+    except ValidationError as error:
+        return HttpResponse(" ".join(error.messages), status=400, content_type="text/plain")
+    if request.htmx:
+        return render(request, "reviewer/calibration.html#disagreement-row", {
+            "row": disagreement(item), "surface": item.surface, "can_change": True,
+            "label_keys": LABEL_KEYS})
+    messages.success(request, f"Settled as {item.settled_label}.")
+    return redirect(f"{_page_url(item.surface)}#disagreements")
