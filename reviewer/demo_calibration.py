@@ -85,8 +85,8 @@ KIND_LABELS: dict[str, Label] = {
 }
 #: Kinds a careful second labeller may see differently: where the demo's two
 #: labellers disagree.
-AMBIGUOUS = {"trimmed": "changed", "paraphrase": "changed", "misleading": "faithful",
-             "punctuation": "changed"}
+AMBIGUOUS: dict[str, Label] = {"trimmed": "changed", "paraphrase": "changed",
+                               "misleading": "faithful", "punctuation": "changed"}
 
 # Paraphrases by sentence (numbered across the sections, from 0): ones that keep
 # the meaning, and ones that change it.
@@ -131,8 +131,8 @@ CONTRACT_PARAPHRASES: dict[int, tuple[list[str], list[str]]] = {
 PLANS = (
     Plan(surface="benefits-chat", sections=demo.BENEFITS, answers=110, unlabelled=0.15,
          labelled=None, second_share=0.3, disagreements=4,
-         kinds={"verbatim": 62, "trimmed": 4, "punctuation": 3, "paraphrase": 6,
-                "number": 4, "negation": 5, "swap": 6, "misleading": 4, "elsewhere": 6},
+         kinds={"verbatim": 66, "trimmed": 4, "punctuation": 3, "paraphrase": 6,
+                "number": 3, "negation": 4, "swap": 5, "misleading": 4, "elsewhere": 5},
          paraphrases=BENEFITS_PARAPHRASES),
     Plan(surface="legal-review", sections=demo.CONTRACT, answers=7, unlabelled=0.0,
          labelled=12, second_share=0.3, disagreements=0,
@@ -214,12 +214,21 @@ def _extract(text: str, rng: random.Random) -> str:
     return "\n".join(" ".join(line) for line in lines)
 
 
-def _span(sentence: str, rng: random.Random) -> str:
+def _span(sentence: str, rng: random.Random, *, short: bool = False) -> str:
     """What a model quotes of ``sentence``: all of it, one of its clauses, or
-    the rest of it from a word on (after "The employer" outside the quote)."""
+    the rest of it from a word on (after "The employer" outside the quote).
+    ``short``: mostly a clause or a few words, as misquotes tend to be."""
     clauses = [c.strip() for c in re.split(r"[,;] ", sentence) if len(c.split()) >= 5]
     words = sentence.split()
     roll = rng.random()
+    if short:
+        if clauses and roll < 0.6:
+            return rng.choice(clauses)
+        if len(words) > 9 and roll < 0.88:
+            size = rng.randint(5, 9)
+            start = rng.randint(0, len(words) - size)
+            return " ".join(words[start:start + size]).strip(",;")
+        return sentence
     if roll < 0.25 and clauses:
         return rng.choice(clauses)
     if roll < 0.5 and len(words) > 7:
@@ -239,9 +248,9 @@ def _change_number(quote: str, rng: random.Random) -> str | None:
                                 if v not in (0, value)])
         text = f"{other:,}" if "," in match.group() else str(other)
         return quote[:match.start()] + text + quote[match.end():]
-    for word, other in NUMBER_WORDS.items():
+    for word, said in NUMBER_WORDS.items():
         if re.search(rf"\b{word}\b", quote):
-            return re.sub(rf"\b{word}\b", other, quote, count=1)
+            return re.sub(rf"\b{word}\b", said, quote, count=1)
     return None
 
 
@@ -297,7 +306,7 @@ def _quote(plan: Plan, kind: str, section: int, rng: random.Random) -> str | Non
                    for i in range(len(own)) if first + i in plan.paraphrases]
         return rng.choice(rng.choice(choices)) if choices else None
     for _ in range(6):
-        quote = _span(rng.choice(own), rng)
+        quote = _span(rng.choice(own), rng, short=KIND_LABELS[kind] == "changed")
         if kind == "verbatim":
             return quote
         changed = CHANGES[kind](quote, rng)
@@ -306,7 +315,7 @@ def _quote(plan: Plan, kind: str, section: int, rng: random.Random) -> str | Non
     return None
 
 
-def plan_answers(plan: Plan) -> list[tuple[dict[str, object], dict[str, Planted]]]:
+def plan_answers(plan: Plan) -> list[tuple[dict[str, Any], dict[str, Planted]]]:
     """The plan's answers as API payloads, each with what was planted in it by
     quote. The same every time (seeded by :data:`SEED` and the surface)."""
     rng = random.Random(f"{SEED}-{plan.surface}")
@@ -335,10 +344,11 @@ def plan_answers(plan: Plan) -> list[tuple[dict[str, object], dict[str, Planted]
             planted[quote] = Planted(order, kind, label, first, second)
             order += 1
             parts.append(f'{rng.choice(LEADS)} "{quote}" [S1].')
-        payload = {"id": f"{ID_PREFIX}{plan.surface}-{n:03d}", "surface": plan.surface,
-                   "model": MODEL, "question": "What does the document say about this?",
-                   "answer": " ".join(parts),
-                   "sources": [{"marker": "S1", "text": _extract(f"{heading}. {body}", rng)}]}
+        payload: dict[str, Any] = {
+            "id": f"{ID_PREFIX}{plan.surface}-{n:03d}", "surface": plan.surface,
+            "model": MODEL, "question": "What does the document say about this?",
+            "answer": " ".join(parts),
+            "sources": [{"marker": "S1", "text": _extract(f"{heading}. {body}", rng)}]}
         built.append((payload, planted))
     return built
 
