@@ -10,6 +10,11 @@ document_key, never a copy), and answers are found by id.
 
 ``--history`` adds five weeks of backdated answers with a model change in
 them for the trends page (reviewer.demo_history; a few seconds).
+``--calibration`` adds a labelled calibration set: enough labels on
+benefits-chat for the calibration page to recommend a threshold, a handful on
+legal-review, by calibrator and labeller2 (reviewer.demo_calibration; a few
+seconds). It is loaded before the history, so that it draws from its own
+answers only.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewer import demo
+from reviewer.demo_calibration import load_calibration
 from reviewer.demo_history import load_history
 from reviewer.models import ApiClient, Document, Surface
 from reviewer.roles import CALIBRATOR, REVIEWER, SUPERVISOR, sync_roles
@@ -32,7 +38,7 @@ from reviewer.services.documents import document_ingest, document_upload
 DEMO_USER = "demo"
 #: One account per role, each with its name as password (the admin is demo).
 DEMO_ROLE_USERS = {"reviewer": REVIEWER, "reviewer2": REVIEWER, "supervisor": SUPERVISOR,
-                   "calibrator": CALIBRATOR}
+                   "calibrator": CALIBRATOR, "labeller2": CALIBRATOR}
 
 
 class Command(BaseCommand):
@@ -42,6 +48,8 @@ class Command(BaseCommand):
         parser.add_argument("--history", action="store_true",
                             help="also five weeks of backdated answers with a model change, "
                                  "for the trends page")
+        parser.add_argument("--calibration", action="store_true",
+                            help="also a labelled calibration set, for the calibration pages")
 
     def handle(self, *args: Any, **options: Any) -> None:
         user_model = get_user_model()
@@ -95,8 +103,10 @@ class Command(BaseCommand):
                 continue
             self.stdout.write(f"  answer {result['answer']:>3}  {result['verdict']:<4}  "
                               f"{result['action']:<10} {spec['id']}")
+        if options["calibration"]:
+            load_calibration(client=client, say=self.stdout.write)
         if options["history"]:
             load_history(client=client, say=self.stdout.write)
         self.stdout.write(f"demo loaded: {len(documents)} documents, {len(demo.ANSWERS)} "
                           "answers; log in as demo / demo (admin), or as reviewer, reviewer2, "
-                          "supervisor or calibrator (password: the same name)")
+                          "supervisor, calibrator or labeller2 (password: the same name)")
