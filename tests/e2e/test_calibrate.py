@@ -94,3 +94,82 @@ def test_labelling_with_the_keyboard(page: Any) -> None:
         page.screenshot(path=os.environ["CITEGUARD_SHOT"], full_page=True)
     page.keyboard.press("v")
     assert page.locator("#label-viewer").is_hidden()
+
+
+def _load_calibration() -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("load_demo", "--calibration", stdout=StringIO())
+
+
+def _curve(page: Any) -> list[str]:
+    return page.locator(".calibration-chart polyline").evaluate_all(
+        "lines => lines.map(line => line.getAttribute('points'))")
+
+
+def test_labels_move_the_curve_and_applying_a_threshold_re_verifies(page: Any) -> None:
+    from reviewer.models import Answer, ReverificationRun, SurfaceChange, VerdictRecord
+
+    _load_calibration()
+    base = page.url.split("/answers")[0]
+    page.goto(f"{base}/calibrate/benefits-chat/")
+    counted = int(page.locator(".band-counts tbody td:nth-child(5)").evaluate_all(
+        "cells => cells.reduce((sum, cell) => sum + Number(cell.textContent), 0)"))
+    before = _curve(page)
+    assert before and all(before)
+
+    # Label three matches as meaning-changed with the keyboard.
+    page.goto(f"{base}/calibrate/benefits-chat/label")
+    for _ in range(3):
+        _press(page, "2", until_item_is_not=_item(page))
+    page.goto(f"{base}/calibrate/benefits-chat/")
+    after_counted = int(page.locator(".band-counts tbody td:nth-child(5)").evaluate_all(
+        "cells => cells.reduce((sum, cell) => sum + Number(cell.textContent), 0)"))
+    assert after_counted == counted + 3
+    assert _curve(page) != before  # three more changed quotes: lower precision somewhere
+
+    # Apply the recommended threshold with a reason: the answers are re-verified.
+    recommended = page.locator(".recommended").get_attribute("data-threshold")
+    assert recommended is not None
+    assert page.locator(".apply-form input[name=threshold]").input_value() == recommended
+    page.fill(".apply-form textarea[name=reason]", "Calibrated on the demo's labels")
+    page.click(".apply-form button[type=submit]")
+    page.wait_for_selector(".run-list tr[data-status=done]", timeout=60_000)
+    run = ReverificationRun.objects.get()
+    surface = run.surface
+    assert (run.status, run.done, run.total) == ("done", run.total, surface.answers.count())
+    assert float(recommended) == run.threshold == surface.threshold
+    change = SurfaceChange.objects.get(pk=run.surface_change_id)
+    assert change.reason == "Calibrated on the demo's labels"
+    assert change.evidence["followed_recommendation"] is True
+    row = page.locator(f"#run-{run.pk}")
+    assert row.locator(".run-progress").inner_text() == f"{run.total} of {run.total}"
+    assert row.locator(".run-changed").inner_text() == str(run.changed)
+    assert run.changed > 0
+
+    # A changed answer shows the threshold that judges it now and its history.
+    record = (VerdictRecord.objects.filter(run=run).order_by("answer_id").first())
+    assert record is not None
+    answer = Answer.objects.get(pk=record.answer_id)
+    page.goto(f"{base}/answers/{answer.pk}/")
+    history = page.locator("#verdict-history").inner_text()
+    assert "Re-verified" in history and "Submitted" in history
+    assert "Calibrated on the demo's labels" in history
+
+
+def test_calibration_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
+    """docs/calibration.png and docs/labelling.png at 1280x720:
+    CITEGUARD_SCREENSHOTS=docs writes them there (bin/screenshots)."""
+    _load_calibration()
+    folder = os.environ.get("CITEGUARD_SCREENSHOTS") or str(tmp_path)
+    base = page.url.split("/answers")[0]
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{base}/calibrate/benefits-chat/")
+    page.locator("#curves-heading").scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    page.screenshot(path=f"{folder}/calibration.png")
+    page.goto(f"{base}/calibrate/benefits-chat/label")
+    page.wait_for_timeout(300)
+    page.screenshot(path=f"{folder}/labelling.png")
