@@ -22,6 +22,19 @@ from reviewer.models import (
 from reviewer.services.surfaces import SURFACE_SETTINGS, surface_update
 
 
+class _ReadOnly:
+    """Listed and inspected, never added, changed or deleted here."""
+
+    def has_add_permission(self, request: object) -> bool:
+        return False
+
+    def has_change_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
 class PageInline(admin.TabularInline[Page, Document]):
     model = Page
     extra = 0
@@ -132,7 +145,7 @@ class SurfaceAdmin(admin.ModelAdmin[Surface]):
 
 
 @admin.register(SurfaceChange)
-class SurfaceChangeAdmin(admin.ModelAdmin[SurfaceChange]):
+class SurfaceChangeAdmin(_ReadOnly, admin.ModelAdmin[SurfaceChange]):
     """The surfaces' history, read-only: the surfaces page records it (a flag
     ticked in the Surface list here is not recorded)."""
 
@@ -141,18 +154,9 @@ class SurfaceChangeAdmin(admin.ModelAdmin[SurfaceChange]):
     list_select_related = ("surface", "changed_by")
     readonly_fields = ("surface", "changed_by", "changes", "reason", "evidence", "created")
 
-    def has_add_permission(self, request: object) -> bool:
-        return False
-
-    def has_change_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(ReviewDecision)
-class ReviewDecisionAdmin(admin.ModelAdmin[ReviewDecision]):
+class ReviewDecisionAdmin(_ReadOnly, admin.ModelAdmin[ReviewDecision]):
     """The audit trail, read-only: decisions are made on the review page and
     never changed or deleted (an undo is a row of its own)."""
 
@@ -161,28 +165,6 @@ class ReviewDecisionAdmin(admin.ModelAdmin[ReviewDecision]):
     list_select_related = ("reviewer",)
     readonly_fields = ("answer", "decision", "from_state", "to_state", "undoes", "reviewer",
                        "note", "unopened_failures", "created")
-
-    def has_add_permission(self, request: object) -> bool:
-        return False
-
-    def has_change_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-
-class _ReadOnly:
-    """Listed and inspected, never added, changed or deleted here."""
-
-    def has_add_permission(self, request: object) -> bool:
-        return False
-
-    def has_change_permission(self, request: object, obj: object = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: object, obj: object = None) -> bool:
-        return False
 
 
 @admin.register(MatchLabel)

@@ -1,18 +1,22 @@
-"""What every page view shares: the htmx request type and the permission check."""
+"""What every page view shares: the htmx request type, the permission check
+and streamed exports."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django_htmx.middleware import HtmxDetails
 
-__all__ = ["HtmxHttpRequest", "no_role_response", "permission_required"]
+from reviewer.csv_cells import csv_lines, jsonl_lines
+
+__all__ = ["HtmxHttpRequest", "export_response", "no_role_response", "permission_required"]
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -55,3 +59,18 @@ def permission_required(*perms: str) -> Callable[[Callable[..., HttpResponse]],
         return wrapper
 
     return decorate
+
+
+def export_response(kind: str, columns: Sequence[str], rows: Iterable[dict[str, Any]],
+                    name: str) -> StreamingHttpResponse:
+    """``rows`` streamed as a ``kind`` ("csv" or "jsonl") download called
+    ``<name>-<time>.<kind>`` (``name`` must be safe in a header)."""
+    if kind == "csv":
+        response = StreamingHttpResponse(csv_lines(columns, rows),
+                                         content_type="text/csv; charset=utf-8")
+    else:
+        response = StreamingHttpResponse(jsonl_lines(rows),
+                                         content_type="application/x-ndjson; charset=utf-8")
+    stamp = timezone.now().strftime("%Y%m%d-%H%M")
+    response["Content-Disposition"] = f'attachment; filename="{name}-{stamp}.{kind}"'
+    return response

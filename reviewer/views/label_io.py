@@ -5,12 +5,10 @@ result changes the counts above it too."""
 
 from __future__ import annotations
 
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from reviewer.csv_cells import csv_lines, jsonl_lines
 from reviewer.models import Surface
 from reviewer.selectors.label_io import EXPORT_COLUMNS, label_counts, label_export_rows
 from reviewer.services import label_io
@@ -21,7 +19,7 @@ from reviewer.services.label_io import (
     labels_import,
     size_check,
 )
-from reviewer.views.base import HtmxHttpRequest, permission_required
+from reviewer.views.base import HtmxHttpRequest, export_response, permission_required
 
 #: File name endings that say which format a file is in.
 EXTENSIONS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -59,19 +57,10 @@ def labels_export(request: HtmxHttpRequest) -> HttpResponse:
         if surface is None:
             return HttpResponse(f"There is no surface {name!r}.\n", status=404,
                                 content_type="text/plain; charset=utf-8")
-    rows = label_export_rows(surface)
-    if kind == "csv":
-        response = StreamingHttpResponse(csv_lines(EXPORT_COLUMNS, rows),
-                                         content_type="text/csv; charset=utf-8")
-    else:
-        response = StreamingHttpResponse(jsonl_lines(rows),
-                                         content_type="application/x-ndjson; charset=utf-8")
-    stamp = timezone.now().strftime("%Y%m%d-%H%M")
     # A surface's name is a slug: safe in a header as it is.
     whose = surface.name if surface is not None else "all"
-    response["Content-Disposition"] = (
-        f'attachment; filename="citeguard-labels-{whose}-{stamp}.{kind}"')
-    return response
+    return export_response(kind, EXPORT_COLUMNS, label_export_rows(surface),
+                           f"citeguard-labels-{whose}")
 
 
 def _format(chosen: str, filename: str) -> str | None:

@@ -7,14 +7,13 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.http import HttpResponse, QueryDict, StreamingHttpResponse
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
-from reviewer.csv_cells import csv_lines, jsonl_lines
 from reviewer.selectors.triage import (
     EXPORT_COLUMNS,
     TriageFilters,
@@ -28,7 +27,7 @@ from reviewer.services.assignments import (
     in_review_by_other,
     reviewers,
 )
-from reviewer.views.base import HtmxHttpRequest, permission_required
+from reviewer.views.base import HtmxHttpRequest, export_response, permission_required
 
 
 def _context(request: HtmxHttpRequest, filters: TriageFilters,
@@ -112,13 +111,5 @@ def triage_export(request: HtmxHttpRequest) -> HttpResponse:
         return HttpResponse("format must be csv or jsonl\n", status=400,
                             content_type="text/plain")
     filters = TriageFilters.from_query(request.GET, user=request.user)
-    rows = triage_export_rows(filters, request.user)
-    if kind == "csv":
-        response = StreamingHttpResponse(csv_lines(EXPORT_COLUMNS, rows),
-                                         content_type="text/csv; charset=utf-8")
-    else:
-        response = StreamingHttpResponse(jsonl_lines(rows),
-                                         content_type="application/x-ndjson; charset=utf-8")
-    stamp = timezone.now().strftime("%Y%m%d-%H%M")
-    response["Content-Disposition"] = f'attachment; filename="triage-{stamp}.{kind}"'
-    return response
+    return export_response(kind, EXPORT_COLUMNS, triage_export_rows(filters, request.user),
+                           "triage")

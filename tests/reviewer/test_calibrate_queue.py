@@ -257,3 +257,23 @@ def test_the_landing_page_lists_surfaces_with_their_counts(
     cells = re.findall(r"<td>(\d+)</td>", row.group(1))
     assert cells == ["4", "4", "4"]
     assert 'href="/calibrate/legal/label"' in row.group(1)
+
+
+def test_the_admin_lists_labels_and_items_read_only(client: Any, make_user: Any,
+                                                    legal: Surface) -> None:
+    from django.contrib.auth import get_user_model
+
+    ann = make_user("ann", "calibrator")
+    (item,) = calibration_sample(surface=legal, size=1, seed=10)
+    label = label_record(item=item, labeller=ann, label="faithful")
+    client.force_login(get_user_model().objects.create_superuser("root", "r@example.com", "x"))
+    for model, pk in (("matchlabel", label.pk), ("calibrationitem", item.pk)):
+        listed = client.get(f"/admin/reviewer/{model}/")
+        assert listed.status_code == 200
+        assert client.get(f"/admin/reviewer/{model}/add/").status_code == 403
+        shown = client.get(f"/admin/reviewer/{model}/{pk}/change/")
+        assert shown.status_code == 200
+        assert b'name="_save"' not in shown.content  # shown, not editable
+    assert client.post(f"/admin/reviewer/matchlabel/{label.pk}/delete/",
+                       {"post": "yes"}).status_code == 403
+    assert MatchLabel.objects.filter(pk=label.pk).exists()
