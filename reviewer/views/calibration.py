@@ -235,11 +235,17 @@ def calibration_apply_view(request: HtmxHttpRequest, surface: str) -> HttpRespon
 @require_GET
 @permission_required("reviewer.view_surface")
 def calibration_run(request: HtmxHttpRequest, surface: str, run_id: int) -> HttpResponse:
-    """One run's row: polled by htmx every second while it is queued or running."""
+    """One run's row: polled by htmx every second while it is queued or running.
+    Once the polled run has finished, htmx reloads the page: its threshold,
+    figures and apply form change with the run."""
     run = get_object_or_404(ReverificationRun.objects.select_related("started_by"),
                             pk=run_id, surface__name=surface)
-    return render(request, "reviewer/calibration.html#run-row",
-                  {"run": run, "surface": run.surface, "active_statuses": ACTIVE_RUN_STATUSES})
+    response = render(request, "reviewer/calibration.html#run-row",
+                      {"run": run, "surface": run.surface,
+                       "active_statuses": ACTIVE_RUN_STATUSES})
+    if request.htmx and run.status not in ACTIVE_RUN_STATUSES:
+        response["HX-Refresh"] = "true"
+    return response
 
 
 @require_POST

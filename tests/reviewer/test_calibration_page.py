@@ -496,11 +496,15 @@ def test_the_progress_partial_polls_only_while_the_run_is_active(
     assert f'hx-get="{url}"' in fragment and 'hx-trigger="every 1s"' in fragment
     assert "4 of 10" in fragment and ">Running<" in fragment
     assert '<td class="run-changed">1</td>' in fragment and "sue" in fragment
+    assert "HX-Refresh" not in response
 
     ReverificationRun.objects.filter(pk=run.pk).update(status="failed", done=7,
                                                       error="RuntimeError: disk full")
-    fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    response = client.get(url, headers={"HX-Request": "true"})
+    fragment = response.content.decode()
     assert "hx-trigger" not in fragment and "7 of 10" in fragment
+    # Finished: the page reloads, so its threshold and apply form catch up.
+    assert response["HX-Refresh"] == "true"
     assert "RuntimeError: disk full" in fragment and ">Failed<" in fragment
 
     Surface.objects.create(name="hr")
