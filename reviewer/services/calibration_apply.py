@@ -19,12 +19,12 @@ from reviewer.models import ReverificationRun, Surface, SurfaceChange
 from reviewer.selectors.calibration import labelled_matches
 from reviewer.selectors.calibration_report import (
     ACTIVE_RUN_STATUSES,
-    MIN_LABELS_PER_BAND,
     point_summary,
+    recommendation_for,
 )
 from reviewer.services.reverify import reverification_start
 from reviewer.services.surfaces import surface_update
-from verification.calibration import LABELS, LabelledMatch, bands_around, recommend_threshold
+from verification.calibration import LABELS, LabelledMatch, bands_around
 
 __all__ = ["EVIDENCE_KEYS", "AppliedThreshold", "calibration_apply", "calibration_evidence"]
 
@@ -48,9 +48,7 @@ def calibration_evidence(matches: list[LabelledMatch], *, current: float, thresh
     ``target_precision`` (bands around the ``current`` threshold, as the page
     showed them), as JSON data with the keys ``EVIDENCE_KEYS``."""
     at = point_summary(matches, threshold)
-    recommendation = recommend_threshold(matches, target_precision,
-                                         bands=bands_around(current),
-                                         min_labels_per_band=MIN_LABELS_PER_BAND)
+    recommendation = recommendation_for(matches, target_precision, bands_around(current))
     interval = recommendation.threshold_interval
     counts = Counter(match.label for match in matches)
     return {
