@@ -99,7 +99,10 @@ document.addEventListener("keydown", (event) => {
     case "u": {
       const undo = document.querySelector("#toast:not([hidden]) button.undo:not([disabled])");
       if (!undo) return;
-      undo.click();
+      // htmx processes the swapped-in toast only when it settles (20 ms on):
+      // a click before that would do nothing, so the undo waits for it.
+      if (!undo.closest("#toast").dataset.started) undoWhenSettled = true;
+      else undo.click();
       break;
     }
     case "f": setFailingOnly(!list?.classList.contains("failing-only")); break;
@@ -259,6 +262,7 @@ document.body.addEventListener("htmx:beforeSwap", (event) => {
 
 // The undo toast: counts down, then goes (the server refuses a late undo anyway).
 let toastTimer = null;
+let undoWhenSettled = false;
 function startToast(toast) {
   clearInterval(toastTimer);
   const seconds = Number(toast.dataset.seconds || toast.dataset.hide || 0);
@@ -283,4 +287,16 @@ document.body.addEventListener("htmx:afterSettle", () => {
     toast.dataset.started = "1";
     startToast(toast);
   }
+  if (undoWhenSettled) {
+    undoWhenSettled = false;
+    document.querySelector("#toast:not([hidden]) button.undo:not([disabled])")?.click();
+  }
 });
+
+// A toast already on the page when it loads (htmx processes the page itself
+// before anyone can press a key) counts down from now.
+const loadedToast = document.getElementById("toast");
+if (loadedToast && !loadedToast.hidden) {
+  loadedToast.dataset.started = "1";
+  startToast(loadedToast);
+}
