@@ -125,6 +125,9 @@ CITEGUARD = {
     "MAX_SOURCE_CHARS": int(os.environ.get("CITEGUARD_MAX_SOURCE_CHARS", 200_000)),
     # How long a reviewer's decision can be undone (the review page's toast).
     "UNDO_SECONDS": float(os.environ.get("CITEGUARD_UNDO_SECONDS", 10)),
+    # A re-verification run with no committed batch for this long has lost
+    # its worker and is failed (a batch of 100 answers takes about a second).
+    "RUN_STALE_SECONDS": float(os.environ.get("CITEGUARD_RUN_STALE_SECONDS", 600)),
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024

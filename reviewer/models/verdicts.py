@@ -47,6 +47,9 @@ class ReverificationRun(models.Model):
                                    on_delete=models.PROTECT, related_name="+")
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
+    # Moved with every committed batch: a running run whose heartbeat stops
+    # has lost its worker (runs_fail_stale).
+    heartbeat = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:

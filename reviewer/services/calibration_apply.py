@@ -22,7 +22,7 @@ from reviewer.selectors.calibration_report import (
     point_summary,
     recommendation_for,
 )
-from reviewer.services.reverify import reverification_start
+from reviewer.services.reverify import reverification_start, runs_fail_stale
 from reviewer.services.surfaces import surface_update
 from verification.calibration import LABELS, LabelledMatch, bands_around
 
@@ -86,6 +86,7 @@ def calibration_apply(*, surface: Surface, applied_by: Any, threshold: float, re
         raise PermissionDenied("Applying a threshold needs the supervisor role.")
     if not 0 < threshold <= 1:
         raise ValidationError({"threshold": "The threshold must be above 0 and at most 1."})
+    runs_fail_stale()  # a run whose worker died must not block this for ever
     with transaction.atomic():
         # Locked first, so that two applies at once see each other's run.
         locked = Surface.objects.select_for_update().get(pk=surface.pk)
@@ -94,13 +95,22 @@ def calibration_apply(*, surface: Surface, applied_by: Any, threshold: float, re
             raise ValidationError(
                 "A re-verification of this surface is still queued or running: wait until it "
                 "has finished before applying another threshold.", code="run-active")
-        if locked.threshold == threshold:
+        latest = ReverificationRun.objects.filter(surface=locked).order_by("-created",
+                                                                          "-pk").first()
+        # The same threshold again is refused, unless its run failed: then
+        # applying it again finishes re-verifying (done answers are skipped).
+        if locked.threshold == threshold and not (
+                latest is not None and latest.threshold == threshold
+                and latest.status == ReverificationRun.Status.FAILED):
             raise ValidationError({"threshold": f"The threshold is {threshold:g} already."})
         evidence = calibration_evidence(labelled_matches(locked), current=locked.threshold,
                                         threshold=threshold, target_precision=target_precision)
         change = surface_update(surface=surface, changed_by=applied_by, reason=reason,
                                 evidence=evidence, threshold=threshold)
-        assert change is not None  # the threshold differs (checked above)
+        if change is None:  # the same threshold, to finish a failed run: recorded as such
+            change = SurfaceChange.objects.create(
+                surface=locked, changed_by=applied_by, reason=reason, evidence=evidence,
+                changes={"threshold": [threshold, threshold]})
         run = reverification_start(surface=surface, threshold=surface.threshold,
                                    surface_change=change, started_by=applied_by)
     run.refresh_from_db()  # the in-process backend has run it by now

@@ -22,11 +22,13 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import F, Max
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from reviewer.models import (
@@ -55,7 +57,7 @@ from reviewer.services.stats import stats_increments, stats_move_answers
 from verification import Source, VerificationConfig, verify_answer
 
 __all__ = ["BATCH_SIZE", "ReverifyOutcome", "answer_reverify", "answers_reverify",
-           "reverification_run", "reverification_start", "source_from_row"]
+           "reverification_run", "reverification_start", "runs_fail_stale", "source_from_row"]
 
 logger = logging.getLogger("citeguard.reverify")
 
@@ -146,7 +148,8 @@ def answers_reverify(*, answer_ids: Sequence[int], threshold: float | None = Non
         if run is not None:
             ReverificationRun.objects.filter(pk=run.pk).update(
                 done=F("done") + len(outcomes) + skipped,
-                changed=F("changed") + sum(o.changed for o in outcomes))
+                changed=F("changed") + sum(o.changed for o in outcomes),
+                heartbeat=timezone.now())
     return outcomes
 
 
@@ -313,7 +316,8 @@ def reverification_run(*, run_id: int) -> ReverificationRun:
         last_id = answers.aggregate(last=Max("pk"))["last"] or 0
         run.total = answers.filter(pk__lte=last_id).count()
         run.status, run.started = ReverificationRun.Status.RUNNING, timezone.now()
-        run.save(update_fields=["total", "status", "started"])
+        run.heartbeat = run.started
+        run.save(update_fields=["total", "status", "started", "heartbeat"])
     surface_change = (SurfaceChange.objects.get(pk=run.surface_change_id)
                       if run.surface_change_id else None)
     after = 0
@@ -334,7 +338,39 @@ def reverification_run(*, run_id: int) -> ReverificationRun:
             error=f"{type(error).__name__}: {error}")
         logger.exception("re-verification run %s failed after answer %s", run.pk, after)
         raise
-    ReverificationRun.objects.filter(pk=run.pk).update(
+    # Only a run still running ends done: one the watchdog failed meanwhile
+    # stays failed, as its page said.
+    ReverificationRun.objects.filter(pk=run.pk, status=ReverificationRun.Status.RUNNING).update(
         status=ReverificationRun.Status.DONE, finished=timezone.now())
     run.refresh_from_db()
     return run
+
+
+def runs_fail_stale(*, now: datetime | None = None) -> int:
+    """Fail every running run whose last committed batch is older than
+    ``RUN_STALE_SECONDS``: its worker died or was killed, and a run left
+    ``running`` would block applying another threshold on its surface for
+    ever. Its batches stay done; applying the threshold again finishes the
+    rest (answers already judged at it are skipped). Returns how many.
+
+    Queued runs are left alone: a busy worker may take them late."""
+    now = now or timezone.now()
+    stale = float(settings.CITEGUARD["RUN_STALE_SECONDS"])
+    cutoff = now - timedelta(seconds=stale)
+    failed = 0
+    # A run started before heartbeats were kept has none: its start stands in.
+    for run in ReverificationRun.objects.filter(
+            Q(heartbeat__lt=cutoff) | Q(heartbeat__isnull=True, started__lt=cutoff),
+            status=ReverificationRun.Status.RUNNING):
+        last = run.heartbeat or run.started
+        assert last is not None  # a running run has started
+        minutes = max(1, round((now - last).total_seconds() / 60))
+        failed += ReverificationRun.objects.filter(
+            pk=run.pk, status=ReverificationRun.Status.RUNNING, heartbeat=run.heartbeat
+        ).update(status=ReverificationRun.Status.FAILED, finished=now, error=(
+            f"No progress for {minutes} min after {run.done} of {run.total} answers: the "
+            f"worker running it stopped. Apply the threshold again to finish the rest "
+            f"(answers already re-verified are skipped)."))
+        logger.warning("re-verification run %s failed: no progress since %s", run.pk,
+                       last.isoformat())
+    return failed

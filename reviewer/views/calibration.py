@@ -33,6 +33,7 @@ from reviewer.selectors.calibration_report import (
 )
 from reviewer.services.calibration import item_settle
 from reviewer.services.calibration_apply import calibration_apply
+from reviewer.services.reverify import runs_fail_stale
 from reviewer.views.base import HtmxHttpRequest, permission_required
 from reviewer.views.charts import PALETTE, LineChart, Marker, Series, line_chart
 from verification.calibration import BootstrapInterval
@@ -141,6 +142,7 @@ def _bootstrap_text(interval: BootstrapInterval | None) -> str:
 def _page_context(request: HtmxHttpRequest, surface: Surface, *,
                   form: ApplyForm | None = None) -> dict[str, Any]:
     user = request.user
+    runs_fail_stale()  # checked when read: a run whose worker died shows failed, with why
     target, target_note = target_from(request.GET.get("target"))
     report = calibration_report(surface, target_precision=target)
     recommendation = report.recommendation
@@ -238,6 +240,7 @@ def calibration_run(request: HtmxHttpRequest, surface: str, run_id: int) -> Http
     """One run's row: polled by htmx every second while it is queued or running.
     Once the polled run has finished, htmx reloads the page: its threshold,
     figures and apply form change with the run."""
+    runs_fail_stale()
     run = get_object_or_404(ReverificationRun.objects.select_related("started_by"),
                             pk=run_id, surface__name=surface)
     response = render(request, "reviewer/calibration.html#run-row",
