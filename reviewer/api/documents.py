@@ -12,7 +12,11 @@ from reviewer.api.base import ApiError, api_endpoint
 from reviewer.api.pagination import check_params, keyset_page, list_param, since_param
 from reviewer.models import Document
 from reviewer.selectors.documents import chunk_list, document_get, document_list
-from reviewer.services.documents import DocumentRejected, document_upload
+from reviewer.services.documents import (
+    DocumentRejected,
+    document_upload,
+    documents_fail_stale,
+)
 
 __all__ = ["document_chunks", "document_data", "document_detail", "documents"]
 
@@ -42,6 +46,7 @@ def document_data(document: Document) -> dict[str, Any]:
 
 
 def _get(document_id: int) -> Document:
+    documents_fail_stale()  # checked when read: a stuck ingestion reads failed, with why
     document = document_get(document_id)
     if document is None:
         raise ApiError(404, "not-found", f"There is no document {document_id}.")

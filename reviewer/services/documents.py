@@ -13,12 +13,14 @@ import logging
 import tempfile
 from bisect import bisect_right
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile, File
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from reviewer.ingestion import (
     ExtractedDocument,
@@ -32,7 +34,8 @@ from reviewer.models.documents import DOCUMENT_KEY_MAX, validate_document_key
 
 logger = logging.getLogger("citeguard.ingest")
 
-__all__ = ["DocumentRejected", "UploadResult", "document_ingest", "document_upload"]
+__all__ = ["DocumentRejected", "UploadResult", "document_ingest", "document_retry",
+           "document_upload", "documents_fail_stale"]
 
 
 class DocumentRejected(ValueError):
@@ -85,6 +88,11 @@ def document_upload(
     digest = hashlib.sha256(data).hexdigest()
     existing = Document.objects.filter(sha256=digest).first()
     if existing is not None:
+        documents_fail_stale()
+        existing.refresh_from_db()
+        if _retryable(existing):
+            # The same bytes again after a failure: try them again.
+            existing = document_retry(document=existing)
         return UploadResult(existing, created=False)
     title = (title or Path(filename).stem or "Untitled").strip()[:300]
     document_key = _check_key(document_key)
@@ -264,6 +272,54 @@ def _store(
             Document.objects.filter(pk=document.supersedes_id).update(superseded_by=document)
         transaction.on_commit(lambda: logger.info(
             "ingested document %s: %d pages, %d chunks", document.pk, len(pages), len(ranges)))
+
+
+def _retryable(document: Document) -> bool:
+    """A failed document whose bytes were kept: an oversize file's were not,
+    and another try would fail the same way."""
+    return (document.status == Document.Status.FAILED and document.error_kind != "too-large"
+            and bool(document.file))
+
+
+def document_retry(*, document: Document) -> Document:
+    """Queue a failed document's ingestion again (re-uploading its bytes, or
+    ``manage.py reingest``). A ready, queued or processing document is
+    returned as it is; ValueError for one whose bytes were not kept."""
+    if not _retryable(document):
+        if document.status == Document.Status.FAILED:
+            raise ValueError(f"document {document.pk} cannot be retried: {document.error}")
+        return document
+    with transaction.atomic():
+        updated = Document.objects.filter(pk=document.pk, status=Document.Status.FAILED).update(
+            status=Document.Status.QUEUED, error_kind="", error="", updated=timezone.now())
+        if updated:
+            from reviewer.tasks import ingest_document
+
+            transaction.on_commit(lambda: ingest_document.enqueue(document.pk))
+            logger.info("document %s queued again after: %s", document.pk, document.error)
+    document.refresh_from_db()
+    return document
+
+
+def documents_fail_stale(*, now: datetime | None = None) -> int:
+    """Fail documents left ``processing`` past twice the ingestion time limit
+    (``MAX_SECONDS_PER_DOCUMENT``): the worker ingesting them died. The
+    sentence says how to retry. Returns how many."""
+    now = now or timezone.now()
+    limit = float(_limits()["MAX_SECONDS_PER_DOCUMENT"])
+    cutoff = now - timedelta(seconds=2 * limit)
+    failed = 0
+    for document in Document.objects.filter(status=Document.Status.PROCESSING,
+                                            updated__lt=cutoff).only("pk", "updated"):
+        failed += Document.objects.filter(
+            pk=document.pk, status=Document.Status.PROCESSING, updated=document.updated
+        ).update(status=Document.Status.FAILED, error_kind="stuck", updated=now, error=(
+            f"Ingestion started at {document.updated:%Y-%m-%d %H:%M} UTC and did not finish "
+            f"within {2 * limit:g} s: the worker ingesting it stopped. Upload the same file "
+            f"again, or run manage.py reingest {document.pk}, to try again."))
+        logger.warning("document %s failed: ingestion stuck since %s", document.pk,
+                       document.updated.isoformat())
+    return failed
 
 
 def _fail(document: Document, kind: str, message: str) -> None:

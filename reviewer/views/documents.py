@@ -19,7 +19,11 @@ from reviewer.selectors.documents import (
     document_list,
     document_versions,
 )
-from reviewer.services.documents import DocumentRejected, document_upload
+from reviewer.services.documents import (
+    DocumentRejected,
+    document_upload,
+    documents_fail_stale,
+)
 from reviewer.views.base import HtmxHttpRequest, permission_required
 
 DOCUMENTS_PER_PAGE = 50
@@ -27,6 +31,7 @@ CHUNKS_PER_PAGE = 25
 
 
 def _list_context(request: HtmxHttpRequest) -> dict[str, object]:
+    documents_fail_stale()  # checked when read: a stuck ingestion shows failed, with why
     q = request.GET.get("q", "").strip()
     page = Paginator(document_list(q=q), DOCUMENTS_PER_PAGE).get_page(request.GET.get("page"))
     return {"page": page, "documents": page.object_list, "q": q}
@@ -92,6 +97,7 @@ def document_upload_view(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @permission_required("reviewer.view_document")
 def document_row(request: HtmxHttpRequest, document_id: int) -> HttpResponse:
+    documents_fail_stale()
     document = document_get(document_id)
     if document is None:
         raise Http404("No such document.")

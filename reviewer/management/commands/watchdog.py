@@ -1,6 +1,7 @@
-"""Fail re-verification runs whose worker stopped (no committed batch for
-``RUN_STALE_SECONDS``). The calibration page does the same when it is read;
-cron this (e.g. every 5 minutes) so that a stuck run is failed even when
+"""Fail work whose worker stopped: re-verification runs with no committed
+batch for ``RUN_STALE_SECONDS``, and documents left processing past twice
+the ingestion time limit. The pages do the same when they are read; cron
+this (e.g. every 5 minutes) so that stuck work is failed, with why, even when
 nobody looks."""
 
 from __future__ import annotations
@@ -9,13 +10,17 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from reviewer.services.documents import documents_fail_stale
 from reviewer.services.reverify import runs_fail_stale
 
 
 class Command(BaseCommand):
-    help = "Fail re-verification runs that have made no progress for RUN_STALE_SECONDS."
+    help = "Fail re-verification runs and document ingestions whose worker stopped."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        failed = runs_fail_stale()
-        self.stdout.write(f"{failed} stalled re-verification run{'s' if failed != 1 else ''} "
-                          "failed." if failed else "No stalled re-verification run.")
+        runs = runs_fail_stale()
+        self.stdout.write(f"{runs} stalled re-verification run{'s' if runs != 1 else ''} "
+                          "failed." if runs else "No stalled re-verification run.")
+        documents = documents_fail_stale()
+        self.stdout.write(f"{documents} stuck document{'s' if documents != 1 else ''} failed."
+                          if documents else "No stuck document.")
