@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.views.decorators.csrf import csrf_exempt
 
 from reviewer.models import ApiClient
@@ -20,7 +21,14 @@ from reviewer.models.clients import hash_token
 
 logger = logging.getLogger("citeguard.api")
 
-__all__ = ["ApiError", "ApiRequest", "api_endpoint", "json_body"]
+__all__ = ["MAX_JSON_DEPTH", "ApiError", "ApiRequest", "api_endpoint", "json_body",
+           "not_found"]
+
+#: Arrays and objects nested deeper than this are refused (no payload of the
+#: API nests more than a handful).
+MAX_JSON_DEPTH = 64
+#: Integers the databases store (a signed 64-bit column).
+_INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 class ApiError(Exception):
@@ -75,6 +83,9 @@ def api_endpoint(*methods: str) -> Callable[[View], View]:
                 if error.status == 405:
                     response["Allow"] = ", ".join(methods)
                 return response
+            except MultiPartParserError as error:
+                return ApiError(400, "malformed-multipart",
+                                f"The multipart body cannot be read: {error}.").response()
             except Exception:  # a bug: logged with its traceback, answered as JSON
                 logger.exception("API error in %s", request.path)
                 return ApiError(500, "internal", "citeguard failed on this request; the "
@@ -103,10 +114,58 @@ def json_body(request: HttpRequest, *, max_bytes: int) -> Any:
         raise ApiError(413, "payload-too-large",
                        f"The body is {len(raw)} bytes; the limit is {max_bytes} bytes.")
     try:
-        return json.loads(raw)
+        data = json.loads(raw)
     except UnicodeDecodeError:
         raise ApiError(400, "malformed-json", "The body is not UTF-8 text.") from None
     except json.JSONDecodeError as error:
         raise ApiError(400, "malformed-json",
                        f"Malformed JSON at line {error.lineno}, column {error.colno}: "
                        f"{error.msg}.") from None
+    except RecursionError:
+        raise ApiError(400, "json-too-deep", f"The JSON nests deeper than the limit of "
+                       f"{MAX_JSON_DEPTH} levels.") from None
+    json_check(data)
+    return data
+
+
+def json_check(data: Any) -> None:
+    """Refuse, before anything reaches the database, what one database would
+    store and another would not, or what no column holds: nesting deeper than
+    :data:`MAX_JSON_DEPTH`, text with a NUL or a lone surrogate (\\ud800 is
+    valid JSON but not UTF-8), integers outside 64 bits. Names the place."""
+    stack: list[tuple[Any, int, str]] = [(data, 0, "$")]
+    while stack:
+        value, depth, where = stack.pop()
+        if isinstance(value, dict | list):
+            if depth >= MAX_JSON_DEPTH:
+                raise ApiError(400, "json-too-deep", f"The JSON nests deeper than the limit "
+                               f"of {MAX_JSON_DEPTH} levels (at {where}).")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(key, str):
+                    _check_text(key, f"{where} (a key)")
+                stack.append((item, depth + 1, f"{where}.{key}" if isinstance(value, dict)
+                              else f"{where}[{key}]"))
+        elif isinstance(value, str):
+            _check_text(value, where)
+        elif isinstance(value, int) and not isinstance(value, bool) and not (
+                _INT_RANGE[0] <= value <= _INT_RANGE[1]):
+            raise ApiError(400, "integer-out-of-range",
+                           f"{where} is outside the 64-bit integer range.")
+
+
+def _check_text(text: str, where: str) -> None:
+    if "\x00" in text:
+        raise ApiError(400, "invalid-text", f"{where} contains a NUL character (\\u0000).")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ApiError(400, "invalid-text", f"{where} contains a lone surrogate (an unpaired "
+                       "\\ud800–\\udfff escape), which is not text.") from None
+
+
+@csrf_exempt
+def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """Any path under /api/v1/ that names no endpoint: JSON, like every API answer."""
+    return ApiError(404, "not-found", f"There is no API endpoint {request.path}; see "
+                    "/api/v1/openapi.json.").response()

@@ -1,6 +1,7 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from reviewer.api import answers, documents, meta
+from reviewer.api.base import not_found
 
 app_name = "api"
 urlpatterns = [
@@ -12,4 +13,5 @@ urlpatterns = [
     path("documents/<int:document_id>/chunks", documents.document_chunks, name="document-chunks"),
     path("ping", meta.ping, name="ping"),
     path("openapi.json", meta.openapi, name="openapi"),
+    re_path(r"^(?P<rest>.*)$", not_found, name="not-found"),
 ]

@@ -38,7 +38,14 @@ from reviewer.verifying import (
     report_dict,
     resolve_sources,
 )
-from verification import Report, Source, VerificationConfig, canonical_label, verify_answer
+from verification import (
+    Report,
+    Source,
+    VerificationConfig,
+    canonical_label,
+    parse_markers,
+    verify_answer,
+)
 from verification.formats import FormatError, convert
 from verification.payload import AnswerPayload, PayloadError, parse_answer_payload
 from verification.policy import apply_policy
@@ -78,6 +85,27 @@ def surface_for(name: str | None) -> Surface:
     return surface
 
 
+#: Column widths a submission's names must fit (checked before the database,
+#: which would otherwise refuse them on PostgreSQL and keep them on SQLite).
+MAX_ID_CHARS = 200
+MAX_MODEL_CHARS = 200
+MAX_MARKER_CHARS = 20
+
+
+def _check_names(payload: AnswerPayload) -> None:
+    for name, value, limit in (("id", payload.id, MAX_ID_CHARS),
+                               ("model", payload.model, MAX_MODEL_CHARS)):
+        if value and len(value) > limit:
+            raise AnswerRejected(f"{name}-too-long", f"The {name} is {len(value)} characters; "
+                                 f"the limit is {limit}.")
+    markers = [source.marker for source in payload.sources]
+    markers += [label for group in parse_markers(payload.answer) for label in group.labels]
+    for marker in markers:
+        if len(marker) > MAX_MARKER_CHARS:
+            raise AnswerRejected("marker-too-long", f"The marker [{marker[:40]}…] is "
+                                 f"{len(marker)} characters; the limit is {MAX_MARKER_CHARS}.")
+
+
 def _check_limits(payload: AnswerPayload) -> None:
     limits = settings.CITEGUARD
     if len(payload.sources) > limits["MAX_SOURCES"]:
@@ -106,6 +134,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
         payload = parse_answer_payload(native)
     except (FormatError, PayloadError, SourceResolutionError) as error:
         raise AnswerRejected("invalid-payload", str(error)) from None
+    _check_names(payload)
     input_format = data.get("format", "native") if isinstance(data, dict) else "native"
     digest = request_digest(data)
     # Most ids are new: ask for the key alone (a query half as costly to build

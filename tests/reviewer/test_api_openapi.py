@@ -31,8 +31,8 @@ def test_every_api_route_and_method_is_described() -> None:
         assert isinstance(pattern, URLPattern)
         route = "/" + str(pattern.pattern).replace("<path:ref>", "ID").replace(
             "<int:document_id>", "ID")
-        if route == "/openapi.json":
-            continue
+        if route == "/openapi.json" or pattern.name == "not-found":
+            continue  # the description itself; the JSON 404 for every other path
         assert route in described, route
     assert set(SPEC["paths"]["/answers"]) == {"get", "post"}
     assert set(SPEC["paths"]["/documents"]) == {"get", "post"}

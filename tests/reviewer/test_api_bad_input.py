@@ -1,0 +1,72 @@
+"""Bad input the schema fuzzing of issue 14 found answered with 500s: each is
+now a 4xx with the API's JSON error, the same on SQLite and PostgreSQL, and
+nothing is stored."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from reviewer.models import Answer
+
+pytestmark = pytest.mark.django_db
+
+OK_SOURCE = [{"marker": "S1", "text": "Employer match vests after two years."}]
+
+
+def _answer(**fields: Any) -> str:
+    return json.dumps({"answer": 'It says "Employer match vests" [S1].', "sources": OK_SOURCE,
+                       **fields})
+
+
+@pytest.mark.parametrize(("body", "status", "code", "words"), [
+    ('{"answer": "x \\ud800 [S1].", "sources": []}', 400, "invalid-text",
+     "$.answer contains a lone surrogate"),
+    ('{"answer": "x", "sources": [{"marker": "S1", "text": "a\\u0000b"}]}', 400,
+     "invalid-text", "$.sources[0].text contains a NUL"),
+    ('{"answer": "x", "sources": [], "\\udc00": 1}', 400, "invalid-text", "(a key)"),
+    ('{"answer": "x", "sources": [], "n": 9223372036854775808}', 400,
+     "integer-out-of-range", "$.n is outside"),
+    ('{"answer": "x", "sources": ' + "[" * 2000 + "]" * 2000 + "}", 400, "json-too-deep",
+     "64 levels"),
+    ('{"answer": "x", "sources": ' + "[" * 100 + "]" * 100 + "}", 400, "json-too-deep",
+     "64 levels (at $.sources"),
+    (_answer(id="i" * 201), 400, "id-too-long", "201 characters; the limit is 200"),
+    (_answer(model="m" * 201), 400, "model-too-long", "the limit is 200"),
+    (json.dumps({"answer": "x [S1].", "sources": [{"marker": "M" * 30, "text": "x"}]}), 400,
+     "marker-too-long", "30 characters"),
+])
+def test_bad_answer_payloads_are_4xx_json(client: Any, api_token: str, body: str,
+                                          status: int, code: str, words: str) -> None:
+    response = client.post("/api/v1/answers", body, content_type="application/json",
+                           headers={"Authorization": f"Bearer {api_token}"})
+    assert response.status_code == status, response.content
+    error = response.json()["error"]
+    assert error["code"] == code and words in error["message"], error
+    assert not Answer.objects.exists()
+
+
+def test_the_limits_themselves_are_accepted(client: Any, api_token: str) -> None:
+    body = json.dumps({"id": "i" * 200, "model": "m" * 200, "answer": "x [S1].",
+                       "sources": [{"marker": "S" * 20, "text": "x"}], "n": 2**63 - 1})
+    response = client.post("/api/v1/answers", body, content_type="application/json",
+                           headers={"Authorization": f"Bearer {api_token}"})
+    assert response.status_code == 201, response.content
+
+
+def test_multipart_without_a_boundary_is_a_400(client: Any, api_token: str) -> None:
+    response = client.post("/api/v1/documents", b"--x\r\n", content_type="multipart/form-data",
+                           headers={"Authorization": f"Bearer {api_token}"})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "malformed-multipart"
+
+
+@pytest.mark.parametrize("method", ["get", "post", "delete"])
+def test_unknown_api_paths_answer_json_404(client: Any, api_token: str, method: str) -> None:
+    response = getattr(client, method)("/api/v1/answer/1/nope",
+                                       headers={"Authorization": f"Bearer {api_token}"})
+    assert response.status_code == 404
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["error"]["code"] == "not-found"
