@@ -94,7 +94,7 @@ def document_upload(
             # The same bytes again after a failure: try them again.
             existing = document_retry(document=existing)
         return UploadResult(existing, created=False)
-    title = (title or Path(filename).stem or "Untitled").strip()[:300]
+    title = _clean_title(title or Path(filename).stem)
     document_key = _check_key(document_key)
     limit = int(_limits()["MAX_UPLOAD_BYTES"])
     for attempt in range(3):
@@ -186,6 +186,14 @@ def _place_version(document: Document, supersedes: Document | None) -> None:
                 "Supersede the latest version instead.")
     document.supersedes = target
     document.version = max(latest, target.version if target is not None else 0) + 1
+
+
+def _clean_title(title: str) -> str:
+    """A title as text every database stores: control characters (NUL among
+    them) and lone surrogates become spaces, runs of spaces one, 300 at most."""
+    cleaned = "".join(" " if not c.isprintable() or "\ud800" <= c <= "\udfff" else c
+                      for c in title)
+    return " ".join(cleaned.split())[:300] or "Untitled"
 
 
 def _safe_name(filename: str) -> str:

@@ -70,3 +70,28 @@ def test_unknown_api_paths_answer_json_404(client: Any, api_token: str, method: 
     assert response.status_code == 404
     assert response["Content-Type"] == "application/json"
     assert response.json()["error"]["code"] == "not-found"
+
+
+@pytest.mark.parametrize(("title", "stored"), [
+    ("a\x00b", "a b"), ("Plan\ud800 2026", "Plan 2026"), ("  x\t\ny  ", "x y"),
+    ("\x00", "Untitled"), ("t" * 400, "t" * 300),
+])
+def test_a_title_is_cleaned_to_text_every_database_stores(text_pdf: Any, title: str,
+                                                           stored: str) -> None:
+    from reviewer.services.documents import document_upload
+
+    document = document_upload(data=text_pdf(f"Body of {title[:5]!r}."), filename="x.pdf",
+                               title=title).document
+    document.refresh_from_db()
+    assert document.title == stored
+
+
+def test_a_nul_in_an_uploaded_title_is_not_a_500(client: Any, api_token: str,
+                                                 text_pdf: Any) -> None:
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = SimpleUploadedFile("x.pdf", text_pdf("Hello there."), "application/pdf")
+    response = client.post("/api/v1/documents", {"file": upload, "title": "a\x00b"},
+                           headers={"Authorization": f"Bearer {api_token}"})
+    assert response.status_code in (201, 202), response.content
+    assert response.json()["title"] == "a b"
