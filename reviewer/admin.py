@@ -22,11 +22,17 @@ from reviewer.models import (
 from reviewer.services.surfaces import SURFACE_SETTINGS, surface_update
 
 
-class _ReadOnly:
-    """Listed and inspected, never added, changed or deleted here."""
+class _NoAdd:
+    """Rows that only ingestion or the API create: an admin "add" form would
+    save a half-made row (a chunk without its document's text, an answer
+    without its verdicts), so it is refused with a 403."""
 
     def has_add_permission(self, request: object) -> bool:
         return False
+
+
+class _ReadOnly(_NoAdd):
+    """Listed and inspected, never added, changed or deleted here."""
 
     def has_change_permission(self, request: object, obj: object = None) -> bool:
         return False
@@ -43,7 +49,7 @@ class PageInline(admin.TabularInline[Page, Document]):
 
 
 @admin.register(Document)
-class DocumentAdmin(admin.ModelAdmin[Document]):
+class DocumentAdmin(_NoAdd, admin.ModelAdmin[Document]):
     list_display = ("title", "status", "page_count", "created", "superseded_by")
     list_filter = ("status",)
     search_fields = ("title", "sha256")
@@ -54,7 +60,7 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin[Chunk]):
+class ChunkAdmin(_NoAdd, admin.ModelAdmin[Chunk]):
     list_display = ("__str__", "document", "index", "start", "end", "page_first", "page_last")
     list_filter = ("document",)
     search_fields = ("text",)
@@ -62,7 +68,7 @@ class ChunkAdmin(admin.ModelAdmin[Chunk]):
 
 
 @admin.register(Page)
-class PageAdmin(admin.ModelAdmin[Page]):
+class PageAdmin(_NoAdd, admin.ModelAdmin[Page]):
     list_display = ("__str__", "width", "height", "rotation")
     list_select_related = ("document",)
 
@@ -88,7 +94,7 @@ class SentenceInline(admin.TabularInline[SentenceVerdict, Answer]):
 
 
 @admin.register(Answer)
-class AnswerAdmin(admin.ModelAdmin[Answer]):
+class AnswerAdmin(_NoAdd, admin.ModelAdmin[Answer]):
     list_display = ("pk", "external_id", "surface", "model", "verdict", "action",
                     "review_state", "created")
     list_filter = ("verdict", "action", "review_state", "surface")
@@ -99,7 +105,7 @@ class AnswerAdmin(admin.ModelAdmin[Answer]):
 
 
 @admin.register(CitationVerdict)
-class CitationVerdictAdmin(admin.ModelAdmin[CitationVerdict]):
+class CitationVerdictAdmin(_NoAdd, admin.ModelAdmin[CitationVerdict]):
     list_display = ("pk", "answer", "outcome", "marker", "score", "source_marker")
     list_filter = ("outcome",)
     readonly_fields = [f.name for f in CitationVerdict._meta.fields]
