@@ -86,3 +86,19 @@ def test_a_normal_client_is_answered_while_50_connections_trickle_headers(
               f"max {max(latencies) * 1000:.0f} ms")
         assert len(statuses) >= 5
         assert statuses == [200] * len(statuses)
+
+        # nginx sets X-Forwarded-Proto itself: a client cannot claim https
+        # through it, while the proxy's own header is believed (HSTS is sent
+        # on secure requests only).
+        def hsts(port: int) -> str | None:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                conn.request("GET", "/accounts/login/", headers={"X-Forwarded-Proto": "https"})
+                response = conn.getresponse()
+                response.read()
+                return response.getheader("Strict-Transport-Security")
+            finally:
+                conn.close()
+
+        assert hsts(running.port) is None
+        assert hsts(running.gunicorn_port) is not None

@@ -6,7 +6,10 @@ needs application/wasm)."""
 from __future__ import annotations
 
 import http.client
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from deploy import recipe
@@ -56,3 +59,18 @@ def test_static_files_answer_with_their_types(production_env: dict[str, str],
         assert "immutable" in headers["cache-control"]
         assert headers.get("content-encoding") == "gzip"
         assert fetch(running.port, "/static/css/no-such-file.css")[0] == 404
+
+
+def test_forwarded_proto_is_believed_only_when_told() -> None:
+    """Behind a proxy that terminates TLS, Django must know the request was
+    https (secure cookies, HSTS, no redirect loop), but only when the operator
+    says a proxy sets the header: otherwise any client could claim it."""
+    probe = "import reviewer.settings as s; print(getattr(s, 'SECURE_PROXY_SSL_HEADER', None))"
+    base = {k: v for k, v in os.environ.items() if k != "TRUST_X_FORWARDED_PROTO"}
+    told = subprocess.run([sys.executable, "-c", probe],
+                          env={**base, "TRUST_X_FORWARDED_PROTO": "1"},
+                          capture_output=True, text=True, check=True, cwd=recipe.ROOT)
+    untold = subprocess.run([sys.executable, "-c", probe], env=base, capture_output=True,
+                            text=True, check=True, cwd=recipe.ROOT)
+    assert told.stdout.strip() == "('HTTP_X_FORWARDED_PROTO', 'https')"
+    assert untold.stdout.strip() == "None"
