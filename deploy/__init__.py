@@ -1,0 +1,1 @@
+"""The production recipe (nginx + gunicorn); recipe.py starts it on loopback."""
