@@ -7,6 +7,7 @@ DATABASE_URL (PostgreSQL), SECRET_KEY, DEBUG=0, ALLOWED_HOSTS and a task backend
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -65,6 +66,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "django_tasks_db",
+    "axes",
     "reviewer",
 ]
 
@@ -78,6 +80,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "reviewer.urls"
@@ -154,13 +158,42 @@ CITEGUARD = {
     # A re-verification run with no committed batch for this long has lost
     # its worker and is failed (a batch of 100 answers takes about a second).
     "RUN_STALE_SECONDS": float(os.environ.get("CITEGUARD_RUN_STALE_SECONDS", 600)),
+    # Password reset is offered only when mail can go out (EMAIL_HOST, or an
+    # EMAIL_BACKEND such as the console one, set in the environment).
+    "EMAIL_CONFIGURED": "EMAIL_HOST" in os.environ or "EMAIL_BACKEND" in os.environ,
 }
+# Email, for password reset (Django's SMTP settings, read from the environment).
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "citeguard@localhost")
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out login before the password is even checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins of one
+# user name from one address within AXES_COOLOFF_MINUTES, that pair gets a 429
+# page (templates/registration/locked_out.html) until the window has passed;
+# other users, and the same user elsewhere, are not locked out (so a guesser
+# cannot lock a colleague out). A successful login clears the count.
+# `manage.py axes_reset` (or axes_reset_username NAME) lifts a lockout at once.
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_ENABLE_ADMIN = False  # attempts are rows for the operator, not an admin page
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 

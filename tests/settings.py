@@ -9,3 +9,6 @@ import os
 os.environ.setdefault("DEBUG", "1")
 
 from reviewer.settings import *  # noqa: F403
+
+# Logins in tests (throttling, the browser tests) need no slow key stretching.
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

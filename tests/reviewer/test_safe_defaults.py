@@ -19,7 +19,8 @@ SETTINGS = """
 import json
 from django.conf import settings
 print(json.dumps({"DEBUG": settings.DEBUG, "SECRET_KEY": settings.SECRET_KEY,
-                  "SESSION_COOKIE_SECURE": settings.SESSION_COOKIE_SECURE}))
+                  "SESSION_COOKIE_SECURE": settings.SESSION_COOKIE_SECURE,
+                  "EMAIL": settings.CITEGUARD["EMAIL_CONFIGURED"]}))
 """
 
 # The production recipe of the README's Production section.
@@ -51,8 +52,10 @@ def test_debug_is_off_unless_asked_for_and_the_dev_key_is_random_and_kept(
 ) -> None:
     plain = read_settings(tmp_path, SECRET_KEY="k" * 60)
     assert plain["DEBUG"] is False and plain["SESSION_COOKIE_SECURE"] is True
+    assert plain["EMAIL"] is False  # no password reset without a way to send it
 
-    first = read_settings(tmp_path, DEBUG="1")
+    first = read_settings(tmp_path, DEBUG="1", EMAIL_HOST="smtp.example.org")
+    assert first["EMAIL"] is True
     assert first["DEBUG"] is True
     key = first["SECRET_KEY"]
     assert isinstance(key, str) and len(key) >= 50
