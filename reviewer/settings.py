@@ -161,6 +161,9 @@ CITEGUARD = {
     # Password reset is offered only when mail can go out (EMAIL_HOST, or an
     # EMAIL_BACKEND such as the console one, set in the environment).
     "EMAIL_CONFIGURED": "EMAIL_HOST" in os.environ or "EMAIL_BACKEND" in os.environ,
+    # Reverse proxies in front of the app (1 behind nginx): login throttling
+    # then counts by the address in X-Forwarded-For the outermost one saw.
+    "TRUSTED_PROXY_COUNT": int(os.environ.get("TRUSTED_PROXY_COUNT", "0")),
 }
 # Email, for password reset (Django's SMTP settings, read from the environment).
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
@@ -193,6 +196,7 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "reviewer.throttle.client_ip"
 AXES_ENABLE_ADMIN = False  # attempts are rows for the operator, not an admin page
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"

@@ -5,6 +5,7 @@ else is locked out, and the pause ends on its own."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -56,3 +57,21 @@ def test_a_successful_login_clears_the_count(users: None) -> None:
     assert login(client, "alice", "correct horse battery") == 302
     client.post("/accounts/logout/")
     assert [login(client, "alice", f"typo {n}") for n in range(4)] == [200] * 4
+
+
+def test_behind_a_proxy_the_address_it_saw_counts_not_what_the_client_claims(
+    users: None, settings: Any,
+) -> None:
+    settings.CITEGUARD = {**settings.CITEGUARD, "TRUSTED_PROXY_COUNT": 1}
+    proxy = "127.0.0.1"  # every request arrives from the proxy
+
+    def via_proxy(claimed: str, real: str) -> Client:
+        return Client(REMOTE_ADDR=proxy, HTTP_X_FORWARDED_FOR=f"{claimed}, {real}")
+
+    # A new made-up address each time does not reset the count...
+    codes = [login(via_proxy(f"10.9.9.{n}", "203.0.113.9"), "alice", f"guess {n}")
+             for n in range(5)]
+    assert codes == [200, 200, 200, 200, 429]
+    # ...and the lockout is that client's, not everyone's behind the proxy.
+    assert login(via_proxy("203.0.113.9", "198.51.100.5"), "alice",
+                 "correct horse battery") == 302
