@@ -1,8 +1,9 @@
 """Settings, all read from the environment in this one place.
 
-The embedded default (no variables set) is SQLite under ./var and in-process
-tasks, so a fresh checkout runs with nothing else installed. Production sets
-DATABASE_URL (PostgreSQL), SECRET_KEY, DEBUG=0, ALLOWED_HOSTS and a task backend.
+The embedded default is SQLite under ./var and in-process tasks, so a fresh
+checkout runs with nothing else installed (bin/demo adds DEBUG=1, which also
+makes a development SECRET_KEY). Production sets DATABASE_URL (PostgreSQL),
+SECRET_KEY, ALLOWED_HOSTS and a task backend; DEBUG is off unless set.
 """
 
 import os
