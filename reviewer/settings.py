@@ -1,14 +1,18 @@
 """Settings, all read from the environment in this one place.
 
-The embedded default (no variables set) is SQLite under ./var and in-process
-tasks, so a fresh checkout runs with nothing else installed. Production sets
-DATABASE_URL (PostgreSQL), SECRET_KEY, DEBUG=0, ALLOWED_HOSTS and a task backend.
+The embedded default is SQLite under ./var and in-process tasks, so a fresh
+checkout runs with nothing else installed (bin/demo adds DEBUG=1, which also
+makes a development SECRET_KEY). Production sets DATABASE_URL (PostgreSQL),
+SECRET_KEY, ALLOWED_HOSTS and a task backend; DEBUG is off unless set.
 """
 
 import os
+import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("CITEGUARD_VAR_DIR", BASE_DIR / "var"))
@@ -25,10 +29,32 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-change-me" if DEBUG else "")
-if not SECRET_KEY:
-    raise RuntimeError("SECRET_KEY must be set when DEBUG is off.")
+def development_secret_key(path: Path) -> str:
+    """A random key kept in var/ so sessions survive a restart of the demo;
+    never a fixed string that every checkout shares."""
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    try:  # O_EXCL: of two processes starting at once, one writes, both read it
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key)
+    return key
+
+
+# Off unless asked for: the demo (bin/demo) and the tests turn it on.
+DEBUG = env_bool("DEBUG", False)
+# With DEBUG off and no SECRET_KEY, commands that sign nothing (verify,
+# migrate, backup) still run; Django refuses any use of the empty key, and
+# reviewer/wsgi.py refuses to serve without one.
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY and DEBUG:
+    SECRET_KEY = development_secret_key(VAR_DIR / "secret_key")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 
@@ -41,13 +67,15 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "django_tasks_db",
+    "axes",
     "reviewer",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Static files straight from the worker, before sessions and auth touch the
-    # request; it sits after SecurityMiddleware so its headers still apply.
+    # request; after the security and CSP middleware so their headers apply.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -56,6 +84,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 if DEBUG:
     # runserver serves the source folders itself, and STATIC_ROOT is filled
@@ -75,6 +105,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.csp",
             ],
         },
     },
@@ -135,13 +166,46 @@ CITEGUARD = {
     # A re-verification run with no committed batch for this long has lost
     # its worker and is failed (a batch of 100 answers takes about a second).
     "RUN_STALE_SECONDS": float(os.environ.get("CITEGUARD_RUN_STALE_SECONDS", 600)),
+    # Password reset is offered only when mail can go out (EMAIL_HOST, or an
+    # EMAIL_BACKEND such as the console one, set in the environment).
+    "EMAIL_CONFIGURED": "EMAIL_HOST" in os.environ or "EMAIL_BACKEND" in os.environ,
+    # Reverse proxies in front of the app (1 behind nginx): login throttling
+    # then counts by the address in X-Forwarded-For the outermost one saw.
+    "TRUSTED_PROXY_COUNT": int(os.environ.get("TRUSTED_PROXY_COUNT", "0")),
 }
+# Email, for password reset (Django's SMTP settings, read from the environment).
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "citeguard@localhost")
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out login before the password is even checked.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins of one
+# user name from one address within AXES_COOLOFF_MINUTES, that pair gets a 429
+# page (templates/registration/locked_out.html) until the window has passed;
+# other users, and the same user elsewhere, are not locked out (so a guesser
+# cannot lock a colleague out). A successful login clears the count.
+# `manage.py axes_reset` (or axes_reset_username NAME) lifts a lockout at once.
+AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("AXES_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "reviewer.throttle.client_ip"
+AXES_ENABLE_ADMIN = False  # attempts are rows for the operator, not an admin page
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 
@@ -166,16 +230,40 @@ STORAGES = {
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 
+# Production defaults follow DEBUG; each can be set on its own (behind a
+# proxy that terminates TLS, set TRUST_X_FORWARDED_PROTO=1 so requests it
+# forwarded as https count as secure).
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
-SESSION_COOKIE_SECURE = not DEBUG
-CSRF_COOKIE_SECURE = not DEBUG
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", not DEBUG)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", not DEBUG)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "3600"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 # Behind the recipe's proxy (deploy/nginx.conf), which terminates TLS and sets
 # X-Forwarded-Proto: trust it only when told, or any client could claim https.
 if env_bool("TRUST_X_FORWARDED_PROTO", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-X_FRAME_OPTIONS = "SAMEORIGIN"  # the pdf.js viewer is embedded from our own origin
+# Nothing is framed: the pdf.js viewer draws into a <div> of the page itself.
+X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy: scripts only from our origin (inline ones need the
+# request's nonce); pdf.js needs its worker ('self'), WebAssembly for JPEG 2000
+# and colour profiles ('wasm-unsafe-eval', which allows no JavaScript eval),
+# blob: images and fonts it makes from the PDF. htmx's indicator <style> takes
+# the nonce (base.html); style attributes from scripts (CSSOM) are not inline.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF, CSP.NONCE, CSP.WASM_UNSAFE_EVAL],
+    "style-src": [CSP.SELF, CSP.NONCE],
+    "worker-src": [CSP.SELF, "blob:"],
+    "img-src": [CSP.SELF, "data:", "blob:"],
+    "font-src": [CSP.SELF, "data:", "blob:"],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
 
 LOGGING = {
     "version": 1,

@@ -8,6 +8,6 @@ urlpatterns = [
     path("api/v1/", include("reviewer.api.urls")),
     path("api/docs/", meta.docs, name="api-docs"),
     path("metrics", meta.metrics_view, name="metrics"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include("reviewer.views.accounts")),
     path("", include("reviewer.ui_urls")),
 ]

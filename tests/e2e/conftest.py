@@ -21,7 +21,20 @@ def demo_site(live_server: Any, django_capture_on_commit_callbacks: Any) -> Any:
 
 @pytest.fixture
 def page(chromium: Any, demo_site: Any) -> Iterator[Any]:
-    context = chromium.new_context(viewport={"width": 1400, "height": 900})
+    # Playwright evaluates string expressions (wait_for_function("...")) with
+    # eval, which the Content-Security-Policy refuses: these tests bypass it,
+    # tests/e2e/test_csp.py runs under it (csp_page).
+    yield from _logged_in_page(chromium, demo_site, bypass_csp=True)
+
+
+@pytest.fixture
+def csp_page(chromium: Any, demo_site: Any) -> Iterator[Any]:
+    """A logged-in page the site's Content-Security-Policy applies to."""
+    yield from _logged_in_page(chromium, demo_site, bypass_csp=False)
+
+
+def _logged_in_page(chromium: Any, demo_site: Any, *, bypass_csp: bool) -> Iterator[Any]:
+    context = chromium.new_context(viewport={"width": 1400, "height": 900}, bypass_csp=bypass_csp)
     page = context.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{demo_site.url}/accounts/login/")

@@ -179,7 +179,7 @@ def test_a_document_page_embeds_the_viewer_on_its_pdf_and_pages_its_chunks(
     monkeypatch.setattr(views, "CHUNKS_PER_PAGE", 2)
     html = logged_in.get(f"/documents/{document.pk}/").content.decode()
     assert f'data-url="/documents/{document.pk}/file"' in html
-    assert 'import { CiteViewer } from "/static/js/citeguard-viewer.mjs"' in html
+    assert '<script type="module" src="/static/js/document.mjs"></script>' in html
     assert f"chunks 1–2 of {len(chunks)}" in html and f'id="chunk-{chunks[0].pk}"' in html
     second = logged_in.get(f"/documents/{document.pk}/?page=2").content.decode()
     assert f'id="chunk-{chunks[2].pk}"' in second and f'id="chunk-{chunks[0].pk}"' not in second
