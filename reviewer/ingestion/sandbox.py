@@ -9,8 +9,9 @@ Python check runs. :func:`extract_pdf_isolated` therefore runs
   which reports ``memory``, instead of the machine swapping (the interpreter
   and MuPDF map about 520 MiB before reading anything: the limit counts it);
 * ``RLIMIT_CPU``: a child spinning past its time gets SIGXCPU from the kernel;
-* ``PR_SET_PDEATHSIG``: the child is killed when its parent (the forkserver,
-  which exits with the worker) dies, so a killed worker leaves no orphan;
+* ``PR_SET_PDEATHSIG``: the child is killed when its parent, the forkserver,
+  dies, and the forkserver when the worker does (``_forkserver``), so a
+  killed worker leaves no orphan reading on;
 * a wall-clock limit: the parent SIGKILLs it at ``max_seconds`` plus a grace.
 
 The child tells the page it is on through shared memory, so every failure
@@ -49,9 +50,10 @@ _PR_SET_PDEATHSIG = 1
 _MIB = 1024 * 1024
 
 _context = multiprocessing.get_context("forkserver")
-# The forkserver imports this module (and so PyMuPDF) once; without this it
-# would also import the parent's __main__ (pytest, manage.py).
-_context.set_forkserver_preload([__name__])
+# The forkserver dies with its worker (_forkserver) and imports this module
+# (and so PyMuPDF) once; without the list it would also import the parent's
+# __main__ (pytest, manage.py).
+_context.set_forkserver_preload(["reviewer.ingestion._forkserver", __name__])
 
 
 @dataclass(frozen=True, slots=True)
