@@ -152,6 +152,13 @@ CITEGUARD = {
     "MAX_UPLOAD_BYTES": int(os.environ.get("CITEGUARD_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)),
     "MAX_PAGES": int(os.environ.get("CITEGUARD_MAX_PAGES", 2000)),
     "MAX_SECONDS_PER_DOCUMENT": float(os.environ.get("CITEGUARD_MAX_SECONDS", 300)),
+    # Ingestion (uploads and inline PDFs) runs in a child process with this
+    # address-space limit, and fails a page or document past these characters.
+    "MAX_INGEST_MEMORY_BYTES": int(os.environ.get("CITEGUARD_MAX_INGEST_MEMORY_BYTES",
+                                                  2 * 1024**3)),
+    "MAX_CHARS_PER_PAGE": int(os.environ.get("CITEGUARD_MAX_CHARS_PER_PAGE", 200_000)),
+    "MAX_CHARS_PER_DOCUMENT": int(os.environ.get("CITEGUARD_MAX_CHARS_PER_DOCUMENT",
+                                                 10_000_000)),
     "CHUNK_SIZE": int(os.environ.get("CITEGUARD_CHUNK_SIZE", 1200)),
     "CHUNK_OVERLAP": int(os.environ.get("CITEGUARD_CHUNK_OVERLAP", 200)),
     # How far past a chunk's end a quote may run on into the document.

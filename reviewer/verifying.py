@@ -14,24 +14,39 @@ from verification import Report, Source, VerificationConfig, verify_answer
 from verification.payload import AnswerPayload, SourceRef
 
 __all__ = [
-    "SourceResolutionError", "pdf_pages_text", "report_dict", "resolve_sources", "verify_payload",
+    "InlinePdfOverLimit", "SourceResolutionError", "pdf_pages_text", "report_dict",
+    "resolve_sources", "verify_payload",
 ]
 
 
 def pdf_pages_text(data: bytes) -> list[str]:
     """Each page's text of a PDF sent inline (an Anthropic document), through
-    the same extractor as uploads, so quotes are checked against our text."""
-    from reviewer.ingestion import ExtractionError, extract_pdf
+    the same sandboxed extractor and limits as uploads, so quotes are checked
+    against our text and no request can exhaust the server."""
+    from reviewer.ingestion import ExtractionError
+    from reviewer.ingestion.sandbox import extract_pdf_isolated
+    from reviewer.services.documents import isolation_limits
 
     try:
-        extracted = extract_pdf(data)
+        extracted = extract_pdf_isolated(data, **isolation_limits())  # type: ignore[arg-type]
     except ExtractionError as error:
-        raise SourceResolutionError(f"an inline PDF document: {error.message}") from None
-    return [extracted.page_text(n) for n in range(1, extracted.page_count + 1)]
+        cls = InlinePdfOverLimit if error.kind in _OVER_LIMIT else SourceResolutionError
+        raise cls(f"an inline PDF document: {error.message}") from None
+    try:
+        return [extracted.page_text(n) for n in range(1, extracted.page_count + 1)]
+    finally:
+        extracted.geometry.close()
 
 
 class SourceResolutionError(ValueError):
     """A source names a chunk or document range that cannot be resolved."""
+
+
+class InlinePdfOverLimit(SourceResolutionError):
+    """An inline PDF past an ingestion limit (pages, characters, memory, time)."""
+
+
+_OVER_LIMIT = frozenset({"too-many-pages", "page-chars", "document-chars", "memory", "timeout"})
 
 
 def _document_source(

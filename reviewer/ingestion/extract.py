@@ -74,6 +74,8 @@ from reviewer.ingestion.layout import (
 )
 
 __all__ = [
+    "MAX_CHARS_PER_DOCUMENT",
+    "MAX_CHARS_PER_PAGE",
     "PAGE_SEPARATOR",
     "DocumentGeometry",
     "ExtractedDocument",
@@ -88,8 +90,17 @@ PAGE_SEPARATOR = "\n\f\n"
 _BLOCK_SEPARATOR = "\n\n"
 
 ExtractionErrorKind = Literal[
-    "not-pdf", "corrupt", "encrypted", "no-text", "too-many-pages", "timeout"
+    "not-pdf", "corrupt", "encrypted", "no-text", "too-many-pages", "timeout",
+    "page-chars", "document-chars", "memory", "crashed",
 ]
+
+#: Characters one page, and one document, may hold (the corpus peaks near
+#: 12,000 a page and 1.2 million a document): a page drawing millions of
+#: glyphs fails by name instead of growing a rawdict of gigabytes.
+MAX_CHARS_PER_PAGE = 200_000
+MAX_CHARS_PER_DOCUMENT = 10_000_000
+# Inside a page the clock is read every this many text lines.
+_CLOCK_EVERY_LINES = 256
 
 # Ligatures preserved (one glyph, one box); MediaBox clipping drops text placed
 # off the page. No dehyphenation (the normaliser joins "ser-\nvice" itself and
@@ -632,16 +643,23 @@ class _GeometryWriter:
 
 
 def extract_pdf(
-    data: bytes, *, max_pages: int = 2000, max_seconds: float = 120.0
+    data: bytes, *, max_pages: int = 2000, max_seconds: float = 120.0,
+    max_page_chars: int = MAX_CHARS_PER_PAGE,
+    max_document_chars: int = MAX_CHARS_PER_DOCUMENT,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ExtractedDocument:
     """Extract the text of a PDF in reading order, with every character's box.
 
     Pages are read one at a time and each page's boxes go straight to a
     temporary file, so memory stays proportional to the text, not to the page
-    count. ``max_seconds`` is checked between pages.
+    count. ``max_seconds`` is checked between pages and every few hundred
+    lines inside one; a page's characters are counted on MuPDF's text page
+    before the per-character dicts are built. ``progress(page, pages)`` is
+    told each page (1-based) before it is read.
 
     Raises :class:`ExtractionError` (``kind`` one of ``not-pdf``, ``corrupt``,
-    ``encrypted``, ``no-text``, ``too-many-pages``, ``timeout``).
+    ``encrypted``, ``no-text``, ``too-many-pages``, ``timeout``,
+    ``page-chars``, ``document-chars``, ``memory``).
     """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(
@@ -649,7 +667,8 @@ def extract_pdf(
             "read the upload with .read() first"
         )
     data = bytes(data)
-    started = time.monotonic()
+    limits = _Limits(time.monotonic() + max_seconds, max_seconds, max_page_chars,
+                     max_document_chars, progress)
     doc = _open(data)
     try:
         if doc.page_count > max_pages:
@@ -660,7 +679,7 @@ def extract_pdf(
             )
         writer = _GeometryWriter()
         try:
-            text, crc = _extract_pages(doc, writer, started, max_seconds)
+            text, crc = _extract_pages(doc, writer, limits)
             geometry = writer.finish(len(text), crc)
         except BaseException:
             writer.close()
@@ -670,11 +689,32 @@ def extract_pdf(
     return ExtractedDocument(text=text, geometry=geometry, lines=writer.lines)
 
 
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    deadline: float  # time.monotonic()
+    max_seconds: float
+    max_page_chars: int
+    max_document_chars: int
+    progress: Callable[[int, int], None] | None
+
+    def check_clock(self, number: int, pages: int) -> None:
+        if time.monotonic() > self.deadline:
+            raise ExtractionError(
+                "timeout",
+                f"Reading this PDF took longer than {self.max_seconds:g} seconds "
+                f"(stopped at page {number} of {pages}).",
+            )
+
+
+# MuPDF's words when an allocation fails (the memory limit was reached).
+_OUT_OF_MEMORY = re.compile(r"alloc|out of memory", re.I)
+
+
 _SEPARATOR_BYTES = PAGE_SEPARATOR.encode("ascii")
 
 
 def _extract_pages(
-    doc: pymupdf.Document, writer: _GeometryWriter, started: float, max_seconds: float
+    doc: pymupdf.Document, writer: _GeometryWriter, limits: _Limits
 ) -> tuple[str, int]:
     """The document text and its CRC-32; geometry goes to ``writer``.
 
@@ -682,14 +722,13 @@ def _extract_pages(
     so the text is built once, at the end, when no page's rawdict is alive.
     """
     length = crc = 0
+    pages = doc.page_count
     with tempfile.TemporaryFile() as spool:
-        for index in range(doc.page_count):
-            if time.monotonic() - started > max_seconds:
-                raise ExtractionError(
-                    "timeout",
-                    f"Reading this PDF took longer than {max_seconds:g} seconds "
-                    f"(stopped at page {index + 1} of {doc.page_count}).",
-                )
+        for index in range(pages):
+            number = index + 1
+            limits.check_clock(number, pages)
+            if limits.progress is not None:
+                limits.progress(number, pages)
             if index:
                 spool.write(_SEPARATOR_BYTES)
                 crc = zlib.crc32(_SEPARATOR_BYTES, crc)
@@ -697,20 +736,31 @@ def _extract_pages(
                 length += len(PAGE_SEPARATOR)
             try:
                 page = doc.load_page(index)
-                result = _extract_page(page, index + 1, length)
+                result = _extract_page(page, number, length, limits, pages)
             except ExtractionError:
                 raise
+            except MemoryError:
+                raise _out_of_memory(number, pages) from None
             except Exception as error:
+                reason = _mupdf_reason(error)
+                if _OUT_OF_MEMORY.search(reason):
+                    raise _out_of_memory(number, pages) from error
                 raise ExtractionError(
                     "corrupt",
-                    f"Page {index + 1} of this PDF is damaged and cannot be read "
-                    f"({_mupdf_reason(error)}).",
+                    f"Page {number} of this PDF is damaged and cannot be read ({reason}).",
                 ) from error
             writer.add_page(result)
             encoded = result.text.encode("utf-8", "surrogatepass")
             spool.write(encoded)
             crc = zlib.crc32(encoded, crc)
             length += len(result.text)
+            if length > limits.max_document_chars:
+                raise ExtractionError(
+                    "document-chars",
+                    f"This PDF holds more than {limits.max_document_chars:,} characters "
+                    f"(the limit per document; reached at page {number} of {pages}). "
+                    "Split it into smaller documents.",
+                )
         # Every extracted line holds a visible character, so an empty text
         # means no page had a text layer at all.
         if all(p.text_start == p.text_end for p in writer.pages):
@@ -720,6 +770,14 @@ def _extract_pages(
             )
         text = _read_text(spool)
     return text, crc
+
+
+def _out_of_memory(number: int, pages: int) -> ExtractionError:
+    """The sandbox words this with its limit; run in-process it is the machine's."""
+    return ExtractionError(
+        "memory",
+        f"Reading this PDF ran out of memory (at page {number} of {pages}).",
+    )
 
 
 def _read_text(spool: IO[bytes]) -> str:
@@ -762,16 +820,36 @@ def _pdf_boxes(page: pymupdf.Page) -> tuple[Box, Box]:
     return (media.x0, media.y0, media.x1, media.y1), crop_pdf
 
 
-def _extract_page(page: pymupdf.Page, number: int, offset: int) -> _PageText:
-    raw = page.get_text("rawdict", flags=_TEXT_FLAGS)
+def _extract_page(
+    page: pymupdf.Page, number: int, offset: int, limits: _Limits, pages: int
+) -> _PageText:
+    # MuPDF's text page costs tens of bytes a glyph, the rawdict built from it
+    # hundreds: count the characters on the first before making the second.
+    textpage = page.get_textpage(flags=_TEXT_FLAGS)
+    chars = len(textpage.extractText())
+    if chars > limits.max_page_chars:
+        raise ExtractionError(
+            "page-chars",
+            f"Page {number} of this PDF holds {chars:,} characters; the limit is "
+            f"{limits.max_page_chars:,} a page (no real page comes close: this one "
+            "draws text over and over).",
+        )
+    limits.check_clock(number, pages)
+    raw = page.get_text("rawdict", flags=_TEXT_FLAGS, textpage=textpage)
+    del textpage
     # rawdict boxes are relative to the unrotated crop box; this maps them to
     # the page as displayed.
     rotation = page.rotation_matrix
     matrix: _Matrix = tuple(float(rotation[k]) for k in range(6))  # type: ignore[assignment]
     blocks: list[Block] = []
+    seen = 0
     for raw_block in raw["blocks"]:
         if raw_block.get("type", 0) != 0:
             continue
+        seen += len(raw_block["lines"])
+        if seen >= _CLOCK_EVERY_LINES:
+            seen = 0
+            limits.check_clock(number, pages)
         lines = [
             line for raw_line in raw_block["lines"]
             if (line := _read_line(raw_line, matrix)) is not None

@@ -33,6 +33,7 @@ from reviewer.services.rows import insert_rows
 from reviewer.services.stats import stats_record_answer
 from reviewer.severity import outcome_columns
 from reviewer.verifying import (
+    InlinePdfOverLimit,
     SourceResolutionError,
     pdf_pages_text,
     report_dict,
@@ -132,6 +133,8 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     try:
         native = convert(data, pdf_text=pdf_pages_text) if isinstance(data, dict) else data
         payload = parse_answer_payload(native)
+    except InlinePdfOverLimit as error:
+        raise AnswerRejected("inline-pdf-over-limit", str(error), status=413) from None
     except (FormatError, PayloadError, SourceResolutionError) as error:
         raise AnswerRejected("invalid-payload", str(error)) from None
     _check_names(payload)

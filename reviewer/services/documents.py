@@ -26,9 +26,9 @@ from reviewer.ingestion import (
     ExtractedDocument,
     ExtractionError,
     chunk_text,
-    extract_pdf,
     find_furniture,
 )
+from reviewer.ingestion.sandbox import extract_pdf_isolated
 from reviewer.models import Chunk, Document, Page
 from reviewer.models.documents import DOCUMENT_KEY_MAX, validate_document_key
 
@@ -213,11 +213,7 @@ def document_ingest(*, document_id: int) -> Document:
     try:
         with document.file.open("rb") as handle:
             data = handle.read()
-        extracted = extract_pdf(
-            data,
-            max_pages=int(limits["MAX_PAGES"]),
-            max_seconds=float(limits["MAX_SECONDS_PER_DOCUMENT"]),
-        )
+        extracted = extract_pdf_isolated(data, **isolation_limits())
         try:
             furniture = find_furniture(extracted)
             ranges = chunk_text(
@@ -280,6 +276,18 @@ def _store(
             Document.objects.filter(pk=document.supersedes_id).update(superseded_by=document)
         transaction.on_commit(lambda: logger.info(
             "ingested document %s: %d pages, %d chunks", document.pk, len(pages), len(ranges)))
+
+
+def isolation_limits() -> dict[str, float]:
+    """The settings' limits of a sandboxed extraction (uploads and inline PDFs)."""
+    limits = _limits()
+    return {
+        "max_pages": int(limits["MAX_PAGES"]),
+        "max_seconds": float(limits["MAX_SECONDS_PER_DOCUMENT"]),
+        "max_page_chars": int(limits["MAX_CHARS_PER_PAGE"]),
+        "max_document_chars": int(limits["MAX_CHARS_PER_DOCUMENT"]),
+        "max_memory_bytes": int(limits["MAX_INGEST_MEMORY_BYTES"]),
+    }
 
 
 def _retryable(document: Document) -> bool:
