@@ -152,6 +152,9 @@ CITEGUARD = {
     "MAX_UPLOAD_BYTES": int(os.environ.get("CITEGUARD_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)),
     "MAX_PAGES": int(os.environ.get("CITEGUARD_MAX_PAGES", 2000)),
     "MAX_SECONDS_PER_DOCUMENT": float(os.environ.get("CITEGUARD_MAX_SECONDS", 300)),
+    # An inline PDF is extracted inside the request: it must finish well before
+    # gunicorn's 30 s worker timeout (deploy/gunicorn.conf.py) kills the worker.
+    "MAX_SECONDS_PER_INLINE_PDF": float(os.environ.get("CITEGUARD_MAX_SECONDS_INLINE", 20)),
     # Ingestion (uploads and inline PDFs) runs in a child process with this
     # address-space limit, and fails a page or document past these characters.
     "MAX_INGEST_MEMORY_BYTES": int(os.environ.get("CITEGUARD_MAX_INGEST_MEMORY_BYTES",

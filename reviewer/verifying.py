@@ -28,7 +28,7 @@ def pdf_pages_text(data: bytes) -> list[str]:
     from reviewer.services.documents import isolation_limits
 
     try:
-        extracted = extract_pdf_isolated(data, **isolation_limits())  # type: ignore[arg-type]
+        extracted = extract_pdf_isolated(data, **isolation_limits(inline=True))  # type: ignore[arg-type]
     except ExtractionError as error:
         cls = InlinePdfOverLimit if error.kind in _OVER_LIMIT else SourceResolutionError
         raise cls(f"an inline PDF document: {error.message}") from None

@@ -278,12 +278,14 @@ def _store(
             "ingested document %s: %d pages, %d chunks", document.pk, len(pages), len(ranges)))
 
 
-def isolation_limits() -> dict[str, float]:
-    """The settings' limits of a sandboxed extraction (uploads and inline PDFs)."""
+def isolation_limits(*, inline: bool = False) -> dict[str, float]:
+    """The settings' limits of a sandboxed extraction: an upload's, or (inline)
+    those of a PDF sent inside an API request, whose time is the request's."""
     limits = _limits()
+    seconds = limits["MAX_SECONDS_PER_INLINE_PDF" if inline else "MAX_SECONDS_PER_DOCUMENT"]
     return {
         "max_pages": int(limits["MAX_PAGES"]),
-        "max_seconds": float(limits["MAX_SECONDS_PER_DOCUMENT"]),
+        "max_seconds": float(seconds),
         "max_page_chars": int(limits["MAX_CHARS_PER_PAGE"]),
         "max_document_chars": int(limits["MAX_CHARS_PER_DOCUMENT"]),
         "max_memory_bytes": int(limits["MAX_INGEST_MEMORY_BYTES"]),
