@@ -129,6 +129,11 @@ CITEGUARD = {
     # its worker and is failed (a batch of 100 answers takes about a second).
     "RUN_STALE_SECONDS": float(os.environ.get("CITEGUARD_RUN_STALE_SECONDS", 600)),
 }
+# /metrics wants 'Authorization: Bearer <METRICS_TOKEN>'; without one it is
+# open only with DEBUG on. Its model label keeps these models' names, plus
+# the first 20 others a process sees; the rest count as "other".
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+CITEGUARD_KNOWN_MODELS = env_list("CITEGUARD_KNOWN_MODELS", "")
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

@@ -15,6 +15,15 @@ def _media_root(settings: LazySettings, tmp_path_factory: pytest.TempPathFactory
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
 
 
+@pytest.fixture(autouse=True)
+def _metrics_models_fresh() -> None:
+    """Each test starts with no model names seen, as a fresh process does
+    (the metrics' model label is capped per process)."""
+    from reviewer import metrics
+
+    metrics._models_seen.clear()
+
+
 @pytest.fixture(scope="session")
 def report_pdf(tmp_path_factory: pytest.TempPathFactory) -> BuiltPdf:
     """Four pages: two columns, hyphenation, running header/footer/page numbers,
