@@ -76,14 +76,20 @@ def api(client: Any, api_token: str) -> Any:
 
 @pytest.fixture
 def make_user(db: None) -> Any:
-    """A user with the given roles (group names), e.g. ``make_user("ann", "reviewer")``."""
+    """A user with the given roles (group names), e.g. ``make_user("ann", "reviewer")``,
+    a member of the default workspace unless ``workspaces`` names others."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    def make(username: str, *roles: str, **fields: Any) -> Any:
+    from reviewer.models import Workspace
+
+    def make(username: str, *roles: str, workspaces: tuple[str, ...] = ("default",),
+             **fields: Any) -> Any:
         user = get_user_model().objects.create_user(username, password=f"pw-{username}-1",
                                                     **fields)
         user.groups.add(*(Group.objects.get(name=role) for role in roles))
+        for name in workspaces:
+            Workspace.objects.get_or_create(name=name)[0].users.add(user)
         return user
 
     return make

@@ -16,7 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import Client
 
-from reviewer.models import ApiClient, Document, Workspace
+from reviewer.models import ApiClient, CitationVerdict, Document, ReviewDecision, Workspace
 from reviewer.services.clients import api_client_create
 from tests.factories import BuiltPdf
 
@@ -167,3 +167,95 @@ def test_the_upgrade_puts_existing_documents_clients_and_people_in_default(
 class _Editor:
     class connection:  # stands in for a schema editor's connection
         vendor = "test"
+
+
+# ---- people: the workspaces they are members of, and their roles -------------
+
+@pytest.fixture
+def two_answers(a: Client, b: Client, report_pdf: BuiltPdf, text_pdf: Any,
+                django_capture_on_commit_callbacks: Any) -> dict[str, Any]:
+    """One answer and its cited document in each workspace."""
+    line = report_pdf.pages[1][3]
+    made: dict[str, Any] = {}
+    for name, api, data in (("a", a, report_pdf.data), ("b", b, report_pdf.data)):
+        with django_capture_on_commit_callbacks(execute=True):
+            document = _upload(api, data).json()["id"]
+        answer = _cite_text(api, f'It says "{line}" [S1].', document)
+        assert answer.status_code == 201, answer.content
+        made[name] = {"document": document, "answer": answer.json()["answer"]}
+    return made
+
+
+def _cite_text(api: Client, text: str, document: int) -> Any:
+    body = {"answer": text, "sources": [{"marker": "S1", "document": document}]}
+    return api.post("/api/v1/answers", json.dumps(body), content_type="application/json")
+
+
+def test_people_see_only_their_workspaces_answers_and_documents(
+        client: Client, make_user: Any, two_answers: dict[str, Any]) -> None:
+    ann = make_user("ann", "supervisor", workspaces=("clinic-a",))
+    client.force_login(ann)
+    mine, theirs = two_answers["a"], two_answers["b"]
+    listed = client.get("/answers/").content.decode()
+    assert f"/answers/{mine['answer']}/" in listed and f"/answers/{theirs['answer']}/" not in listed
+    queue = client.get("/triage/?state=any").content.decode()
+    assert f"/answers/{mine['answer']}/" in queue and f"/answers/{theirs['answer']}/" not in queue
+    documents = client.get("/documents/").content.decode()
+    assert f"/documents/{mine['document']}/" in documents
+    assert f"/documents/{theirs['document']}/" not in documents
+    assert client.get(f"/answers/{mine['answer']}/").status_code == 200
+    for url in (f"/answers/{theirs['answer']}/", f"/documents/{theirs['document']}/",
+                f"/documents/{theirs['document']}/file", f"/documents/{theirs['document']}/row"):
+        assert client.get(url).status_code == 404, url
+    decided = client.post(f"/answers/{theirs['answer']}/decide", {"decision": "escalate"})
+    assert decided.status_code == 404
+    assert not ReviewDecision.objects.filter(answer_id=theirs["answer"]).exists()
+    # A superuser sees every workspace.
+    client.force_login(make_user("root", is_superuser=True, workspaces=()))
+    listed = client.get("/answers/").content.decode()
+    assert f"/answers/{mine['answer']}/" in listed and f"/answers/{theirs['answer']}/" in listed
+
+
+def test_someone_in_no_workspace_sees_nothing(client: Client, make_user: Any,
+                                              two_answers: dict[str, Any]) -> None:
+    client.force_login(make_user("newcomer", "supervisor", workspaces=()))
+    assert "/answers/" + str(two_answers["a"]["answer"]) not in client.get(
+        "/triage/?state=any").content.decode()
+    assert client.get(f"/answers/{two_answers['a']['answer']}/").status_code == 404
+
+
+def test_the_review_page_shows_the_pdf_only_to_who_may_view_documents(
+        client: Client, make_user: Any, two_answers: dict[str, Any]) -> None:
+    from django.contrib.auth.models import Group, Permission
+
+    answer, document = two_answers["a"]["answer"], two_answers["a"]["document"]
+    citation = CitationVerdict.objects.filter(answer_id=answer).order_by("pk").first()
+    assert citation is not None and citation.pages
+    readers = Group.objects.create(name="answer-readers")
+    readers.permissions.add(Permission.objects.get(codename="view_answer"))
+    file_url = f"/documents/{document}/file"
+    page = f"/answers/{answer}/?citation={citation.pk}"
+
+    client.force_login(make_user("rita", "reviewer", workspaces=("clinic-a",)))
+    assert file_url in client.get(page).content.decode()
+    assert client.get(file_url).status_code == 200
+
+    client.force_login(make_user("reader", "answer-readers", workspaces=("clinic-a",)))
+    shown = client.get(page)
+    assert shown.status_code == 200 and file_url not in shown.content.decode()
+    panel = client.get(page, headers={"HX-Request": "true"})
+    assert file_url not in panel.content.decode()
+    assert file_url not in panel.get("HX-Trigger", "")
+    assert client.get(file_url).status_code == 403
+
+
+def test_granting_a_role_can_add_the_workspace_and_says_when_there_is_none(
+        django_user_model: Any) -> None:
+    person = django_user_model.objects.create_user("nina", password="x")
+    Workspace.objects.create(name="clinic-a")
+    err = StringIO()
+    call_command("roles", "grant", "nina", "reviewer", stdout=StringIO(), stderr=err)
+    assert "in no workspace" in err.getvalue()
+    call_command("roles", "grant", "nina", "reviewer", "--workspace", "clinic-a",
+                 stdout=StringIO(), stderr=StringIO())
+    assert list(person.workspaces.values_list("name", flat=True)) == ["clinic-a"]
