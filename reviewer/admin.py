@@ -18,6 +18,7 @@ from reviewer.models import (
     SentenceVerdict,
     Surface,
     SurfaceChange,
+    Workspace,
 )
 from reviewer.services.surfaces import SURFACE_SETTINGS, surface_update
 
@@ -50,11 +51,12 @@ class PageInline(admin.TabularInline[Page, Document]):
 
 @admin.register(Document)
 class DocumentAdmin(_NoAdd, admin.ModelAdmin[Document]):
-    list_display = ("title", "status", "page_count", "created", "superseded_by")
-    list_filter = ("status",)
+    list_display = ("title", "workspace", "status", "page_count", "created", "superseded_by")
+    list_filter = ("status", "workspace")
     search_fields = ("title", "sha256")
-    readonly_fields = ("sha256", "size_bytes", "status", "error_kind", "error", "page_count",
-                       "superseded_by", "created", "updated")
+    # A document stays in its workspace: its versions and citations are there.
+    readonly_fields = ("workspace", "sha256", "size_bytes", "status", "error_kind", "error",
+                       "page_count", "superseded_by", "created", "updated")
     exclude = ("text", "furniture", "geometry")
     inlines = (PageInline,)
 
@@ -75,7 +77,8 @@ class PageAdmin(_NoAdd, admin.ModelAdmin[Page]):
 
 @admin.register(ApiClient)
 class ApiClientAdmin(admin.ModelAdmin[ApiClient]):
-    list_display = ("name", "token_hint", "created", "revoked_at")
+    list_display = ("name", "workspace", "token_hint", "created", "revoked_at")
+    list_filter = ("workspace",)
     readonly_fields = ("token_hint", "created")
     actions = ("revoke",)
 
@@ -83,6 +86,16 @@ class ApiClientAdmin(admin.ModelAdmin[ApiClient]):
     def revoke(self, request: object, queryset: object) -> None:
         for client in queryset:  # type: ignore[attr-defined]
             client.revoke()
+
+
+@admin.register(Workspace)
+class WorkspaceAdmin(admin.ModelAdmin[Workspace]):
+    """Who shares what: its clients (tokens) read, cite and supersede only
+    its documents; its users see only its answers and documents."""
+
+    list_display = ("name", "created")
+    search_fields = ("name",)
+    filter_horizontal = ("users",)
 
 
 class SentenceInline(admin.TabularInline[SentenceVerdict, Answer]):

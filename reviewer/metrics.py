@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from django.conf import settings
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -40,16 +41,38 @@ LATENCY = Histogram("citeguard_verification_seconds", "Time to verify one answer
                     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0))
 
 
-def record(*, surface: str, model: str, result: dict[str, Any]) -> None:
-    """Count one verified answer and write its log line."""
+#: Distinct models a process labels by name besides the configured ones.
+MODELS_SEEN_MAX = 20
+OTHER_MODEL = "other"
+_models_seen: set[str] = set()
+
+
+def model_label(model: str) -> str:
+    """The ``model`` label for ``model``: its name when it is in
+    CITEGUARD_KNOWN_MODELS or among the first MODELS_SEEN_MAX others this
+    process saw, else "other". A client sending a new model name on every
+    request would otherwise grow every series without bound."""
     model = model or "unknown"
-    ANSWERS.labels(surface, model, result["verdict"], result["action"]).inc()
+    if model == "unknown" or model in settings.CITEGUARD_KNOWN_MODELS or model in _models_seen:
+        return model
+    if len(_models_seen) < MODELS_SEEN_MAX:
+        _models_seen.add(model)
+        return model
+    return OTHER_MODEL
+
+
+def record(*, surface: str, model: str, result: dict[str, Any]) -> None:
+    """Count one verified answer and write its log line (the log keeps the
+    model's own name; only the metric's label is capped)."""
+    model = model or "unknown"
+    label = model_label(model)
+    ANSWERS.labels(surface, label, result["verdict"], result["action"]).inc()
     for outcome, count in result["counts"].items():
         if outcome == "uncited-claim":
             if count:
-                UNCITED_CLAIMS.labels(surface, model).inc(count)
+                UNCITED_CLAIMS.labels(surface, label).inc(count)
         elif outcome != "superseded" and count:
-            CITATIONS.labels(surface, model, outcome).inc(count)
+            CITATIONS.labels(surface, label, outcome).inc(count)
     LATENCY.labels(surface).observe(result["elapsed_ms"] / 1000)
     logger.info(json.dumps({
         "event": "answer-verified", "answer": result["answer"], "id": result["id"],

@@ -191,6 +191,11 @@ EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "citeguard@localhost")
+# /metrics wants 'Authorization: Bearer <METRICS_TOKEN>'; without one it is
+# open only with DEBUG on. Its model label keeps these models' names, plus
+# the first 20 others a process sees; the rest count as "other".
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+CITEGUARD_KNOWN_MODELS = env_list("CITEGUARD_KNOWN_MODELS", "")
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024))
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

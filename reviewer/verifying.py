@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models.functions import Length, Substr
 
-from reviewer.models import Chunk, Document
+from reviewer.models import Chunk, Document, Workspace
 from reviewer.selectors.documents import document_locate
 from verification import Report, Source, VerificationConfig, verify_answer
 from verification.payload import AnswerPayload, SourceRef
@@ -88,11 +88,18 @@ def _document_source(
     )
 
 
-def resolve_sources(refs: tuple[SourceRef, ...]) -> list[Source]:
-    chunk_ids = [ref.chunk for ref in refs if ref.chunk is not None]
-    chunks = Chunk.objects.select_related("document").defer("document__text").in_bulk(chunk_ids)
-    document_ids = [ref.document for ref in refs if ref.document is not None]
-    documents = Document.objects.defer("text").in_bulk(document_ids)
+def resolve_sources(refs: tuple[SourceRef, ...], *, workspace: Workspace | int | None = None
+                    ) -> list[Source]:
+    """The sources as text; chunks and documents only from ``workspace``
+    (None: any, for the operator's own commands). Another workspace's chunk
+    or document is refused in the same words as one that does not exist."""
+    chunk_rows = Chunk.objects.select_related("document").defer("document__text")
+    document_rows = Document.objects.defer("text")
+    if workspace is not None:
+        chunk_rows = chunk_rows.filter(document__workspace=workspace)
+        document_rows = document_rows.filter(workspace=workspace)
+    chunks = chunk_rows.in_bulk([ref.chunk for ref in refs if ref.chunk is not None])
+    documents = document_rows.in_bulk([ref.document for ref in refs if ref.document is not None])
     sources = []
     for ref in refs:
         if ref.text is not None:

@@ -54,7 +54,8 @@ def _authenticate(request: HttpRequest) -> ApiClient:
     if scheme.lower() != "bearer" or not token.strip():
         raise ApiError(401, "unauthenticated",
                        "Send your API token as 'Authorization: Bearer <token>'.")
-    client = ApiClient.objects.filter(token_hash=hash_token(token.strip())).first()
+    client = (ApiClient.objects.select_related("workspace")
+              .filter(token_hash=hash_token(token.strip())).first())
     if client is None:
         raise ApiError(401, "invalid-token", "This API token is not valid.")
     if client.revoked_at is not None:

@@ -45,12 +45,18 @@ def document_data(document: Document) -> dict[str, Any]:
     }
 
 
-def _get(document_id: int) -> Document:
+def _get(request: HttpRequest, document_id: int) -> Document:
     documents_fail_stale()  # checked when read: a stuck ingestion reads failed, with why
-    document = document_get(document_id)
+    # Another workspace's document is answered exactly as a missing one.
+    document = document_get(document_id, workspaces=[_workspace(request)])
     if document is None:
         raise ApiError(404, "not-found", f"There is no document {document_id}.")
     return document
+
+
+def _workspace(request: HttpRequest) -> int:
+    """The workspace of the request's token: the only documents it sees."""
+    return int(request.client.workspace_id)  # type: ignore[attr-defined]
 
 
 @api_endpoint("GET", "POST")
@@ -72,6 +78,7 @@ def _list(request: HttpRequest) -> JsonResponse:
         document_key=request.GET.get("document_key", "").strip(),
         since=since_param(request),
         current={"": None, "true": True, "false": False}[current_raw],
+        workspaces=[_workspace(request)],
     )
     rows, next_cursor, next_url = keyset_page(queryset, request, kind="documents")
     return JsonResponse({"results": [document_data(d) for d in rows],
@@ -117,17 +124,19 @@ def _upload(request: HttpRequest) -> JsonResponse:
         raw = fields["supersedes"].strip()
         if not (raw.isascii() and raw.isdigit() and len(raw) < 19):
             raise ApiError(400, "invalid-supersedes", "'supersedes' must be a document id.")
-        supersedes = Document.objects.defer("text", "furniture").filter(pk=int(raw)).first()
+        supersedes = (Document.objects.in_workspace(_workspace(request))
+                      .defer("text", "furniture").filter(pk=int(raw)).first())
         if supersedes is None:
             raise ApiError(400, "invalid-supersedes",
                            f"'supersedes' names document {raw}, which does not exist.")
     try:
         result = document_upload(data=data, filename=filename, title=fields.get("title", ""),
                                  supersedes=supersedes,
-                                 document_key=fields.get("document_key", ""))
+                                 document_key=fields.get("document_key", ""),
+                                 workspace=request.client.workspace)  # type: ignore[attr-defined]
     except DocumentRejected as error:
         raise ApiError(error.status, error.code, str(error)) from None
-    document = _get(result.document.pk)  # as stored now: ingestion may have run already
+    document = _get(request, result.document.pk)  # as stored now: ingestion may have run already
     status = 200 if not result.created else 201 if document.status in (
         Document.Status.READY, Document.Status.FAILED) else 202
     response = JsonResponse(
@@ -139,7 +148,7 @@ def _upload(request: HttpRequest) -> JsonResponse:
 
 @api_endpoint("GET")
 def document_detail(request: HttpRequest, document_id: int) -> JsonResponse:
-    return JsonResponse(document_data(_get(document_id)))
+    return JsonResponse(document_data(_get(request, document_id)))
 
 
 CHUNK_LIMIT = 100
@@ -152,7 +161,8 @@ def document_chunks(request: HttpRequest, document_id: int) -> JsonResponse:
     (exactly ``document.text[start:end]``) and ``prompt_text`` (the same with
     running headers and page numbers blanked)."""
     check_params(request, ())
-    document = Document.objects.defer("text").filter(pk=document_id).first()
+    document = (Document.objects.in_workspace(_workspace(request)).defer("text")
+                .filter(pk=document_id).first())
     if document is None:
         raise ApiError(404, "not-found", f"There is no document {document_id}.")
     if document.status != Document.Status.READY:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import os
+import hmac
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -51,9 +52,22 @@ def _endpoints() -> list[dict[str, object]]:
 
 @require_GET
 def metrics_view(request: HttpRequest) -> HttpResponse:
-    token = os.environ.get("METRICS_TOKEN")
-    if token and request.headers.get("Authorization") != f"Bearer {token}":
-        return HttpResponse("metrics need the METRICS_TOKEN bearer token\n", status=401,
-                            content_type="text/plain")
+    """Prometheus exposition behind ``Authorization: Bearer <METRICS_TOKEN>``.
+    Without a configured token it is open in development (DEBUG) and closed
+    in production: model names and volumes are not for the internet."""
+    token = settings.METRICS_TOKEN
+    if not token:
+        if not settings.DEBUG:
+            return HttpResponse("metrics are off: set METRICS_TOKEN and scrape with "
+                                "'Authorization: Bearer <token>'\n", status=403,
+                                content_type="text/plain")
+    else:
+        scheme, _, sent = request.headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+                sent.strip().encode(), token.encode()):
+            response = HttpResponse("metrics need the METRICS_TOKEN bearer token\n",
+                                    status=401, content_type="text/plain")
+            response["WWW-Authenticate"] = 'Bearer realm="citeguard-metrics"'
+            return response
     body, content_type = metrics.exposition()
     return HttpResponse(body, content_type=content_type)

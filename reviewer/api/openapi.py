@@ -43,7 +43,9 @@ SPEC: dict[str, Any] = {
         "description": (
             "Deterministic verification of the citations in RAG answers: markers must be "
             "injected, quoted spans must occur in the cited source, claims should carry a "
-            "marker. It verifies provenance, never truth. Offsets are Python code points."
+            "marker. It verifies provenance, never truth. Offsets are Python code points. "
+            "A token sees only its workspace's documents: another workspace's document is "
+            "answered as a missing one."
         ),
     },
     "servers": [{"url": "/api/v1"}],
@@ -203,7 +205,8 @@ SPEC: dict[str, Any] = {
     },
     "components": {
         "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                       "description": "manage.py create_api_token NAME"}},
+                                       "description": "manage.py create_api_token NAME "
+                                                      "[--workspace WORKSPACE]"}},
         "responses": {"Error": _error("An error, with a message naming what to fix")},
         "parameters": {
             "Cursor": _query("cursor", "`next_cursor` of the previous page", {"type": "string"}),

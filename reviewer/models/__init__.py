@@ -13,6 +13,7 @@ from .documents import Chunk, Document, Page
 from .stats import AnswerStats, QueueGroup, TrendAlert
 from .surfaces import SurfaceChange
 from .verdicts import ReverificationRun, VerdictRecord
+from .workspaces import Workspace
 
 __all__ = [
     "Answer",
@@ -34,4 +35,5 @@ __all__ = [
     "SurfaceChange",
     "TrendAlert",
     "VerdictRecord",
+    "Workspace",
 ]

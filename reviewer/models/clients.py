@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Any
 
 from django.db import models
 from django.utils import timezone
+
+from .workspaces import Workspace, default_workspace_fill
 
 TOKEN_PREFIX = "cg_"
 
@@ -24,6 +27,8 @@ class ApiClientQuerySet(models.QuerySet["ApiClient"]):
 
 class ApiClient(models.Model):
     name = models.CharField(max_length=100, unique=True)
+    # The documents this client's token may read, cite and supersede.
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="clients")
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
     # The first characters, so a person can tell tokens apart in the admin.
     token_hint = models.CharField(max_length=12, editable=False)
@@ -37,6 +42,10 @@ class ApiClient(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        default_workspace_fill(self)
+        super().save(*args, **kwargs)
 
     @staticmethod
     def new_token() -> str:

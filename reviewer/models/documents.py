@@ -6,9 +6,13 @@ built at extraction; a chunk is a range of it, never a rewritten copy.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+
+from .workspaces import Workspace, default_workspace_fill
 
 DOCUMENT_KEY_MAX = 200
 
@@ -26,9 +30,15 @@ class DocumentQuerySet(models.QuerySet["Document"]):
     def current(self) -> DocumentQuerySet:
         return self.filter(superseded_by__isnull=True)
 
-    def with_key(self, document_key: str) -> DocumentQuerySet:
-        """Every version stored under the client's ``document_key`` (none for "")."""
-        return self.filter(document_key=document_key).exclude(document_key="")
+    def in_workspace(self, workspace: Workspace | int) -> DocumentQuerySet:
+        return self.filter(workspace=workspace)
+
+    def with_key(self, document_key: str, *, workspace: Workspace | int) -> DocumentQuerySet:
+        """Every version stored under the client's ``document_key`` in its
+        workspace (none for ""): keys are the client's names, so another
+        workspace's same key is another document."""
+        return self.filter(workspace=workspace, document_key=document_key).exclude(
+            document_key="")
 
 
 class Document(models.Model):
@@ -38,9 +48,11 @@ class Document(models.Model):
         READY = "ready", "Ready"
         FAILED = "failed", "Failed"
 
+    # Whose document it is: only this workspace's tokens and members see it.
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="documents")
     title = models.CharField(max_length=300)
     file = models.FileField(upload_to="documents/%Y/%m/")
-    sha256 = models.CharField(max_length=64, unique=True, editable=False)
+    sha256 = models.CharField(max_length=64, editable=False)
     size_bytes = models.PositiveBigIntegerField(default=0)
     status = models.CharField(max_length=12, choices=Status, default=Status.QUEUED)
     error_kind = models.CharField(max_length=32, blank=True)
@@ -80,15 +92,23 @@ class Document(models.Model):
         ordering = ["-created"]
         indexes = [models.Index(fields=["title"]), models.Index(fields=["status"])]
         constraints = [
+            # The same bytes are one document per workspace (two workspaces
+            # uploading them hold two, and neither learns of the other's).
+            models.UniqueConstraint(fields=["workspace", "sha256"],
+                                    name="document_sha256_unique_per_workspace"),
             # One row per version of a key: two uploads racing under one key
             # cannot both become its next version.
-            models.UniqueConstraint(fields=["document_key", "version"],
+            models.UniqueConstraint(fields=["workspace", "document_key", "version"],
                                     condition=~Q(document_key=""),
                                     name="document_key_version_unique"),
         ]
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        default_workspace_fill(self)
+        super().save(*args, **kwargs)
 
     @property
     def is_superseded(self) -> bool:

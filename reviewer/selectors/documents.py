@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from datetime import datetime
 from functools import lru_cache
 
@@ -10,7 +11,7 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from reviewer.ingestion import DocumentGeometry, PageRects, locate
-from reviewer.models import Chunk, Document
+from reviewer.models import Chunk, Document, Workspace
 
 logger = logging.getLogger("citeguard.documents")
 
@@ -35,14 +36,18 @@ def _with_counts(queryset: QuerySet[Document]) -> QuerySet[Document]:
 def document_list(
     *, q: str = "", statuses: list[str] | None = None, document_key: str = "",
     since: datetime | None = None, current: bool | None = None,
+    workspaces: Iterable[Workspace | int] | None = None,
 ) -> QuerySet[Document]:
-    """Documents newest first, each with ``chunk_count``, filtered.
+    """Documents newest first, each with ``chunk_count``, filtered; only
+    those of ``workspaces`` unless it is None (every workspace).
 
     ``q`` matches a document id (``42`` or ``#42``), a title or key in part, or
     a SHA-256 prefix of eight characters or more.
     """
     queryset = Document.objects.defer(*LIST_DEFER).select_related("supersedes")
     queryset = queryset.defer(*(f"supersedes__{f}" for f in LIST_DEFER))
+    if workspaces is not None:
+        queryset = queryset.filter(workspace__in=list(workspaces))
     q = q.strip()
     if q:
         match = Q(title__icontains=q) | Q(document_key__icontains=q)
@@ -63,9 +68,11 @@ def document_list(
     return _with_counts(queryset).order_by("-pk")
 
 
-def document_get(document_id: int) -> Document | None:
-    """One document with its ``chunk_count`` (text left out), or None."""
-    return document_list().filter(pk=document_id).first()
+def document_get(document_id: int, *, workspaces: Iterable[Workspace | int] | None = None
+                 ) -> Document | None:
+    """One document with its ``chunk_count`` (text left out), or None, also
+    when it is not in ``workspaces`` (None: any)."""
+    return document_list(workspaces=workspaces).filter(pk=document_id).first()
 
 
 def document_versions(document: Document) -> QuerySet[Document]:
@@ -74,7 +81,7 @@ def document_versions(document: Document) -> QuerySet[Document]:
     by the links shown on the page."""
     if not document.document_key:
         return Document.objects.filter(pk=document.pk).only("pk", "title", "version", "status")
-    return (Document.objects.with_key(document.document_key)
+    return (Document.objects.with_key(document.document_key, workspace=document.workspace_id)
             .only("pk", "title", "version", "status", "superseded_by", "created")
             .order_by("-version"))
 

@@ -44,6 +44,7 @@ from django.db.models.functions import Left
 from django.utils import timezone
 
 from reviewer.models import Answer, QueueGroup, ReviewDecision, Surface
+from reviewer.selectors.workspaces import answers_visible, workspaces_of
 from reviewer.severity import OUTCOME_BITS, OUTCOME_COLUMNS, SEVERITY_ORDER, reason_words
 
 __all__ = [
@@ -208,9 +209,10 @@ class TriageFilters:
 # ---- queries -----------------------------------------------------------------
 
 def _scoped(user: Any) -> QuerySet[Answer]:
-    """The answers ``user`` may see in the queue: all of them with
-    view_all_queues, else their own queue and the unassigned answers."""
-    answers = Answer.objects.all()
+    """The answers ``user`` may see in the queue: of their workspaces, all
+    of them with view_all_queues, else their own queue and the unassigned
+    answers."""
+    answers = answers_visible(Answer.objects.all(), user)
     if not user.has_perm("reviewer.view_all_queues"):
         answers = answers.filter(Q(assigned_to_id=user.pk) | Q(assigned_to__isnull=True))
     return answers
@@ -453,6 +455,9 @@ def triage_counts(filters: TriageFilters, user: Any, *, kept: bool | None = None
     when no search, coverage or date filter is set (``kept`` forces the
     choice; the tests compare both), else a GROUP BY over the answers."""
     use_kept = kept if kept is not None else _uses_kept_counts(filters)
+    # The kept groups count every workspace: someone who sees only some is
+    # counted live, over the answers they may see.
+    use_kept = use_kept and workspaces_of(user) is None
     total, per_facet = _facet_counts(filters, user, live=not use_kept)
     facets: dict[str, list[FacetValue]] = {}
     for facet in FACETS:

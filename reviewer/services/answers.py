@@ -148,7 +148,9 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     _check_limits(payload)
     surface = surface_for(payload.surface)
     try:
-        sources = resolve_sources(payload.sources)
+        # A client cites only its workspace's documents.
+        sources = resolve_sources(payload.sources,
+                                  workspace=client.workspace_id if client else None)
     except SourceResolutionError as error:
         raise AnswerRejected("invalid-source", str(error)) from None
     report = verify_answer(payload.answer, sources, config=verification_config(surface),

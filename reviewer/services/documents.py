@@ -29,7 +29,7 @@ from reviewer.ingestion import (
     find_furniture,
 )
 from reviewer.ingestion.sandbox import extract_pdf_isolated
-from reviewer.models import Chunk, Document, Page
+from reviewer.models import Chunk, Document, Page, Workspace
 from reviewer.models.documents import DOCUMENT_KEY_MAX, validate_document_key
 
 logger = logging.getLogger("citeguard.ingest")
@@ -69,7 +69,7 @@ def _limits() -> dict[str, float]:
 
 def document_upload(
     *, data: bytes, filename: str, title: str = "", supersedes: Document | None = None,
-    document_key: str = "",
+    document_key: str = "", workspace: Workspace | None = None,
 ) -> UploadResult:
     """Store an uploaded file as a document and queue its ingestion.
 
@@ -81,12 +81,20 @@ def document_upload(
     superseded once the new one is ready. A file over the size limit is
     recorded as failed without keeping its bytes.
 
+    Everything above holds within ``workspace`` (the default one when None):
+    the same bytes in another workspace are another document, and
+    ``supersedes`` must be in this one.
+
     Raises DocumentRejected when the request contradicts what is stored: a
     ``supersedes`` that already has a newer version, or that belongs to
     another key.
     """
+    workspace = workspace or Workspace.objects.default()
+    if supersedes is not None and supersedes.workspace_id != workspace.pk:
+        raise ValueError(f"document {supersedes.pk} is not in workspace {workspace.name!r}")
     digest = hashlib.sha256(data).hexdigest()
-    existing = Document.objects.filter(sha256=digest).first()
+    mine = Document.objects.in_workspace(workspace)
+    existing = mine.filter(sha256=digest).first()
     if existing is not None:
         documents_fail_stale()
         existing.refresh_from_db()
@@ -99,7 +107,7 @@ def document_upload(
     limit = int(_limits()["MAX_UPLOAD_BYTES"])
     for attempt in range(3):
         document = Document(title=title, sha256=digest, size_bytes=len(data),
-                            document_key=document_key)
+                            document_key=document_key, workspace=workspace)
         _place_version(document, supersedes)
         if len(data) > limit:
             document.status = Document.Status.FAILED
@@ -117,7 +125,7 @@ def document_upload(
                 document.save()
         except IntegrityError:
             document.file.delete(save=False)
-            stored = Document.objects.filter(sha256=digest).first()
+            stored = mine.filter(sha256=digest).first()
             if stored is not None:  # the same file, uploaded concurrently
                 return UploadResult(stored, created=False)
             if attempt == 2:
@@ -162,7 +170,7 @@ def _place_version(document: Document, supersedes: Document | None) -> None:
         key = document.document_key = supersedes.document_key
     head = None
     if key:
-        versions = Document.objects.with_key(key)
+        versions = Document.objects.with_key(key, workspace=document.workspace_id)
         head = (versions.exclude(status=Document.Status.FAILED)
                 .order_by("-version").only("pk", "version").first())
         if supersedes is not None and head is not None and supersedes.pk != head.pk:
@@ -176,7 +184,7 @@ def _place_version(document: Document, supersedes: Document | None) -> None:
         latest = 0
     target = supersedes or head
     if target is not None and supersedes is not None:
-        newer = (Document.objects.filter(supersedes=target)
+        newer = (Document.objects.filter(supersedes=target)  # never across workspaces
                  .exclude(status=Document.Status.FAILED).order_by("pk").first())
         if target.superseded_by_id or newer is not None:
             successor = target.superseded_by_id or (newer.pk if newer else None)

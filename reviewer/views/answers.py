@@ -30,6 +30,7 @@ from reviewer.selectors.documents import pdf_highlight
 from reviewer.selectors.reviews import review_safety, review_served, review_trail, undo_seconds
 from reviewer.selectors.triage import TriageFilters, triage_next
 from reviewer.selectors.verdict_history import verdict_history
+from reviewer.selectors.workspaces import answers_visible, documents_visible
 from reviewer.services.assignments import answer_open, in_review_by_other
 from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
 from reviewer.views.answer_text import render_sentence
@@ -45,7 +46,7 @@ FAILING = {"fabricated-marker", "quote-altered", "quote-not-found", "wrong-sourc
 @require_GET
 @permission_required("reviewer.view_answer")
 def answers(request: HtmxHttpRequest) -> HttpResponse:
-    queryset = answer_list()
+    queryset = answers_visible(answer_list(), request.user)
     verdict = request.GET.get("verdict", "")
     state = request.GET.get("state", "")
     if verdict in Answer.Verdict.values:
@@ -148,13 +149,14 @@ def _normalised_words(names: Any) -> list[str]:
     return [NORMALISED_WORDS.get(name, name.replace("-", " ")) for name in dict.fromkeys(names)]
 
 
-def _passage_context(citation: CitationVerdict, passage: Passage) -> dict[str, Any]:
+def _passage_context(citation: CitationVerdict, passage: Passage, *, pdfs: bool = True
+                     ) -> dict[str, Any]:
     source, start, end = passage.source, passage.start, passage.end
     before_start = max(0, start - 200)
     after_end = min(len(source.text), end + 200)
     context: dict[str, Any] = {
         "kind": passage.kind, "source": source, "score": passage.score,
-        "has_pdf": bool(passage.pages) and source.document_id is not None,
+        "has_pdf": pdfs and bool(passage.pages) and source.document_id is not None,
         "excerpt": {
             "before": source_runs(source, before_start, start, lead="…" if before_start else ""),
             "match": source_runs(source, start, end),
@@ -187,11 +189,12 @@ def _passage_context(citation: CitationVerdict, passage: Passage) -> dict[str, A
 
 
 def _panel_context(answer: Answer, sentence: SentenceVerdict,
-                   citation: CitationVerdict | None) -> dict[str, Any]:
+                   citation: CitationVerdict | None, *, pdfs: bool = True) -> dict[str, Any]:
+    """``pdfs``: whether the reader may open the documents (links to them)."""
     context: dict[str, Any] = {"answer": answer, "sentence": sentence, "citation": citation}
     if citation is None:
         return context
-    context["passages"] = [_passage_context(citation, p)
+    context["passages"] = [_passage_context(citation, p, pdfs=pdfs)
                            for p in _passages(citation, _sources(answer))]
     return context
 
@@ -208,19 +211,22 @@ def _group_outcome(citation: CitationVerdict, passage: Passage) -> str:
 
 
 def _highlight_event(answer: Answer, citation: CitationVerdict | None,
-                     passage: str = "") -> dict[str, Any]:
+                     passage: str = "", *, user: Any = None) -> dict[str, Any]:
     """What the viewer is told to show: ``groups``, one per passage with
     page rectangles (the one asked for first), each with its outcome, label,
     PDF and pages; the first group's ``url``, ``document``, ``title`` and
-    ``pages`` also at the top level, as before groups existed."""
+    ``pages`` also at the top level, as before groups existed. Nothing for
+    a ``user`` who may not open documents (the passages' text still shows)."""
     empty: dict[str, Any] = {"url": None, "pages": [], "groups": []}
-    if citation is None:
+    if citation is None or (user is not None and not user.has_perm("reviewer.view_document")):
         return empty
     passages = [p for p in _passages(citation, _sources(answer))
                 if p.pages and p.source.document_id is not None]
     passages.sort(key=lambda p: p.kind != passage)  # stable: the asked-for one first
-    documents = Document.objects.defer("text").in_bulk(
-        {p.source.document_id for p in passages})
+    documents = Document.objects.defer("text")
+    if user is not None:
+        documents = documents_visible(documents, user)
+    documents = documents.in_bulk({p.source.document_id for p in passages})
     groups = []
     for item in passages:
         document = documents.get(item.source.document_id)
@@ -285,21 +291,25 @@ def _reason_words(reason: str) -> str:
 @require_GET
 @permission_required("reviewer.view_answer")
 def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+    if not answers_visible(Answer.objects.filter(pk=answer_id), request.user).exists():
+        raise Http404("No such answer")  # another workspace's: as if it did not exist
     try:
         answer = answer_get_for_review(answer_id)
     except Answer.DoesNotExist:
         raise Http404("No such answer") from None
     sentence, citation = _pick(answer, request)
     passage = request.GET.get("passage", "")
+    pdfs = request.user.has_perm("reviewer.view_document")
     queue = request.GET.get("queue")
     # Appended to the page's own links (sentences, citations, passages), so
     # that a reload after opening one still knows the queue it came from.
     keep = "&" + urlencode({"queue": queue}) if queue is not None else ""
     if request.htmx and sentence is not None:
         response = render(request, "reviewer/review.html#sentence-panel",
-                          {**_panel_context(answer, sentence, citation), "keep": keep})
+                          {**_panel_context(answer, sentence, citation, pdfs=pdfs),
+                           "keep": keep})
         return trigger_client_event(response, "highlight",
-                                    _highlight_event(answer, citation, passage))
+                                    _highlight_event(answer, citation, passage, user=request.user))
     if request.htmx and request.GET.get("verdict") in ("previous", "current"):
         return render(request, "reviewer/review.html#previous-verdict",
                       {"answer": answer, "keep": keep, **_history_context(answer, request)})
@@ -310,7 +320,8 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         "answer": answer, "sentences": sentences, "counts": counts,
         "reasons": [_reason_words(reason) for reason in answer.reasons],
         "decisions": answer.decisions.all(), "decision_choices": ReviewDecision.Decision.choices,
-        "highlight": _highlight_event(answer, citation, passage) if citation else None,
+        "highlight": (_highlight_event(answer, citation, passage, user=request.user)
+                      if citation else None),
         "keep": keep, **_history_context(answer, request),
     }
     context.update({"trail": review_trail(answer), "served": review_served(answer),
@@ -320,7 +331,7 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     context["open_by"] = in_review_by_other(answer, request.user)
     context.update(_queue_context(answer, request.GET.get("queue"), request.user))
     if sentence is not None:
-        context.update(_panel_context(answer, sentence, citation))
+        context.update(_panel_context(answer, sentence, citation, pdfs=pdfs))
     return render(request, "reviewer/review.html", context)
 
 
@@ -408,7 +419,7 @@ def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """Record a decision. Approving with failing citations unopened needs
     ``opened`` (the citation ids the reviewer opened) to cover them all, or
     ``confirmed``; a high-stakes surface needs a ``note`` on a failing answer."""
-    answer = get_object_or_404(Answer, pk=answer_id)
+    answer = get_object_or_404(answers_visible(Answer.objects.all(), request.user), pk=answer_id)
     try:
         record = review_decide(
             answer=answer, reviewer=request.user,  # type: ignore[arg-type]
@@ -424,7 +435,7 @@ def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
 @permission_required("reviewer.decide_answer")
 def answer_undo(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """Undo one of this answer's decisions (``decision``: its id) within the window."""
-    get_object_or_404(Answer, pk=answer_id)
+    get_object_or_404(answers_visible(Answer.objects.all(), request.user), pk=answer_id)
     decision_id = request.POST.get("decision", "")
     if not decision_id.isdigit() or not ReviewDecision.objects.filter(
             pk=int(decision_id), answer_id=answer_id).exists():
@@ -441,7 +452,8 @@ def answer_undo(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
 @require_GET
 @permission_required("reviewer.view_document")
 def document_file(request: HtmxHttpRequest, document_id: int) -> FileResponse:
-    document = get_object_or_404(Document.objects.defer("text"), pk=document_id)
+    document = get_object_or_404(documents_visible(Document.objects.defer("text"), request.user),
+                                 pk=document_id)
     if not document.file:
         raise Http404("This document's file was not kept.")
     response = FileResponse(document.file.open("rb"), content_type="application/pdf")

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from reviewer.models import CalibrationItem, Document, MatchLabel, Surface
 from reviewer.selectors.calibration import next_item, queue_left, surfaces_to_label
 from reviewer.selectors.documents import pdf_highlight
+from reviewer.selectors.workspaces import documents_visible
 from reviewer.services.calibration import (
     LabelRefused,
     calibration_sample,
@@ -112,13 +113,16 @@ def _item_context(item: CalibrationItem) -> dict[str, Any]:
     }
 
 
-def _highlight(item: CalibrationItem | None) -> dict[str, Any] | None:
+def _highlight(item: CalibrationItem | None, user: Any = None) -> dict[str, Any] | None:
     """The viewer's detail for ``item``'s window, drawn with the viewer's
     neutral "cited passage" style (an outcome's colour would tell the
-    verdict)."""
+    verdict); none for a document outside ``user``'s workspaces."""
     if item is None or item.document_id is None or not item.pages:
         return None
-    document = Document.objects.defer("text").filter(pk=item.document_id).first()
+    documents = Document.objects.defer("text")
+    if user is not None:
+        documents = documents_visible(documents, user)
+    document = documents.filter(pk=item.document_id).first()
     if document is None or not document.file:
         return None
     return {"url": reverse("reviewer:document-file", args=[document.pk]),
@@ -141,7 +145,7 @@ def _queue_context(request: HtmxHttpRequest, surface: Surface, session: _Session
         "labelled": MatchLabel.objects.filter(
             item__surface=surface, labeller_name=request.user.get_username()).count(),
         "skipped": len(session.skipped),
-        "highlight": _highlight(item),
+        "highlight": _highlight(item, request.user),
     }
     if item is not None:
         context.update(_item_context(item))

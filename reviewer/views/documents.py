@@ -19,6 +19,7 @@ from reviewer.selectors.documents import (
     document_list,
     document_versions,
 )
+from reviewer.selectors.workspaces import documents_visible, upload_workspace, workspaces_of
 from reviewer.services.documents import (
     DocumentRejected,
     document_upload,
@@ -33,7 +34,8 @@ CHUNKS_PER_PAGE = 25
 def _list_context(request: HtmxHttpRequest) -> dict[str, object]:
     documents_fail_stale()  # checked when read: a stuck ingestion shows failed, with why
     q = request.GET.get("q", "").strip()
-    page = Paginator(document_list(q=q), DOCUMENTS_PER_PAGE).get_page(request.GET.get("page"))
+    page = Paginator(document_list(q=q, workspaces=workspaces_of(request.user)),
+                     DOCUMENTS_PER_PAGE).get_page(request.GET.get("page"))
     return {"page": page, "documents": page.object_list, "q": q}
 
 
@@ -69,11 +71,17 @@ def document_upload_view(request: HtmxHttpRequest) -> HttpResponse:
         return _upload_message(
             request, f"This file is {upload.size / 1e6:.1f} MB; the limit is "
             f"{limit / 1e6:.1f} MB.", status=400, error=True)
+    workspace = upload_workspace(request.user)
+    if workspace is None:
+        return _upload_message(request, "You are in no workspace, so an upload would be seen "
+                               "by no one you work with: ask an admin to add you to one.",
+                               status=403, error=True)
     supersedes = None
     raw = request.POST.get("supersedes", "").strip().removeprefix("#")
     if raw:
         if raw.isascii() and raw.isdigit() and len(raw) < 19:
-            supersedes = Document.objects.defer("text", "furniture").filter(pk=int(raw)).first()
+            supersedes = (Document.objects.in_workspace(workspace)
+                          .defer("text", "furniture").filter(pk=int(raw)).first())
         if supersedes is None:
             return _upload_message(request, f"“Supersedes” names document {raw}, which does "
                                    "not exist: give the id of the document this one replaces.",
@@ -81,7 +89,8 @@ def document_upload_view(request: HtmxHttpRequest) -> HttpResponse:
     try:
         result = document_upload(data=upload.read(), filename=upload.name or "upload.pdf",
                                  title=request.POST.get("title", ""), supersedes=supersedes,
-                                 document_key=request.POST.get("document_key", ""))
+                                 document_key=request.POST.get("document_key", ""),
+                                 workspace=workspace)
     except DocumentRejected as rejected:
         return _upload_message(request, str(rejected), status=rejected.status, error=True)
     if not result.created:
@@ -98,7 +107,7 @@ def document_upload_view(request: HtmxHttpRequest) -> HttpResponse:
 @permission_required("reviewer.view_document")
 def document_row(request: HtmxHttpRequest, document_id: int) -> HttpResponse:
     documents_fail_stale()
-    document = document_get(document_id)
+    document = document_get(document_id, workspaces=workspaces_of(request.user))
     if document is None:
         raise Http404("No such document.")
     return render(request, "reviewer/documents.html#document-row", {"document": document})
@@ -107,13 +116,14 @@ def document_row(request: HtmxHttpRequest, document_id: int) -> HttpResponse:
 @require_GET
 @permission_required("reviewer.view_document")
 def document_detail(request: HtmxHttpRequest, document_id: int) -> HttpResponse:
-    document = document_get(document_id)
+    document = document_get(document_id, workspaces=workspaces_of(request.user))
     if document is None:
         raise Http404("No such document.")
     chunks = Paginator(chunk_list(document=document).only(
         "pk", "index", "start", "end", "page_first", "page_last", "text"), CHUNKS_PER_PAGE
     ).get_page(request.GET.get("page"))
-    newer = (Document.objects.filter(supersedes=document).exclude(status=Document.Status.FAILED)
+    newer = (documents_visible(Document.objects.filter(supersedes=document), request.user)
+             .exclude(status=Document.Status.FAILED)
              .only("pk", "version", "status").order_by("pk").first())
     return render(request, "reviewer/document.html", {
         "document": document,

@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
+from reviewer.models import Answer
 from reviewer.selectors.triage import (
     EXPORT_COLUMNS,
     TriageFilters,
@@ -21,6 +22,7 @@ from reviewer.selectors.triage import (
     triage_export_rows,
     triage_page,
 )
+from reviewer.selectors.workspaces import answers_visible
 from reviewer.services.assignments import (
     AssignmentRefused,
     answers_assign,
@@ -73,7 +75,11 @@ def triage_assign(request: HtmxHttpRequest) -> HttpResponse:
     username; empty: unassign), then show the queue ``queue`` again."""
     queue = request.POST.get("queue", "")
     filters = TriageFilters.from_query(QueryDict(queue), user=request.user)
-    ids = [value for value in request.POST.getlist("answer") if value.isdigit()]
+    ids = [value for value in request.POST.getlist("answer") if value.isdigit()
+           and len(value) < 19]
+    # Only answers of the supervisor's workspaces; the others are as if unsent.
+    ids = [str(pk) for pk in answers_visible(Answer.objects.filter(pk__in=ids), request.user)
+           .values_list("pk", flat=True)] if ids else []
     username = request.POST.get("assignee", "").strip()
     message, level = "", "success"
     assignee = None

@@ -15,6 +15,15 @@ def _media_root(settings: LazySettings, tmp_path_factory: pytest.TempPathFactory
     settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
 
 
+@pytest.fixture(autouse=True)
+def _metrics_models_fresh() -> None:
+    """Each test starts with no model names seen, as a fresh process does
+    (the metrics' model label is capped per process)."""
+    from reviewer import metrics
+
+    metrics._models_seen.clear()
+
+
 @pytest.fixture(scope="session")
 def report_pdf(tmp_path_factory: pytest.TempPathFactory) -> BuiltPdf:
     """Four pages: two columns, hyphenation, running header/footer/page numbers,
@@ -67,14 +76,20 @@ def api(client: Any, api_token: str) -> Any:
 
 @pytest.fixture
 def make_user(db: None) -> Any:
-    """A user with the given roles (group names), e.g. ``make_user("ann", "reviewer")``."""
+    """A user with the given roles (group names), e.g. ``make_user("ann", "reviewer")``,
+    a member of the default workspace unless ``workspaces`` names others."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    def make(username: str, *roles: str, **fields: Any) -> Any:
+    from reviewer.models import Workspace
+
+    def make(username: str, *roles: str, workspaces: tuple[str, ...] = ("default",),
+             **fields: Any) -> Any:
         user = get_user_model().objects.create_user(username, password=f"pw-{username}-1",
                                                     **fields)
         user.groups.add(*(Group.objects.get(name=role) for role in roles))
+        for name in workspaces:
+            Workspace.objects.get_or_create(name=name)[0].users.add(user)
         return user
 
     return make

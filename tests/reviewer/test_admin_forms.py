@@ -47,4 +47,5 @@ def test_an_add_form_works_or_is_refused(client: Any, label: str) -> None:
 def test_every_reviewer_model_in_the_admin_is_classified() -> None:
     # A newly registered model must be placed in one group or the other here.
     ours = {label for label in _registered() if label.startswith("reviewer.")}
-    assert ours - CREATED_ELSEWHERE <= {"reviewer.apiclient", "reviewer.surface"}
+    assert ours - CREATED_ELSEWHERE <= {"reviewer.apiclient", "reviewer.surface",
+                                        "reviewer.workspace"}

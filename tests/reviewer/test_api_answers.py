@@ -295,7 +295,7 @@ def test_hostile_html_is_stored_and_returned_as_text(api: Any) -> None:
 
 
 def test_every_check_is_logged_and_counted(api: Any, caplog: pytest.LogCaptureFixture,
-                                           client: Any) -> None:
+                                           client: Any, settings: Any) -> None:
     with caplog.at_level("INFO", logger="citeguard.checks"):
         post(api, native("Vision is covered [S9].", model="model-b"))
     (record,) = [r for r in caplog.records if r.name == "citeguard.checks"]
@@ -303,7 +303,7 @@ def test_every_check_is_logged_and_counted(api: Any, caplog: pytest.LogCaptureFi
     # A fabricated marker cites nothing: the claim is uncited, as coverage says.
     assert line["counts"] == {"fabricated-marker": 1, "uncited-claim": 1}
     assert (line["model"], line["surface"], line["verdict"]) == ("model-b", "default", "fail")
-    metrics = client.get("/metrics").content.decode()
+    metrics = client.get("/metrics", headers=_metrics_auth(settings)).content.decode()
     assert ('citeguard_citations_total{model="model-b",outcome="fabricated-marker",'
             'surface="default"}') in metrics
     assert "citeguard_verification_seconds_bucket" in metrics
@@ -311,14 +311,14 @@ def test_every_check_is_logged_and_counted(api: Any, caplog: pytest.LogCaptureFi
 
 
 def test_a_claim_with_only_an_unattributed_quote_is_an_uncited_claim_everywhere(
-    api: Any, client: Any
+    api: Any, client: Any, settings: Any
 ) -> None:
     body = post(api, native('It says "Employer match vests after two years".',
                             model="model-unattributed")).json()
     assert body["sentences"][0]["status"] == "unattributed-quote"
     assert (body["claims"], body["attributed_claims"], body["coverage"]) == (1, 0, 0.0)
     assert body["counts"]["uncited-claim"] == 1
-    metrics = client.get("/metrics").content.decode()
+    metrics = client.get("/metrics", headers=_metrics_auth(settings)).content.decode()
     assert ('citeguard_uncited_claims_total{model="model-unattributed",surface="default"} 1.0'
             in metrics)
 
@@ -379,3 +379,9 @@ def test_one_name_per_meaning_created_at_is_the_time(api: Any) -> None:
     body = post(api, native("x [S1].", id="t-1")).json()
     assert "created" not in body and body["created_at"].startswith("20")
     assert api.get(f"/api/v1/answers/{body['answer']}").json()["created_at"] == body["created_at"]
+
+
+def _metrics_auth(settings: Any) -> dict[str, str]:
+    """/metrics is behind METRICS_TOKEN when DEBUG is off, as under pytest."""
+    settings.METRICS_TOKEN = "metrics-test-token"
+    return {"Authorization": "Bearer metrics-test-token"}

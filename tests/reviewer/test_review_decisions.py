@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.db.models import ProtectedError
 from django.utils import timezone
 
-from reviewer.models import Answer, CitationVerdict, ReviewDecision, Surface
+from reviewer.models import Answer, CitationVerdict, ReviewDecision, Surface, Workspace
 from reviewer.selectors.reviews import FAILING_OUTCOMES
 from reviewer.services.answers import answer_submit
 from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
@@ -264,6 +264,7 @@ def test_only_its_reviewer_can_undo_and_never_over_a_later_decision(
     answer = demo["demo-benefits-vesting"]
     other = get_user_model().objects.create_user("second", password="pw-second-1")
     other.groups.add(Group.objects.get(name="reviewer"))
+    Workspace.objects.default().users.add(other)
     mine = review_decide(answer=answer, reviewer=reviewer_user, decision="approve")
     client.force_login(other)
     response = client.post(f"/answers/{answer.pk}/undo", {"decision": mine.pk})

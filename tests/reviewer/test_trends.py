@@ -362,7 +362,8 @@ def _model_change(surface: Surface, today: date) -> None:
 
 
 def test_a_change_is_stored_logged_and_exposed_once(
-        surfaces: dict[str, Surface], caplog: pytest.LogCaptureFixture, client: Any) -> None:
+        surfaces: dict[str, Surface], caplog: pytest.LogCaptureFixture, client: Any,
+        settings: Any) -> None:
     today = _today()
     _model_change(surfaces["chat"], today)
     with caplog.at_level(logging.WARNING, logger="citeguard.alerts"):
@@ -384,7 +385,7 @@ def test_a_change_is_stored_logged_and_exposed_once(
     assert low < 0.05 < high < 0.4
 
     assert rate_change_directions(today)[("chat", "*", "fabricated-marker")] == 1
-    metrics = client.get("/metrics").content.decode()
+    metrics = client.get("/metrics", headers=_metrics_auth(settings)).content.decode()
     assert ('citeguard_rate_change{model="*",outcome="fabricated-marker",surface="chat"} 1.0'
             in metrics)
     assert ('citeguard_rate_change{model="*",outcome="uncited-claim",surface="chat"} 0.0'
@@ -511,3 +512,9 @@ def test_only_supervisors_see_trends(url: str, make_user: Any, client: Any) -> N
     admin = make_user("root", is_superuser=True)
     client.force_login(admin)
     assert client.get(url).status_code == 200
+
+
+def _metrics_auth(settings: Any) -> dict[str, str]:
+    """/metrics is behind METRICS_TOKEN when DEBUG is off, as under pytest."""
+    settings.METRICS_TOKEN = "metrics-test-token"
+    return {"Authorization": "Bearer metrics-test-token"}

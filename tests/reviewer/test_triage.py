@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from reviewer.models import Answer, Assignment, Surface
 from reviewer.selectors.triage import TriageFilters, triage_counts, triage_next, triage_queryset
+from reviewer.selectors.workspaces import workspaces_of
 from reviewer.services.assignments import answer_open, answers_assign
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.severity import outcome_columns
@@ -51,9 +52,12 @@ def _make(*, verdict: str = "fail", counts: dict[str, int] | None = None,
 @pytest.fixture
 def people() -> dict[str, Any]:
     """A supervisor, two reviewers and a user with no role (no passwords: the
-    tests log in with force_login, and hashing four passwords per test is slow)."""
+    tests log in with force_login, and hashing four passwords per test is slow),
+    all in the default workspace."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
+
+    from reviewer.models import Workspace
 
     roles = {"sue": "supervisor", "rita": "reviewer", "rex": "reviewer", "nobody": None}
     users = {}
@@ -61,6 +65,7 @@ def people() -> dict[str, Any]:
         users[name] = get_user_model().objects.create(username=name)
         if role:
             users[name].groups.add(Group.objects.get(name=role))
+    Workspace.objects.default().users.add(*users.values())
     return users
 
 
@@ -212,6 +217,7 @@ def test_counts_per_value_apply_every_other_filter_in_one_query(
     sue = people["sue"]
     filters = TriageFilters.from_query(QueryDict("surface=chat&verdict=fail"), user=sue)
     sue.has_perm("reviewer.view_all_queues")  # permissions are read once per request
+    workspaces_of(sue)  # and so are workspaces
     with CaptureQueriesContext(connection) as queries:
         total, facets = triage_counts(filters, sue)
     assert len(queries) == 1

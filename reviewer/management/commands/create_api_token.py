@@ -1,4 +1,5 @@
-"""``manage.py create_api_token CLIENT_NAME``: print a new API token, once."""
+"""``manage.py create_api_token CLIENT_NAME [--workspace NAME]``: print a new
+API token, once."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewer.models import ApiClient
+from reviewer.models import ApiClient, Workspace
 from reviewer.services.clients import api_client_create, api_client_rotate
 
 
@@ -21,12 +22,19 @@ class Command(BaseCommand):
         parser.add_argument("name", metavar="CLIENT_NAME")
         parser.add_argument("--rotate", action="store_true",
                             help="replace the token of an existing client")
+        parser.add_argument("--workspace", metavar="NAME", default="",
+                            help="the workspace whose documents the token reads, cites and "
+                                 "supersedes (made if new; default: 'default')")
 
-    def handle(self, *args: Any, name: str, rotate: bool, **options: Any) -> None:
+    def handle(self, *args: Any, name: str, rotate: bool, workspace: str,
+               **options: Any) -> None:
         if rotate:
             client = ApiClient.objects.filter(name=name).first()
             if client is None:
                 raise CommandError(f"no API client named {name!r}")
+            if workspace and workspace != client.workspace.name:
+                raise CommandError(f"{name!r} is a client of workspace "
+                                   f"{client.workspace.name!r}; a rotated token keeps it")
             token = api_client_rotate(client=client)
         else:
             if ApiClient.objects.filter(name=name).exists():
@@ -34,11 +42,14 @@ class Command(BaseCommand):
                     f"an API client named {name!r} exists; use --rotate to replace its token"
                 )
             try:
-                _, token = api_client_create(name=name)
+                space = (Workspace.objects.get_or_create(name=workspace.strip())[0]
+                         if workspace.strip() else Workspace.objects.default())
+                _, token = api_client_create(name=name, workspace=space)
             except ValidationError as error:
                 raise CommandError("; ".join(error.messages)) from None
         self.stdout.write(token)
         self.stderr.write(
-            f"This is the only time the token for {name!r} is shown. "
+            f"This is the only time the token for {name!r} (workspace "
+            f"{ApiClient.objects.get(name=name).workspace.name!r}) is shown. "
             "Send it as 'Authorization: Bearer <token>'."
         )

@@ -29,7 +29,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from reviewer import demo
 from reviewer.demo_calibration import load_calibration
 from reviewer.demo_history import load_history
-from reviewer.models import ApiClient, Document, Surface
+from reviewer.models import ApiClient, Document, Surface, Workspace
 from reviewer.roles import CALIBRATOR, REVIEWER, SUPERVISOR, sync_roles
 from reviewer.services.answers import AnswerRejected, answer_submit
 from reviewer.services.clients import api_client_create
@@ -69,6 +69,8 @@ class Command(BaseCommand):
                 person.set_password(username)
                 person.save(update_fields=["password"])
             person.groups.add(Group.objects.get(name=role))
+            # They review the demo's answers, which are the default workspace's.
+            Workspace.objects.default().users.add(person)
         for name, fields in demo.SURFACES.items():
             Surface.objects.update_or_create(name=name, defaults=fields)
 

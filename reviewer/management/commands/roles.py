@@ -1,12 +1,14 @@
 """``manage.py roles``: who has which role, and giving or taking them.
 
     manage.py roles list
-    manage.py roles grant ann reviewer [supervisor …]
+    manage.py roles grant ann reviewer [supervisor …] [--workspace clinic-a …]
     manage.py roles revoke ann reviewer [...]
     manage.py roles sync
 
 Roles are the groups reviewer/roles.py defines; the admin is a superuser
-(``createsuperuser``), not a role to grant.
+(``createsuperuser``), not a role to grant. A role shows a person only the
+answers and documents of their workspaces (``--workspace``, or the admin's
+Workspaces page).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from reviewer.models import Workspace
 from reviewer.roles import ROLE_PERMISSIONS, ROLES, sync_roles
 
 
@@ -32,6 +35,9 @@ class Command(BaseCommand):
             action = actions.add_parser(name, help=f"{verb} roles ({', '.join(ROLES)})")
             action.add_argument("username", metavar="USER")
             action.add_argument("roles", metavar="ROLE", nargs="+")
+        actions.choices["grant"].add_argument(
+            "--workspace", action="append", default=[], metavar="NAME",
+            help="also make them a member of this workspace (repeatable)")
         actions.add_parser("sync", help="give each role group exactly reviewer/roles.py's "
                                         "permissions (creating missing groups)")
 
@@ -45,9 +51,18 @@ class Command(BaseCommand):
             groups = self._groups(options["roles"])
             if action == "grant":
                 user.groups.add(*groups)
+                for name in options.get("workspace") or []:
+                    workspace = Workspace.objects.filter(name=name).first()
+                    if workspace is None:
+                        raise CommandError(f"no workspace {name!r} (the admin's Workspaces "
+                                           "page makes one)")
+                    workspace.users.add(user)
             else:
                 user.groups.remove(*groups)
             self.stdout.write(f"{user.get_username()}: {self._roles_of(user)}")
+            if not user.is_superuser and not user.workspaces.exists():
+                self.stderr.write(f"{user.get_username()} is in no workspace and sees no "
+                                  "answers or documents: add --workspace NAME")
 
     def _list(self) -> None:
         users = get_user_model().objects.order_by(get_user_model().USERNAME_FIELD)
