@@ -31,10 +31,13 @@ __all__ = [
 #: Characters in a seed: long enough that a stretch of prose found once in
 #: the quote and once in the text is nearly always the same passage.
 SEED_CHARS = 12
-#: Share of a quote its chained seeds must cover (as exact blocks) for the
-#: quote to be aligned at all. A quote that is in the text within any useful
-#: threshold keeps most of its 12-character stretches intact.
-_SEED_MIN_COVER = 0.3
+#: Share of a quote that must lie between its first and last chained seed
+#: for the quote to be aligned at all. A quote that is in the text keeps
+#: seeds from end to end, fewer where the text's spacing differs (a raw fold)
+#: and none along a table of contents' dot leaders (one such quote kept seeds
+#: over 41% of it); one that is not leaves a few coincidences close together,
+#: which are rejected without aligning the long stretches around them.
+_SEED_MIN_EXTENT = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -1162,9 +1165,9 @@ def seeded_window(quote: str, text: str) -> tuple[_Seeded, int, int, float] | No
     chain = seed_chain(seed_anchors(quote, text))
     if not chain:
         return None
-    seeded = _Seeded(quote, text, chain)
-    if sum(size for _, _, size in seeded.blocks) < _SEED_MIN_COVER * len(quote):
+    if chain[-1][0] + SEED_CHARS - chain[0][0] < _SEED_MIN_EXTENT * len(quote):
         return None  # a few coincidences: not this quote's passage
+    seeded = _Seeded(quote, text, chain)
     start, end, score = seeded.window()
     return seeded, start, end, score
 
