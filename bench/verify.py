@@ -1280,7 +1280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.curve:
         began = time.perf_counter()
         section_curve(args.corpus, args.old_cap)
-        section_agreement(args.corpus, 1 if args.quick else 4)
+        section_agreement(args.corpus, 1 if args.quick else 8)
         print(f"\nWall time {time.perf_counter() - began:.0f} s.")
         return 0
     plan = PLANS["quick" if args.quick else "normal"]

@@ -32,12 +32,18 @@ __all__ = [
 #: the quote and once in the text is nearly always the same passage.
 SEED_CHARS = 12
 #: Share of a quote that must lie between its first and last chained seed
-#: for the quote to be aligned at all. A quote that is in the text keeps
-#: seeds from end to end, fewer where the text's spacing differs (a raw fold)
-#: and none along a table of contents' dot leaders (one such quote kept seeds
-#: over 41% of it); one that is not leaves a few coincidences close together,
-#: which are rejected without aligning the long stretches around them.
+#: for the quote to be aligned at all, not counting :data:`_FILLER`. A quote
+#: that is in the text keeps seeds from end to end, fewer where the text's
+#: spacing differs (a raw fold: one such quote kept seeds over 41% of it);
+#: one that is not leaves a few coincidences close together, which are
+#: rejected without aligning the long stretches around them.
 _SEED_MIN_EXTENT = 0.25
+#: Runs of one or two characters repeated (dot leaders of a table of
+#: contents or a form, rules of dashes): no seed is unique there.
+_FILLER = re.compile(r"(.{1,2}?)\1{3,}", re.DOTALL)
+#: Longest unseeded end of a quote whose window edge is still moved to where
+#: the score peaks (see :meth:`_Seeded.window`).
+_SEED_REFINED_END = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -1138,16 +1144,21 @@ class _Seeded:
         reach = max(12, min(len(self.quote) // 8, 48))
         size = len(self.quote)
         best = self.score(start, end)
+        # An edge is moved only where its unseeded end is short: re-aligning
+        # a long one for every candidate would cost its length squared each.
+        head_reach = reach if len(self.head) <= _SEED_REFINED_END else 0
+        tail_reach = reach if len(self.tail) <= _SEED_REFINED_END else 0
         for _ in range(2):
             before = start, end
-            for candidate in range(max(0, start - reach), min(self.head_end, start + reach) + 1):
+            for candidate in range(max(0, start - head_reach),
+                                   min(self.head_end, start + head_reach) + 1):
                 if _ceiling(size, end - candidate) < best - _ROUNDING:
                     continue
                 value = self.score(candidate, end)
                 if value > best or (value == best and candidate > start):
                     best, start = value, candidate
-            for candidate in range(max(self.tail_start, end - reach),
-                                   min(len(text), end + reach) + 1):
+            for candidate in range(max(self.tail_start, end - tail_reach),
+                                   min(len(text), end + tail_reach) + 1):
                 if _ceiling(size, candidate - start) < best - _ROUNDING:
                     continue
                 value = self.score(start, candidate)
@@ -1161,11 +1172,14 @@ class _Seeded:
 def seeded_window(quote: str, text: str) -> tuple[_Seeded, int, int, float] | None:
     """Where ``quote`` sits in ``text`` by its exact seeds: the alignment, the
     window ``[start, end)`` of ``text`` and its ``fuzz.ratio`` (0..1). ``None``
-    when no seed chains: the quote is not there (rejected in linear time)."""
+    when no seed chains, or the chain spans less than :data:`_SEED_MIN_EXTENT`
+    of the quote (filler aside): the quote is not there, rejected in linear
+    time without aligning the long stretches around the chain."""
     chain = seed_chain(seed_anchors(quote, text))
     if not chain:
         return None
-    if chain[-1][0] + SEED_CHARS - chain[0][0] < _SEED_MIN_EXTENT * len(quote):
+    filler = sum(len(run.group()) for run in _FILLER.finditer(quote))
+    if chain[-1][0] + SEED_CHARS - chain[0][0] < _SEED_MIN_EXTENT * (len(quote) - filler):
         return None  # a few coincidences: not this quote's passage
     seeded = _Seeded(quote, text, chain)
     start, end, score = seeded.window()

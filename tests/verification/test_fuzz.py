@@ -22,26 +22,44 @@ _ALPHABET = st.sampled_from(
     list("abc xyz ABC 0123 .,;:!? \"'“”‘’«»[]【】†()-–—\n\t\u00ad\ufb01\u0301\x00\ud800S")
 )
 _TEXT = st.text(alphabet=_ALPHABET, max_size=120) | st.text(max_size=60)
+_MARKS = "\"\u201c\u201d"
+
+
+@st.composite
+def _quote(draw: st.DrawFn, sources: dict[str, str]) -> str:
+    """A quote taken from a source, cut anywhere and then edited by a
+    character or not (so the exact, fuzzy and seeded paths all run), or any
+    text at all."""
+    texts = [t for t in sources.values() if t]
+    if not texts or draw(st.integers(0, 4)) == 0:
+        return draw(_TEXT)
+    text = draw(st.sampled_from(texts))
+    a = draw(st.integers(0, len(text)))
+    b = draw(st.integers(a, len(text)))
+    quote = text[a:b]
+    if quote and draw(st.booleans()):
+        at = draw(st.integers(0, len(quote) - 1))
+        quote = quote[:at] + draw(st.text(alphabet=_ALPHABET, max_size=2)) + quote[at + 1 :]
+    return quote
 
 
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[str, dict[str, str], VerificationConfig]:
     labels = draw(st.lists(st.sampled_from(["S1", "S2", "S3", "1", "doc7"]), max_size=3,
                            unique=True))
-    sources = {label: draw(_TEXT) for label in labels}
+    # A source of a few pieces: long enough, now and then, for seeds to chain.
+    sources = {label: "".join(draw(st.lists(_TEXT, max_size=6))) for label in labels}
     parts = [draw(_TEXT)]
     for _ in range(draw(st.integers(0, 3))):
-        # Quotes taken from a source (whole or cut anywhere) make the
-        # alignment paths run, not only the parsers.
-        texts = [t for t in sources.values() if t]
-        quote = draw(_TEXT)
-        if texts and draw(st.booleans()):
-            text = draw(st.sampled_from(texts))
-            a = draw(st.integers(0, len(text)))
-            b = draw(st.integers(a, len(text)))
-            quote = text[a:b] + draw(st.text(alphabet=_ALPHABET, max_size=3))
+        quote = draw(_quote(sources))
         marker = draw(st.sampled_from([*labels, "S9", "1-3", "S1; S2", ""]))
-        parts.append(f'"{quote}"' + (f" [{marker}]" if marker else "") + draw(_TEXT))
+        if draw(st.booleans()):
+            # Marks open after a space and close before one: the parser's
+            # own rules, so that most of these quotes are quotes.
+            quoted = f' "{quote.strip(_MARKS).strip()}"'
+        else:
+            quoted = f' <quote source="{marker}">{quote}</quote>'
+        parts.append(quoted + (f" [{marker}]" if marker else "") + draw(_TEXT))
     config = VerificationConfig(
         threshold=draw(st.sampled_from([0.5, 0.92, 1.0])),
         # Seeding from 1 character up runs the seeded path on short strings;
@@ -91,13 +109,13 @@ def test_any_strings(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     meters = _Meters()
     monkeypatch.setattr(verify_module, "WorkMeter", meters)
     seconds: list[float] = []
-    refused = 0
+    refused = aligned = 0
 
     @settings(max_examples=300, derandomize=True, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(cases())
     def check(case: tuple[str, dict[str, str], VerificationConfig]) -> None:
-        nonlocal refused
+        nonlocal refused, aligned
         answer, sources, config = case
         meters.made.clear()
         started = time.perf_counter()
@@ -117,11 +135,13 @@ def test_any_strings(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
         (meter,) = meters.made
         # Never over the budget unnoticed: what was spent stays within it.
         assert config.max_work is None or meter.spent <= config.max_work
+        aligned += meter.spent > 0
         if report is not None:
             _check_offsets(report, answer, sources)
 
     check()
     with capsys.disabled():
         print(f"\nfuzz: {len(seconds)} answers, slowest {max(seconds) * 1000:.1f} ms, "
-              f"{refused} refused over their budget")
-    assert refused  # the small budgets were reached: the refusal path ran
+              f"{aligned} aligned fuzzily within it, {refused} refused over their budget")
+    # Both ends ran: fuzzy alignment, and the refusal of small budgets.
+    assert aligned and refused
