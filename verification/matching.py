@@ -34,10 +34,10 @@ SEED_CHARS = 12
 #: Share of a quote that must lie between its first and last chained seed
 #: for the quote to be aligned at all, not counting :data:`_FILLER`. A quote
 #: that is in the text keeps seeds from end to end, fewer where the text's
-#: spacing differs (a raw fold: one such quote kept seeds over 41% of it);
-#: one that is not leaves a few coincidences close together, which are
-#: rejected without aligning the long stretches around them.
-_SEED_MIN_EXTENT = 0.25
+#: spacing differs (a raw fold) or where it repeats itself (a form repeating
+#: its labels: one such quote kept seeds over 16% of it); one that is not
+#: leaves a few coincidences close together, rejected at once.
+_SEED_MIN_EXTENT = 0.1
 #: Runs of one or two characters repeated (dot leaders of a table of
 #: contents or a form, rules of dashes): no seed is unique there.
 _FILLER = re.compile(r"(.{1,2}?)\1{3,}", re.DOTALL)
