@@ -13,9 +13,11 @@ Work is counted in character pairs, charged *before* each alignment runs:
 
 Exact lookups (``str.find``) are not charged: they are linear and cheap. On
 the machine the default was measured on, rapidfuzz's window search does about
-3.5 billion character pairs a second for quotes up to 500 characters, so
-:data:`DEFAULT_MAX_WORK` holds an answer's fuzzy work to about a second and a
-half of CPU.
+3.5 billion character pairs a second for quotes up to 500 characters without
+a score cutoff, so :data:`DEFAULT_MAX_WORK` holds an answer's fuzzy work to at
+most about a second and a half of CPU; with the cutoffs verification uses,
+60 absent 499-character quotes against 200 KB of sources were refused at the
+limit after 0.63 s.
 """
 
 from __future__ import annotations
