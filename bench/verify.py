@@ -5,6 +5,7 @@ Run from the repository root::
     .venv/bin/python bench/verify.py            # full run, about 2 minutes on 2 cores
     .venv/bin/python bench/verify.py --quick    # smaller samples, under 30 seconds
     .venv/bin/python bench/verify.py --seed 7   # another (still deterministic) workload
+    .venv/bin/python bench/verify.py --curve    # cost of 100-20,000 character quotes
 
 What it measures, side by side in one run and on the same inputs:
 
@@ -72,6 +73,7 @@ if str(ROOT) not in sys.path:
 import rapidfuzz  # noqa: E402
 
 from verification import VerificationConfig, normalize, verify_answer  # noqa: E402
+from verification.budget import SEED_MATCH_MIN_CHARS  # noqa: E402
 
 THRESHOLD = 0.92
 CONFIG = VerificationConfig(threshold=THRESHOLD)
@@ -1105,13 +1107,182 @@ def section_accuracy(pool: list[str], plan: Plan, seed: int) -> None:
           "would verify with SequenceMatcher(autojunk=False).")
 
 
+# -- Cost curve of long quotes: seeded against window search --------------------
+
+#: Quote lengths of the cost curve, in characters.
+CURVE_LENGTHS = (100, 500, 1_000, 2_000, 5_000, 10_000, 20_000)
+#: Characters of the one source every curve answer cites.
+CURVE_SOURCE_CHARS = 50_000
+#: The old path (``seed_min_chars=None``, no budget), as it was.
+UNSEEDED = VerificationConfig(threshold=THRESHOLD, seed_min_chars=None, max_work=None)
+
+
+def _prose(text: str) -> str:
+    """``text`` without what would end a quote or start a marker in an
+    answer (double quotes, brackets), so any span of it can be quoted."""
+    return re.sub(r"[\"\u201c\u201d\u201e\u201f\u00ab\u00bb\[\]{}\u3010\u3011]", "'", text)
+
+
+def _word_span(text: str, start: int, length: int) -> str:
+    """About ``length`` characters of ``text`` from the word at ``start``, with
+    its whitespace collapsed (as a model copies it)."""
+    start = text.find(" ", start) + 1
+    end = text.rfind(" ", start, start + length + 1)
+    return " ".join(text[start : end if end > start else start + length].split())
+
+
+def _typos(rng: random.Random, span: str, every: int) -> str:
+    """``span`` with a letter changed in one ordinary word per ``every`` characters
+    (at least one), so that no exact lookup settles it: the alignment runs."""
+    for _ in range(max(1, len(span) // every)):
+        span = change_letter(rng, span) or span
+    return span
+
+
+def _curve_texts(corpus: Path) -> list[str]:
+    texts = [_prose(text) for _, text in read_pdfs(corpus)[0]] if corpus.is_dir() else []
+    if not texts:
+        rng = random.Random(5)
+        texts = [_prose(synthetic_document(rng, 60_000)) for _ in range(4)]
+    return sorted(texts, key=len, reverse=True)
+
+
+def section_curve(corpus: Path, old_cap: float) -> None:
+    """Time of one answer quoting ``L`` characters, present (a few letters
+    changed) and absent, through the seeded path and the old window search."""
+    rng = random.Random(11)
+    texts = _curve_texts(corpus)
+    source = texts[0][:CURVE_SOURCE_CHARS]
+    elsewhere = " ".join(texts[1:])
+    print(f"\nCost curve: one answer, one quote of L characters, one {len(source):,}-character "
+          "source (PDF text).\n  present: a span of the source with one letter changed per "
+          "1,000 characters (so the fuzzy\n  alignment runs); absent: a span of another "
+          "document. Old = seed_min_chars=None (window search\n  for every quote), new = "
+          f"seeded from {SEED_MATCH_MIN_CHARS} characters on. CPU seconds; per-char = "
+          "(time / L) relative\n  to the 100-character point of the same column. Old is "
+          f"skipped once its estimate passes {old_cap:g} s.")
+    rows = []
+    base: dict[tuple[str, str], float] = {}
+    last_old: dict[str, tuple[int, float]] = {}
+    for length in CURVE_LENGTHS:
+        quotes = {
+            "present": _typos(rng, _word_span(source, 2_000, length), 1_000),
+            "absent": _word_span(elsewhere, rng.randrange(len(elsewhere) - length - 100),
+                                 length),
+        }
+        for kind, quote in quotes.items():
+            answer = f'The source states "{quote}" [S1].'
+            row: list[object] = [f"{length:,}", kind]
+            for name, config in (("new", CONFIG), ("old", UNSEEDED)):
+                if name == "old" and kind in last_old:
+                    # Window search grew about as L^3 here (measured, 1k to 10k).
+                    before_length, before_time = last_old[kind]
+                    estimate = before_time * (length / before_length) ** 3
+                    if estimate > old_cap:
+                        row += [f"skipped (~{estimate:,.0f} s)", "", ""]
+                        continue
+                started = time.process_time()
+                report = verify_answer(answer, {"S1": source}, config=config)
+                spent = time.process_time() - started
+                if name == "old":
+                    last_old[kind] = (length, spent)
+                per_char = spent / length
+                base.setdefault((name, kind), per_char)
+                outcome = next(c.outcome for c in report.citations if c.quote is not None)
+                row += [f"{spent:.3f}", f"{per_char / base[name, kind]:.2f}", outcome]
+            rows.append(row)
+    table(["L", "quote", "new s", "new per-char", "new says", "old s", "old per-char",
+           "old says"], rows)
+
+
+def section_agreement(corpus: Path, per_length: int) -> None:
+    """Seeded against window search on long quotes that are there: align()
+    on the same normalised neighbourhood, and verify_answer()'s outcome and
+    offsets for the same quote cited against it."""
+    from verification.matching import align
+
+    rng = random.Random(13)
+    texts = [t for t in _curve_texts(corpus) if len(t) >= 12_000]
+    lengths = (500, 700, 1_000, 1_500, 2_000, 3_000)
+    ways: dict[str, Callable[[str], str | None]] = {
+        "letters": lambda span: _typos(rng, span, 400),
+        "number": lambda span: change_number(rng, span),
+        "not": lambda span: drop_not(rng, span),
+        "word dropped": lambda span: re.sub(r" \w+ ", " ", span, count=1)
+        if rng.random() < 0.5 else re.sub(r" \w+\.? ", " ", span[::-1], count=1)[::-1],
+    }
+    same_align = same_verdict = total = unmatched = rejected = 0
+    differing: list[str] = []
+    started = time.perf_counter()
+    for text in texts:
+        for length in lengths:
+            for _ in range(per_length):
+                at = rng.randrange(3_000, len(text) - length - 3_000)
+                at = text.find(" ", at) + 1
+                span = " ".join(text[at : text.rfind(" ", at, at + length + 1)].split())
+                how = rng.choice(sorted(ways))
+                quote = ways[how](span)
+                if quote is None:
+                    continue
+                region = text[at - 3_000 : at + length + 3_000]
+                normalized = normalize(region)
+                q = normalize(quote).text
+                old = align(q, normalized, seed_min_chars=None)
+                if old is None or old.score < THRESHOLD:
+                    # Not a match (a page break or a table in the span): the
+                    # seeded path may reject it outright, by design.
+                    unmatched += 1
+                    rejected += align(q, normalized) is None
+                    continue
+                new = align(q, normalized)
+                total += 1
+                if new is not None and (
+                        (old.norm_start, old.norm_end) == (new.norm_start, new.norm_end)
+                        and abs(old.score - new.score) < 1e-9):
+                    same_align += 1
+                elif len(differing) < 8:
+                    differing.append(f"align {len(q)} chars, {how}: old {old} new {new}")
+                answer = f'The source states "{quote}" [S1].'
+                reports = [verify_answer(answer, {"S1": region}, config=config)
+                           for config in (UNSEEDED, CONFIG)]
+                seen = [[(c.outcome, c.chunk_start, c.chunk_end) for c in r.citations]
+                        for r in reports]
+                if seen[0] == seen[1]:
+                    same_verdict += 1
+                elif len(differing) < 8:
+                    differing.append(f"verify {len(q)} chars, {how}: old {seen[0]} "
+                                     f"new {seen[1]}")
+    print(f"\nAgreement on {total} long quotes that match ({', '.join(map(str, lengths))} "
+          f"characters; a few letters, a number, a 'not' or a word changed) cut from "
+          f"{len(texts)} corpus texts,\n  in a 6,000-character neighbourhood of their passage "
+          f"(the old align() scores them >= {THRESHOLD}):")
+    print(f"  align(): same window and score {same_align}/{total}; verify_answer(): same "
+          f"outcome and offsets {same_verdict}/{total} ({time.perf_counter() - started:.0f} s)")
+    print(f"  {unmatched} more spans do not match (old best score < {THRESHOLD}: cut across "
+          f"tables or page breaks);\n  the seeded path rejects {rejected} of them without "
+          "a window, the rest it scores below the threshold too.")
+    for line in differing:
+        print(f"  differs: {line}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="citeguard verification benchmark")
     parser.add_argument("--quick", action="store_true", help="smaller samples (under 30 s)")
     parser.add_argument("--seed", type=int, default=20240601, help="workload seed")
     parser.add_argument("--corpus", type=Path, default=CORPUS_DIR,
                         help="directory of PDFs (default: ../shared/corpus/pdfs)")
+    parser.add_argument("--curve", action="store_true",
+                        help="only the cost curve of long quotes (seeded against window "
+                        "search) and their agreement")
+    parser.add_argument("--old-cap", type=float, default=60.0,
+                        help="--curve: skip the old path past this many estimated seconds")
     args = parser.parse_args(argv)
+    if args.curve:
+        began = time.perf_counter()
+        section_curve(args.corpus, args.old_cap)
+        section_agreement(args.corpus, 1 if args.quick else 8)
+        print(f"\nWall time {time.perf_counter() - began:.0f} s.")
+        return 0
     plan = PLANS["quick" if args.quick else "normal"]
     began = time.perf_counter()
     print(f"citeguard verification benchmark: {'quick' if args.quick else 'normal'} run, "

@@ -171,6 +171,9 @@ CITEGUARD = {
     "MAX_SOURCES": int(os.environ.get("CITEGUARD_MAX_SOURCES", 100)),
     "MAX_ANSWER_CHARS": int(os.environ.get("CITEGUARD_MAX_ANSWER_CHARS", 50_000)),
     "MAX_SOURCE_CHARS": int(os.environ.get("CITEGUARD_MAX_SOURCE_CHARS", 200_000)),
+    # Fuzzy-alignment work one submitted answer may cost, in quote x source
+    # characters (verification/budget.py; under 1.5 s of CPU); 0: no limit.
+    "MAX_VERIFY_WORK": int(os.environ.get("CITEGUARD_MAX_VERIFY_WORK", 5_000_000_000)),
     # How long a reviewer's decision can be undone (the review page's toast).
     "UNDO_SECONDS": float(os.environ.get("CITEGUARD_UNDO_SECONDS", 10)),
     # A re-verification run with no committed batch for this long has lost

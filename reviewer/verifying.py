@@ -10,12 +10,19 @@ from django.db.models.functions import Length, Substr
 
 from reviewer.models import Chunk, Document, Workspace
 from reviewer.selectors.documents import document_locate
-from verification import Report, Source, VerificationConfig, verify_answer
+from verification import (
+    DEFAULT_MAX_WORK,
+    Report,
+    Source,
+    VerificationConfig,
+    WorkBudgetExceeded,
+    verify_answer,
+)
 from verification.payload import AnswerPayload, SourceRef
 
 __all__ = [
-    "InlinePdfOverLimit", "SourceResolutionError", "pdf_pages_text", "report_dict",
-    "resolve_sources", "verify_payload",
+    "InlinePdfOverLimit", "SourceResolutionError", "budget_sentence", "pdf_pages_text",
+    "report_dict", "resolve_sources", "verify_payload", "verify_work_limit",
 ]
 
 
@@ -124,6 +131,21 @@ def resolve_sources(refs: tuple[SourceRef, ...], *, workspace: Workspace | int |
                 ref.marker, document, ref.start or 0, ref.end, what="a range"
             ))
     return sources
+
+
+def verify_work_limit() -> int | None:
+    """``CITEGUARD["MAX_VERIFY_WORK"]``: the fuzzy-alignment work one submitted
+    answer may cost (see ``verification/budget.py``); 0 means no limit."""
+    limit = int(settings.CITEGUARD.get("MAX_VERIFY_WORK", DEFAULT_MAX_WORK))
+    return limit if limit > 0 else None
+
+
+def budget_sentence(error: WorkBudgetExceeded) -> str:
+    """Why an answer was refused over the work budget, naming the limit."""
+    return (f"Verifying this answer needs more than the limit of {error.limit:,} units of "
+            "alignment work (quote characters times source characters searched, "
+            "CITEGUARD['MAX_VERIFY_WORK']): send fewer or shorter inexact quotes, or fewer "
+            "or smaller sources.")
 
 
 def verify_payload(payload: AnswerPayload, *, config: VerificationConfig) -> Report:

@@ -4,6 +4,7 @@ deterministically against the sources a RAG answer was given.
 Framework-free: nothing here imports Django. Offsets are Python code points.
 """
 
+from .budget import DEFAULT_MAX_WORK, WorkBudgetExceeded, WorkEstimate
 from .config import DEFAULT_MARKER_PATTERNS, VerificationConfig
 from .coverage import is_claim
 from .diff import DiffRun, NegationContext, WordDiff, negation_context, word_diff
@@ -27,6 +28,7 @@ from .verify import Source, verify_answer
 
 __all__ = [
     "DEFAULT_MARKER_PATTERNS",
+    "DEFAULT_MAX_WORK",
     "OUTCOMES",
     "REVIEW_OUTCOMES",
     "SENTENCE_STATUSES",
@@ -48,6 +50,8 @@ __all__ = [
     "Verdict",
     "VerificationConfig",
     "WordDiff",
+    "WorkBudgetExceeded",
+    "WorkEstimate",
     "align",
     "canonical_label",
     "compare",

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .budget import DEFAULT_MAX_WORK, SEED_MATCH_MIN_CHARS
+
 __all__ = ["DEFAULT_MARKER_PATTERNS", "LABEL_PATTERN", "VerificationConfig"]
 
 #: A marker label: an optional short alphabetic prefix and a number (``S1``,
@@ -40,6 +42,14 @@ class VerificationConfig:
         ``label_pattern``. See :data:`DEFAULT_MARKER_PATTERNS`.
     max_range_expansion
         ``[1-500]`` is taken as a range only up to this many labels.
+    max_work
+        Fuzzy-alignment work one answer may cost (see
+        :mod:`verification.budget`); past it ``verify_answer`` raises
+        :class:`~verification.budget.WorkBudgetExceeded`. ``None``: no limit.
+    seed_min_chars
+        Quotes this long or longer (normalised characters) are aligned from
+        exact seeds, in linear time; ``None`` aligns every quote by window
+        search (the old path, kept for comparison in ``bench/verify.py``).
     """
 
     threshold: float = 0.92
@@ -48,10 +58,17 @@ class VerificationConfig:
     marker_patterns: tuple[str, ...] = field(default=DEFAULT_MARKER_PATTERNS)
     label_pattern: str = LABEL_PATTERN
     max_range_expansion: int = 50
+    max_work: int | None = DEFAULT_MAX_WORK
+    seed_min_chars: int | None = SEED_MATCH_MIN_CHARS
 
     def __post_init__(self) -> None:
         if not 0.0 < self.threshold <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {self.threshold!r}")
+        if self.max_work is not None and self.max_work < 1:
+            raise ValueError(f"max_work must be positive or None, got {self.max_work!r}")
+        if self.seed_min_chars is not None and self.seed_min_chars < 1:
+            raise ValueError(
+                f"seed_min_chars must be positive or None, got {self.seed_min_chars!r}")
         if not 0.0 <= self.min_coverage <= 1.0:
             raise ValueError(f"min_coverage must be in [0, 1], got {self.min_coverage!r}")
         for pattern in self.marker_patterns:

@@ -11,8 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from rapidfuzz import fuzz
-
+from .budget import WorkMeter
 from .config import VerificationConfig
 from .coverage import is_claim
 from .markers import MarkerGroup, canonical_label, parse_markers
@@ -24,6 +23,7 @@ from .matching import (
     find_exact,
     find_letter_spaced,
     negation_before,
+    rough_window,
     word_swap,
     words_between,
 )
@@ -91,7 +91,12 @@ _SCREEN_MARGIN = 12.0
 class _Sources:
     """The injected sources by canonical marker, normalised on first use."""
 
-    def __init__(self, sources: Iterable[Source]) -> None:
+    def __init__(
+        self, sources: Iterable[Source], config: VerificationConfig = VerificationConfig()
+    ) -> None:
+        # Fuzzy alignment is charged to the answer's budget before it runs.
+        self.meter = WorkMeter(config.max_work)
+        self.seed_min_chars = config.seed_min_chars
         self.by_label: dict[str, Source] = {}
         for source in sources:
             label = canonical_label(source.marker)
@@ -187,13 +192,14 @@ class _Sources:
             starts.append(position)
             position += len(text) + 1
         joined = "\x00".join(folded)
-        window = fuzz.partial_ratio_alignment(
-            quote, joined, score_cutoff=max(0.0, cutoff * 100 - _SCREEN_MARGIN)
+        window = rough_window(
+            quote, joined, score_cutoff=max(0.0, cutoff * 100 - _SCREEN_MARGIN),
+            seed_min_chars=self.seed_min_chars, meter=self.meter,
         )
         if window is None:
             return []
-        first = bisect_right(starts, window.dest_start) - 1
-        last = bisect_right(starts, max(window.dest_start, window.dest_end - 1)) - 1
+        first = bisect_right(starts, window[0]) - 1
+        last = bisect_right(starts, max(window[0], window[1] - 1)) - 1
         return [labels[i] for i in range(first, last + 1)]
 
     def injected(self) -> str:
@@ -240,7 +246,7 @@ def verify_answer(
     if not isinstance(answer, str):
         raise TypeError(f"answer must be str, not {type(answer).__name__}")
     started = time.perf_counter()
-    pool = _Sources(_as_sources(sources))
+    pool = _Sources(_as_sources(sources), config)
 
     quotes = parse_quotes(answer)
     protected = [(q.outer_start, q.outer_end) for q in quotes]
@@ -550,14 +556,15 @@ def _found_in(
     limit = len(folded)
     if source.injected_end is not None:
         limit = min(limit, source.injected_end + len(quote.text) + max(16, len(quote.text) // 4))
-    rough = fuzz.partial_ratio_alignment(
+    rough = rough_window(
         quote.text, folded[:limit] if limit < len(folded) else folded,
         score_cutoff=max(0.0, cutoff * 100 - _SCREEN_MARGIN),
+        seed_min_chars=pool.seed_min_chars, meter=pool.meter,
     )
     if rough is None:
         return None
     reach = max(200, len(quote.text))
-    start, end = rough.dest_start - reach, rough.dest_end + reach
+    start, end = rough[0] - reach, rough[1] + reach
     a, b = pool.bounds(label, start, end)
     alignment: Alignment | None
     if (source.injected_end is None or source.injected_end >= b) and not any(
@@ -565,17 +572,19 @@ def _found_in(
     ):
         # The common case, nothing skipped and no start limit: an exact match
         # may be settled before the region's tail is normalised.
-        region, alignment = _exact_first(quote.text, label, pool, a, b, rough.dest_end)
+        region, alignment = _exact_first(quote.text, label, pool, a, b, rough[1])
         offset = a
         if alignment is None:
-            alignment = align(quote.text, region, score_cutoff=cutoff)
+            alignment = align(quote.text, region, score_cutoff=cutoff,
+                              seed_min_chars=pool.seed_min_chars, meter=pool.meter)
     else:
         region, offset = pool.region(label, start, end)
         start_before = None
         if source.injected_end is not None and source.injected_end < b:
             local = source.injected_end - offset
             start_before = region.offsets.to_normalized_position(local) if local > 0 else 0
-        alignment = align(quote.text, region, score_cutoff=cutoff, start_before=start_before)
+        alignment = align(quote.text, region, score_cutoff=cutoff, start_before=start_before,
+                          seed_min_chars=pool.seed_min_chars, meter=pool.meter)
     if alignment is None:
         return None
     # An exact alignment's window is the quote's text, so compare() would find

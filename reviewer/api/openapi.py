@@ -72,7 +72,10 @@ SPEC: dict[str, Any] = {
                                  "Already submitted with this body: the stored result"),
                     "400": _ERROR, "401": _ERROR,
                     "409": _error("`id-conflict`: this id was submitted with another body"),
-                    "413": _ERROR, "415": _ERROR,
+                    "413": _error("A limit, named in the message: payload bytes, sources, "
+                                  "answer or source length, or `verification-budget-exceeded` "
+                                  "(the answer's fuzzy alignment work, MAX_VERIFY_WORK)"),
+                    "415": _ERROR,
                 },
             },
             "get": {

@@ -35,14 +35,17 @@ from reviewer.severity import outcome_columns
 from reviewer.verifying import (
     InlinePdfOverLimit,
     SourceResolutionError,
+    budget_sentence,
     pdf_pages_text,
     report_dict,
     resolve_sources,
+    verify_work_limit,
 )
 from verification import (
     Report,
     Source,
     VerificationConfig,
+    WorkBudgetExceeded,
     canonical_label,
     parse_markers,
     verify_answer,
@@ -153,8 +156,13 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
                                   workspace=client.workspace_id if client else None)
     except SourceResolutionError as error:
         raise AnswerRejected("invalid-source", str(error)) from None
-    report = verify_answer(payload.answer, sources, config=verification_config(surface),
-                           answer_id=payload.id)
+    try:
+        report = verify_answer(
+            payload.answer, sources, answer_id=payload.id,
+            config=verification_config(surface, max_work=verify_work_limit()))
+    except WorkBudgetExceeded as error:
+        raise AnswerRejected("verification-budget-exceeded", budget_sentence(error),
+                             status=413) from None
     outcome = apply_policy(report, payload.answer, policy=surface.policy,  # type: ignore[arg-type]
                            min_coverage=surface.min_coverage)
     data_report = report_data(report, sources)
@@ -205,13 +213,16 @@ def _replayed(stored: Answer, digest: str) -> SubmitResult:
     return SubmitResult(stored, created=False, result=answer_result(stored))
 
 
-def verification_config(surface: Surface, *, threshold: float | None = None
-                        ) -> VerificationConfig:
+def verification_config(surface: Surface, *, threshold: float | None = None,
+                        max_work: int | None = None) -> VerificationConfig:
     """How ``surface`` checks answers; ``threshold`` instead of its own (a
-    re-verification with a calibrated one)."""
+    re-verification with a calibrated one). ``max_work`` is the work budget:
+    none by default, as answers already stored were accepted under it and
+    re-verifying them must not fail half a batch."""
     return VerificationConfig(
         threshold=surface.threshold if threshold is None else threshold,
-        min_coverage=surface.min_coverage, require_quotes=surface.require_quotes)
+        min_coverage=surface.min_coverage, require_quotes=surface.require_quotes,
+        max_work=max_work)
 
 
 def verdict_columns(report: Report) -> dict[str, Any]:

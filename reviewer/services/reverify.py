@@ -139,7 +139,8 @@ def answers_reverify(*, answer_ids: Sequence[int], threshold: float | None = Non
     verified: dict[int, tuple[Any, dict[str, Any]]] = {}
     for pk, answer in answers.items():
         config = (verification_config(answer.surface, threshold=threshold) if answer.surface
-                  else VerificationConfig(threshold=threshold or answer.threshold))
+                  else VerificationConfig(threshold=threshold or answer.threshold,
+                                          max_work=None))
         report = verify_answer(answer.text, sources[pk], config=config,
                                answer_id=answer.external_id or None)
         verified[pk] = (report, report_data(report, sources[pk]))

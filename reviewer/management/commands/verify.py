@@ -17,11 +17,13 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewer.verifying import (
     SourceResolutionError,
+    budget_sentence,
     pdf_pages_text,
     report_dict,
     verify_payload,
+    verify_work_limit,
 )
-from verification import VerificationConfig
+from verification import VerificationConfig, WorkBudgetExceeded
 from verification.formats import FORMATS, FormatError, convert
 from verification.payload import PayloadError, parse_answer_payload
 
@@ -53,9 +55,9 @@ class Command(BaseCommand):
                input_format: str | None, **options: Any) -> None:
         self.input_format = input_format
         try:
-            config = VerificationConfig() if threshold is None else VerificationConfig(
-                threshold=threshold
-            )
+            limit = verify_work_limit()
+            config = (VerificationConfig(max_work=limit) if threshold is None
+                      else VerificationConfig(threshold=threshold, max_work=limit))
         except ValueError as error:
             raise CommandError(str(error), returncode=BAD_INPUT) from None
         stream = self._open(file)
@@ -158,3 +160,7 @@ class Command(BaseCommand):
             return report
         except (FormatError, PayloadError, SourceResolutionError) as error:
             raise CommandError(f"{prefix}{error}", returncode=BAD_INPUT) from None
+        except WorkBudgetExceeded as error:
+            # Like bad input: named on its line, and the other lines go on.
+            raise CommandError(f"{prefix}{budget_sentence(error)}",
+                               returncode=BAD_INPUT) from None
