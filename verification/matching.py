@@ -38,6 +38,9 @@ SEED_CHARS = 12
 #: its labels: one such quote kept seeds over 16% of it); one that is not
 #: leaves a few coincidences close together, rejected at once.
 _SEED_MIN_EXTENT = 0.1
+#: Copies of a repeated passage whose seeds still chain (a clause a contract
+#: restates, a paragraph a guideline repeats in its summary).
+_SEED_MAX_REPEATS = 4
 #: Runs of one or two characters repeated (dot leaders of a table of
 #: contents or a form, rules of dashes): no seed is unique there.
 _FILLER = re.compile(r"(.{1,2}?)\1{3,}", re.DOTALL)
@@ -1002,10 +1005,15 @@ def _bounded(source: NormalizedText, tokens: list[re.Match[str]], first: int, la
 
 
 
-def seed_anchors(quote: str, text: str) -> list[tuple[int, int]]:
+def seed_anchors(
+    quote: str, text: str, *, max_repeats: int = 1
+) -> list[tuple[int, int]]:
     """``(quote index, text index)`` of every :data:`SEED_CHARS`-long stretch
-    that occurs exactly once in ``quote`` and exactly once in ``text``, in
-    quote order. One dictionary pass over each string: linear time."""
+    that occurs exactly once in ``quote`` and at most ``max_repeats`` times in
+    ``text`` (one pair per occurrence), in quote order and, for one quote
+    index, latest text index first, so that :func:`seed_chain` follows the
+    earliest copy of a repeated passage. One dictionary pass over each string:
+    linear time."""
     n = SEED_CHARS
     if len(quote) < n or len(text) < n:
         return []
@@ -1019,16 +1027,16 @@ def seed_anchors(quote: str, text: str) -> list[tuple[int, int]]:
             in_quote[gram] = i
     for gram in repeated:
         del in_quote[gram]
-    in_text: dict[str, int] = {}
-    twice: set[str] = set()
+    in_text: dict[str, list[int]] = {}
     for j in range(len(text) - n + 1):
         gram = text[j : j + n]
         if gram in in_quote:
-            if gram in in_text:
-                twice.add(gram)
-            else:
-                in_text[gram] = j
-    return sorted((in_quote[g], j) for g, j in in_text.items() if g not in twice)
+            in_text.setdefault(gram, []).append(j)
+    return sorted(
+        ((in_quote[g], j) for g, places in in_text.items() if len(places) <= max_repeats
+         for j in places),
+        key=lambda pair: (pair[0], -pair[1]),
+    )
 
 
 def seed_chain(anchors: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -1175,12 +1183,16 @@ def seeded_window(quote: str, text: str) -> tuple[_Seeded, int, int, float] | No
     when no seed chains, or the chain spans less than :data:`_SEED_MIN_EXTENT`
     of the quote (filler aside): the quote is not there, rejected in linear
     time without aligning the long stretches around the chain."""
-    chain = seed_chain(seed_anchors(quote, text))
-    if not chain:
-        return None
     filler = sum(len(run.group()) for run in _FILLER.finditer(quote))
-    if chain[-1][0] + SEED_CHARS - chain[0][0] < _SEED_MIN_EXTENT * (len(quote) - filler):
-        return None  # a few coincidences: not this quote's passage
+    least = _SEED_MIN_EXTENT * (len(quote) - filler)
+    chain = seed_chain(seed_anchors(quote, text))
+    if not chain or chain[-1][0] + SEED_CHARS - chain[0][0] < least:
+        # No unique seeds over the quote: it is not there, or its passage is
+        # there more than once (a clause repeated in a contract), whose seeds
+        # are each found a few times. Chain those along the first copy.
+        chain = seed_chain(seed_anchors(quote, text, max_repeats=_SEED_MAX_REPEATS))
+        if not chain or chain[-1][0] + SEED_CHARS - chain[0][0] < least:
+            return None  # a few coincidences: not this quote's passage
     seeded = _Seeded(quote, text, chain)
     start, end, score = seeded.window()
     return seeded, start, end, score

@@ -137,14 +137,42 @@ def test_absent_long_quote_is_rejected_without_a_window() -> None:
     assert citation.outcome == "quote-not-found"
 
 
+def test_a_passage_the_source_repeats_is_found_in_its_first_copy() -> None:
+    """A contract restates a clause: none of the quote's seeds is unique in
+    the source, yet the quote is there (twice) and must not be refused."""
+    rng = random.Random(5)
+    clause = prose(rng, 1_500)
+    source = prose(rng, 4_000) + "\n" + clause + "\n" + prose(rng, 3_000) + "\n" + clause
+    first = source.index(clause)
+    start = source.index(" ", first + 100) + 1
+    end = source.rindex(" ", start, start + 1_000)
+    quote = edited(rng, source[start:end], "letter")
+    region = normalize(source)
+    q = normalize(quote).text
+    assert seed_anchors(q, region.text) == [] or seed_chain(seed_anchors(q, region.text)) == []
+    old = align(q, region, seed_min_chars=None)
+    new = align(q, region)
+    assert old is not None and new is not None
+    assert (new.source_start, new.source_end) == (start, end)
+    # The window search settles on the last copy: the same passage, as good.
+    assert source[old.source_start : old.source_end] == source[start:end]
+    assert new.score == pytest.approx(old.score, abs=1e-9)
+    (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": source}).citations
+    assert citation.outcome == "verified-fuzzy"
+    assert (citation.chunk_start, citation.chunk_end) == (start, end)
+
+
 def test_anchors_are_unique_in_both_and_chained_in_order() -> None:
     quote = "alpha beta gamma delta epsilon zeta eta theta"
     text = "xx alpha beta gamma delta epsilon zeta eta theta yy"
     anchors = seed_anchors(quote, text)
     assert anchors[0] == (0, 3)
     assert all(quote[q : q + SEED_CHARS] == text[t : t + SEED_CHARS] for q, t in anchors)
-    # A stretch twice in the text is no anchor.
+    # A stretch twice in the text is no anchor, unless repeats are allowed:
+    # then each copy is one, the later first (the chain follows the first).
     assert seed_anchors("abcdefghijklm", "abcdefghijklm abcdefghijklm") == []
+    assert seed_anchors("abcdefghijkl", "abcdefghijkl abcdefghijkl", max_repeats=2) == [
+        (0, 13), (0, 0)]
     # Out-of-order and far-off anchors drop out of the chain.
     chain = seed_chain([(0, 100), (20, 120), (40, 10), (60, 160), (80, 90_000)])
     assert chain == [(0, 100), (20, 120), (60, 160)]
