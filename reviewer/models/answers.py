@@ -343,6 +343,12 @@ class ReviewDecision(models.Model):
     # Failing citations (ids) the reviewer had not opened when deciding: an
     # approval with any is one the reviewer confirmed knowingly.
     unopened_failures = models.JSONField(default=list, blank=True)
+    # False for a decision that lost a race: the reviewer decided on a state
+    # someone else's decision (``conflicts_with``) had already moved. Kept in
+    # the trail, but the answer's state did not move.
+    applied = models.BooleanField(default=True)
+    conflicts_with = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT,
+                                       related_name="+")
     created = models.DateTimeField(auto_now_add=True)
 
     objects = ReviewDecisionQuerySet.as_manager()
@@ -354,6 +360,10 @@ class ReviewDecision(models.Model):
                 condition=(Q(decision="undo", undoes__isnull=False)
                            | (~Q(decision="undo") & Q(undoes__isnull=True))),
                 name="review_decision_undo_points_at_a_decision"),
+            models.CheckConstraint(
+                condition=Q(applied=True, conflicts_with__isnull=True)
+                | Q(applied=False, conflicts_with__isnull=False),
+                name="review_decision_unapplied_names_its_winner"),
         ]
 
     def __str__(self) -> str:

@@ -297,7 +297,8 @@ def _decision_counts() -> dict[tuple[datetime, int | None, str], dict[str, int]]
     decisions and their time histogram, from the decisions themselves (an
     answer's first decision is its first that is not an undo, even if it was
     undone later)."""
-    decisions = ReviewDecision.objects.exclude(decision=ReviewDecision.Decision.UNDO).order_by()
+    decisions = (ReviewDecision.objects.filter(applied=True)
+                 .exclude(decision=ReviewDecision.Decision.UNDO).order_by())
     counts: dict[tuple[datetime, int | None, str], dict[str, int]] = {}
 
     def row_for(at: datetime, surface_id: int | None, model: str) -> dict[str, int]:

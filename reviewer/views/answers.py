@@ -27,11 +27,22 @@ from reviewer.models import (
 )
 from reviewer.selectors.answers import answer_get_for_review, answer_list
 from reviewer.selectors.documents import pdf_highlight
-from reviewer.selectors.reviews import review_safety, review_served, review_trail, undo_seconds
+from reviewer.selectors.reviews import (
+    review_safety,
+    review_seen,
+    review_served,
+    review_trail,
+    undo_seconds,
+)
 from reviewer.selectors.triage import TriageFilters, triage_next
 from reviewer.selectors.verdict_history import verdict_history
 from reviewer.services.assignments import answer_open, in_review_by_other
-from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
+from reviewer.services.reviews import (
+    DecisionConflict,
+    DecisionRefused,
+    review_decide,
+    review_undo,
+)
 from reviewer.views.answer_text import render_sentence
 from reviewer.views.base import HtmxHttpRequest, permission_required
 from reviewer.views.passages import source_runs
@@ -313,7 +324,8 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         "highlight": _highlight_event(answer, citation, passage) if citation else None,
         "keep": keep, **_history_context(answer, request),
     }
-    context.update({"trail": review_trail(answer), "served": review_served(answer),
+    trail = review_trail(answer)
+    context.update({"trail": trail, "seen": review_seen(trail), "served": review_served(answer),
                     "safety": review_safety(answer, shown=citation),
                     "cannot_decide": _cannot_decide(answer, request.user)})
     answer_open(answer=answer, user=request.user)
@@ -369,7 +381,8 @@ def _decision_context(answer_id: int) -> dict[str, Any]:
     answer = get_object_or_404(Answer.objects.select_related("surface").prefetch_related(
         Prefetch("decisions", queryset=ReviewDecision.objects.select_related("reviewer"))),
         pk=answer_id)
-    return {"answer": answer, "trail": review_trail(answer),
+    trail = review_trail(answer)
+    return {"answer": answer, "trail": trail, "seen": review_seen(trail),
             "decision_choices": ReviewDecision.Decision.choices}
 
 
@@ -383,8 +396,15 @@ def _refused(request: HtmxHttpRequest, refused: DecisionRefused) -> HttpResponse
               "note-required": 422}.get(refused.code, 409)
     if not request.htmx:
         return HttpResponse(f"{refused}\n", status=status, content_type="text/plain")
-    response = render(request, "reviewer/review.html#decide-error",
-                      {"error": str(refused), "code": refused.code}, status=status)
+    context: dict[str, Any] = {"error": str(refused), "code": refused.code}
+    template = "reviewer/review.html#decide-error"
+    if isinstance(refused, DecisionConflict):
+        # Show the trail and state as they are now, and the form's "seen"
+        # moved on, so the next decision is made on what is on screen.
+        context.update(_decision_context(refused.record.answer_id))
+        context.update({"oob": True, "trail_oob": True})
+        template = "reviewer/review.html#conflicted"
+    response = render(request, template, context, status=status)
     response["HX-Retarget"] = "#decide-error"
     response["HX-Reswap"] = "outerHTML"
     return response
@@ -414,10 +434,17 @@ def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
             answer=answer, reviewer=request.user,  # type: ignore[arg-type]
             decision=request.POST.get("decision", ""), note=request.POST.get("note", ""),
             opened=request.POST.getlist("opened"),
-            confirmed=request.POST.get("confirmed", "").lower() in ("1", "true", "yes", "on"))
+            confirmed=request.POST.get("confirmed", "").lower() in ("1", "true", "yes", "on"),
+            seen=_seen(request.POST.get("seen")))
     except DecisionRefused as refused:
         return _refused(request, refused)
     return _recorded(request, answer_id, record)
+
+
+def _seen(value: str | None) -> int | None:
+    """The form's ``seen`` (the latest decision on the reviewer's page; 0:
+    none); absent or not a number: not checked."""
+    return int(value) if value is not None and value.isdigit() else None
 
 
 @require_POST
