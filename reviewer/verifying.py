@@ -84,9 +84,10 @@ def resolve_sources(refs: tuple[SourceRef, ...]) -> list[Source]:
             sources.append(Source(marker=ref.marker, text=ref.text))
         elif ref.chunk is not None:
             chunk = chunks.get(ref.chunk)
-            if chunk is None:
+            if chunk is None or chunk.document.deleted_at is not None:
                 raise SourceResolutionError(
                     f"source [{ref.marker}] names chunk {ref.chunk}, which does not exist"
+                    + (" (its document was deleted)" if chunk is not None else "")
                 )
             sources.append(_document_source(
                 ref.marker, chunk.document, chunk.start, chunk.end, what=f"chunk {chunk.pk}"

@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 
 from .clients import ApiClient
+from .deletion import LiveManager
 from .documents import Chunk, Document
 
 
@@ -143,8 +144,14 @@ class Answer(models.Model):
     in_review_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                      on_delete=models.SET_NULL, related_name="+")
     in_review_since = models.DateTimeField(null=True, blank=True)
+    # Soft deletion (see reviewer.models.deletion): hidden, never removed, so
+    # its decisions and verdict history stay.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False, db_index=True)
+    deleted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.PROTECT, related_name="+", editable=False)
 
-    objects = AnswerQuerySet.as_manager()
+    objects = LiveManager.from_queryset(AnswerQuerySet)()
+    all_objects = AnswerQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created"]

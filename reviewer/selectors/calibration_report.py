@@ -250,7 +250,7 @@ class ChangeEstimate:
 def _moving(surface: Surface, threshold: float) -> QuerySet[CitationVerdict]:
     citations = CitationVerdict.objects.filter(
         answer__surface=surface, superseded=False, outcome__in=THRESHOLD_OUTCOMES,
-        score__isnull=False)
+        score__isnull=False, answer__deleted_at__isnull=True)
     current = surface.threshold
     if threshold < current:
         return citations.filter(outcome__in=FLAGGED_OUTCOMES, score__gte=threshold,

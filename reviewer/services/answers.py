@@ -139,8 +139,10 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     digest = request_digest(data)
     # Most ids are new: ask for the key alone (a query half as costly to build
     # as the whole row) and load the answer only when it is there.
-    if payload.id and Answer.objects.submitted_as(client, payload.id).exists():
-        stored = Answer.objects.submitted_as(client, payload.id).select_related("surface").get()
+    # all_objects: a deleted answer keeps its id (its trail is kept with it).
+    if payload.id and Answer.all_objects.submitted_as(client, payload.id).exists():
+        stored = (Answer.all_objects.submitted_as(client, payload.id)
+                  .select_related("surface").get())
         return _replayed(stored, digest)
     _check_limits(payload)
     surface = surface_for(payload.surface)
@@ -169,7 +171,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
             queue_counts_move(add=[queue_key(answer)])
     except IntegrityError:
         # The same external id stored by a concurrent request: return that one.
-        stored = (Answer.objects.submitted_as(client, payload.id or "")
+        stored = (Answer.all_objects.submitted_as(client, payload.id or "")
                   .select_related("surface").first())
         if stored is None or not payload.id:
             raise
@@ -190,7 +192,12 @@ def _replayed(stored: Answer, digest: str) -> SubmitResult:
     """The stored result for a replay of the same body; a 409 for another body.
 
     Answers stored before bodies were hashed have no digest: theirs is returned.
+    A deleted answer's id is not served again, nor reused.
     """
+    if stored.deleted_at is not None:
+        raise AnswerRejected(
+            "id-deleted", f"Answer id {stored.external_id!r} was answer {stored.pk}, deleted on "
+                          f"{stored.deleted_at:%Y-%m-%d %H:%M} UTC; use a new id.", status=409)
     if stored.request_sha256 and stored.request_sha256 != digest:
         raise AnswerRejected(
             "id-conflict",

@@ -144,7 +144,8 @@ def calibration_sample(*, surface: Surface, size: int = 50, controls: float = 0.
                 .values_list("citation_id", flat=True))
     candidates = [
         (pk, score) for pk, score in CitationVerdict.objects.filter(
-            answer__surface=surface, outcome__in=SAMPLED_OUTCOMES, superseded=False)
+            answer__surface=surface, outcome__in=SAMPLED_OUTCOMES, superseded=False,
+            answer__deleted_at__isnull=True)
         .exclude(quote="").values_list("id", "score")
         if pk not in taken and score is not None
     ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import tempfile
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile, File
+from django.core.files.storage import FileSystemStorage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -86,7 +88,12 @@ def document_upload(
     another key.
     """
     digest = hashlib.sha256(data).hexdigest()
-    existing = Document.objects.filter(sha256=digest).first()
+    existing = Document.all_objects.filter(sha256=digest).first()
+    if existing is not None and existing.deleted_at is not None:
+        raise DocumentRejected(
+            "deleted", f"These bytes were document {existing.pk}, deleted on "
+                       f"{existing.deleted_at:%Y-%m-%d %H:%M} UTC; a deleted document is not "
+                       "uploaded again. Ask an administrator if it should come back.")
     if existing is not None:
         documents_fail_stale()
         existing.refresh_from_db()
@@ -276,10 +283,23 @@ def _store(
         document.status = Document.Status.READY
         document.error_kind = document.error = ""
         document.save()
+        _make_read_only(document)
         if document.supersedes_id:
             Document.objects.filter(pk=document.supersedes_id).update(superseded_by=document)
         transaction.on_commit(lambda: logger.info(
             "ingested document %s: %d pages, %d chunks", document.pk, len(pages), len(ranges)))
+
+
+def _make_read_only(document: Document) -> None:
+    """Stored files of a ready document made read-only where the storage is
+    a file system, so nothing on the host rewrites them in place either (the
+    model refuses a swap; see ``FROZEN_WHEN_READY``)."""
+    for field in (document.file, document.geometry):
+        if field.name and isinstance(field.storage, FileSystemStorage):
+            try:
+                os.chmod(field.storage.path(field.name), 0o444)
+            except OSError as error:  # a read-only mount, another owner: not fatal
+                logger.warning("could not make %s read-only: %s", field.name, error)
 
 
 def _retryable(document: Document) -> bool:
