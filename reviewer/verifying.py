@@ -14,7 +14,8 @@ from verification import Report, Source, VerificationConfig, verify_answer
 from verification.payload import AnswerPayload, SourceRef
 
 __all__ = [
-    "SourceResolutionError", "pdf_pages_text", "report_dict", "resolve_sources", "verify_payload",
+    "SourceResolutionError", "SourceTooLong", "pdf_pages_text", "report_dict", "resolve_sources",
+    "verify_payload",
 ]
 
 
@@ -34,20 +35,36 @@ class SourceResolutionError(ValueError):
     """A source names a chunk or document range that cannot be resolved."""
 
 
+class SourceTooLong(SourceResolutionError):
+    """A document range longer than the source-length limit."""
+
+    def __init__(self, marker: str, chars: int, limit: int) -> None:
+        super().__init__(f"Source [{marker}] is a document range of {chars} characters; the "
+                         f"limit is {limit}. Cite a shorter range (start and end), or a chunk.")
+
+
 def _document_source(
-    marker: str, document: Document, start: int, end: int | None, *, what: str
+    marker: str, document: Document, start: int, end: int | None, *, what: str,
+    max_chars: int | None = None,
 ) -> Source:
     """``document.text[start:end]`` as injected (``end`` None: to the end), plus
     the text that follows it (a quote may run on across the chunk boundary),
-    read with one SUBSTR."""
+    read with one SUBSTR. A range over ``max_chars`` is refused before its
+    text is read (SourceTooLong)."""
     if document.status != Document.Status.READY:
         raise SourceResolutionError(
             f"source [{marker}] names {what} of document {document.pk}, which is "
             f"{document.status}, not ready"
         )
+    if max_chars is not None and end is not None and end - start > max_chars:
+        raise SourceTooLong(marker, end - start, max_chars)
     continuation = int(settings.CITEGUARD["CONTINUATION_CHARS"])
-    part = (Substr("text", start + 1) if end is None
-            else Substr("text", start + 1, max(0, end - start) + continuation))
+    if end is None:
+        # To the end: read no more than the limit allows (plus one, to know).
+        part = (Substr("text", start + 1) if max_chars is None
+                else Substr("text", start + 1, max_chars + 1))
+    else:
+        part = Substr("text", start + 1, max(0, end - start) + continuation)
     row = (
         Document.objects.filter(pk=document.pk)
         .annotate(part=part, size=Length("text"))
@@ -56,6 +73,8 @@ def _document_source(
     )
     if end is None:
         end = row["size"]
+        if max_chars is not None and end - start > max_chars:
+            raise SourceTooLong(marker, end - start, max_chars)
     if end > row["size"] or start >= end:
         raise SourceResolutionError(
             f"source [{marker}]: range [{start}, {end}) is outside document {document.pk} "
@@ -73,7 +92,10 @@ def _document_source(
     )
 
 
-def resolve_sources(refs: tuple[SourceRef, ...]) -> list[Source]:
+def resolve_sources(refs: tuple[SourceRef, ...], *, max_chars: int | None = None
+                    ) -> list[Source]:
+    """The sources as injected; a chunk or document range over ``max_chars``
+    (None: no limit) raises SourceTooLong."""
     chunk_ids = [ref.chunk for ref in refs if ref.chunk is not None]
     chunks = Chunk.objects.select_related("document").defer("document__text").in_bulk(chunk_ids)
     document_ids = [ref.document for ref in refs if ref.document is not None]
@@ -90,7 +112,8 @@ def resolve_sources(refs: tuple[SourceRef, ...]) -> list[Source]:
                     + (" (its document was deleted)" if chunk is not None else "")
                 )
             sources.append(_document_source(
-                ref.marker, chunk.document, chunk.start, chunk.end, what=f"chunk {chunk.pk}"
+                ref.marker, chunk.document, chunk.start, chunk.end, what=f"chunk {chunk.pk}",
+                max_chars=max_chars,
             ))
         else:
             assert ref.document is not None
@@ -100,7 +123,8 @@ def resolve_sources(refs: tuple[SourceRef, ...]) -> list[Source]:
                     f"source [{ref.marker}] names document {ref.document}, which does not exist"
                 )
             sources.append(_document_source(
-                ref.marker, document, ref.start or 0, ref.end, what="a range"
+                ref.marker, document, ref.start or 0, ref.end, what="a range",
+                max_chars=max_chars,
             ))
     return sources
 

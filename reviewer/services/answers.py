@@ -28,12 +28,14 @@ from reviewer.selectors.answers import (
     answer_result,
 )
 from reviewer.selectors.documents import document_locate
+from reviewer.selectors.sources import source_reference
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.rows import insert_rows
 from reviewer.services.stats import stats_record_answer
 from reviewer.severity import outcome_columns
 from reviewer.verifying import (
     SourceResolutionError,
+    SourceTooLong,
     pdf_pages_text,
     report_dict,
     resolve_sources,
@@ -147,7 +149,10 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     _check_limits(payload)
     surface = surface_for(payload.surface)
     try:
-        sources = resolve_sources(payload.sources)
+        sources = resolve_sources(payload.sources,
+                                  max_chars=int(settings.CITEGUARD["MAX_SOURCE_CHARS"]))
+    except SourceTooLong as error:
+        raise AnswerRejected("source-too-long", str(error), status=413) from None
     except SourceResolutionError as error:
         raise AnswerRejected("invalid-source", str(error)) from None
     report = verify_answer(payload.answer, sources, config=verification_config(surface),
@@ -272,9 +277,13 @@ def sentences_as_stored(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _store_rows(answer: Answer, payload: AnswerPayload, sources: list[Any],
                 report: dict[str, Any]) -> None:
+    # A source read from a document is stored as a reference to the range it
+    # was read from, not a copy per answer (reviewer.selectors.sources).
     insert_rows(AnswerSource, [
         {"answer_id": answer.pk, "position": position, "marker": source.marker,
-         "text": source.text, "chunk_id": ref.chunk, "document_id": source.document,
+         **(source_reference(source.text) if source.document is not None
+            else {"text": source.text}),
+         "chunk_id": ref.chunk, "document_id": source.document,
          "document_start": source.document_offset if source.document is not None else None,
          "document_end": (source.document_offset + (source.injected_end or len(source.text))
                           if source.document is not None else None),

@@ -160,7 +160,8 @@ def calibration_sample(*, surface: Surface, size: int = 50, controls: float = 0.
     sources: dict[int, dict[str, dict[str, Any]]] = {}
     for row in AnswerSource.objects.filter(
             answer_id__in={c["answer_id"] for c in citations.values()}).values(
-            "answer_id", "marker", "text", "furniture", "document_id"):
+            "answer_id", "marker", "text", "furniture", "document_id", "document_start",
+            "text_chars", "text_sha256"):
         sources.setdefault(row["answer_id"], {})[canonical_label(row["marker"])] = row
     created = []
     with transaction.atomic():

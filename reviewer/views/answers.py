@@ -3,6 +3,7 @@ panel loaded with htmx, the PDF viewer told what to highlight, decisions."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from reviewer.selectors.reviews import (
     review_trail,
     undo_seconds,
 )
+from reviewer.selectors.sources import SourceReferenceError
 from reviewer.selectors.triage import TriageFilters, triage_next
 from reviewer.selectors.verdict_history import verdict_history
 from reviewer.services.assignments import answer_open, in_review_by_other
@@ -48,6 +50,8 @@ from reviewer.views.base import HtmxHttpRequest, permission_required
 from reviewer.views.passages import source_runs
 from verification import Difference, canonical_label, negation_context, word_diff
 from verification.verify import coverage_sentence, reason_sentence
+
+logger = logging.getLogger("citeguard.review")
 
 FAILING = {"fabricated-marker", "quote-altered", "quote-not-found", "wrong-source",
            "unattributed-quote", "uncited-claim"}
@@ -296,6 +300,17 @@ def _reason_words(reason: str) -> str:
 @require_GET
 @permission_required("reviewer.view_answer")
 def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+    try:
+        return _answer_review(request, answer_id)
+    except SourceReferenceError as error:
+        # A source's text no longer matches what was verified: say so, never
+        # show the reviewer other text as the evidence.
+        logger.error("answer %s: %s", answer_id, error)
+        return HttpResponse(f"This answer cannot be shown as it was verified. {error}\n",
+                            status=500, content_type="text/plain; charset=utf-8")
+
+
+def _answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     try:
         answer = answer_get_for_review(answer_id)
     except Answer.DoesNotExist:
