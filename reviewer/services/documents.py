@@ -178,7 +178,9 @@ def _place_version(document: Document, supersedes: Document | None) -> None:
                 f"Document {supersedes.pk} is not the latest version of {key!r}: document "
                 f"{head.pk} (version {head.version}) is. Supersede that one, or send only "
                 "the document_key.")
-        latest = versions.order_by("-version").values_list("version", flat=True).first() or 0
+        # all_objects: a deleted version keeps its number (and its unique row).
+        latest = (Document.all_objects.with_key(key).order_by("-version")
+                  .values_list("version", flat=True).first() or 0)
     else:
         latest = 0
     target = supersedes or head

@@ -156,3 +156,16 @@ def test_purge_removes_the_stored_files_of_deleted_documents_only(ready: Documen
     actions = list(DeletionRecord.objects.filter(object_id=ready.pk)
                    .order_by("created").values_list("action", flat=True))
     assert actions == ["delete", "purge"]
+
+
+def test_a_new_version_after_a_deleted_one_takes_the_next_number(
+    text_pdf: Callable[..., bytes], django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        first = document_upload(data=text_pdf("Version one."), filename="a.pdf",
+                                document_key="handbook").document
+    document_delete(document=first, deleted_by=None, reason="wrong file")
+    with django_capture_on_commit_callbacks(execute=True):
+        second = document_upload(data=text_pdf("Version two."), filename="b.pdf",
+                                 document_key="handbook")
+    assert second.created and second.document.version == 2
