@@ -269,7 +269,9 @@ def stats_rebuild() -> int:
     arriving meanwhile are counted by their own ``stats_record_answer`` once
     the rebuild commits; run it again if in doubt, it is idempotent.
     """
-    grouped = (Answer.objects.order_by().annotate(bucket=TruncHour("created"))
+    # all_objects: a deleted answer still arrived (and may have been decided),
+    # as the kept counts say; deleting hides it, it does not rewrite history.
+    grouped = (Answer.all_objects.order_by().annotate(bucket=TruncHour("created"))
                .values("bucket", "surface_id", "model").annotate(**_rebuild_aggregates()))
     with transaction.atomic():
         decisions = _decision_counts()

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from reviewer.models import (
     Answer,
+    AnswerStats,
     DeletionRecord,
     Document,
     QueueGroup,
@@ -32,6 +33,7 @@ from reviewer.services.documents import DocumentRejected, document_upload
 from reviewer.services.queue_counts import queue_counts_rebuild
 from reviewer.services.reverify import answer_reverify
 from reviewer.services.reviews import review_decide
+from reviewer.services.stats import stats_rebuild
 
 pytestmark = pytest.mark.django_db
 
@@ -57,6 +59,11 @@ def ready(text_pdf: Callable[..., bytes], django_capture_on_commit_callbacks: An
     document.refresh_from_db()
     assert document.status == Document.Status.READY
     return document
+
+
+def _stats() -> list[dict[str, Any]]:
+    return [{k: v for k, v in row.items() if k != "id"}
+            for row in AnswerStats.objects.order_by("hour", "surface_id", "model").values()]
 
 
 def _kept_counts() -> dict[tuple[Any, ...], int]:
@@ -96,6 +103,10 @@ def test_the_admin_deletes_an_answer_softly_and_keeps_its_trail(client: Any, roo
     assert _kept_counts() == (queue_counts_rebuild(), _kept_counts())[1]
     assert sum(_kept_counts().values()) == 1
     assert client.get(f"/answers/{gone.pk}/").status_code == 404
+    # Trends still count what arrived and was decided: a rebuild agrees.
+    kept = _stats()
+    stats_rebuild()
+    assert _stats() == kept
 
 
 def test_a_deleted_answers_id_is_not_served_nor_reused(api: Any) -> None:
