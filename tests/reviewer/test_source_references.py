@@ -127,3 +127,30 @@ def test_a_hash_mismatch_is_a_clear_error_not_other_text(logged_in: Any,
     response = logged_in.get(f"/answers/{answer.pk}/")
     assert response.status_code == 500
     assert "cannot be shown as it was verified" in response.content.decode()
+
+
+def test_the_migration_turns_stored_copies_into_references_and_back(document: Document
+                                                                   ) -> None:
+    import importlib
+
+    from django.apps import apps
+
+    migration: Any = importlib.import_module("reviewer.migrations.0018_source_references")
+    answer = _whole_document(document)
+    copy = answer.sources.get().text
+    # As stored before references: a copy, and one that no longer matches its document.
+    AnswerSource.objects.filter(answer=answer).update(text=copy, text_chars=None,
+                                                      text_sha256="")
+    other = _whole_document(document, answer_id="stale")
+    AnswerSource.objects.filter(answer=other).update(text="Not the document.",
+                                                     text_chars=None, text_sha256="")
+
+    migration.refer_to_documents(apps, None)
+    assert AnswerSource.objects.filter(answer=answer).values_list(
+        "text", "text_chars").get() == ("", len(copy))
+    assert answer.sources.get().text == copy
+    assert other.sources.get().text == "Not the document."  # kept as it was
+
+    migration.copy_from_documents(apps, None)
+    assert AnswerSource.objects.filter(answer=answer).values_list(
+        "text", "text_sha256").get() == (copy, "")
