@@ -116,6 +116,14 @@ def review_decide(
                 f"{'approving' if kind == ReviewDecision.Decision.APPROVE else 'rejecting'} "
                 "an answer that failed its check needs the reason written down.")
         latest = _latest(answer)
+        # A second press of the same key (also from a page that has not seen
+        # the first one land) is a repeat, not a conflict with oneself.
+        if (latest is not None and latest.reviewer_id == reviewer.pk
+                and latest.decision == kind and latest.note == note
+                and timezone.now() - latest.created <= timedelta(seconds=undo_seconds())):
+            raise DecisionRefused(
+                "repeat", f"Already {latest.get_decision_display().lower()} by you a moment "
+                          "ago; not recorded twice.")
         if seen is not None and (latest.pk if latest is not None else 0) != seen:
             # Decided on a state that has moved since: keep it, unapplied.
             if latest is None:
@@ -130,20 +138,15 @@ def review_decide(
             conflict = DecisionConflict(lost, latest)
         else:
             conflict = None
-            record = _apply(answer, reviewer, kind, note, unopened, latest)
+            record = _apply(answer, reviewer, kind, note, unopened)
     if conflict is not None:
         raise conflict
     return record
 
 
 def _apply(answer: Answer, reviewer: AbstractBaseUser, kind: ReviewDecision.Decision,
-           note: str, unopened: list[int], latest: ReviewDecision | None) -> ReviewDecision:
-    if (latest is not None and latest.reviewer_id == reviewer.pk
-            and latest.decision == kind and latest.note == note
-            and timezone.now() - latest.created <= timedelta(seconds=undo_seconds())):
-        raise DecisionRefused(
-            "repeat", f"Already {latest.get_decision_display().lower()} by you a moment "
-                      "ago; not recorded twice.")
+           note: str, unopened: list[int]) -> ReviewDecision:
+    """Record ``kind`` as applied and move the answer's state (inside the lock)."""
     record = ReviewDecision(answer=answer, reviewer=reviewer, decision=kind, note=note,
                             from_state=answer.review_state, to_state=_STATE[kind],
                             unopened_failures=unopened)

@@ -112,3 +112,12 @@ def test_the_form_sends_what_it_saw_and_a_stale_page_gets_409(
     assert f'id="decision-seen" value="{applied.pk}"' in ok.content.decode()
     answer.refresh_from_db()
     assert answer.review_state == "approved"
+
+
+def test_a_second_press_from_a_stale_page_is_a_repeat_not_a_conflict(answer: Answer,
+                                                                     ann: Any) -> None:
+    review_decide(answer=answer, reviewer=ann, decision="approve", seen=0)
+    with pytest.raises(DecisionRefused) as raised:
+        review_decide(answer=answer, reviewer=ann, decision="approve", seen=0)
+    assert raised.value.code == "repeat"
+    assert ReviewDecision.objects.filter(answer=answer).count() == 1
