@@ -3,6 +3,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.db import transaction
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from reviewer.models import (
@@ -11,6 +12,7 @@ from reviewer.models import (
     CalibrationItem,
     Chunk,
     CitationVerdict,
+    DeletionRecord,
     Document,
     MatchLabel,
     Page,
@@ -20,6 +22,7 @@ from reviewer.models import (
     SurfaceChange,
     Workspace,
 )
+from reviewer.services.deletion import answer_delete, document_delete
 from reviewer.services.surfaces import SURFACE_SETTINGS, surface_update
 
 
@@ -42,6 +45,44 @@ class _ReadOnly(_NoAdd):
         return False
 
 
+class _NoDelete:
+    """Parts of a document or an answer's verdict: removing one would break
+    what cites it or the trail, so the admin never deletes them."""
+
+    def has_delete_permission(self, request: object, obj: object = None) -> bool:
+        return False
+
+
+class _SoftDelete:
+    """The admin's delete hides the row (a soft delete with a DeletionRecord),
+    never removing it or what points at it (decisions, verdict history)."""
+
+    def _soft_delete(self, request: HttpRequest, obj: Any) -> None:
+        reason = f"Deleted in the admin by {request.user.get_username()}"
+        user = request.user if request.user.is_authenticated else None
+        if isinstance(obj, Answer):
+            answer_delete(answer=obj, deleted_by=user, reason=reason)  # type: ignore[arg-type]
+        else:
+            document_delete(document=obj, deleted_by=user, reason=reason)  # type: ignore[arg-type]
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        self._soft_delete(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        for obj in queryset:
+            self._soft_delete(request, obj)
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest
+                            ) -> tuple[list[Any], dict[str, int], set[str], list[Any]]:
+        # Nothing else goes with it, so nothing else needs a permission or
+        # is protected (the default collector would list the decisions).
+        objs = list(objs)
+        model = objs[0]._meta if objs else None
+        label = str(model.verbose_name_plural) if model else ""
+        return ([f"{model.verbose_name if model else ''}: {obj} (hidden, kept with its "
+                 "history)" for obj in objs], {label: len(objs)} if objs else {}, set(), [])
+
+
 class PageInline(admin.TabularInline[Page, Document]):
     model = Page
     extra = 0
@@ -50,7 +91,7 @@ class PageInline(admin.TabularInline[Page, Document]):
 
 
 @admin.register(Document)
-class DocumentAdmin(_NoAdd, admin.ModelAdmin[Document]):
+class DocumentAdmin(_SoftDelete, _NoAdd, admin.ModelAdmin[Document]):
     list_display = ("title", "workspace", "status", "page_count", "created", "superseded_by")
     list_filter = ("status", "workspace")
     search_fields = ("title", "sha256")
@@ -60,9 +101,16 @@ class DocumentAdmin(_NoAdd, admin.ModelAdmin[Document]):
     exclude = ("text", "furniture", "geometry")
     inlines = (PageInline,)
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Document | None = None
+                            ) -> Any:
+        # A ready document's file is what its highlights are drawn on.
+        fields = tuple(super().get_readonly_fields(request, obj))
+        return (*fields, "file") if obj is not None and obj.status == obj.Status.READY \
+            else fields
+
 
 @admin.register(Chunk)
-class ChunkAdmin(_NoAdd, admin.ModelAdmin[Chunk]):
+class ChunkAdmin(_NoDelete, _NoAdd, admin.ModelAdmin[Chunk]):
     list_display = ("__str__", "document", "index", "start", "end", "page_first", "page_last")
     list_filter = ("document",)
     search_fields = ("text",)
@@ -70,7 +118,7 @@ class ChunkAdmin(_NoAdd, admin.ModelAdmin[Chunk]):
 
 
 @admin.register(Page)
-class PageAdmin(_NoAdd, admin.ModelAdmin[Page]):
+class PageAdmin(_NoDelete, _NoAdd, admin.ModelAdmin[Page]):
     list_display = ("__str__", "width", "height", "rotation")
     list_select_related = ("document",)
 
@@ -107,7 +155,7 @@ class SentenceInline(admin.TabularInline[SentenceVerdict, Answer]):
 
 
 @admin.register(Answer)
-class AnswerAdmin(_NoAdd, admin.ModelAdmin[Answer]):
+class AnswerAdmin(_SoftDelete, _NoAdd, admin.ModelAdmin[Answer]):
     list_display = ("pk", "external_id", "surface", "model", "verdict", "action",
                     "review_state", "created")
     list_filter = ("verdict", "action", "review_state", "surface")
@@ -118,7 +166,7 @@ class AnswerAdmin(_NoAdd, admin.ModelAdmin[Answer]):
 
 
 @admin.register(CitationVerdict)
-class CitationVerdictAdmin(_NoAdd, admin.ModelAdmin[CitationVerdict]):
+class CitationVerdictAdmin(_NoDelete, _NoAdd, admin.ModelAdmin[CitationVerdict]):
     list_display = ("pk", "answer", "outcome", "marker", "score", "source_marker")
     list_filter = ("outcome",)
     readonly_fields = [f.name for f in CitationVerdict._meta.fields]
@@ -210,3 +258,16 @@ class CalibrationItemAdmin(_ReadOnly, admin.ModelAdmin[CalibrationItem]):
                        "match_end", "furniture", "source_marker", "score", "outcome",
                        "threshold", "stratum", "position", "content_hash", "document", "pages",
                        "settled_label", "settled_by", "settled_at", "created")
+
+
+@admin.register(DeletionRecord)
+class DeletionRecordAdmin(_ReadOnly, admin.ModelAdmin[DeletionRecord]):
+    """Who deleted what, when and why, and each purge of a deleted
+    document's files: read-only."""
+
+    list_display = ("created", "action", "kind", "object_id", "description", "deleted_by")
+    list_filter = ("action", "kind")
+    list_select_related = ("deleted_by",)
+    search_fields = ("description", "reason")
+    readonly_fields = ("kind", "object_id", "description", "action", "deleted_by", "reason",
+                       "created")

@@ -21,8 +21,8 @@ from verification import (
 from verification.payload import AnswerPayload, SourceRef
 
 __all__ = [
-    "InlinePdfOverLimit", "SourceResolutionError", "budget_sentence", "pdf_pages_text",
-    "report_dict", "resolve_sources", "verify_payload", "verify_work_limit",
+    "InlinePdfOverLimit", "SourceResolutionError", "SourceTooLong", "budget_sentence",
+    "pdf_pages_text", "report_dict", "resolve_sources", "verify_payload", "verify_work_limit",
 ]
 
 
@@ -56,20 +56,36 @@ class InlinePdfOverLimit(SourceResolutionError):
 _OVER_LIMIT = frozenset({"too-many-pages", "page-chars", "document-chars", "memory", "timeout"})
 
 
+class SourceTooLong(SourceResolutionError):
+    """A document range longer than the source-length limit."""
+
+    def __init__(self, marker: str, chars: int, limit: int) -> None:
+        super().__init__(f"Source [{marker}] is a document range of {chars} characters; the "
+                         f"limit is {limit}. Cite a shorter range (start and end), or a chunk.")
+
+
 def _document_source(
-    marker: str, document: Document, start: int, end: int | None, *, what: str
+    marker: str, document: Document, start: int, end: int | None, *, what: str,
+    max_chars: int | None = None,
 ) -> Source:
     """``document.text[start:end]`` as injected (``end`` None: to the end), plus
     the text that follows it (a quote may run on across the chunk boundary),
-    read with one SUBSTR."""
+    read with one SUBSTR. A range over ``max_chars`` is refused before its
+    text is read (SourceTooLong)."""
     if document.status != Document.Status.READY:
         raise SourceResolutionError(
             f"source [{marker}] names {what} of document {document.pk}, which is "
             f"{document.status}, not ready"
         )
+    if max_chars is not None and end is not None and end - start > max_chars:
+        raise SourceTooLong(marker, end - start, max_chars)
     continuation = int(settings.CITEGUARD["CONTINUATION_CHARS"])
-    part = (Substr("text", start + 1) if end is None
-            else Substr("text", start + 1, max(0, end - start) + continuation))
+    if end is None:
+        # To the end: read no more than the limit allows (plus one, to know).
+        part = (Substr("text", start + 1) if max_chars is None
+                else Substr("text", start + 1, max_chars + 1))
+    else:
+        part = Substr("text", start + 1, max(0, end - start) + continuation)
     row = (
         Document.objects.filter(pk=document.pk)
         .annotate(part=part, size=Length("text"))
@@ -78,6 +94,8 @@ def _document_source(
     )
     if end is None:
         end = row["size"]
+        if max_chars is not None and end - start > max_chars:
+            raise SourceTooLong(marker, end - start, max_chars)
     if end > row["size"] or start >= end:
         raise SourceResolutionError(
             f"source [{marker}]: range [{start}, {end}) is outside document {document.pk} "
@@ -95,11 +113,13 @@ def _document_source(
     )
 
 
-def resolve_sources(refs: tuple[SourceRef, ...], *, workspace: Workspace | int | None = None
-                    ) -> list[Source]:
-    """The sources as text; chunks and documents only from ``workspace``
+def resolve_sources(refs: tuple[SourceRef, ...], *, workspace: Workspace | int | None = None,
+                    max_chars: int | None = None) -> list[Source]:
+    """The sources as injected; chunks and documents only from ``workspace``
     (None: any, for the operator's own commands). Another workspace's chunk
-    or document is refused in the same words as one that does not exist."""
+    or document is refused in the same words as one that does not exist; a
+    chunk or document range over ``max_chars`` (None: no limit) raises
+    SourceTooLong."""
     chunk_rows = Chunk.objects.select_related("document").defer("document__text")
     document_rows = Document.objects.defer("text")
     if workspace is not None:
@@ -113,12 +133,14 @@ def resolve_sources(refs: tuple[SourceRef, ...], *, workspace: Workspace | int |
             sources.append(Source(marker=ref.marker, text=ref.text))
         elif ref.chunk is not None:
             chunk = chunks.get(ref.chunk)
-            if chunk is None:
+            if chunk is None or chunk.document.deleted_at is not None:
                 raise SourceResolutionError(
                     f"source [{ref.marker}] names chunk {ref.chunk}, which does not exist"
+                    + (" (its document was deleted)" if chunk is not None else "")
                 )
             sources.append(_document_source(
-                ref.marker, chunk.document, chunk.start, chunk.end, what=f"chunk {chunk.pk}"
+                ref.marker, chunk.document, chunk.start, chunk.end, what=f"chunk {chunk.pk}",
+                max_chars=max_chars,
             ))
         else:
             assert ref.document is not None
@@ -128,7 +150,8 @@ def resolve_sources(refs: tuple[SourceRef, ...], *, workspace: Workspace | int |
                     f"source [{ref.marker}] names document {ref.document}, which does not exist"
                 )
             sources.append(_document_source(
-                ref.marker, document, ref.start or 0, ref.end, what="a range"
+                ref.marker, document, ref.start or 0, ref.end, what="a range",
+                max_chars=max_chars,
             ))
     return sources
 

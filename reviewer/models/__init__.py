@@ -9,6 +9,7 @@ from .answers import (
 )
 from .calibration import CalibrationItem, MatchLabel
 from .clients import ApiClient
+from .deletion import DeletionRecord
 from .documents import Chunk, Document, Page
 from .stats import AnswerStats, QueueGroup, TrendAlert
 from .surfaces import SurfaceChange
@@ -24,6 +25,7 @@ __all__ = [
     "CalibrationItem",
     "Chunk",
     "CitationVerdict",
+    "DeletionRecord",
     "Document",
     "MatchLabel",
     "Page",

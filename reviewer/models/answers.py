@@ -13,6 +13,7 @@ from django.db import models
 from django.db.models import Q
 
 from .clients import ApiClient
+from .deletion import LiveManager
 from .documents import Chunk, Document
 
 
@@ -143,8 +144,14 @@ class Answer(models.Model):
     in_review_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                      on_delete=models.SET_NULL, related_name="+")
     in_review_since = models.DateTimeField(null=True, blank=True)
+    # Soft deletion (see reviewer.models.deletion): hidden, never removed, so
+    # its decisions and verdict history stay.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False, db_index=True)
+    deleted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.PROTECT, related_name="+", editable=False)
 
-    objects = AnswerQuerySet.as_manager()
+    objects = LiveManager.from_queryset(AnswerQuerySet)()
+    all_objects = AnswerQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created"]
@@ -209,17 +216,41 @@ class Assignment(models.Model):
         raise self.AppendOnly("assignments are never deleted; add a row instead")
 
 
+class AnswerSourceQuerySet(models.QuerySet["AnswerSource"]):
+    def _fetch_all(self) -> None:
+        # Sources stored as references (a document range and its hash) are
+        # read back with their text, whatever reads them: rows, related
+        # managers, prefetches, and values() that include the reference.
+        fresh = self._result_cache is None
+        super()._fetch_all()
+        if fresh and self._result_cache:
+            from reviewer.selectors.sources import source_texts_resolve
+
+            source_texts_resolve(self._result_cache)
+
+
 class AnswerSource(models.Model):
-    """A source as injected: its text snapshot, and where it came from."""
+    """A source as injected, and where it came from.
+
+    A source from an ingested document (a chunk or a range) is stored as a
+    reference: ``text`` is empty and the text is ``document.text[
+    document_start:document_start + text_chars]`` (the injected range and
+    the continuation read after it), whose SHA-256 is ``text_sha256``; it is
+    read back, and checked against the hash, whenever the row is read. Any
+    other source keeps its text snapshot (``text_sha256`` empty).
+    """
 
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="sources")
     position = models.PositiveIntegerField()
     marker = models.CharField(max_length=20)
-    text = models.TextField()
+    text = models.TextField(blank=True)
     chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="+")
-    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.SET_NULL,
+    # PROTECT: a source stored as a reference needs its document's row.
+    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.PROTECT,
                                  related_name="+")
+    text_chars = models.PositiveIntegerField(null=True, blank=True)
+    text_sha256 = models.CharField(max_length=64, blank=True)
     document_start = models.PositiveIntegerField(null=True, blank=True)
     document_end = models.PositiveIntegerField(null=True, blank=True)
     superseded = models.BooleanField(default=False)
@@ -227,14 +258,25 @@ class AnswerSource(models.Model):
     # shown greyed out to reviewers.
     furniture = models.JSONField(default=list)
 
+    objects = AnswerSourceQuerySet.as_manager()
+
     class Meta:
         ordering = ["answer", "position"]
         constraints = [
             models.UniqueConstraint(fields=["answer", "marker"], name="source_marker_unique"),
+            models.CheckConstraint(
+                condition=Q(text_sha256="") | Q(document__isnull=False,
+                                                document_start__isnull=False,
+                                                text_chars__isnull=False),
+                name="source_reference_complete"),
         ]
 
     def __str__(self) -> str:
         return f"[{self.marker}] of answer {self.answer_id}"
+
+    @property
+    def is_reference(self) -> bool:
+        return bool(self.text_sha256)
 
 
 class SentenceVerdict(models.Model):
@@ -343,6 +385,12 @@ class ReviewDecision(models.Model):
     # Failing citations (ids) the reviewer had not opened when deciding: an
     # approval with any is one the reviewer confirmed knowingly.
     unopened_failures = models.JSONField(default=list, blank=True)
+    # False for a decision that lost a race: the reviewer decided on a state
+    # someone else's decision (``conflicts_with``) had already moved. Kept in
+    # the trail, but the answer's state did not move.
+    applied = models.BooleanField(default=True)
+    conflicts_with = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT,
+                                       related_name="+")
     created = models.DateTimeField(auto_now_add=True)
 
     objects = ReviewDecisionQuerySet.as_manager()
@@ -354,6 +402,10 @@ class ReviewDecision(models.Model):
                 condition=(Q(decision="undo", undoes__isnull=False)
                            | (~Q(decision="undo") & Q(undoes__isnull=True))),
                 name="review_decision_undo_points_at_a_decision"),
+            models.CheckConstraint(
+                condition=Q(applied=True, conflicts_with__isnull=True)
+                | Q(applied=False, conflicts_with__isnull=False),
+                name="review_decision_unapplied_names_its_winner"),
         ]
 
     def __str__(self) -> str:

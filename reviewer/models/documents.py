@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from .deletion import LiveManager
 from .workspaces import Workspace, default_workspace_fill
 
 DOCUMENT_KEY_MAX = 200
@@ -23,7 +25,26 @@ def validate_document_key(value: str) -> None:
                               "spaces.")
 
 
+#: What a ready document's highlights are drawn from: never changed once it
+#: is ready (a swapped file would move every stored highlight under its
+#: reviewers). Purging a deleted document's files is the one exception.
+FROZEN_WHEN_READY = ("file", "sha256", "size_bytes", "geometry", "text", "furniture")
+
+
+def _stored(value: Any) -> Any:
+    """A field's value as compared for the freeze: a file by its name."""
+    return getattr(value, "name", value) if isinstance(value, models.fields.files.FieldFile) \
+        else value
+
+
 class DocumentQuerySet(models.QuerySet["Document"]):
+    def update(self, **kwargs: Any) -> int:
+        frozen = sorted(set(kwargs) & set(FROZEN_WHEN_READY))
+        if frozen and self.filter(status=Document.Status.READY,
+                                  deleted_at__isnull=True).exists():
+            raise Document.Frozen(f"a ready document's {', '.join(frozen)} cannot change")
+        return super().update(**kwargs)
+
     def ready(self) -> DocumentQuerySet:
         return self.filter(status=Document.Status.READY)
 
@@ -85,8 +106,13 @@ class Document(models.Model):
         default=1, editable=False,
         help_text="1 for a first upload; one more than the version it supersedes.",
     )
+    # Soft deletion (see reviewer.models.deletion): hidden, never removed.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False, db_index=True)
+    deleted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.PROTECT, related_name="+", editable=False)
 
-    objects = DocumentQuerySet.as_manager()
+    objects = LiveManager.from_queryset(DocumentQuerySet)()
+    all_objects = DocumentQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created"]
@@ -103,16 +129,73 @@ class Document(models.Model):
                                     name="document_key_version_unique"),
         ]
 
+    class Frozen(Exception):
+        """Raised by an attempt to change what a ready document's highlights
+        are drawn from (``FROZEN_WHEN_READY``)."""
+
     def __str__(self) -> str:
         return self.title
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         default_workspace_fill(self)
+        changed = self.frozen_changes(kwargs.get("update_fields"))
+        if changed:
+            raise self.Frozen(f"document {self.pk} is ready: its {', '.join(changed)} cannot "
+                              "change (upload a new version instead)")
         super().save(*args, **kwargs)
+        self._remember()
+
+    def clean(self) -> None:
+        changed = self.frozen_changes()
+        if changed:
+            raise ValidationError(
+                f"This document is ready: its {', '.join(changed)} cannot change, or the "
+                "highlights stored against it would point at other text. Upload the new file "
+                "as a new version instead.")
 
     @property
     def is_superseded(self) -> bool:
         return self.superseded_by_id is not None
+
+    @classmethod
+    def from_db(cls, db: Any, field_names: Any, values: Any) -> Document:
+        document = super().from_db(db, field_names, values)
+        document._remember()
+        return document
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        super().refresh_from_db(*args, **kwargs)
+        self._remember()
+
+    def _remember(self) -> None:
+        """Keep the frozen fields' values as stored, to compare on save."""
+        loaded = self.__dict__
+        self._stored_state = {name: _stored(loaded[name]) for name in
+                              ("status", "deleted_at", *FROZEN_WHEN_READY) if name in loaded}
+
+    def frozen_changes(self, fields: Any = None) -> list[str]:
+        """The frozen fields changed since this ready document was read (or
+        saved); [] when it was not ready, or is deleted."""
+        stored = getattr(self, "_stored_state", None)
+        if self._state.adding or stored is None:
+            return []
+        if "status" not in stored or "deleted_at" not in stored:
+            row = Document.all_objects.filter(pk=self.pk).values("status", "deleted_at").first()
+            stored = {**stored, **(row or {})}
+        if stored.get("status") != Document.Status.READY or stored.get("deleted_at"):
+            return []
+        names = FROZEN_WHEN_READY if fields is None else [f for f in fields
+                                                         if f in FROZEN_WHEN_READY]
+        changed = []
+        for name in names:
+            if name not in self.__dict__:
+                continue  # deferred and not assigned: not saved
+            if name not in stored:  # deferred, then assigned: compare with the row
+                stored[name] = _stored(Document.all_objects.filter(pk=self.pk)
+                                       .values_list(name, flat=True).get())
+            if _stored(self.__dict__[name]) != stored[name]:
+                changed.append(name)
+        return changed
 
 
 class Page(models.Model):

@@ -78,7 +78,7 @@ class VerdictRecord(models.Model):
         SUBMITTED = "submitted", "Submitted"
         REVERIFIED = "re-verified", "Re-verified"
 
-    answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="verdict_records")
+    answer = models.ForeignKey(Answer, on_delete=models.PROTECT, related_name="verdict_records")
     # When the verdict was given: the answer's arrival for a submitted one.
     created = models.DateTimeField()
     cause = models.CharField(max_length=12, choices=Cause)

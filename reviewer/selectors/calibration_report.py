@@ -250,7 +250,7 @@ class ChangeEstimate:
 def _moving(surface: Surface, threshold: float) -> QuerySet[CitationVerdict]:
     citations = CitationVerdict.objects.filter(
         answer__surface=surface, superseded=False, outcome__in=THRESHOLD_OUTCOMES,
-        score__isnull=False)
+        score__isnull=False, answer__deleted_at__isnull=True)
     current = surface.threshold
     if threshold < current:
         return citations.filter(outcome__in=FLAGGED_OUTCOMES, score__gte=threshold,
@@ -300,7 +300,8 @@ def change_examples(surface: Surface, threshold: float, limit: int = 10
     for row in (AnswerSource.objects.filter(answer_id__in=answer_ids)
                 .order_by("answer_id", "position")
                 .values("answer_id", "marker", "text", "document_id", "document_start",
-                        "document_end", "superseded", "furniture")):
+                        "document_end", "superseded", "furniture", "text_chars",
+                        "text_sha256")):
         sources[row["answer_id"]].append(source_from_row(row))
     config = verification_config(surface, threshold=threshold)
     outcomes: dict[int, list[str]] = {}

@@ -77,7 +77,16 @@ def review_trail(answer: Answer) -> list[dict[str, Any]]:
     by_pk = {row.pk: row for row in rows}
     undone = {row.undoes_id for row in rows if row.undoes_id is not None}
     return [{"row": row, "undoes": by_pk.get(row.undoes_id) if row.undoes_id else None,
-             "undone": row.pk in undone} for row in rows]
+             "undone": row.pk in undone,
+             "lost_to": by_pk.get(row.conflicts_with_id) if row.conflicts_with_id else None}
+            for row in rows]
+
+
+def review_seen(trail: list[dict[str, Any]]) -> int:
+    """The id of the latest applied decision in ``trail`` (0: none): what the
+    decision form sends back, so a decision made on a stale page is caught."""
+    applied = [item["row"].pk for item in trail if item["row"].applied]
+    return applied[-1] if applied else 0
 
 
 def review_served(answer: Answer) -> dict[str, Any]:

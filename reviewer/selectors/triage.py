@@ -568,7 +568,8 @@ def triage_export_rows(filters: TriageFilters, user: Any, *, chunk_size: int = 2
                        ) -> Iterator[dict[str, Any]]:
     """Every answer of the filtered queue (all pages) as a flat record, read
     in chunks so a large queue never sits in memory."""
-    latest = ReviewDecision.objects.filter(answer=OuterRef("pk")).order_by("-created", "-pk")
+    latest = (ReviewDecision.objects.filter(answer=OuterRef("pk"), applied=True)
+              .order_by("-created", "-pk"))
     answers = (triage_queryset(filters, user)
                .annotate(surface_name=F("surface__name"),
                          assignee_name=F("assigned_to__username"),

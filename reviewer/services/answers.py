@@ -28,6 +28,7 @@ from reviewer.selectors.answers import (
     answer_result,
 )
 from reviewer.selectors.documents import document_locate
+from reviewer.selectors.sources import source_reference
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.rows import insert_rows
 from reviewer.services.stats import stats_record_answer
@@ -35,6 +36,7 @@ from reviewer.severity import outcome_columns
 from reviewer.verifying import (
     InlinePdfOverLimit,
     SourceResolutionError,
+    SourceTooLong,
     budget_sentence,
     pdf_pages_text,
     report_dict,
@@ -145,15 +147,20 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     digest = request_digest(data)
     # Most ids are new: ask for the key alone (a query half as costly to build
     # as the whole row) and load the answer only when it is there.
-    if payload.id and Answer.objects.submitted_as(client, payload.id).exists():
-        stored = Answer.objects.submitted_as(client, payload.id).select_related("surface").get()
+    # all_objects: a deleted answer keeps its id (its trail is kept with it).
+    if payload.id and Answer.all_objects.submitted_as(client, payload.id).exists():
+        stored = (Answer.all_objects.submitted_as(client, payload.id)
+                  .select_related("surface").get())
         return _replayed(stored, digest)
     _check_limits(payload)
     surface = surface_for(payload.surface)
     try:
         # A client cites only its workspace's documents.
         sources = resolve_sources(payload.sources,
-                                  workspace=client.workspace_id if client else None)
+                                  workspace=client.workspace_id if client else None,
+                                  max_chars=int(settings.CITEGUARD["MAX_SOURCE_CHARS"]))
+    except SourceTooLong as error:
+        raise AnswerRejected("source-too-long", str(error), status=413) from None
     except SourceResolutionError as error:
         raise AnswerRejected("invalid-source", str(error)) from None
     try:
@@ -182,7 +189,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
             queue_counts_move(add=[queue_key(answer)])
     except IntegrityError:
         # The same external id stored by a concurrent request: return that one.
-        stored = (Answer.objects.submitted_as(client, payload.id or "")
+        stored = (Answer.all_objects.submitted_as(client, payload.id or "")
                   .select_related("surface").first())
         if stored is None or not payload.id:
             raise
@@ -203,7 +210,12 @@ def _replayed(stored: Answer, digest: str) -> SubmitResult:
     """The stored result for a replay of the same body; a 409 for another body.
 
     Answers stored before bodies were hashed have no digest: theirs is returned.
+    A deleted answer's id is not served again, nor reused.
     """
+    if stored.deleted_at is not None:
+        raise AnswerRejected(
+            "id-deleted", f"Answer id {stored.external_id!r} was answer {stored.pk}, deleted on "
+                          f"{stored.deleted_at:%Y-%m-%d %H:%M} UTC; use a new id.", status=409)
     if stored.request_sha256 and stored.request_sha256 != digest:
         raise AnswerRejected(
             "id-conflict",
@@ -281,9 +293,13 @@ def sentences_as_stored(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _store_rows(answer: Answer, payload: AnswerPayload, sources: list[Any],
                 report: dict[str, Any]) -> None:
+    # A source read from a document is stored as a reference to the range it
+    # was read from, not a copy per answer (reviewer.selectors.sources).
     insert_rows(AnswerSource, [
         {"answer_id": answer.pk, "position": position, "marker": source.marker,
-         "text": source.text, "chunk_id": ref.chunk, "document_id": source.document,
+         **(source_reference(source.text) if source.document is not None
+            else {"text": source.text}),
+         "chunk_id": ref.chunk, "document_id": source.document,
          "document_start": source.document_offset if source.document is not None else None,
          "document_end": (source.document_offset + (source.injected_end or len(source.text))
                           if source.document is not None else None),

@@ -144,7 +144,8 @@ def calibration_sample(*, surface: Surface, size: int = 50, controls: float = 0.
                 .values_list("citation_id", flat=True))
     candidates = [
         (pk, score) for pk, score in CitationVerdict.objects.filter(
-            answer__surface=surface, outcome__in=SAMPLED_OUTCOMES, superseded=False)
+            answer__surface=surface, outcome__in=SAMPLED_OUTCOMES, superseded=False,
+            answer__deleted_at__isnull=True)
         .exclude(quote="").values_list("id", "score")
         if pk not in taken and score is not None
     ]
@@ -159,7 +160,8 @@ def calibration_sample(*, surface: Surface, size: int = 50, controls: float = 0.
     sources: dict[int, dict[str, dict[str, Any]]] = {}
     for row in AnswerSource.objects.filter(
             answer_id__in={c["answer_id"] for c in citations.values()}).values(
-            "answer_id", "marker", "text", "furniture", "document_id"):
+            "answer_id", "marker", "text", "furniture", "document_id", "document_start",
+            "text_chars", "text_sha256"):
         sources.setdefault(row["answer_id"], {})[canonical_label(row["marker"])] = row
     created = []
     with transaction.atomic():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import tempfile
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile, File
+from django.core.files.storage import FileSystemStorage
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -93,8 +95,13 @@ def document_upload(
     if supersedes is not None and supersedes.workspace_id != workspace.pk:
         raise ValueError(f"document {supersedes.pk} is not in workspace {workspace.name!r}")
     digest = hashlib.sha256(data).hexdigest()
-    mine = Document.objects.in_workspace(workspace)
-    existing = mine.filter(sha256=digest).first()
+    # Deleted rows too: a deleted document's bytes are not uploaded again.
+    existing = Document.all_objects.in_workspace(workspace).filter(sha256=digest).first()
+    if existing is not None and existing.deleted_at is not None:
+        raise DocumentRejected(
+            "deleted", f"These bytes were document {existing.pk}, deleted on "
+                       f"{existing.deleted_at:%Y-%m-%d %H:%M} UTC; a deleted document is not "
+                       "uploaded again. Ask an administrator if it should come back.")
     if existing is not None:
         documents_fail_stale()
         existing.refresh_from_db()
@@ -125,7 +132,7 @@ def document_upload(
                 document.save()
         except IntegrityError:
             document.file.delete(save=False)
-            stored = mine.filter(sha256=digest).first()
+            stored = Document.objects.in_workspace(workspace).filter(sha256=digest).first()
             if stored is not None:  # the same file, uploaded concurrently
                 return UploadResult(stored, created=False)
             if attempt == 2:
@@ -179,7 +186,10 @@ def _place_version(document: Document, supersedes: Document | None) -> None:
                 f"Document {supersedes.pk} is not the latest version of {key!r}: document "
                 f"{head.pk} (version {head.version}) is. Supersede that one, or send only "
                 "the document_key.")
-        latest = versions.order_by("-version").values_list("version", flat=True).first() or 0
+        # all_objects: a deleted version keeps its number (and its unique row).
+        latest = (Document.all_objects.with_key(key, workspace=document.workspace_id)
+                  .order_by("-version")
+                  .values_list("version", flat=True).first() or 0)
     else:
         latest = 0
     target = supersedes or head
@@ -280,6 +290,7 @@ def _store(
         document.status = Document.Status.READY
         document.error_kind = document.error = ""
         document.save()
+        _make_read_only(document)
         if document.supersedes_id:
             Document.objects.filter(pk=document.supersedes_id).update(superseded_by=document)
         transaction.on_commit(lambda: logger.info(
@@ -298,6 +309,18 @@ def isolation_limits(*, inline: bool = False) -> dict[str, float]:
         "max_document_chars": int(limits["MAX_CHARS_PER_DOCUMENT"]),
         "max_memory_bytes": int(limits["MAX_INGEST_MEMORY_BYTES"]),
     }
+
+
+def _make_read_only(document: Document) -> None:
+    """Stored files of a ready document made read-only where the storage is
+    a file system, so nothing on the host rewrites them in place either (the
+    model refuses a swap; see ``FROZEN_WHEN_READY``)."""
+    for field in (document.file, document.geometry):
+        if field.name and isinstance(field.storage, FileSystemStorage):
+            try:
+                os.chmod(field.storage.path(field.name), 0o444)
+            except OSError as error:  # a read-only mount, another owner: not fatal
+                logger.warning("could not make %s read-only: %s", field.name, error)
 
 
 def _retryable(document: Document) -> bool:

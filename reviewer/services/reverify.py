@@ -71,7 +71,7 @@ _VERDICT_COLUMNS = ("verdict", "coverage", "claims", "attributed_claims", "count
                     "uncited_count")
 _SENTENCE_COLUMNS = tuple(key for key in SENTENCE_KEYS if key != "index")
 _SOURCE_FIELDS = ("answer_id", "marker", "text", "document_id", "document_start",
-                  "document_end", "superseded", "furniture")
+                  "document_end", "superseded", "furniture", "text_chars", "text_sha256")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from reviewer.selectors.reviews import failing_citations, undo_seconds
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.stats import stats_record_decision
 
-__all__ = ["DecisionRefused", "review_decide", "review_undo"]
+__all__ = ["DecisionConflict", "DecisionRefused", "review_decide", "review_undo"]
 
 _STATE = {
     ReviewDecision.Decision.APPROVE: Answer.ReviewState.APPROVED,
@@ -38,6 +38,26 @@ class DecisionRefused(ValueError):
         self.code = code
 
 
+class DecisionConflict(DecisionRefused):
+    """Recorded but not applied: another decision landed after the state the
+    reviewer saw. ``record`` is the kept, unapplied row; ``winner`` the
+    decision that moved the answer first."""
+
+    def __init__(self, record: ReviewDecision, winner: ReviewDecision) -> None:
+        at = timezone.localtime(winner.created).strftime("%H:%M:%S")
+        who = winner.reviewer.get_username()
+        what = ("undid a decision" if winner.decision == ReviewDecision.Decision.UNDO
+                else winner.get_decision_display().lower())
+        note = f" (note: \u201c{winner.note[:200]}\u201d)" if winner.note else ""
+        super().__init__(
+            "conflict",
+            f"Someone decided this meanwhile: {who} {what} at {at}{note}, so the answer is "
+            f"now {winner.get_to_state_display().lower()}. Your "
+            f"{record.get_decision_display().lower()} decision is kept in the trail but was "
+            "not applied; read theirs, then decide again if you disagree.")
+        self.record, self.winner = record, winner
+
+
 def _ids(values: Iterable[object]) -> set[int]:
     found: set[int] = set()
     for value in values:
@@ -49,7 +69,7 @@ def _ids(values: Iterable[object]) -> set[int]:
 
 def review_decide(
     *, answer: Answer, reviewer: AbstractBaseUser, decision: str, note: str = "",
-    opened: Iterable[object] = (), confirmed: bool = False,
+    opened: Iterable[object] = (), confirmed: bool = False, seen: int | None = None,
 ) -> ReviewDecision:
     """Record a decision (reviewer, time, the state before and after) and move
     the answer's state.
@@ -59,6 +79,12 @@ def review_decide(
     rejecting a failing answer on a high-stakes surface needs a note. A repeat
     of the reviewer's own latest decision within the undo window (a second
     key press) is refused rather than recorded twice.
+
+    ``seen`` is the id of the latest applied decision the reviewer saw (0:
+    none; None: not checked). When another has landed since, this decision
+    is still recorded, unapplied and pointing at it, and ``DecisionConflict``
+    is raised after the commit: both are kept, the answer's state is the
+    winner's.
     """
     if decision not in _STATE:
         raise DecisionRefused("unknown-decision", f"There is no decision {decision!r}.")
@@ -90,26 +116,51 @@ def review_decide(
                 f"{'approving' if kind == ReviewDecision.Decision.APPROVE else 'rejecting'} "
                 "an answer that failed its check needs the reason written down.")
         latest = _latest(answer)
+        # A second press of the same key (also from a page that has not seen
+        # the first one land) is a repeat, not a conflict with oneself.
         if (latest is not None and latest.reviewer_id == reviewer.pk
                 and latest.decision == kind and latest.note == note
                 and timezone.now() - latest.created <= timedelta(seconds=undo_seconds())):
             raise DecisionRefused(
                 "repeat", f"Already {latest.get_decision_display().lower()} by you a moment "
                           "ago; not recorded twice.")
-        record = ReviewDecision(answer=answer, reviewer=reviewer, decision=kind, note=note,
-                                from_state=answer.review_state, to_state=_STATE[kind],
-                                unopened_failures=unopened)
-        record.full_clean()
-        record.save()
-        first = not (ReviewDecision.objects.filter(answer=answer).exclude(pk=record.pk)
-                     .exclude(decision=ReviewDecision.Decision.UNDO).exists())
-        stats_record_decision(answer=answer, decision=kind.value, decided_at=record.created,
-                              first=first)
-        before = queue_key(answer)
-        answer.review_state = _STATE[kind]
-        answer.in_review_by = None
-        answer.save(update_fields=["review_state", "in_review_by"])
-        queue_counts_move(remove=[before], add=[queue_key(answer)])
+        if seen is not None and (latest.pk if latest is not None else 0) != seen:
+            # Decided on a state that has moved since: keep it, unapplied.
+            if latest is None:
+                raise DecisionRefused("conflict", "The decision you saw is not this answer's; "
+                                                  "reload the page and decide again.")
+            lost = ReviewDecision(answer=answer, reviewer=reviewer, decision=kind, note=note,
+                                  from_state=answer.review_state, to_state=_STATE[kind],
+                                  unopened_failures=unopened, applied=False,
+                                  conflicts_with=latest)
+            lost.full_clean()
+            lost.save()
+            conflict = DecisionConflict(lost, latest)
+        else:
+            conflict = None
+            record = _apply(answer, reviewer, kind, note, unopened)
+    if conflict is not None:
+        raise conflict
+    return record
+
+
+def _apply(answer: Answer, reviewer: AbstractBaseUser, kind: ReviewDecision.Decision,
+           note: str, unopened: list[int]) -> ReviewDecision:
+    """Record ``kind`` as applied and move the answer's state (inside the lock)."""
+    record = ReviewDecision(answer=answer, reviewer=reviewer, decision=kind, note=note,
+                            from_state=answer.review_state, to_state=_STATE[kind],
+                            unopened_failures=unopened)
+    record.full_clean()
+    record.save()
+    first = not (ReviewDecision.objects.filter(answer=answer, applied=True)
+                 .exclude(pk=record.pk).exclude(decision=ReviewDecision.Decision.UNDO).exists())
+    stats_record_decision(answer=answer, decision=kind.value, decided_at=record.created,
+                          first=first)
+    before = queue_key(answer)
+    answer.review_state = _STATE[kind]
+    answer.in_review_by = None
+    answer.save(update_fields=["review_state", "in_review_by"])
+    queue_counts_move(remove=[before], add=[queue_key(answer)])
     return record
 
 
@@ -145,6 +196,9 @@ def review_undo(*, decision_id: int, reviewer: AbstractBaseUser) -> ReviewDecisi
         if undone.reviewer_id != reviewer.pk:
             raise DecisionRefused("not-yours", "Only the reviewer who made a decision can "
                                                "undo it.")
+        if not undone.applied:
+            raise DecisionRefused("not-applied", "This decision was not applied (someone "
+                                                 "decided first); there is nothing to undo.")
         if ReviewDecision.objects.filter(undoes=undone).exists():
             raise DecisionRefused("already-undone", "This decision has already been undone.")
         latest = _latest(answer)
@@ -170,4 +224,6 @@ def review_undo(*, decision_id: int, reviewer: AbstractBaseUser) -> ReviewDecisi
 
 
 def _latest(answer: Answer) -> ReviewDecision | None:
-    return ReviewDecision.objects.filter(answer=answer).order_by("-created", "-pk").first()
+    """The answer's latest applied decision (what its state says)."""
+    return (ReviewDecision.objects.filter(answer=answer, applied=True)
+            .select_related("reviewer").order_by("-created", "-pk").first())

@@ -269,7 +269,9 @@ def stats_rebuild() -> int:
     arriving meanwhile are counted by their own ``stats_record_answer`` once
     the rebuild commits; run it again if in doubt, it is idempotent.
     """
-    grouped = (Answer.objects.order_by().annotate(bucket=TruncHour("created"))
+    # all_objects: a deleted answer still arrived (and may have been decided),
+    # as the kept counts say; deleting hides it, it does not rewrite history.
+    grouped = (Answer.all_objects.order_by().annotate(bucket=TruncHour("created"))
                .values("bucket", "surface_id", "model").annotate(**_rebuild_aggregates()))
     with transaction.atomic():
         decisions = _decision_counts()
@@ -297,7 +299,8 @@ def _decision_counts() -> dict[tuple[datetime, int | None, str], dict[str, int]]
     decisions and their time histogram, from the decisions themselves (an
     answer's first decision is its first that is not an undo, even if it was
     undone later)."""
-    decisions = ReviewDecision.objects.exclude(decision=ReviewDecision.Decision.UNDO).order_by()
+    decisions = (ReviewDecision.objects.filter(applied=True)
+                 .exclude(decision=ReviewDecision.Decision.UNDO).order_by())
     counts: dict[tuple[datetime, int | None, str], dict[str, int]] = {}
 
     def row_for(at: datetime, surface_id: int | None, model: str) -> dict[str, int]:

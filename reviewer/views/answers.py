@@ -3,6 +3,7 @@ panel loaded with htmx, the PDF viewer told what to highlight, decisions."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -27,17 +28,31 @@ from reviewer.models import (
 )
 from reviewer.selectors.answers import answer_get_for_review, answer_list
 from reviewer.selectors.documents import pdf_highlight
-from reviewer.selectors.reviews import review_safety, review_served, review_trail, undo_seconds
+from reviewer.selectors.reviews import (
+    review_safety,
+    review_seen,
+    review_served,
+    review_trail,
+    undo_seconds,
+)
+from reviewer.selectors.sources import SourceReferenceError
 from reviewer.selectors.triage import TriageFilters, triage_next
 from reviewer.selectors.verdict_history import verdict_history
 from reviewer.selectors.workspaces import answers_visible, documents_visible
 from reviewer.services.assignments import answer_open, in_review_by_other
-from reviewer.services.reviews import DecisionRefused, review_decide, review_undo
+from reviewer.services.reviews import (
+    DecisionConflict,
+    DecisionRefused,
+    review_decide,
+    review_undo,
+)
 from reviewer.views.answer_text import render_sentence
 from reviewer.views.base import HtmxHttpRequest, permission_required
 from reviewer.views.passages import source_runs
 from verification import Difference, canonical_label, negation_context, word_diff
 from verification.verify import coverage_sentence, reason_sentence
+
+logger = logging.getLogger("citeguard.review")
 
 FAILING = {"fabricated-marker", "quote-altered", "quote-not-found", "wrong-source",
            "unattributed-quote", "uncited-claim"}
@@ -294,6 +309,17 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     if not answers_visible(Answer.objects.filter(pk=answer_id), request.user).exists():
         raise Http404("No such answer")  # another workspace's: as if it did not exist
     try:
+        return _answer_review(request, answer_id)
+    except SourceReferenceError as error:
+        # A source's text no longer matches what was verified: say so, never
+        # show the reviewer other text as the evidence.
+        logger.error("answer %s: %s", answer_id, error)
+        return HttpResponse(f"This answer cannot be shown as it was verified. {error}\n",
+                            status=500, content_type="text/plain; charset=utf-8")
+
+
+def _answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+    try:
         answer = answer_get_for_review(answer_id)
     except Answer.DoesNotExist:
         raise Http404("No such answer") from None
@@ -324,7 +350,8 @@ def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
                       if citation else None),
         "keep": keep, **_history_context(answer, request),
     }
-    context.update({"trail": review_trail(answer), "served": review_served(answer),
+    trail = review_trail(answer)
+    context.update({"trail": trail, "seen": review_seen(trail), "served": review_served(answer),
                     "safety": review_safety(answer, shown=citation),
                     "cannot_decide": _cannot_decide(answer, request.user)})
     answer_open(answer=answer, user=request.user)
@@ -380,7 +407,8 @@ def _decision_context(answer_id: int) -> dict[str, Any]:
     answer = get_object_or_404(Answer.objects.select_related("surface").prefetch_related(
         Prefetch("decisions", queryset=ReviewDecision.objects.select_related("reviewer"))),
         pk=answer_id)
-    return {"answer": answer, "trail": review_trail(answer),
+    trail = review_trail(answer)
+    return {"answer": answer, "trail": trail, "seen": review_seen(trail),
             "decision_choices": ReviewDecision.Decision.choices}
 
 
@@ -394,8 +422,15 @@ def _refused(request: HtmxHttpRequest, refused: DecisionRefused) -> HttpResponse
               "note-required": 422}.get(refused.code, 409)
     if not request.htmx:
         return HttpResponse(f"{refused}\n", status=status, content_type="text/plain")
-    response = render(request, "reviewer/review.html#decide-error",
-                      {"error": str(refused), "code": refused.code}, status=status)
+    context: dict[str, Any] = {"error": str(refused), "code": refused.code}
+    template = "reviewer/review.html#decide-error"
+    if isinstance(refused, DecisionConflict):
+        # Show the trail and state as they are now, and the form's "seen"
+        # moved on, so the next decision is made on what is on screen.
+        context.update(_decision_context(refused.record.answer_id))
+        context.update({"oob": True, "trail_oob": True})
+        template = "reviewer/review.html#conflicted"
+    response = render(request, template, context, status=status)
     response["HX-Retarget"] = "#decide-error"
     response["HX-Reswap"] = "outerHTML"
     return response
@@ -425,10 +460,17 @@ def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
             answer=answer, reviewer=request.user,  # type: ignore[arg-type]
             decision=request.POST.get("decision", ""), note=request.POST.get("note", ""),
             opened=request.POST.getlist("opened"),
-            confirmed=request.POST.get("confirmed", "").lower() in ("1", "true", "yes", "on"))
+            confirmed=request.POST.get("confirmed", "").lower() in ("1", "true", "yes", "on"),
+            seen=_seen(request.POST.get("seen")))
     except DecisionRefused as refused:
         return _refused(request, refused)
     return _recorded(request, answer_id, record)
+
+
+def _seen(value: str | None) -> int | None:
+    """The form's ``seen`` (the latest decision on the reviewer's page; 0:
+    none); absent or not a number: not checked."""
+    return int(value) if value is not None and value.isdigit() else None
 
 
 @require_POST

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 CREATED_ELSEWHERE = {
     "reviewer.document", "reviewer.page", "reviewer.chunk", "reviewer.answer",
     "reviewer.citationverdict", "reviewer.reviewdecision", "reviewer.surfacechange",
-    "reviewer.matchlabel", "reviewer.calibrationitem",
+    "reviewer.matchlabel", "reviewer.calibrationitem", "reviewer.deletionrecord",
     "django_tasks_database.dbtaskresult",  # the task worker's own records
 }
 

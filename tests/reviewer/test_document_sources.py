@@ -143,9 +143,17 @@ def test_chunk_listing_invariant_holds_for_every_chunk(document: Document) -> No
 def test_unreadable_geometry_turns_highlights_off_instead_of_failing(
     document: Document,
 ) -> None:
-    from django.core.files.base import ContentFile
+    import os
+    from pathlib import Path
 
-    document.geometry.save("old.geo", ContentFile(b"CGEO\x01\x00 not this version"), save=True)
+    # A ready document's geometry cannot be swapped through the model (it is
+    # read-only after ingestion): damage the stored file on disk instead.
+    path = Path(document.geometry.path)
+    os.chmod(path, 0o644)
+    path.write_bytes(b"CGEO\x01\x00 not this version")
+    from reviewer.selectors.documents import _geometry
+
+    _geometry.cache_clear()  # keyed by name, which a damaged file keeps
     chunk = document.chunks.order_by("index").first()
     assert chunk is not None
     quote = " ".join(chunk.text.split()[12:24])
