@@ -59,6 +59,9 @@ def _optional_str(data: Mapping[str, Any], key: str) -> str | None:
 
 
 def _int(value: Any, where: str) -> int:
+    # JSON has one kind of number: 7.0 is the integer 7 (as JSON Schema says).
+    if isinstance(value, float) and value.is_integer() and 0 <= value < 2**63:
+        value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise PayloadError(f"{where} must be a non-negative integer, not {value!r}")
     return value

@@ -75,6 +75,11 @@ def since_param(request: HttpRequest) -> dt.datetime | None:
                        "2026-03-01 or 2026-03-01T09:30:00Z.")
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment, dt.UTC)
+    try:
+        moment.astimezone(dt.UTC)  # what the database compares: 0001-01-01+01:00 is not a UTC date
+    except OverflowError:
+        raise ApiError(400, "invalid-since", f"since {raw!r} is outside the dates of years "
+                       "1 to 9999 in UTC.") from None
     return moment
 
 
