@@ -159,6 +159,10 @@ def wait_ready(base: str, token: str, log: Path, timeout: float = 60.0) -> None:
                        + log.read_text(errors="replace")[-3000:])
 
 
+class OutOfTime(Exception):
+    """Ends a Hypothesis run at the deadline (its cases are never shrunk)."""
+
+
 class Tally:
     def __init__(self) -> None:
         self.requests = 0
@@ -169,6 +173,8 @@ class Tally:
         self.by_operation: dict[str, Counter[int]] = defaultdict(Counter)
         self.failures: Counter[str] = Counter()
         self.server_414 = 0
+        self.seconds: Counter[str] = Counter()  # per operation, generating included
+        self.waited = 0.0  # seconds waiting for answers (the rest is generating)
         self.examples: dict[str, str] = {}  # one per distinct failure
 
     def fail(self, kind: str, key: str, text: str) -> None:
@@ -231,7 +237,8 @@ def fuzz(base: str, token: str, surfaces: list[str], *, target: int, seconds: fl
         @given(case=operation.as_strategy(generation_mode=mode))
         def test(case: Any) -> None:
             if time.monotonic() > deadline:
-                return
+                raise OutOfTime
+            sent = time.monotonic()
             try:
                 response = case.call(base_url=f"{base}/api/v1", session=session,
                                      headers=headers, timeout=30)
@@ -240,6 +247,7 @@ def fuzz(base: str, token: str, surfaces: list[str], *, target: int, seconds: fl
                            f"{label}: {type(error).__name__}: {error}")
                 return
             tally.requests += 1
+            tally.waited += time.monotonic() - sent
             tally.statuses[response.status_code] += 1
             tally.by_operation[label][response.status_code] += 1
             if mode is GenerationMode.POSITIVE:
@@ -265,13 +273,18 @@ def fuzz(base: str, token: str, surfaces: list[str], *, target: int, seconds: fl
                            f"{' '.join(str(error).split())[:600]}\n    reproduce: "
                            f"{case.as_curl_command(headers=headers)[:600]}")
 
+        began = time.monotonic()
         try:
             test()
+        except OutOfTime:
+            pass
         except hypothesis.errors.Unsatisfiable:
             pass  # nothing left to negate (e.g. GET /ping has no parameters)
         except Exception as error:
             if "cannot be negated" not in str(error).lower():
                 raise
+        finally:
+            tally.seconds[label] += time.monotonic() - began
 
     # Rounds over every operation, so a run cut short by time still covers
     # them all; POST /answers (the one that verifies) gets the largest share.
@@ -293,7 +306,8 @@ def fuzz(base: str, token: str, surfaces: list[str], *, target: int, seconds: fl
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=1000, help="at least this many")
-    parser.add_argument("--seconds", type=float, default=90.0, help="stop after this long")
+    parser.add_argument("--seconds", type=float, default=180.0,
+                        help="stop after this long (a minute is usual; more on a busy machine)")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--verbose", "-v", action="store_true",
                         help="why valid cases were refused, per operation")
@@ -321,13 +335,14 @@ def main() -> int:
 
     fives = sum(n for status, n in tally.statuses.items() if status >= 500)
     print(f"fuzz-api ({label}, Schemathesis, seed {seed}): {tally.requests} requests in "
-          f"{seconds:.1f} s (setup {setup:.1f} s); 5xx: {fives}")
+          f"{seconds:.1f} s ({tally.waited:.1f} s waiting for the server; setup {setup:.1f} s); "
+          f"5xx: {fives}")
     print("  statuses: " + ", ".join(f"{s}×{n}" for s, n in sorted(tally.statuses.items())))
     print("  reach (valid cases answered 2xx / valid cases sent), then all statuses:")
     for operation in sorted(tally.by_operation):
         statuses = ", ".join(f"{s}×{n}" for s, n in sorted(tally.by_operation[operation].items()))
         print(f"    {operation:<34} {tally.reached[operation]:>4}/{tally.valid[operation]:<4} "
-              f"{statuses}")
+              f"{statuses}" + (f" ({tally.seconds[operation]:.1f} s)" if args.verbose else ""))
         refused = tally.refused[operation].most_common(4)
         if refused and args.verbose:
             print("      valid but refused: " + ", ".join(f"{c}×{n}" for c, n in refused))

@@ -43,6 +43,10 @@ _NAME = {"type": "string", "maxLength": 200}
 _MARKER = {"oneOf": [{"type": "string", "minLength": 1, "maxLength": 20,
                       "pattern": "[^\\s\\[\\]\u3010\u3011]"}, _INT64]}
 
+# Anthropic's content blocks and OpenAI's output items (their own schemas
+# say more; these are what citeguard reads first).
+_VENDOR_BLOCK = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}
+
 
 def _choices(*values: str) -> dict[str, Any]:
     """One value or several, comma-separated (``flag,fail``)."""
@@ -267,15 +271,16 @@ SPEC: dict[str, Any] = {
                     "format": {"const": "anthropic"},
                     "request": {"type": "object", "required": ["messages"], "properties": {
                         "messages": {"type": "array", "items": {
-                            "type": "object", "required": ["content"]}}}},
+                            "type": "object", "required": ["content"], "properties": {
+                                "content": {"type": ["string", "array"],
+                                            "items": _VENDOR_BLOCK}}}}}},
                     "response": {"type": "object", "required": ["content"], "properties": {
-                        "content": {"type": "array", "items": {"type": "object"}}}},
+                        "content": {"type": "array", "items": _VENDOR_BLOCK}}},
                     "id": _NAME, "surface": {"type": "string", "maxLength": 100}}},
                 {"type": "object", "required": ["format", "response"], "properties": {
                     "format": {"const": "openai"}, "request": {"type": "object"},
                     "response": {"type": "object", "required": ["output"], "properties": {
-                        "output": {"type": "array", "items": {
-                            "type": "object", "required": ["type"]}}}},
+                        "output": {"type": "array", "items": _VENDOR_BLOCK}}},
                     "id": _NAME, "surface": {"type": "string", "maxLength": 100}}},
             ]},
             "Citation": {"type": "object", "properties": {

@@ -76,11 +76,12 @@ def since_param(request: HttpRequest) -> dt.datetime | None:
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment, dt.UTC)
     try:
-        moment.astimezone(dt.UTC)  # what the database compares: 0001-01-01+01:00 is not a UTC date
+        # In UTC: PostgreSQL refuses offsets past 15:59 (fromisoformat takes
+        # up to 23:59), and 0001-01-01+01:00 is no date in UTC.
+        return moment.astimezone(dt.UTC)
     except OverflowError:
         raise ApiError(400, "invalid-since", f"since {raw!r} is outside the dates of years "
                        "1 to 9999 in UTC.") from None
-    return moment
 
 
 def _limit(request: HttpRequest, default: int, maximum: int) -> int:
