@@ -256,8 +256,6 @@ def fuzz(base: str, token: str, surfaces: list[str], *, target: int, seconds: fl
                     tally.reached[label] += 1
                 else:
                     tally.refused[label][f"{response.status_code} {error_code(response)}"] += 1
-                    if os.environ.get("FUZZ_DEBUG"):
-                        print("REFUSED", label, response.text[:300])
             if response.status_code == 414 and "json" not in response.headers.get(
                     "Content-Type", ""):
                 # gunicorn's limit on the request line (4094 bytes), before the app
