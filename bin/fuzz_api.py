@@ -69,9 +69,10 @@ document = document_upload(data=pdf.tobytes(), filename="fuzz.pdf", title="Fuzz"
 document = document_ingest(document_id=document.pk)
 assert document.status == "ready", (document.status, document.error)
 chunk = document.chunks.order_by("index").first()
-answer_submit(client=client, data={"id": "1", "answer": '"Employer match vests" [S1].',
-                                    "sources": [{"marker": "S1", "chunk": chunk.pk}]})
-print(json.dumps({"token": token, "document": document.pk,
+answer = answer_submit(client=client, data={
+    "id": "1", "answer": '"Employer match vests" [S1].',
+    "sources": [{"marker": "S1", "chunk": chunk.pk}]}).answer
+print(json.dumps({"token": token, "document": document.pk, "answer": answer.external_id,
                   "surfaces": sorted(Surface.objects.values_list("name", flat=True))}))
 """
 
@@ -189,7 +190,7 @@ def error_code(response: Any) -> str:
         return "?"
 
 
-def fuzz(base: str, token: str, surfaces: list[str], *, target: int, seconds: float,
+def fuzz(base: str, token: str, seeded: dict[str, Any], *, target: int, seconds: float,
          seed: int) -> tuple[Tally, float]:
     import hypothesis
     import requests
@@ -205,6 +206,9 @@ def fuzz(base: str, token: str, surfaces: list[str], *, target: int, seconds: fl
 
     raw = requests.get(f"{base}/api/v1/openapi.json", timeout=10).json()
     raw["servers"] = [{"url": f"{base}/api/v1"}]
+    surfaces = seeded["surfaces"]
+    seeded_ids = {"/answers/{id}": seeded["answer"], "/documents/{id}": seeded["document"],
+                  "/documents/{id}/chunks": seeded["document"]}
     schemas = raw["components"]["schemas"]
     for body in (schemas["AnswerInput"], *schemas["VendorInput"]["oneOf"]):
         body["properties"]["surface"]["enum"] = surfaces
@@ -227,14 +231,15 @@ def fuzz(base: str, token: str, surfaces: list[str], *, target: int, seconds: fl
     started = time.monotonic()
     deadline = started + seconds
 
-    def run(operation: Any, mode: GenerationMode, examples: int) -> None:
-        label = f"{operation.method.upper()} {operation.path}"
+    def run(operation: Any, mode: GenerationMode, examples: int,
+            path: dict[str, Any] | None = None) -> None:
+        label = f"{operation.method.upper()} {operation.path}" + (" (seeded id)" if path else "")
 
         @hypothesis.seed(seed)
         @hypothesis.settings(max_examples=examples, deadline=None, database=None,
                              phases=[Phase.explicit, Phase.generate],
                              suppress_health_check=list(HealthCheck))
-        @given(case=operation.as_strategy(generation_mode=mode))
+        @given(case=operation.as_strategy(generation_mode=mode, path_parameters=path))
         def test(case: Any) -> None:
             if time.monotonic() > deadline:
                 raise OutOfTime
@@ -294,6 +299,10 @@ def fuzz(base: str, token: str, surfaces: list[str], *, target: int, seconds: fl
             share = weight.get(f"{pair[0].method.upper()} {pair[0].path}", 1)
             for operation, mode in zip(pair, by_mode, strict=True):
                 run(operation, mode, 25 * share)
+            # A random id is almost never one that exists: these also get
+            # the seeded answer's or document's, the rest of the case generated.
+            if pair[0].path in seeded_ids:
+                run(pair[0], GenerationMode.POSITIVE, 10, {"id": seeded_ids[pair[0].path]})
         rounds += 1
         seed += 1
         if tally.requests == before:
@@ -327,7 +336,7 @@ def main() -> int:
                 base = f"http://127.0.0.1:{port}"
                 wait_ready(base, seeded["token"], log)
                 setup = time.monotonic() - began
-                tally, seconds = fuzz(base, seeded["token"], seeded["surfaces"],
+                tally, seconds = fuzz(base, seeded["token"], seeded,
                                       target=args.requests, seconds=args.seconds, seed=seed)
                 server_log = log.read_text(errors="replace")
 
@@ -339,7 +348,7 @@ def main() -> int:
     print("  reach (valid cases answered 2xx / valid cases sent), then all statuses:")
     for operation in sorted(tally.by_operation):
         statuses = ", ".join(f"{s}×{n}" for s, n in sorted(tally.by_operation[operation].items()))
-        print(f"    {operation:<34} {tally.reached[operation]:>4}/{tally.valid[operation]:<4} "
+        print(f"    {operation:<40} {tally.reached[operation]:>4}/{tally.valid[operation]:<4} "
               f"{statuses}" + (f" ({tally.seconds[operation]:.1f} s)" if args.verbose else ""))
         refused = tally.refused[operation].most_common(4)
         if refused and args.verbose:

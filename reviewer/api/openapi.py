@@ -245,8 +245,7 @@ SPEC: dict[str, Any] = {
         "schemas": {
             "Error": {"type": "object", "required": ["error"], "properties": {"error": {
                 "type": "object", "required": ["code", "message"],
-                "properties": {"code": {"type": "string"},
-                                                 "message": {"type": "string"}}}}},
+                "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
             "Source": {"oneOf": [
                 {"type": "object", "required": ["marker", "text"],
                  "properties": {"marker": _MARKER,
