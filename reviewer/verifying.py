@@ -53,6 +53,7 @@ class InlinePdfOverLimit(SourceResolutionError):
     """An inline PDF past an ingestion limit (pages, characters, memory, time)."""
 
 
+_SQL_INT_MAX = 2**31 - 1
 _OVER_LIMIT = frozenset({"too-many-pages", "page-chars", "document-chars", "memory", "timeout"})
 
 
@@ -68,8 +69,12 @@ def _document_source(
             f"{document.status}, not ready"
         )
     continuation = int(settings.CITEGUARD["CONTINUATION_CHARS"])
-    part = (Substr("text", start + 1) if end is None
-            else Substr("text", start + 1, max(0, end - start) + continuation))
+    # SUBSTR's arguments are 32-bit on PostgreSQL (a bigint one is no such
+    # function: a 500); no text is that long, and the range check below still
+    # sees the range as given.
+    first = min(start + 1, _SQL_INT_MAX)
+    part = (Substr("text", first) if end is None
+            else Substr("text", first, min(max(0, end - start) + continuation, _SQL_INT_MAX)))
     row = (
         Document.objects.filter(pk=document.pk)
         .annotate(part=part, size=Length("text"))

@@ -153,3 +153,21 @@ def test_an_integral_float_is_an_integer(api: Any) -> None:
     response = api.post("/api/v1/answers", body, content_type="application/json")
     assert response.json()["error"]["message"] == (
         "source [1] names chunk 3, which does not exist"), response.content
+
+
+@pytest.mark.parametrize(("start", "end"), [(1000, 2**42), (2**40, None), (2**40, 2**41)])
+def test_a_document_range_past_32_bits_is_a_400(api: Any, text_pdf: Any, start: int,
+                                                 end: int | None,
+                                                 django_capture_on_commit_callbacks: Any) -> None:
+    """Found by bin/fuzz-api: PostgreSQL has no SUBSTR with a bigint argument (a 500)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    with django_capture_on_commit_callbacks(execute=True):
+        document = api.post("/api/v1/documents", {"file": SimpleUploadedFile(
+            "p.pdf", text_pdf("Employer match vests after two years of service. " * 40))}).json()
+    source = {"marker": "S1", "document": document["id"], "start": start,
+              **({"end": end} if end is not None else {})}
+    response = api.post("/api/v1/answers", json.dumps({"answer": "x", "sources": [source]}),
+                        content_type="application/json")
+    assert response.status_code == 400, response.content
+    assert "is outside document" in response.json()["error"]["message"]
