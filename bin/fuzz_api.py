@@ -368,9 +368,15 @@ def main() -> int:
         print(f"  {len(tally.examples)} distinct:")
         for example in list(tally.examples.values())[:20]:
             print("  " + example)
-        tracebacks = [block for block in server_log.split("\n\n") if "Traceback" in block]
-        for block in tracebacks[:3]:
-            print("  server: " + block[-1500:])
+        # The end of each distinct traceback in the server's log: where it broke.
+        endings: dict[str, str] = {}  # the exception's line: the lines before it
+        for block in re.split(r"\n(?=(?:INFO|WARNING|ERROR) )", server_log):
+            lines = block.splitlines()
+            if "Traceback (most recent call last):" in lines:
+                last = max(i for i, line in enumerate(lines) if line[:1].isalpha())
+                endings.setdefault(lines[last], "\n    ".join(lines[max(0, last - 3):last + 1]))
+        for ending in list(endings.values())[:5]:
+            print("  server: " + ending)
         return 1
     return 0
 
