@@ -17,10 +17,16 @@ by Schemathesis, positive (valid by the schema) and negative (violating it)
 cases, round by round until ``--requests`` have been sent or ``--seconds``
 have passed. The one change to the fetched schema: ``surface`` takes the
 surfaces configured in this database (a deployment's own list, which no
-static schema can know).
+static schema can know). Valid cases carry no NUL (every text refuses one;
+the negative cases do send it). A 414 from gunicorn's request-line limit
+(4094 bytes, before the app) is counted, not checked.
+
+GET of one answer or document also gets valid cases with the seeded one's id
+(a generated id almost never exists), reported apart.
 
 Printed: requests, seconds, the status-code histogram, 5xx and check failures,
-and per operation how many valid cases got a 2xx (its reach). Exit status 1
+and per operation how many valid cases got a 2xx (its reach; ``-v`` adds the
+codes of those refused, and the seconds per operation). Exit status 1
 on any 5xx, any response that breaks the schema (undocumented status, wrong
 content type, a body not matching its schema), or fewer requests than asked
 for within the time limit.
@@ -292,7 +298,6 @@ def fuzz(base: str, token: str, seeded: dict[str, Any], *, target: int, seconds:
     # Rounds over every operation, so a run cut short by time still covers
     # them all; POST /answers (the one that verifies) gets the largest share.
     weight = {"POST /answers": 4}
-    rounds = 0
     while tally.requests < target and time.monotonic() < deadline:
         before = tally.requests
         for pair in operations:
@@ -303,7 +308,6 @@ def fuzz(base: str, token: str, seeded: dict[str, Any], *, target: int, seconds:
             # the seeded answer's or document's, the rest of the case generated.
             if pair[0].path in seeded_ids:
                 run(pair[0], GenerationMode.POSITIVE, 10, {"id": seeded_ids[pair[0].path]})
-        rounds += 1
         seed += 1
         if tally.requests == before:
             break
