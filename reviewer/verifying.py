@@ -53,6 +53,7 @@ class InlinePdfOverLimit(SourceResolutionError):
     """An inline PDF past an ingestion limit (pages, characters, memory, time)."""
 
 
+_SQL_INT_MAX = 2**31 - 1
 _OVER_LIMIT = frozenset({"too-many-pages", "page-chars", "document-chars", "memory", "timeout"})
 
 
@@ -80,12 +81,16 @@ def _document_source(
     if max_chars is not None and end is not None and end - start > max_chars:
         raise SourceTooLong(marker, end - start, max_chars)
     continuation = int(settings.CITEGUARD["CONTINUATION_CHARS"])
+    # SUBSTR's arguments are 32-bit on PostgreSQL (a bigint one is no such
+    # function: a 500); no text is that long, and the range check below still
+    # sees the range as given.
+    first = min(start + 1, _SQL_INT_MAX)
     if end is None:
         # To the end: read no more than the limit allows (plus one, to know).
-        part = (Substr("text", start + 1) if max_chars is None
-                else Substr("text", start + 1, max_chars + 1))
+        part = (Substr("text", first) if max_chars is None
+                else Substr("text", first, min(max_chars + 1, _SQL_INT_MAX)))
     else:
-        part = Substr("text", start + 1, max(0, end - start) + continuation)
+        part = Substr("text", first, min(max(0, end - start) + continuation, _SQL_INT_MAX))
     row = (
         Document.objects.filter(pk=document.pk)
         .annotate(part=part, size=Length("text"))

@@ -58,7 +58,15 @@ def _optional_str(data: Mapping[str, Any], key: str) -> str | None:
     return str(value)
 
 
+def _integral(value: Any) -> Any:
+    """JSON has one kind of number: 7.0 is the integer 7 (as JSON Schema says)."""
+    if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
+        return int(value)
+    return value
+
+
 def _int(value: Any, where: str) -> int:
+    value = _integral(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise PayloadError(f"{where} must be a non-negative integer, not {value!r}")
     return value
@@ -68,7 +76,7 @@ def _source(item: Any, position: int) -> SourceRef:
     where = f"sources[{position}]"
     if not isinstance(item, Mapping):
         raise PayloadError(f"{where} must be an object with a marker and text")
-    marker = item.get("marker")
+    marker = _integral(item.get("marker"))
     if isinstance(marker, bool) or not isinstance(marker, str | int) or not str(marker).strip():
         raise PayloadError(f'{where} needs a "marker" (such as "S1" or 1)')
     label = canonical_label(str(marker))

@@ -78,6 +78,7 @@ def api_endpoint(*methods: str) -> Callable[[View], View]:
                     raise ApiError(405, "method-not-allowed",
                                    f"Use {' or '.join(methods)} here.")
                 request.client = _authenticate(request)  # type: ignore[attr-defined]
+                _check_url(request, kwargs)
                 return view(request, *args, **kwargs)
             except ApiError as error:
                 response = error.response()
@@ -153,6 +154,18 @@ def json_check(data: Any) -> None:
                 _INT_RANGE[0] <= value <= _INT_RANGE[1]):
             raise ApiError(400, "integer-out-of-range",
                            f"{where} is outside the 64-bit integer range.")
+
+
+def _check_url(request: HttpRequest, kwargs: dict[str, Any]) -> None:
+    """The body's check for the query string and the path: PostgreSQL cannot
+    compare a NUL any more than it can store one."""
+    for name, values in request.GET.lists():
+        _check_text(name, f"query parameter {name!r} (its name)")
+        for value in values:
+            _check_text(value, f"query parameter {name!r}")
+    for name, value in kwargs.items():
+        if isinstance(value, str):
+            _check_text(value, f"the path's {name}")
 
 
 def _check_text(text: str, where: str) -> None:

@@ -33,6 +33,25 @@ def _page(item: str) -> dict[str, Any]:
 
 
 _TIME = {"type": "string", "format": "date-time"}
+#: The server's limits, stated so that generated requests (Schemathesis) and
+#: clients know them: a database id, a marker, a name.
+_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
+_INT64 = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
+_OFFSET = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
+_NAME = {"type": "string", "maxLength": 200}
+# Not blank once its brackets and spaces are stripped ("[s1]" is S1).
+_MARKER = {"oneOf": [{"type": "string", "minLength": 1, "maxLength": 20,
+                      "pattern": "[^\\s\\[\\]\u3010\u3011]"}, _INT64]}
+
+# Anthropic's content blocks and OpenAI's output items (their own schemas
+# say more; these are what citeguard reads first).
+_VENDOR_BLOCK = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}
+
+
+def _choices(*values: str) -> dict[str, Any]:
+    """One value or several, comma-separated (``flag,fail``)."""
+    one = "|".join(values)
+    return {"type": "string", "pattern": f"^({one})(,({one}))*$"}
 
 
 SPEC: dict[str, Any] = {
@@ -90,7 +109,7 @@ SPEC: dict[str, Any] = {
                     _query("surface", "Surface name(s)", {"type": "string"}),
                     _query("model", "Model name(s) as submitted", {"type": "string"}),
                     _query("verdict", "Verdict(s): pass, flag, fail",
-                           {"type": "string", "example": "flag,fail"}),
+                           {**_choices("pass", "flag", "fail"), "example": "flag,fail"}),
                     {"$ref": "#/components/parameters/Since"},
                     {"$ref": "#/components/parameters/Cursor"},
                     {"$ref": "#/components/parameters/Limit"},
@@ -109,7 +128,8 @@ SPEC: dict[str, Any] = {
                     "`?by=answer` or `?by=id`."
                 ),
                 "parameters": [
-                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
+                    {"name": "id", "in": "path", "required": True,
+                     "schema": {**_NAME, "minLength": 1}},
                     _query("by", "Which id `{id}` is", {"enum": ["answer", "id"]}),
                 ],
                 "responses": {"200": _json({"$ref": "#/components/schemas/AnswerResult"},
@@ -132,8 +152,8 @@ SPEC: dict[str, Any] = {
                 ),
                 "parameters": [
                     _query("title", "application/pdf only", {"type": "string"}),
-                    _query("document_key", "application/pdf only", {"type": "string"}),
-                    _query("supersedes", "application/pdf only", {"type": "integer"}),
+                    _query("document_key", "application/pdf only", _NAME),
+                    _query("supersedes", "application/pdf only", _ID),
                     _query("filename", "application/pdf only", {"type": "string"}),
                 ],
                 "requestBody": {"content": {
@@ -144,10 +164,10 @@ SPEC: dict[str, Any] = {
                         "document_key": {"type": "string", "maxLength": 200, "description": (
                             "Your stable name for this document: an upload under a key "
                             "already used is that document's next version")},
-                        "supersedes": {"type": "integer", "description": (
+                        "supersedes": {**_ID, "description": (
                             "The id of the document this one replaces (the latest version "
                             "of its key, if it has one)")},
-                    }, "required": ["file"]}},
+                    }, "required": ["file"], "additionalProperties": False}},
                     "application/pdf": {"schema": {"type": "string", "format": "binary"}},
                 }},
                 "responses": {
@@ -169,8 +189,9 @@ SPEC: dict[str, Any] = {
                     _query("q", "A document id (`42` or `#42`), part of a title or key, or "
                            "a SHA-256 prefix (8+ hex digits)", {"type": "string"}),
                     _query("status", "Status(es), comma-separated or repeated",
-                           {"type": "string", "example": "ready"}),
-                    _query("document_key", "Every version under this key", {"type": "string"}),
+                           {**_choices("queued", "processing", "ready", "failed"),
+                            "example": "ready"}),
+                    _query("document_key", "Every version under this key", _NAME),
                     _query("current", "true: latest versions only; false: superseded only",
                            {"enum": ["true", "false"]}),
                     {"$ref": "#/components/parameters/Since"},
@@ -183,16 +204,14 @@ SPEC: dict[str, Any] = {
         },
         "/documents/{id}": {"get": {
             "summary": "A document's ingestion status",
-            "parameters": [{"name": "id", "in": "path", "required": True,
-                            "schema": {"type": "integer"}}],
+            "parameters": [{"name": "id", "in": "path", "required": True, "schema": _ID}],
             "responses": {"200": _json({"$ref": "#/components/schemas/Document"}, "Status"),
                           "401": _ERROR, "404": _ERROR},
         }},
         "/documents/{id}/chunks": {"get": {
             "summary": "The chunks to inject, in order, with ids to cite as "
                        "{\"marker\", \"chunk\"}",
-            "parameters": [{"name": "id", "in": "path", "required": True,
-                            "schema": {"type": "integer"}},
+            "parameters": [{"name": "id", "in": "path", "required": True, "schema": _ID},
                            {"$ref": "#/components/parameters/Cursor"},
                            {"name": "limit", "in": "query", "description": "1-500",
                             "schema": {"type": "integer", "minimum": 1, "maximum": 500,
@@ -204,7 +223,8 @@ SPEC: dict[str, Any] = {
                 "409": _error("`not-ready`: chunks exist once the document is ready")},
         }},
         "/ping": {"get": {"summary": "Authenticated no-op",
-                          "responses": {"200": _json({"type": "object"}, "pong")}}},
+                          "responses": {"200": _json({"type": "object"}, "pong"),
+                                        "401": _ERROR}}},
     },
     "components": {
         "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
@@ -217,36 +237,51 @@ SPEC: dict[str, Any] = {
                       "schema": {"type": "integer", "minimum": 1, "maximum": 200,
                                  "default": 50}},
             "Since": _query("since", "Created at or after: an ISO 8601 date or date-time "
-                            "(UTC without a zone)", {"type": "string",
-                                                     "example": "2026-03-01T09:30:00Z"}),
+                            "(UTC without a zone)", {
+                                "anyOf": [{"type": "string", "format": "date"},
+                                          {"type": "string", "format": "date-time"}],
+                                "example": "2026-03-01T09:30:00Z"}),
         },
         "schemas": {
             "Error": {"type": "object", "required": ["error"], "properties": {"error": {
-                "type": "object", "properties": {"code": {"type": "string"},
-                                                 "message": {"type": "string"}}}}},
+                "type": "object", "required": ["code", "message"],
+                "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
             "Source": {"oneOf": [
                 {"type": "object", "required": ["marker", "text"],
-                 "properties": {"marker": {"type": ["string", "integer"]},
-                                "text": {"type": "string"}}},
+                 "properties": {"marker": _MARKER,
+                                "text": {"type": "string", "maxLength": 200_000}}},
                 {"type": "object", "required": ["marker", "chunk"],
-                 "properties": {"marker": {"type": ["string", "integer"]},
-                                "chunk": {"type": "integer"}}},
+                 "properties": {"marker": _MARKER, "chunk": _ID}},
                 {"type": "object", "required": ["marker", "document"],
-                 "properties": {"marker": {"type": ["string", "integer"]},
-                                "document": {"type": "integer"}, "start": {"type": "integer"},
-                                "end": {"type": "integer"}}},
+                 "properties": {"marker": _MARKER, "document": _ID, "start": _OFFSET,
+                                "end": {**_OFFSET, "description": "not before start"}}},
             ]},
             "AnswerInput": {"type": "object", "required": ["answer", "sources"], "properties": {
-                "id": {"type": "string", "description": "your id; idempotency key"},
-                "surface": {"type": "string"}, "model": {"type": "string"},
-                "question": {"type": "string"}, "answer": {"type": "string"},
-                "sources": {"type": "array", "items": {"$ref": "#/components/schemas/Source"}},
+                "id": {**_NAME, "description": "your id; idempotency key"},
+                "surface": {"type": "string", "maxLength": 100}, "model": _NAME,
+                "question": {"type": "string"},
+                "answer": {"type": "string", "maxLength": 50_000},
+                "sources": {"type": "array", "maxItems": 100, "description": (
+                    "markers differ (case aside)"),
+                    "items": {"$ref": "#/components/schemas/Source"}},
             }},
-            "VendorInput": {"type": "object", "required": ["format", "request", "response"],
-                            "properties": {
-                                "format": {"enum": ["anthropic", "openai"]},
-                                "request": {"type": "object"}, "response": {"type": "object"},
-                                "id": {"type": "string"}, "surface": {"type": "string"}}},
+            "VendorInput": {"oneOf": [
+                {"type": "object", "required": ["format", "request", "response"], "properties": {
+                    "format": {"const": "anthropic"},
+                    "request": {"type": "object", "required": ["messages"], "properties": {
+                        "messages": {"type": "array", "items": {
+                            "type": "object", "required": ["content"], "properties": {
+                                "content": {"type": ["string", "array"],
+                                            "items": _VENDOR_BLOCK}}}}}},
+                    "response": {"type": "object", "required": ["content"], "properties": {
+                        "content": {"type": "array", "items": _VENDOR_BLOCK}}},
+                    "id": _NAME, "surface": {"type": "string", "maxLength": 100}}},
+                {"type": "object", "required": ["format", "response"], "properties": {
+                    "format": {"const": "openai"}, "request": {"type": "object"},
+                    "response": {"type": "object", "required": ["output"], "properties": {
+                        "output": {"type": "array", "items": _VENDOR_BLOCK}}},
+                    "id": _NAME, "surface": {"type": "string", "maxLength": 100}}},
+            ]},
             "Citation": {"type": "object", "properties": {
                 "outcome": {"enum": list(OUTCOMES)}, "marker": {"type": ["string", "null"]},
                 "markers": {"type": "array", "items": {"type": "string"}},

@@ -75,7 +75,13 @@ def since_param(request: HttpRequest) -> dt.datetime | None:
                        "2026-03-01 or 2026-03-01T09:30:00Z.")
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment, dt.UTC)
-    return moment
+    try:
+        # In UTC: PostgreSQL refuses offsets past 15:59 (fromisoformat takes
+        # up to 23:59), and 0001-01-01+01:00 is no date in UTC.
+        return moment.astimezone(dt.UTC)
+    except OverflowError:
+        raise ApiError(400, "invalid-since", f"since {raw!r} is outside the dates of years "
+                       "1 to 9999 in UTC.") from None
 
 
 def _limit(request: HttpRequest, default: int, maximum: int) -> int:

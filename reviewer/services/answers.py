@@ -173,7 +173,9 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
     outcome = apply_policy(report, payload.answer, policy=surface.policy,  # type: ignore[arg-type]
                            min_coverage=surface.min_coverage)
     data_report = report_data(report, sources)
-    notes = list(native.get("notes", [])) if isinstance(native, dict) else []
+    # Notes are what converting a vendor format noticed; a native body's own
+    # "notes" is no input (it was stored as given, and 5 or null was a 500).
+    notes = list(native["notes"]) if input_format != "native" else []
     try:
         with transaction.atomic():
             answer = Answer.objects.create(

@@ -29,7 +29,7 @@ def test_every_api_route_and_method_is_described() -> None:
     described = {path.replace("{id}", "ID") for path in SPEC["paths"]}
     for pattern in urls.urlpatterns:
         assert isinstance(pattern, URLPattern)
-        route = "/" + str(pattern.pattern).replace("<path:ref>", "ID").replace(
+        route = "/" + str(pattern.pattern).replace("<anytext:ref>", "ID").replace(
             "<int:document_id>", "ID")
         if route == "/openapi.json" or pattern.name == "not-found":
             continue  # the description itself; the JSON 404 for every other path
@@ -79,3 +79,19 @@ def test_the_docs_page_lists_each_operation_with_its_parameters(client: Any,
     assert "GET /api/v1/answers</code>" in html and "POST /api/v1/documents</code>" in html
     assert "<code>verdict</code>" in html and "<code>cursor</code>" in html
     assert "<code>by</code>" in html
+
+
+def test_the_schema_states_the_server_s_own_limits(settings: Any) -> None:
+    """bin/fuzz-api generates from these: a limit the schema overstates makes
+    valid-looking requests the server refuses, one it understates hides them."""
+    from reviewer.services.answers import MAX_ID_CHARS, MAX_MARKER_CHARS, MAX_MODEL_CHARS
+
+    limits = settings.CITEGUARD
+    answer = SCHEMAS["AnswerInput"]["properties"]
+    assert answer["id"]["maxLength"] == MAX_ID_CHARS
+    assert answer["model"]["maxLength"] == MAX_MODEL_CHARS
+    assert answer["answer"]["maxLength"] == limits["MAX_ANSWER_CHARS"]
+    assert answer["sources"]["maxItems"] == limits["MAX_SOURCES"]
+    inline = SCHEMAS["Source"]["oneOf"][0]["properties"]
+    assert inline["text"]["maxLength"] == limits["MAX_SOURCE_CHARS"]
+    assert inline["marker"]["oneOf"][0]["maxLength"] == MAX_MARKER_CHARS
