@@ -149,6 +149,24 @@ def heavy_body(seed: int, quote_chars: int, source_chars: int) -> bytes:
     return b'", ' + json.dumps(rest, ensure_ascii=False)[1:].encode()
 
 
+def budget_body(seed: int, source_chars: int, max_work: int) -> tuple[bytes, int]:
+    """The worst answer the work budget lets through: as many absent quotes
+    just under the seeding length (window search, charged quote x source)
+    as fit under ``max_work`` against one inline source, less one."""
+    from verification.budget import SEED_MATCH_MIN_CHARS, alignment_work
+
+    quote_chars = SEED_MATCH_MIN_CHARS - 1
+    count = max(1, max_work // alignment_work(quote_chars, source_chars, seeded=False) - 1)
+    source = source_text(random.Random(seed), source_chars)
+    prose = source_text(random.Random(seed + 10_000), count * (quote_chars + 50))
+    prose = " ".join(prose.replace('"', "'").split())
+    quotes = [prose[i * quote_chars : (i + 1) * quote_chars].strip() for i in range(count)]
+    answer = " ".join(f'Point {i} reads "{q}" [S1].' for i, q in enumerate(quotes))
+    rest = {"model": "bench-load-heavy", "question": "Everything?", "answer": answer,
+            "sources": [{"marker": "S1", "text": source}]}
+    return b'", ' + json.dumps(rest, ensure_ascii=False)[1:].encode(), count
+
+
 def client(port: int, token: str, name: str, bodies: list[bytes], document: int,
            stop: threading.Event, tally: Tally, *, gets: bool) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
@@ -269,9 +287,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=8, help="normal API clients (8)")
     parser.add_argument("--seconds", type=float, help="per phase (60)")
     parser.add_argument("--heavy-clients", type=int, default=4)
+    parser.add_argument("--heavy-shape", choices=("budget", "long"), default="budget",
+                        help="budget: as many absent 499-character quotes as the verification "
+                             "budget lets through against one source (default); long: one "
+                             "absent quote of --heavy-quote-chars")
     parser.add_argument("--heavy-quote-chars", type=int, default=3000,
-                        help="length of each heavy answer's absent quote: the budget's limit")
-    parser.add_argument("--heavy-source-chars", type=int, default=20_000)
+                        help="length of the absent quote of --heavy-shape long")
+    parser.add_argument("--heavy-source-chars", type=int, default=None,
+                        help="inline source length (budget: 200,000, the source limit; "
+                             "long: 20,000)")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default: the conf's)")
     parser.add_argument("--trickle-clients", type=int, default=4)
     parser.add_argument("--trickle-workers", type=int, default=4)
@@ -298,8 +322,21 @@ def main(argv: list[str] | None = None) -> int:
             workers = args.workers or (2 * (os.cpu_count() or 1) + 1)
             document, chunks = upload_demo_document(running.port, token)
             bodies = small_bodies(rng, document, chunks, 64)
-            heavy = [heavy_body(args.seed + i, args.heavy_quote_chars, args.heavy_source_chars)
-                     for i in range(args.heavy_clients)]
+            if args.heavy_shape == "budget":
+                from verification.budget import DEFAULT_MAX_WORK
+
+                source_chars = args.heavy_source_chars or 200_000
+                built = [budget_body(args.seed + i, source_chars, DEFAULT_MAX_WORK)
+                         for i in range(args.heavy_clients)]
+                heavy = [body for body, _ in built]
+                heavy_what = (f"{built[0][1]} absent 499-character quotes against a "
+                              f"{source_chars:,}-character source (just under the budget)")
+            else:
+                source_chars = args.heavy_source_chars or 20_000
+                heavy = [heavy_body(args.seed + i, args.heavy_quote_chars, source_chars)
+                         for i in range(args.heavy_clients)]
+                heavy_what = (f"one {args.heavy_quote_chars:,}-character absent quote against "
+                              f"a {source_chars:,}-character source")
             print(f"recipe: nginx on {running.url}, gunicorn {workers} sync workers, "
                   f"{os.cpu_count()} cores; demo document {document} ({len(chunks)} chunks)")
             # Each worker's first requests load what later ones reuse (imports,
@@ -310,8 +347,7 @@ def main(argv: list[str] | None = None) -> int:
                              document, [])
             describe("clients", quiet, args.seconds)
             print(f"\nheavy: the same {args.clients} clients + {args.heavy_clients} sending "
-                  f"{args.heavy_quote_chars:,}-character absent quotes against "
-                  f"{args.heavy_source_chars:,}-character sources, {args.seconds:.0f} s")
+                  f"answers of {heavy_what}, {args.seconds:.0f} s")
             loud, hard = phase(running.port, token, "heavy", args.seconds, args.clients, bodies,
                                document, heavy)
             describe("clients", loud, args.seconds)

@@ -171,6 +171,14 @@ CITEGUARD = {
     "MAX_SOURCES": int(os.environ.get("CITEGUARD_MAX_SOURCES", 100)),
     "MAX_ANSWER_CHARS": int(os.environ.get("CITEGUARD_MAX_ANSWER_CHARS", 50_000)),
     "MAX_SOURCE_CHARS": int(os.environ.get("CITEGUARD_MAX_SOURCE_CHARS", 200_000)),
+    # An answer whose alignment could cost more than this (quote x source
+    # characters; see verification/budget.py) is verified only in one of
+    # HEAVY_VERIFY_SLOTS slots per host, or refused with a 503 (reviewer/slots.py).
+    "HEAVY_VERIFY_WORK": int(os.environ.get("CITEGUARD_HEAVY_VERIFY_WORK", 500_000_000)),
+    "HEAVY_VERIFY_SLOTS": int(os.environ.get("CITEGUARD_HEAVY_VERIFY_SLOTS",
+                                             max(1, (os.cpu_count() or 2) // 2))),
+    "HEAVY_VERIFY_LOCK_DIR": os.environ.get("CITEGUARD_HEAVY_VERIFY_LOCK_DIR",
+                                            str(VAR_DIR / "locks")),
     # Fuzzy-alignment work one submitted answer may cost, in quote x source
     # characters (verification/budget.py; under 1.5 s of CPU); 0: no limit.
     "MAX_VERIFY_WORK": int(os.environ.get("CITEGUARD_MAX_VERIFY_WORK", 5_000_000_000)),

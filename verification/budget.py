@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "DEFAULT_MAX_WORK", "SEEDED_CHAR_WORK", "SEED_MATCH_MIN_CHARS", "WorkBudgetExceeded",
-    "WorkEstimate", "WorkMeter", "alignment_work",
+    "WorkEstimate", "WorkMeter", "alignment_work", "answer_work_bound",
 ]
 
 #: Quotes of at least this many normalised characters are aligned from exact
@@ -48,6 +48,23 @@ def alignment_work(quote_chars: int, text_chars: int, *, seeded: bool) -> int:
     if seeded:
         return SEEDED_CHAR_WORK * (quote_chars + text_chars)
     return quote_chars * text_chars
+
+
+def answer_work_bound(
+    answer: str, source_chars: int, *, seed_min_chars: int | None = SEED_MATCH_MIN_CHARS
+) -> int:
+    """The most alignment work verifying ``answer`` against sources of
+    ``source_chars`` characters in all could be charged: every quote aligned
+    against all of them. Linear to compute, before any alignment, so a server
+    can tell a costly answer from a cheap one up front."""
+    from .quotes import parse_quotes
+
+    total = 0
+    for quote in parse_quotes(answer):
+        size = len(quote.text)
+        seeded = seed_min_chars is not None and size >= seed_min_chars
+        total += alignment_work(size, source_chars, seeded=seeded)
+    return total
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,8 @@ class ApiError(Exception):
                                 status=self.status)
         if self.status == 401:
             response["WWW-Authenticate"] = 'Bearer realm="citeguard"'
+        if self.status == 503:
+            response["Retry-After"] = "1"
         return response
 
 

@@ -95,6 +95,9 @@ SPEC: dict[str, Any] = {
                                   "answer or source length, or `verification-budget-exceeded` "
                                   "(the answer's fuzzy alignment work, MAX_VERIFY_WORK)"),
                     "415": _ERROR,
+                    "503": _error("`verification-busy`: a costly answer (alignment work over "
+                                  "HEAVY_VERIFY_WORK) while every slot for such answers is "
+                                  "taken; retry after the `Retry-After` seconds"),
                 },
             },
             "get": {

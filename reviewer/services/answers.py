@@ -33,6 +33,7 @@ from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.rows import insert_rows
 from reviewer.services.stats import stats_record_answer
 from reviewer.severity import outcome_columns
+from reviewer.slots import SlotsBusy, heavy_slot
 from reviewer.verifying import (
     InlinePdfOverLimit,
     SourceResolutionError,
@@ -52,6 +53,7 @@ from verification import (
     parse_markers,
     verify_answer,
 )
+from verification.budget import answer_work_bound
 from verification.formats import FormatError, convert
 from verification.payload import AnswerPayload, PayloadError, parse_answer_payload
 from verification.policy import apply_policy
@@ -163,13 +165,17 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
         raise AnswerRejected("source-too-long", str(error), status=413) from None
     except SourceResolutionError as error:
         raise AnswerRejected("invalid-source", str(error)) from None
+    config = verification_config(surface, max_work=verify_work_limit())
+    bound = answer_work_bound(payload.answer, sum(len(source.text) for source in sources),
+                              seed_min_chars=config.seed_min_chars)
     try:
-        report = verify_answer(
-            payload.answer, sources, answer_id=payload.id,
-            config=verification_config(surface, max_work=verify_work_limit()))
+        with heavy_slot(bound):
+            report = verify_answer(payload.answer, sources, answer_id=payload.id, config=config)
     except WorkBudgetExceeded as error:
         raise AnswerRejected("verification-budget-exceeded", budget_sentence(error),
                              status=413) from None
+    except SlotsBusy as error:
+        raise AnswerRejected("verification-busy", str(error), status=503) from None
     outcome = apply_policy(report, payload.answer, policy=surface.policy,  # type: ignore[arg-type]
                            min_coverage=surface.min_coverage)
     data_report = report_data(report, sources)

@@ -223,3 +223,14 @@ def test_quotes_found_by_str_find_cost_no_budget() -> None:
 def test_config_refuses_a_limit_below_one(field: str) -> None:
     with pytest.raises(ValueError, match=field):
         VerificationConfig(**{field: 0})
+
+
+def test_the_work_bound_is_every_quote_against_every_source_character() -> None:
+    from verification.budget import answer_work_bound
+
+    short, long = "a" * 100, "b" * 600
+    answer = f'It says "{short}" [S1] and "{long}" [S2]. No quote here [S1].'
+    assert answer_work_bound(answer, 10_000) == (
+        alignment_work(100, 10_000, seeded=False) + alignment_work(600, 10_000, seeded=True))
+    assert answer_work_bound(answer, 10_000, seed_min_chars=None) == 700 * 10_000
+    assert answer_work_bound("No quotes [S1].", 10_000) == 0
