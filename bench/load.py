@@ -20,14 +20,18 @@ load as a warm-up, not counted.
    writes), and after every third POST a GET (the answer just stored, or the
    document). Any non-2xx or failed request is an error.
 2. **Heavy**: the same clients again, while ``--heavy-clients`` more send the
-   worst answers the verification budget allows back to back: one quote of
-   ``--heavy-quote-chars`` characters that is in no source (prose of the same
-   vocabulary, so matching cannot rule it out quickly) against an inline
-   source of ``--heavy-source-chars``. Absent quotes are the slow case: every
-   candidate passage is aligned before "closest passage" is settled. Set
-   ``--heavy-quote-chars`` to the budget's documented quote limit. A heavy
-   answer refused by the budget (413/422) is counted apart, not as an error.
-   Printed: the other clients' p99 heavy/quiet (goal: at most 3).
+   worst answers the verification budget allows back to back, never waiting
+   (a hostile client ignores Retry-After). ``--heavy-shape budget`` (default):
+   as many quotes of 499 characters (just under seeding: window search, the
+   costliest per character) in no source as fit under the default budget
+   against a 200,000-character inline source (the source limit): 49 quotes,
+   about 0.6 s of CPU each. ``long``: one absent quote of
+   ``--heavy-quote-chars``. A heavy answer refused by the budget (413/422) or
+   shed while every slot for costly answers is busy (503) is counted apart,
+   not as an error. Then the same heavy phase on a second server with the
+   slots turned off (``CITEGUARD_HEAVY_VERIFY_WORK=0``), same database and
+   bodies. Printed: the other clients' p99 heavy/quiet for both (goal: at
+   most 3).
 3. **Trickle**: ``--trickle-clients`` connections send a request line, then one
    header byte per second, while one client pings (GET /api/v1/ping, 5 s
    timeout, one after another) for ``--trickle-seconds``: first against bare
@@ -67,7 +71,9 @@ from deploy import recipe  # noqa: E402
 
 ANSWERS = "/api/v1/answers"
 PING = "/api/v1/ping"
-BUDGET_STATUSES = {413, 422}
+#: A heavy answer refused by the work budget (413/422) or shed while every
+#: slot for costly answers is busy (503, reviewer/slots.py): not an error.
+BUDGET_STATUSES = {413, 422, 503}
 
 
 @dataclass
@@ -239,6 +245,13 @@ def describe(label: str, tally: Tally, seconds: float, *, heavy: bool = False) -
         print(f"    e.g. {line}")
 
 
+def report_refused(heavy: Tally) -> None:
+    answered = sum(n for s, n in heavy.statuses.items() if isinstance(s, int) and s < 300)
+    print(f"  heavy answers verified: {answered}; refused by the budget: "
+          f"{heavy.statuses[413] + heavy.statuses[422]}; shed while the slots were busy "
+          f"(503): {heavy.statuses[503]}")
+
+
 def trickle_run(env: dict[str, str], folder: Path, token: str, *, nginx: bool,
                 clients: int, workers: int, seconds: float) -> tuple[int, int, list[float]]:
     with recipe.serve(env, folder, nginx=nginx, workers=workers) as running:
@@ -301,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trickle-workers", type=int, default=4)
     parser.add_argument("--trickle-seconds", type=float, help="(10)")
     parser.add_argument("--no-trickle", action="store_true")
+    parser.add_argument("--no-compare-slots", action="store_true",
+                        help="skip the heavy phase on a server without slots for costly answers")
     parser.add_argument("--quick", action="store_true",
                         help="10 s phases, 6 s trickle (unless given)")
     parser.add_argument("--seed", type=int, default=1)
@@ -352,15 +367,31 @@ def main(argv: list[str] | None = None) -> int:
                                document, heavy)
             describe("clients", loud, args.seconds)
             describe("heavy senders", hard, args.seconds, heavy=True)
-            refused = sum(hard.statuses[s] for s in BUDGET_STATUSES)
-            if refused:
-                print(f"  heavy answers refused by the budget: {refused}")
-            quiet_p99 = percentile(quiet.latencies, 0.99)
-            loud_p99 = percentile(loud.latencies, 0.99)
-            ratio = loud_p99 / quiet_p99 if quiet_p99 else float("nan")
-            print(f"\nclients' p99 heavy/quiet: {ratio:.1f}x (goal <= 3x); p50 "
-                  f"{percentile(loud.latencies, 0.5) / percentile(quiet.latencies, 0.5):.1f}x")
-            print(f"clients' errors: {errors(quiet) + errors(loud)}")
+            report_refused(hard)
+        unslotted = None
+        if not args.no_compare_slots:
+            # The same heavy phase on a server without slots for costly answers
+            # (HEAVY_VERIFY_WORK=0), same database and bodies: what they buy.
+            print(f"\nheavy, no slots (CITEGUARD_HEAVY_VERIFY_WORK=0): the same "
+                  f"{args.clients} + {args.heavy_clients} clients, {args.seconds:.0f} s")
+            with recipe.serve({**env, "CITEGUARD_HEAVY_VERIFY_WORK": "0"},
+                              folder / "recipe-unslotted", workers=args.workers) as running:
+                phase(running.port, token, "warmup2", 3.0, args.clients, bodies, document, [])
+                unslotted, hard2 = phase(running.port, token, "unslotted", args.seconds,
+                                         args.clients, bodies, document, heavy)
+            describe("clients", unslotted, args.seconds)
+            describe("heavy senders", hard2, args.seconds, heavy=True)
+            report_refused(hard2)
+        quiet_p99 = percentile(quiet.latencies, 0.99)
+        quiet_p50 = percentile(quiet.latencies, 0.5)
+        print()
+        for label, tally in (("heavy", loud), ("heavy, no slots", unslotted)):
+            if tally is not None:
+                print(f"clients' p99 {label}/quiet: "
+                      f"{percentile(tally.latencies, 0.99) / quiet_p99:.1f}x (goal <= 3x); "
+                      f"p50 {percentile(tally.latencies, 0.5) / quiet_p50:.1f}x")
+        print(f"clients' errors: {errors(quiet) + errors(loud)}"
+              + (f" (no slots: {errors(unslotted)})" if unslotted is not None else ""))
         if not args.no_trickle:
             print(f"\ntrickle: {args.trickle_clients} connections sending a header byte a "
                   f"second, {args.trickle_workers} sync workers, pings (5 s timeout) for "
