@@ -15,6 +15,7 @@ from django.utils import timezone
 from django_htmx.middleware import HtmxDetails
 
 from reviewer.csv_cells import csv_lines, jsonl_lines
+from reviewer.selectors.workspaces import workspaces_of
 
 __all__ = ["HtmxHttpRequest", "export_response", "no_role_response", "permission_required"]
 
@@ -37,18 +38,26 @@ def no_role_response(request: HttpRequest, perms: tuple[str, ...] = ()) -> HttpR
     }, status=403)
 
 
-def permission_required(*perms: str) -> Callable[[Callable[..., HttpResponse]],
-                                                 Callable[..., HttpResponse]]:
+def permission_required(*perms: str, every_workspace: bool = False
+                        ) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
     """Log in first; then every permission in ``perms`` or a 403 page that
-    says which role is missing and whom to ask (never a bare error)."""
+    says which role is missing and whom to ask (never a bare error).
+
+    ``every_workspace``: the page pools every workspace's answers (trends,
+    calibration, label files), so only someone who sees every workspace may
+    open it; anyone else gets a 403 saying so, not other clients' data."""
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @login_required
         @functools.wraps(view)
         def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if request.user.has_perms(perms):
-                return view(request, *args, **kwargs)
-            response = no_role_response(request, perms)
+                if not every_workspace or workspaces_of(request.user) is None:
+                    return view(request, *args, **kwargs)
+                response = render(request, "reviewer/no_role.html",
+                                  {"workspace_wide": True, "admins": _whom_to_ask()}, status=403)
+            else:
+                response = no_role_response(request, perms)
             if getattr(request, "htmx", False):
                 # htmx swaps no 403, so the click would seem to do nothing
                 # (a role taken away since the page loaded): reload the page,

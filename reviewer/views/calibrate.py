@@ -43,7 +43,7 @@ KEYS = (("1", MatchLabel.Label.FAITHFUL), ("2", MatchLabel.Label.CHANGED),
 
 
 @require_GET
-@permission_required("reviewer.view_surface")
+@permission_required("reviewer.view_surface", every_workspace=True)
 def calibrate(request: HtmxHttpRequest) -> HttpResponse:
     """Each surface: its threshold, items and labels, and where to go."""
     return render(request, "reviewer/calibrate.html", {
@@ -183,7 +183,7 @@ def _wanted_item(request: HtmxHttpRequest, surface: Surface,
 
 
 @require_GET
-@permission_required("reviewer.label_matches")
+@permission_required("reviewer.label_matches", every_workspace=True)
 def calibrate_label(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     chosen = get_object_or_404(Surface, name=surface)
     session = _Session(request, chosen)
@@ -197,7 +197,7 @@ def _posted_item(request: HtmxHttpRequest, surface: Surface) -> CalibrationItem:
 
 
 @require_POST
-@permission_required("reviewer.label_matches")
+@permission_required("reviewer.label_matches", every_workspace=True)
 def calibrate_label_post(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     """Record a label (``label`` = faithful, changed or other, or its key)."""
     chosen = get_object_or_404(Surface, name=surface)
@@ -215,7 +215,7 @@ def calibrate_label_post(request: HtmxHttpRequest, surface: str) -> HttpResponse
 
 
 @require_POST
-@permission_required("reviewer.label_matches")
+@permission_required("reviewer.label_matches", every_workspace=True)
 def calibrate_skip(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     chosen = get_object_or_404(Surface, name=surface)
     session = _Session(request, chosen)
@@ -227,7 +227,7 @@ def calibrate_skip(request: HtmxHttpRequest, surface: str) -> HttpResponse:
 
 
 @require_POST
-@permission_required("reviewer.label_matches")
+@permission_required("reviewer.label_matches", every_workspace=True)
 def calibrate_undo(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     """Take back the last label or skip on this surface and show its item again."""
     chosen = get_object_or_404(Surface, name=surface)

@@ -205,14 +205,14 @@ def _page_url(surface: Surface, **query: Any) -> str:
 
 
 @require_GET
-@permission_required("reviewer.view_surface")
+@permission_required("reviewer.view_surface", every_workspace=True)
 def calibration(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     found = _surface(surface)
     return render(request, "reviewer/calibration.html", _page_context(request, found))
 
 
 @require_POST
-@permission_required("reviewer.view_surface", "reviewer.change_surface")
+@permission_required("reviewer.view_surface", "reviewer.change_surface", every_workspace=True)
 def calibration_apply_view(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     """Apply a threshold (``calibration_apply``) and come back to the page,
     where the run's progress shows; refused: the page again with why."""
@@ -235,7 +235,7 @@ def calibration_apply_view(request: HtmxHttpRequest, surface: str) -> HttpRespon
 
 
 @require_GET
-@permission_required("reviewer.view_surface")
+@permission_required("reviewer.view_surface", every_workspace=True)
 def calibration_run(request: HtmxHttpRequest, surface: str, run_id: int) -> HttpResponse:
     """One run's row: polled by htmx every second while it is queued or running.
     Once the polled run has finished, htmx reloads the page: its threshold,
@@ -252,7 +252,7 @@ def calibration_run(request: HtmxHttpRequest, surface: str, run_id: int) -> Http
 
 
 @require_POST
-@permission_required("reviewer.view_surface", "reviewer.change_surface")
+@permission_required("reviewer.view_surface", "reviewer.change_surface", every_workspace=True)
 def calibration_settle(request: HtmxHttpRequest, surface: str, item_id: int) -> HttpResponse:
     """A supervisor's label for an item its labellers disagree on: the row
     again for htmx, else back to the page's disagreements."""

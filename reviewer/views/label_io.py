@@ -36,13 +36,13 @@ def _page(request: HtmxHttpRequest, *, report: ImportReport | None = None,
 
 
 @require_GET
-@permission_required("reviewer.view_surface")
+@permission_required("reviewer.view_surface", every_workspace=True)
 def labels(request: HtmxHttpRequest) -> HttpResponse:
     return _page(request)
 
 
 @require_GET
-@permission_required("reviewer.view_surface")
+@permission_required("reviewer.view_surface", every_workspace=True)
 def labels_export(request: HtmxHttpRequest) -> HttpResponse:
     """Every label (``surface=<name>``: of that surface) as ``format=csv`` or
     ``jsonl``, streamed."""
@@ -73,7 +73,7 @@ def _format(chosen: str, filename: str) -> str | None:
 
 
 @require_POST
-@permission_required("reviewer.view_surface", "reviewer.change_surface")
+@permission_required("reviewer.view_surface", "reviewer.change_surface", every_workspace=True)
 def labels_import_view(request: HtmxHttpRequest) -> HttpResponse:
     """Import the uploaded ``file`` (``format``: csv, jsonl, or auto — by the
     file name's ending) and show its report on the page."""

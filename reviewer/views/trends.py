@@ -239,7 +239,7 @@ def _charts(filters: TrendFilters, alerts: Sequence[TrendAlert],
 
 
 @require_GET
-@permission_required("reviewer.view_trends")
+@permission_required("reviewer.view_trends", every_workspace=True)
 def trends(request: HtmxHttpRequest) -> HttpResponse:
     filters = trend_filters_from(request.GET)
     # Cheap (the summary's last five weeks of days) and idempotent: a change
@@ -312,7 +312,7 @@ def _csv_rows(chart: str, filters: TrendFilters) -> tuple[list[str], Iterable[Se
 
 
 @require_GET
-@permission_required("reviewer.view_trends")
+@permission_required("reviewer.view_trends", every_workspace=True)
 def trends_export(request: HtmxHttpRequest) -> HttpResponse:
     chart = request.GET.get("chart", "")
     if chart not in CHARTS:

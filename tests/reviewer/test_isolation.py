@@ -259,3 +259,26 @@ def test_granting_a_role_can_add_the_workspace_and_says_when_there_is_none(
     call_command("roles", "grant", "nina", "reviewer", "--workspace", "clinic-a",
                  stdout=StringIO(), stderr=StringIO())
     assert list(person.workspaces.values_list("name", flat=True)) == ["clinic-a"]
+
+
+def test_pages_pooling_every_workspace_need_every_workspace(
+        client: Client, make_user: Any, two_answers: dict[str, Any]) -> None:
+    """Trends, calibration and label files count every workspace's answers and
+    show their passages: a supervisor of one clinic would see the other's."""
+    pooled = ("/trends/", "/trends/export?chart=outcomes", "/calibrate/",
+              "/calibrate/default/", "/calibrate/default/label", "/labels/",
+              "/labels/export")
+    user = make_user("ann", "supervisor", "calibrator", workspaces=("clinic-a",))
+    client.force_login(user)
+    for url in pooled:
+        response = client.get(url)
+        assert response.status_code == 403, url
+        assert "pools the answers of every workspace" in response.content.decode(), url
+    # Her own workspace's pages still open.
+    assert client.get(f"/answers/{two_answers['a']['answer']}/").status_code == 200
+    # A member of every workspace (the usual single-workspace site) sees them.
+    Workspace.objects.get(name="clinic-b").users.add(user)
+    Workspace.objects.get(name="default").users.add(user)
+    client.force_login(type(user).objects.get(pk=user.pk))
+    for url in pooled:
+        assert client.get(url).status_code == 200, url

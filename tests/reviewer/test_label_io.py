@@ -17,7 +17,7 @@ from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from reviewer.models import CalibrationItem, MatchLabel, Surface
+from reviewer.models import CalibrationItem, MatchLabel, Surface, Workspace
 from reviewer.services import label_io
 from reviewer.services.calibration import content_hash
 from reviewer.services.label_io import ImportLimits, LabelImportRefused, labels_import
@@ -38,6 +38,8 @@ def people() -> dict[str, Any]:
     for name, role in roles.items():
         users[name] = get_user_model().objects.create(username=name)
         users[name].groups.add(Group.objects.get(name=role))
+        # Label files pool every workspace: these people are in all (the one).
+        Workspace.objects.default().users.add(users[name])
     return users
 
 

@@ -417,9 +417,13 @@ def _client_for(*roles: str) -> Any:
     from django.contrib.auth.models import Group
     from django.test import Client
 
+    from reviewer.models import Workspace
+
     name = "-".join(roles) or "nobody"
     user, _ = get_user_model().objects.get_or_create(username=f"t-{name}")
     user.groups.set(Group.objects.filter(name__in=roles))
+    # A member of every workspace (here, the one): trends pool them all.
+    Workspace.objects.default().users.add(user)
     client = Client()
     client.force_login(user)
     return client
