@@ -266,6 +266,17 @@ def _store(
         return pages[max(0, bisect_right(page_starts, position) - 1)].number
 
     with transaction.atomic():
+        # Two runs of one document (one the watchdog gave up on, and its
+        # retry) can both reach here: the first to store wins, whole.
+        # A run the watchdog failed as stuck may still store its (good) result,
+        # unless a retry already did, or the document was deleted meanwhile.
+        current = (Document.all_objects.select_for_update().only("status", "deleted_at")
+                   .get(pk=document.pk))
+        if (current.deleted_at is not None or current.status == Document.Status.READY
+                or Page.objects.filter(document=document).exists()):
+            logger.warning("document %s: a late ingestion run finished after another run "
+                           "settled it; its result is dropped", document.pk)
+            return
         Page.objects.bulk_create(
             Page(document=document, number=page.number, width=page.width, height=page.height,
                  rotation=page.rotation, text_start=page.text_start, text_end=page.text_end)
@@ -372,7 +383,13 @@ def documents_fail_stale(*, now: datetime | None = None) -> int:
 
 
 def _fail(document: Document, kind: str, message: str) -> None:
-    Document.objects.filter(pk=document.pk).update(
-        status=Document.Status.FAILED, error_kind=kind, error=message
-    )
-    logger.warning("document %s failed (%s): %s", document.pk, kind, message)
+    # Only a document still being ingested: a run the watchdog gave up on may
+    # end after a retry made the document ready, and must not fail it then.
+    failed = Document.objects.filter(
+        pk=document.pk, status__in=(Document.Status.QUEUED, Document.Status.PROCESSING),
+    ).update(status=Document.Status.FAILED, error_kind=kind, error=message)
+    if failed:
+        logger.warning("document %s failed (%s): %s", document.pk, kind, message)
+    else:
+        logger.warning("document %s: a late ingestion run failed (%s) after another run "
+                       "settled it; ignored", document.pk, kind)

@@ -84,3 +84,44 @@ def test_watchdog_and_reingest_commands(stuck: tuple[Document, bytes], text_pdf:
         call_command("reingest", str(big.pk), stdout=StringIO())
     with pytest.raises(CommandError, match="no document 999999"):
         call_command("reingest", "999999", stdout=StringIO())
+
+
+def test_a_late_run_neither_duplicates_nor_fails_what_a_retry_made_ready(
+        text_pdf: Any, django_capture_on_commit_callbacks: Any) -> None:
+    """The watchdog gave up on run A; the retry B made the document ready;
+    then A ends: its result is dropped whole, and its failure ignored."""
+    from reviewer.ingestion import chunk_text, extract_pdf
+    from reviewer.models import Chunk, Page
+    from reviewer.services import documents as service
+
+    data = text_pdf("Employer match vests after two years of service. " * 30)
+    with django_capture_on_commit_callbacks(execute=True):
+        document = document_upload(data=data, filename="plan.pdf").document
+    document.refresh_from_db()
+    assert document.status == Document.Status.READY
+    pages, chunks = Page.objects.filter(document=document).count(), document.chunks.count()
+    late = extract_pdf(data)
+    service._store(document, late, [], chunk_text(late.text, target_size=1200, overlap=200))
+    late.geometry.close()
+    assert Page.objects.filter(document=document).count() == pages
+    assert Chunk.objects.filter(document=document).count() == chunks
+    service._fail(document, "timeout", "run A ran out of time")
+    document.refresh_from_db()
+    assert (document.status, document.error_kind) == (Document.Status.READY, "")
+
+
+def test_a_run_the_watchdog_failed_may_still_store_its_result(
+        stuck: tuple[Document, bytes]) -> None:
+    """No retry came: the late run's good result is better than 'stuck'."""
+    from reviewer.ingestion import chunk_text, extract_pdf
+    from reviewer.services import documents as service
+
+    document, data = stuck
+    documents_fail_stale()
+    document.refresh_from_db()
+    assert (document.status, document.error_kind) == (Document.Status.FAILED, "stuck")
+    late = extract_pdf(data)
+    service._store(document, late, [], chunk_text(late.text, target_size=1200, overlap=200))
+    late.geometry.close()
+    document.refresh_from_db()
+    assert document.status == Document.Status.READY and document.chunks.exists()
