@@ -27,3 +27,12 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    from tests.figures import FIGURES
+
+    if FIGURES:
+        terminalreporter.section("figures measured by the tests")
+        for line in FIGURES:
+            terminalreporter.write_line(line)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.browser.pdfs import PDF_TO_CSS, Target, TestPdf, expected_viewport_box
+from tests.figures import figure
 
 TOLERANCE_PX = 2.5
 SCREENSHOT = Path("/tmp/viewer.png")
@@ -199,7 +200,7 @@ def test_long_document_opens_at_page_280_lazily(
     canvases = harness.evaluate("cg.canvases()")
     record_property("open_page_280_ms", timings)
     record_property("pages_rendered", rendered)
-    print(
+    figure(
         "\n300-page PDF, page 280: "
         + ", ".join(f"{k} {v:.0f} ms" for k, v in timings.items())
         + f"; pages rendered {rendered}; canvases in the DOM {canvases}"
@@ -312,7 +313,7 @@ def test_scanned_page_renders_under_its_highlight(
         "([n, box]) => cg.ink(n, box, 0)",
         [target.page, {"left": left, "top": top, "width": width, "height": height}],
     )
-    print(f"\n{kind} scan, page {target.page}: {ink['inside']} dark canvas pixels under "
+    figure(f"\n{kind} scan, page {target.page}: {ink['inside']} dark canvas pixels under "
           f"the highlight, {ink['total']} on the page")
     assert ink["inside"] > 500, (kind, ink)
     # The picture's other printed lines are drawn too (the whole page, not the box only).

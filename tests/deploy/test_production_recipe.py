@@ -18,6 +18,7 @@ import pytest
 
 from deploy import recipe
 from tests.deploy.conftest import ONCE
+from tests.figures import figure
 
 pytestmark = [ONCE, pytest.mark.skipif(recipe.nginx_binary() is None,
                                        reason="nginx is not installed (bin/setup installs it)")]
@@ -80,7 +81,7 @@ def test_a_normal_client_is_answered_while_50_connections_trickle_headers(
             thread.join()
             for sock in opened:
                 sock.close()
-        print(f"\n{TRICKLERS} trickling connections for {SECONDS:.0f} s: "
+        figure(f"\n{TRICKLERS} trickling connections for {SECONDS:.0f} s: "
               f"{statuses.count(200)}/{len(statuses)} normal requests answered, "
               f"median {statistics.median(latencies) * 1000:.0f} ms, "
               f"max {max(latencies) * 1000:.0f} ms")

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from reviewer.models import Answer, CitationVerdict, Page, ReviewDecision
+from tests.figures import figure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -321,5 +322,5 @@ def test_room_to_read(page: Any, size: tuple[int, int]) -> None:
         })""",
         other.sentence.index,
     )
-    print(f"\n{width}x{height}: evidence panel {timings['panel_ms']:.0f} ms after the click, "
+    figure(f"\n{width}x{height}: evidence panel {timings['panel_ms']:.0f} ms after the click, "
           f"highlight drawn {timings['highlight_ms']:.0f} ms (PDF already open)")

@@ -14,6 +14,7 @@ import pytest
 
 from reviewer.ingestion import ExtractionError, extract_pdf
 from reviewer.ingestion.sandbox import extract_pdf_isolated, run_isolated
+from tests.figures import figure
 from tests.ingestion import hostile
 
 _MIB = 1024 * 1024
@@ -40,7 +41,7 @@ def test_hostile_pdf_ends_with_a_clear_status_in_a_capped_child(name: str) -> No
     build, expected, words = CASES[name]
     outcome = run_isolated(build(), **LIMITS)  # type: ignore[arg-type]
     status = outcome.error.kind if outcome.error else "ready"
-    print(f"\n{name}: {status} in {outcome.seconds:.2f} s, "
+    figure(f"\n{name}: {status} in {outcome.seconds:.2f} s, "
           f"child peak {outcome.peak_bytes / _MIB:,.0f} MiB")
     assert status == expected, outcome.error and outcome.error.message
     if outcome.error:

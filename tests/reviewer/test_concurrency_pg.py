@@ -4,7 +4,7 @@ its own connection, and a barrier starts both at once.
 - Two reviewers deciding one answer at once, 50 trials: the answer's state
   always agrees with its audit trail (its latest applied decision, and each
   applied row's ``from_state`` is the ``to_state`` of the one before).
-- The same answer id submitted twice at once (``POST /api/v1/answers``): one
+- The same answer id submitted twice at once (``POST /api/v1/answers``), 50 trials: one
   answer stored, both requests answered with it.
 
 Skipped on SQLite, which serialises every write and so cannot race.
@@ -24,6 +24,7 @@ from django.test import Client
 from reviewer.models import Answer, ReviewDecision
 from reviewer.services.answers import answer_submit
 from reviewer.services.reviews import DecisionConflict, review_decide
+from tests.figures import figure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -95,14 +96,14 @@ def test_two_reviewers_deciding_at_once_never_disagree_with_the_trail() -> None:
         both_applied += seen == 0 and all(isinstance(r, ReviewDecision) for r in results)
         mismatches += _mismatch(answer)
         assert ReviewDecision.objects.filter(answer=answer).count() == 2  # both kept
-    print(f"\ndecision races: {TRIALS} trials, {mismatches} mismatches between state and "
+    figure(f"\ndecision races: {TRIALS} trials, {mismatches} mismatches between state and "
           f"trail, {conflicts} conflicts told to the loser, {errors} errors")
     assert (mismatches, errors, both_applied) == (0, 0, 0)
     assert conflicts == TRIALS // 2  # one loser in every trial that checked what it saw
 
 
 def test_one_id_submitted_twice_at_once_is_stored_once(api_token: str) -> None:
-    trials = 10
+    trials = 50
     duplicates = failures = 0
     for trial in range(trials):
         body = {"id": f"twice-{trial}", "answer": "The sky is blue [S1].",
@@ -120,5 +121,5 @@ def test_one_id_submitted_twice_at_once_is_stored_once(api_token: str) -> None:
         if not failures:
             assert sorted(r.status_code for r in responses) == [200, 201]
             assert len({r.json()["review_url"] for r in responses}) == 1  # the same answer
-    print(f"\nsame-id races: {trials} trials, {duplicates} duplicates, {failures} failed requests")
+    figure(f"\nsame-id races: {trials} trials, {duplicates} duplicates, {failures} failed requests")
     assert (duplicates, failures) == (0, 0)

@@ -20,6 +20,7 @@ from reviewer.services.answers import answer_submit
 from reviewer.services.documents import document_upload
 from reviewer.services.reverify import answer_reverify
 from tests.factories import BuiltPdf
+from tests.figures import figure
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +71,7 @@ def test_a_range_is_stored_as_a_reference_and_read_back_checked(document: Docume
     # Stored bytes per answer for this source's text: a copy before, a reference now.
     before = len(expected.encode())
     after = len(raw_text.encode()) + len(digest) + 4  # text, hash, character count
-    print(f"\nrange source of {chars} characters: {before} bytes of text stored per answer "
+    figure(f"\nrange source of {chars} characters: {before} bytes of text stored per answer "
           f"as a copy, {after} as a reference ({before / after:.0f}x less)")
     assert after < before
 

@@ -6,12 +6,12 @@ answer goes over its budget silently. The slowest answer's time is printed
 from __future__ import annotations
 
 import time
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.figures import figure
 from verification import Report, VerificationConfig, WorkBudgetExceeded, verify_answer
 from verification import verify as verify_module
 from verification.budget import WorkMeter
@@ -105,7 +105,7 @@ class _Meters:
         return meter
 
 
-def test_any_strings(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+def test_any_strings(monkeypatch: pytest.MonkeyPatch) -> None:
     meters = _Meters()
     monkeypatch.setattr(verify_module, "WorkMeter", meters)
     seconds: list[float] = []
@@ -140,8 +140,7 @@ def test_any_strings(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
             _check_offsets(report, answer, sources)
 
     check()
-    with capsys.disabled():
-        print(f"\nfuzz: {len(seconds)} answers, slowest {max(seconds) * 1000:.1f} ms, "
-              f"{aligned} aligned fuzzily within it, {refused} refused over their budget")
+    figure(f"fuzz: {len(seconds)} answers, slowest {max(seconds) * 1000:.1f} ms, "
+           f"{aligned} aligned fuzzily within it, {refused} refused over their budget")
     # Both ends ran: fuzzy alignment, and the refusal of small budgets.
     assert aligned and refused
