@@ -12,7 +12,6 @@ from rapidfuzz import fuzz
 from verification import Difference, align, compare, normalize
 from verification.matching import (
     _TOKEN,
-    _ceiling,
     _refine,
     _token_starts,
     find_exact,
@@ -20,6 +19,7 @@ from verification.matching import (
     negation_before,
     words_between,
 )
+from verification.seeding import ratio_ceiling
 
 REFERENCE = "Employer  match vests after\ntwo years of ser-\nvice."
 
@@ -645,8 +645,8 @@ def test_ceiling_bounds_the_ratio_of_every_width() -> None:
     text = "employer match vests after two years of service, always"
     for a in range(len(text)):
         for b in range(a, len(text) + 1):
-            assert fuzz.ratio(quote, text[a:b]) / 100 <= _ceiling(len(quote), b - a) + 1e-12
-    assert _ceiling(10, 10) == 1.0
+            assert fuzz.ratio(quote, text[a:b]) / 100 <= ratio_ceiling(len(quote), b - a) + 1e-12
+    assert ratio_ceiling(10, 10) == 1.0
 
 
 REFINE_WORDS = ["vest", "vests", "after", "two", "years", "of", "service", "not", "a", "  "]

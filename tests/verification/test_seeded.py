@@ -15,7 +15,8 @@ from verification import (
     verify_answer,
 )
 from verification.budget import SEED_MATCH_MIN_CHARS, WorkMeter, alignment_work
-from verification.matching import SEED_CHARS, align, seed_anchors, seed_chain, seeded_window
+from verification.matching import align
+from verification.seeding import SEED_CHARS, seed_anchors, seed_chain, seeded_window
 
 UNSEEDED = VerificationConfig(seed_min_chars=None, max_work=None)
 
