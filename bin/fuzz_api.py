@@ -39,8 +39,6 @@ import json
 import os
 import re
 import secrets
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,6 +51,9 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from deploy import recipe  # noqa: E402
 
 SEED = """
 import json, django
@@ -81,12 +82,6 @@ answer = answer_submit(client=client, data={
 print(json.dumps({"token": token, "document": document.pk, "answer": answer.external_id,
                   "surfaces": sorted(Surface.objects.values_list("name", flat=True))}))
 """
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def postgres_admin(url: str, sql: str) -> None:
@@ -123,28 +118,6 @@ def server_env(folder: Path, url: str) -> dict[str, str]:
                 "SECURE_SSL_REDIRECT": "0", "DJANGO_SETTINGS_MODULE": "reviewer.settings",
                 "PYTHONUNBUFFERED": "1"})
     return env
-
-
-@contextmanager
-def gunicorn(env: dict[str, str], folder: Path) -> Iterator[tuple[int, Path]]:
-    port = free_port()
-    log = folder / "gunicorn.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "reviewer.wsgi:application", "--workers", "1",
-             "--bind", f"127.0.0.1:{port}", "--timeout", "60", "--graceful-timeout", "5",
-             "--no-control-socket"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
-        yield port, log
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)  # the group started above
-                process.wait(timeout=5)
 
 
 def wait_ready(base: str, token: str, log: Path, timeout: float = 60.0) -> None:
@@ -336,8 +309,11 @@ def main() -> int:
                 print(f"fuzz-api ({label}): seeding failed:\n{done.stderr[-3000:]}")
                 return 1
             seeded = json.loads(done.stdout.strip().splitlines()[-1])
-            with gunicorn(env, folder) as (port, log):
-                base = f"http://127.0.0.1:{port}"
+            # The production gunicorn configuration, without nginx: what the
+            # fuzzer probes is the application, one worker at a time.
+            with recipe.serve(env, folder / "serve", nginx=False, workers=1) as running:
+                base = f"http://127.0.0.1:{running.port}"
+                log = folder / "serve" / "gunicorn.log"
                 wait_ready(base, seeded["token"], log)
                 setup = time.monotonic() - began
                 tally, seconds = fuzz(base, seeded["token"], seeded,
