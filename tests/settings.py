@@ -5,6 +5,7 @@ redirect, the generated development key) follow it, and manage.py
 subprocesses the tests start inherit it."""
 
 import os
+import tempfile
 
 os.environ.setdefault("DEBUG", "1")
 
@@ -12,3 +13,9 @@ from reviewer.settings import *  # noqa: F403
 
 # Logins in tests (throttling, the browser tests) need no slow key stretching.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Each pytest process its own slots for costly answers (reviewer/slots.py):
+# the SQLite and PostgreSQL passes run side by side, and a slot one holds must
+# not turn the other's costly request into a 503.
+CITEGUARD = {**CITEGUARD,  # noqa: F405
+             "HEAVY_VERIFY_LOCK_DIR": tempfile.mkdtemp(prefix="citeguard-test-locks-")}
