@@ -61,10 +61,11 @@ def labelled_matches(surface: Surface) -> list[LabelledMatch]:
 def _open_items(surface: Surface, user: Any, *, second: bool,
                 skipped: Collection[int]) -> QuerySet[CalibrationItem]:
     """Items ``user`` may label now: not labelled by them, not skipped this
-    session, not settled; unlabelled ones, or (``second``) ones with one
-    label by someone else."""
+    session, not settled, not of a deleted answer; unlabelled ones, or
+    (``second``) ones with one label by someone else."""
     wanted = 1 if second else 0
     return (CalibrationItem.objects.filter(surface=surface, settled_label="")
+            .exclude(answer__deleted_at__isnull=False)
             .exclude(labels__labeller_name=user.get_username())
             .exclude(pk__in=list(skipped))
             .annotate(label_count=Count("labels"))

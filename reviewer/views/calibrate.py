@@ -179,6 +179,7 @@ def _wanted_item(request: HtmxHttpRequest, surface: Surface,
     if not raw.isdigit():
         return None
     return (CalibrationItem.objects.filter(surface=surface, pk=int(raw), settled_label="")
+            .exclude(answer__deleted_at__isnull=False)
             .exclude(labels__labeller_name=request.user.get_username()).first())
 
 

@@ -13,7 +13,7 @@ import pytest
 from django.core.exceptions import PermissionDenied
 
 from reviewer.models import CalibrationItem, CitationVerdict, MatchLabel, Surface
-from reviewer.selectors.calibration import item_labels, labelled_matches, next_item
+from reviewer.selectors.calibration import item_labels, labelled_matches, next_item, queue_left
 from reviewer.services.answers import answer_submit
 from reviewer.services.calibration import (
     LabelRefused,
@@ -277,3 +277,18 @@ def test_the_admin_lists_labels_and_items_read_only(client: Any, make_user: Any,
     assert client.post(f"/admin/reviewer/matchlabel/{label.pk}/delete/",
                        {"post": "yes"}).status_code == 403
     assert MatchLabel.objects.filter(pk=label.pk).exists()
+
+
+def test_an_item_of_a_deleted_answer_leaves_the_queue(make_user: Any, legal: Surface) -> None:
+    """Deleting an answer hides it everywhere: its quote is not put before a
+    labeller afterwards (labels it already has still count)."""
+    from reviewer.services.deletion import answer_delete
+
+    ann = make_user("ann", "calibrator")
+    calibration_sample(surface=legal, size=5, seed=6)
+    before = queue_left(legal, ann)
+    first = next_item(legal, ann)
+    assert first is not None and first.answer is not None
+    answer_delete(answer=first.answer, deleted_by=None, reason="sent to the wrong client")
+    assert queue_left(legal, ann) == before - 1
+    assert next_item(legal, ann) not in (None, first)
