@@ -104,3 +104,16 @@ def reviewer_user(make_user: Any) -> Any:
 def logged_in(client: Any, reviewer_user: Any) -> Any:
     client.force_login(reviewer_user)
     return client
+
+
+@pytest.fixture
+def document(report_pdf: BuiltPdf, django_capture_on_commit_callbacks: Any) -> Any:
+    """The four-page report PDF uploaded and ingested: a ready document."""
+    from reviewer.models import Document
+    from reviewer.services.documents import document_upload
+
+    with django_capture_on_commit_callbacks(execute=True):
+        created = document_upload(data=report_pdf.data, filename="report.pdf").document
+    created.refresh_from_db()
+    assert created.status == Document.Status.READY
+    return created

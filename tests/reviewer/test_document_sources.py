@@ -16,15 +16,6 @@ from verification.payload import parse_answer_payload
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def document(report_pdf: BuiltPdf, django_capture_on_commit_callbacks: Any) -> Document:
-    with django_capture_on_commit_callbacks(execute=True):
-        created = document_upload(data=report_pdf.data, filename="report.pdf").document
-    created.refresh_from_db()
-    assert created.status == Document.Status.READY
-    return created
-
-
 def check(answer: str, sources: list[dict[str, Any]]) -> dict[str, Any]:
     payload = parse_answer_payload({"answer": answer, "sources": sources})
     return report_dict(verify_payload(payload, config=VerificationConfig()))

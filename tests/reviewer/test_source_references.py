@@ -17,21 +17,10 @@ from django.test import override_settings
 from reviewer.models import Answer, AnswerSource, Document
 from reviewer.selectors.sources import SourceReferenceError
 from reviewer.services.answers import answer_submit
-from reviewer.services.documents import document_upload
 from reviewer.services.reverify import answer_reverify
-from tests.factories import BuiltPdf
 from tests.figures import figure
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def document(report_pdf: BuiltPdf, django_capture_on_commit_callbacks: Any) -> Document:
-    with django_capture_on_commit_callbacks(execute=True):
-        created = document_upload(data=report_pdf.data, filename="report.pdf").document
-    created.refresh_from_db()
-    assert created.status == Document.Status.READY
-    return created
 
 
 def _quote(document: Document) -> str:
