@@ -46,6 +46,14 @@ class VerificationConfig:
         Fuzzy-alignment work one answer may cost (see
         :mod:`verification.budget`); past it ``verify_answer`` raises
         :class:`~verification.budget.WorkBudgetExceeded`. ``None``: no limit.
+    check_claims
+        Locate the passage behind every cited sentence and check the
+        sentence's own numbers, negations, quantifiers, modals, order words
+        and names against it (``claim-mismatch``, ``claim-unsupported``).
+    min_support
+        An unquoted citation whose best passage holds less than this weighted
+        share of the sentence's content words is ``claim-unsupported``: the
+        cited source shares almost nothing with the sentence.
     seed_min_chars
         Quotes this long or longer (normalised characters) are aligned from
         exact seeds, in linear time; ``None`` aligns every quote by window
@@ -60,8 +68,12 @@ class VerificationConfig:
     max_range_expansion: int = 50
     max_work: int | None = DEFAULT_MAX_WORK
     seed_min_chars: int | None = SEED_MATCH_MIN_CHARS
+    check_claims: bool = True
+    min_support: float = 0.2
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.min_support <= 1.0:
+            raise ValueError(f"min_support must be in [0, 1], got {self.min_support!r}")
         if not 0.0 < self.threshold <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {self.threshold!r}")
         if self.max_work is not None and self.max_work < 1:

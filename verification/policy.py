@@ -101,6 +101,13 @@ def _citation_problem(citation: Citation) -> str | None:
                 f"not {marker}")
     if citation.outcome == "unattributed-quote":
         return f"the quote {_quote(citation.quote)} has no marker"
+    if citation.outcome == "claim-mismatch":
+        # The findings' own words name both sides ("the sentence says 3 years;
+        # the passage says two years"): the model is told exactly what to fix.
+        return (f"the sentence does not say what {marker} says: "
+                + "; ".join(f.message for f in citation.findings))
+    if citation.outcome == "claim-unsupported":
+        return f"{marker} shares almost nothing with the sentence that cites it"
     if citation.superseded:
         return f"{marker} is from a superseded version of its document"
     return None

@@ -4,8 +4,11 @@ Offsets are Python code-point indices: ``start``/``end``/``quote_start``/
 ``quote_end``/``marker_start``/``marker_end`` index the answer text;
 ``chunk_start``/``chunk_end`` index the original text of the source named by
 ``source_marker``; ``closest_start``/``closest_end`` the original text of the
-source named by ``closest_marker``. JavaScript strings count UTF-16 units, so a browser must
-convert (or, better, be sent page rectangles instead).
+source named by ``closest_marker``; ``passage_start``/``passage_end`` and the
+``shared`` ranges the original text of the source named by ``source_marker``
+(for an unquoted citation, by ``marker``).
+JavaScript strings count UTF-16 units, so a browser must convert (or, better,
+be sent page rectangles instead).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from .claims import ClaimFinding
 from .matching import Difference
 
 __all__ = [
@@ -39,11 +43,15 @@ Outcome = Literal[
     "fabricated-marker",
     "unquoted",
     "unattributed-quote",
+    "claim-mismatch",
+    "claim-unsupported",
 ]
 SentenceStatus = Literal[
     "fabricated-marker",
     "quote-altered",
+    "claim-mismatch",
     "quote-not-found",
+    "claim-unsupported",
     "wrong-source",
     "unattributed-quote",
     "uncited-claim",
@@ -57,16 +65,18 @@ Verdict = Literal["pass", "flag", "fail"]
 #: Citation outcomes (the public vocabulary).
 OUTCOMES: Final[tuple[Outcome, ...]] = (
     "verified", "verified-fuzzy", "quote-altered", "quote-not-found", "wrong-source",
-    "fabricated-marker", "unquoted", "unattributed-quote",
+    "fabricated-marker", "unquoted", "unattributed-quote", "claim-mismatch", "claim-unsupported",
 )
 #: Sentence statuses, worst first: a sentence shows its worst citation.
 SENTENCE_STATUSES: Final[tuple[SentenceStatus, ...]] = (
-    "fabricated-marker", "quote-altered", "quote-not-found", "wrong-source",
-    "unattributed-quote", "uncited-claim", "verified-fuzzy", "unquoted", "verified", "no-claim",
+    "fabricated-marker", "quote-altered", "claim-mismatch", "quote-not-found",
+    "claim-unsupported", "wrong-source", "unattributed-quote", "uncited-claim",
+    "verified-fuzzy", "unquoted", "verified", "no-claim",
 )
 #: Citation outcomes that flag an answer for a person to look at.
 REVIEW_OUTCOMES: Final[tuple[Outcome, ...]] = (
-    "quote-altered", "quote-not-found", "wrong-source", "unattributed-quote",
+    "quote-altered", "claim-mismatch", "quote-not-found", "claim-unsupported", "wrong-source",
+    "unattributed-quote",
 )
 
 #: Citation outcomes that tie a sentence to no injected source: a marker that
@@ -107,6 +117,25 @@ class Citation:
     closest_start: int | None = None
     closest_end: int | None = None
     closest_score: float | None = None
+    # The passage of the cited source that supports the sentence: for an
+    # unquoted citation the likely passage (located by shared words, not a
+    # match), for a quote the source's sentences around its match. A range of
+    # the source named by ``source_marker``'s original text like ``chunk_*``,
+    # the same range in the document when the source is one, its support
+    # (0..1: the share of the sentence's content words, weighted by rarity,
+    # that it holds), the ranges of its words the sentence shares, and the
+    # sentence's content words it lacks.
+    passage_start: int | None = None
+    passage_end: int | None = None
+    passage_document_start: int | None = None
+    passage_document_end: int | None = None
+    support: float | None = None
+    shared: tuple[tuple[int, int], ...] = ()
+    missing: tuple[str, ...] = ()
+    # What the sentence itself asserts (outside any quote) that its passage
+    # contradicts or lacks: numbers, negation, quantifiers, modals, order,
+    # names. Any finding makes the outcome ``claim-mismatch``.
+    findings: tuple[ClaimFinding, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         # Written out rather than dataclasses.asdict, whose deep copy is slow;
@@ -140,6 +169,14 @@ class Citation:
             "closest_end": self.closest_end,
             "closest_score": (round(self.closest_score, 4)
                               if self.closest_score is not None else None),
+            "passage_start": self.passage_start,
+            "passage_end": self.passage_end,
+            "passage_document_start": self.passage_document_start,
+            "passage_document_end": self.passage_document_end,
+            "support": round(self.support, 4) if self.support is not None else None,
+            "shared": [list(r) for r in self.shared],
+            "missing": list(self.missing),
+            "findings": [f.to_dict() for f in self.findings],
         }
 
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 
-from .budget import WorkMeter
 from .config import VerificationConfig
 from .coverage import is_claim
-from .markers import MarkerGroup, canonical_label, parse_markers
+from .markers import MarkerGroup, parse_markers
 from .matching import (
     Alignment,
     Difference,
@@ -29,181 +27,29 @@ from .matching import (
 )
 from .normalize import (
     NormalizedText,
-    OffsetMap,
     clean_break,
     concatenate,
     explain,
     normalize,
-    normalize_folded,
-    sliceable_fold,
 )
+from .paraphrase import support_sentence
+from .pool import SCREEN_MARGIN, Source, SourcePool, squeeze
 from .quotes import Quote, parse_quotes
+from .reasons import coverage_sentence, reason_sentence
+from .reasons import verdict as reasons_verdict
 from .report import (
     OUTCOMES,
-    REVIEW_OUTCOMES,
     SENTENCE_STATUSES,
     Citation,
     Outcome,
     Report,
     SentenceResult,
     SentenceStatus,
-    Verdict,
     attributes,
 )
 from .sentences import split_sentences
 
 __all__ = ["Source", "coverage_sentence", "reason_sentence", "verify_answer"]
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One injected source: the marker it was given and its text.
-
-    ``skip``
-        Ranges of ``text`` that are page furniture (running headers, page
-        numbers): left out of matching, offsets unchanged.
-    ``injected_end``
-        When set, ``text[injected_end:]`` is the document's continuation after
-        the injected chunk: a quote may run on into it across the chunk
-        boundary, but must start before it.
-    ``document``, ``document_offset``
-        Where ``text`` comes from: ``text[0]`` is ``document``'s character at
-        ``document_offset``. Citations then carry document ranges.
-    ``superseded``
-        The document has a newer version: a faithful quote from it is still
-        provenance, but not current, so it flags the answer.
-    """
-
-    marker: str
-    text: str
-    skip: tuple[tuple[int, int], ...] = field(default=())
-    injected_end: int | None = None
-    document: int | str | None = None
-    document_offset: int = 0
-    superseded: bool = False
-
-
-#: Points (of 100) by which one-for-one-folded text can fall short of the
-#: normalised match: "ser- vice" against "service", "a  b" against "a b".
-_SCREEN_MARGIN = 12.0
-
-
-class _Sources:
-    """The injected sources by canonical marker, normalised on first use."""
-
-    def __init__(
-        self, sources: Iterable[Source], config: VerificationConfig = VerificationConfig()
-    ) -> None:
-        # Fuzzy alignment is charged to the answer's budget before it runs.
-        self.meter = WorkMeter(config.max_work)
-        self.seed_min_chars = config.seed_min_chars
-        self.by_label: dict[str, Source] = {}
-        for source in sources:
-            label = canonical_label(source.marker)
-            if not label:
-                raise ValueError(f"source marker {source.marker!r} is empty")
-            if label in self.by_label:
-                raise ValueError(f"source marker {label!r} is given twice")
-            self.by_label[label] = source
-        self._folded: dict[str, NormalizedText] = {}
-        # Labels whose fold's slices may stand for their slices' folds.
-        self._sliceable: set[str] = set()
-        self._squeezed: dict[str, str] = {}
-
-    def __contains__(self, label: str) -> bool:
-        return label in self.by_label
-
-    def bounds(self, label: str, start: int, end: int) -> tuple[int, int]:
-        """``[a, b)`` around ``[start, end)`` widened to whitespace (so no word
-        or hyphenation is cut): the stretch :meth:`region` normalises."""
-        source = self.by_label[label]
-        text = source.text
-        a, b = max(0, start), min(len(text), end)
-        # Skipped furniture inside the region takes no room in the normalised
-        # text: widen past it so the region still holds as much real text.
-        b = min(len(text), b + sum(min(e, b) - max(s, a) for s, e in source.skip
-                                   if s < b and e > a))
-        for _ in range(64):
-            if a == 0 or text[a - 1].isspace():
-                break
-            a -= 1
-        for _ in range(64):
-            if b == len(text) or text[b].isspace():
-                break
-            b += 1
-        return a, b
-
-    def region(self, label: str, start: int, end: int) -> tuple[NormalizedText, int]:
-        """``text[a:b]`` normalised for :meth:`bounds`' ``[a, b)``, and ``a``.
-
-        Only the neighbourhood of a candidate window is normalised: a source
-        is never normalised whole, which keeps a check's cost near a plain
-        search's."""
-        source = self.by_label[label]
-        a, b = self.bounds(label, start, end)
-        skip = tuple((max(s, a) - a, min(e, b) - a) for s, e in source.skip if s < b and e > a)
-        return normalize(source.text[a:b], skip=skip), a
-
-    def folded(self, label: str) -> NormalizedText:
-        """The source's one-for-one fold as a text whose offsets are the
-        original's (an identity map): enough to find a verbatim quote without
-        building the full offset map."""
-        folded = self._folded.get(label)
-        if folded is None:
-            original = self.by_label[label].text
-            text, sliceable = sliceable_fold(original)
-            if sliceable:
-                self._sliceable.add(label)
-            identity = OffsetMap((0,), (0,), (len(text),), (True,), len(text), len(text))
-            folded = self._folded[label] = NormalizedText(text, original, identity)
-        return folded
-
-    def normalized(self, label: str, a: int, b: int) -> NormalizedText:
-        """``normalize(text[a:b])`` for a stretch that skips nothing, from the
-        source's fold when its slices will do."""
-        folded = self.folded(label)
-        if label in self._sliceable:
-            return normalize_folded(folded.original[a:b], folded.text[a:b])
-        return normalize(folded.original[a:b])
-
-    def squeezed(self, label: str) -> str:
-        """The source's fold without whitespace and hyphens: where a quote that
-        differs from it only in spacing and line-break hyphenation can be
-        found with ``str.find`` (see :func:`_squeezed_exact`)."""
-        squeezed = self._squeezed.get(label)
-        if squeezed is None:
-            squeezed = self._squeezed[label] = _squeeze(self.folded(label).text)
-        return squeezed
-
-    def candidates(self, quote: str, labels: Sequence[str], *, cutoff: float) -> list[str]:
-        """The sources among ``labels`` where ``quote`` may be, best first.
-
-        One rapidfuzz alignment over all of them, joined, on the one-for-one
-        fold (which needs no offset map): only the source holding the best
-        window is then normalised and aligned properly. A quote that is in a
-        source after normalisation scores at most a few points lower on the
-        fold (hyphenation, whitespace runs), hence :data:`_SCREEN_MARGIN`.
-        """
-        if not labels or not quote:
-            return []
-        folded = [self.folded(label).text for label in labels]
-        starts, position = [], 0
-        for text in folded:
-            starts.append(position)
-            position += len(text) + 1
-        joined = "\x00".join(folded)
-        window = rough_window(
-            quote, joined, score_cutoff=max(0.0, cutoff * 100 - _SCREEN_MARGIN),
-            seed_min_chars=self.seed_min_chars, meter=self.meter,
-        )
-        if window is None:
-            return []
-        first = bisect_right(starts, window[0]) - 1
-        last = bisect_right(starts, max(window[0], window[1] - 1)) - 1
-        return [labels[i] for i in range(first, last + 1)]
-
-    def injected(self) -> str:
-        return ", ".join(self.by_label) or "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +92,7 @@ def verify_answer(
     if not isinstance(answer, str):
         raise TypeError(f"answer must be str, not {type(answer).__name__}")
     started = time.perf_counter()
-    pool = _Sources(_as_sources(sources), config)
+    pool = SourcePool(_as_sources(sources), config)
 
     quotes = parse_quotes(answer)
     protected = [(q.outer_start, q.outer_end) for q in quotes]
@@ -258,8 +104,10 @@ def verify_answer(
     for index, span in enumerate(spans):
         in_sentence_quotes = [q for q in quotes if span.start <= q.outer_start < span.end]
         in_sentence_groups = [g for g in groups if span.start <= g.start < span.end]
-        citations = _check_sentence(
-            answer, in_sentence_quotes, in_sentence_groups, pool, config
+        citations = support_sentence(
+            answer, span, in_sentence_quotes, in_sentence_groups,
+            _check_sentence(answer, in_sentence_quotes, in_sentence_groups, pool, config),
+            pool, config,
         )
         claim = is_claim(span.text, has_quote=bool(in_sentence_quotes))
         is_attributed = attributes(citations)
@@ -290,7 +138,7 @@ def verify_answer(
         claims += sentence.claim
         attributed += sentence.claim and sentence.attributed
     coverage = attributed / claims if claims else 1.0
-    verdict, reasons = _verdict(counts, coverage, config)
+    verdict, reasons = reasons_verdict(counts, coverage, config)
     return Report(
         id=answer_id,
         verdict=verdict,
@@ -309,7 +157,7 @@ def verify_answer(
 _YEAR = re.compile(r"(?:1[5-9]|20)\d\d")
 
 
-def _is_year_in_brackets(group: MarkerGroup, pool: _Sources) -> bool:
+def _is_year_in_brackets(group: MarkerGroup, pool: SourcePool) -> bool:
     """Whether ``group`` is a bracketed year rather than a marker: legal
     answers cite cases as "[2019] UKSC 12", which would otherwise be reported
     as a fabricated marker. A source labelled with that number keeps it a
@@ -321,7 +169,7 @@ def _check_sentence(
     answer: str,
     quotes: list[Quote],
     groups: list[MarkerGroup],
-    pool: _Sources,
+    pool: SourcePool,
     config: VerificationConfig,
 ) -> list[Citation]:
     citations: list[Citation] = []
@@ -370,7 +218,7 @@ def _citation(
     normalizations: tuple[str, ...] = (),
     score: float | None = None,
     closest: _Found | None = None,
-    pool: _Sources,
+    pool: SourcePool,
 ) -> Citation:
     label = found.label if found else marker
     origin = pool.by_label.get(label) if label else None
@@ -405,7 +253,7 @@ def _citation(
 
 
 def _fabricated(
-    label: str, group: MarkerGroup | None, pool: _Sources, quote: Quote | None = None,
+    label: str, group: MarkerGroup | None, pool: SourcePool, quote: Quote | None = None,
     found: _Found | None = None,
 ) -> Citation:
     """A marker that was never injected (``group`` is None for a quote block
@@ -427,7 +275,7 @@ def _fabricated(
 def _find(
     quote: NormalizedText,
     labels: Iterable[str],
-    pool: _Sources,
+    pool: SourcePool,
     *,
     cutoff: float,
     threshold: float,
@@ -462,7 +310,7 @@ def _find(
     return best, best.alignment.score if best else 0.0
 
 
-#: What :meth:`_Sources.squeezed` takes out: whitespace and hyphens, which
+#: What :meth:`SourcePool.squeezed` takes out: whitespace and hyphens, which
 #: normalisation collapses or joins across line breaks.
 _SQUEEZE = re.compile(r"[\s\-\u00ad]+")
 #: Original characters normalised around a squeezed hit: more than
@@ -470,24 +318,6 @@ _SQUEEZE = re.compile(r"[\s\-\u00ad]+")
 _SQUEEZED_MARGIN = 160
 #: Squeezed hits tried per source before the fuzzy path takes over.
 _SQUEEZED_TRIES = 4
-
-
-#: What :func:`_squeeze` deletes byte by byte: the ASCII characters among
-#: :data:`_SQUEEZE`'s (``str.split()``'s whitespace and the hyphen).
-_SQUEEZED_BYTES = bytes(c for c in range(128) if chr(c).isspace() or chr(c) == "-")
-
-
-def _squeeze(text: str) -> str:
-    """``_SQUEEZE.sub("", text)``, several times faster.
-
-    ``bytes.translate`` deletes the ASCII ones in one pass at C speed; in a
-    text that is not ASCII, ``split()`` then finds next to nothing left to
-    split at (a fold keeps only rare kinds of whitespace), and the soft
-    hyphen goes last."""
-    if text.isascii():
-        return text.encode("ascii").translate(None, _SQUEEZED_BYTES).decode("ascii")
-    squeezed = text.encode("utf-8", "surrogatepass").translate(None, _SQUEEZED_BYTES)
-    return "".join(squeezed.decode("utf-8", "surrogatepass").split()).replace("\u00ad", "")
 
 
 def _unsqueezed(folded: str, index: int) -> int:
@@ -501,7 +331,7 @@ def _unsqueezed(folded: str, index: int) -> int:
     return index + removed
 
 
-def _squeezed_exact(quote: NormalizedText, label: str, pool: _Sources) -> _Found | None:
+def _squeezed_exact(quote: NormalizedText, label: str, pool: SourcePool) -> _Found | None:
     """An exact match of ``quote`` after normalisation, located cheaply.
 
     Without whitespace and hyphens on both sides, a quote that is in the
@@ -513,7 +343,7 @@ def _squeezed_exact(quote: NormalizedText, label: str, pool: _Sources) -> _Found
     that holds the quote once its "elig-\nible" is joined. (A ligature in the
     source hides the quote from this lookup; the fuzzy path still applies.)
     """
-    needle = _squeeze(quote.text)
+    needle = squeeze(quote.text)
     if not needle:
         return None
     source = pool.by_label[label]
@@ -546,7 +376,7 @@ def _squeezed_exact(quote: NormalizedText, label: str, pool: _Sources) -> _Found
 
 
 def _found_in(
-    quote: NormalizedText, label: str, pool: _Sources, *, cutoff: float, threshold: float
+    quote: NormalizedText, label: str, pool: SourcePool, *, cutoff: float, threshold: float
 ) -> _Found | None:
     """Align ``quote`` in one source: the one-for-one fold says roughly where,
     then only that neighbourhood is normalised and aligned exactly. Word
@@ -558,7 +388,7 @@ def _found_in(
         limit = min(limit, source.injected_end + len(quote.text) + max(16, len(quote.text) // 4))
     rough = rough_window(
         quote.text, folded[:limit] if limit < len(folded) else folded,
-        score_cutoff=max(0.0, cutoff * 100 - _SCREEN_MARGIN),
+        score_cutoff=max(0.0, cutoff * 100 - SCREEN_MARGIN),
         seed_min_chars=pool.seed_min_chars, meter=pool.meter,
     )
     if rough is None:
@@ -628,7 +458,7 @@ _CONTEXT_AFTER = 30
 
 
 def _exact_first(
-    quote: str, label: str, pool: _Sources, a: int, b: int, near_end: int
+    quote: str, label: str, pool: SourcePool, a: int, b: int, near_end: int
 ) -> tuple[NormalizedText, Alignment | None]:
     """``text[a:b]`` normalised, and an exact match of ``quote`` in it when one
     is found early, for a region that skips nothing.
@@ -726,7 +556,7 @@ def _same_stem(word: str, said: str) -> bool:
 
 def _check_quote(
     answer: str,
-    quote: Quote, group: MarkerGroup | None, pool: _Sources, config: VerificationConfig
+    quote: Quote, group: MarkerGroup | None, pool: SourcePool, config: VerificationConfig
 ) -> list[Citation]:
     cited: list[str] = []
     if quote.source is not None:
@@ -858,7 +688,7 @@ def _closest(found: _Found | None) -> _Found | None:
 
 
 def _verbatim_elsewhere(
-    quote: NormalizedText, labels: Sequence[str], pool: _Sources
+    quote: NormalizedText, labels: Sequence[str], pool: SourcePool
 ) -> _Found | None:
     """A copy of ``quote`` in one of ``labels`` that is exact after
     normalisation and leaves out no negation, found with ``str.find`` only.
@@ -866,7 +696,7 @@ def _verbatim_elsewhere(
     Every exact copy is a substring of its source's squeezed fold, so one
     ``in`` per source (at C speed, on folds cached for the answer) rules
     out all the others before anything is normalised."""
-    needle = _squeeze(quote.text)
+    needle = squeeze(quote.text)
     if not needle:
         return None
     for label in labels:
@@ -950,61 +780,3 @@ def _sentence_status(
             return "uncited-claim"
         return worst
     return "uncited-claim" if claim else "no-claim"
-
-
-#: Each failing outcome as a sentence: (one citation, several citations).
-_REASON_SENTENCES: Mapping[str, tuple[str, str]] = MappingProxyType({
-    "fabricated-marker": (
-        "1 fabricated marker: it was not among the sources given to the model.",
-        "{n} fabricated markers: they were not among the sources given to the model."),
-    "quote-altered": (
-        "1 quote altered: it changes the meaning of the source it cites.",
-        "{n} quotes altered: they change the meaning of the sources they cite."),
-    "quote-not-found": (
-        "1 quote not found: it is not in the source it cites.",
-        "{n} quotes not found: they are not in the sources they cite."),
-    "wrong-source": (
-        "1 quote from the wrong source: it is in another source than the one it cites.",
-        "{n} quotes from the wrong source: they are in other sources than the ones "
-        "they cite."),
-    "unattributed-quote": (
-        "1 quote without marker: nothing says which source it comes from.",
-        "{n} quotes without marker: nothing says which sources they come from."),
-    "superseded": (
-        "1 citation into a superseded document: provenance, but not the current version.",
-        "{n} citations into a superseded document: provenance, but not the current "
-        "version."),
-    "unquoted": (
-        "1 citation with no quote, on a surface that requires quotes.",
-        "{n} citations with no quote, on a surface that requires quotes."),
-})
-
-
-def reason_sentence(outcome: str, count: int) -> str:
-    """Why an answer is flagged, as a sentence: ``count`` citations with
-    ``outcome`` (a failing outcome, ``superseded``, or ``unquoted`` on a
-    surface that requires quotes)."""
-    one, several = _REASON_SENTENCES[outcome]
-    return one if count == 1 else several.format(n=count)
-
-
-def coverage_sentence(coverage: float, minimum: float) -> str:
-    """Coverage below the surface's minimum, as a sentence."""
-    return (f"{coverage:.0%} of the claims cite a source: coverage below the minimum "
-            f"of {minimum:.0%}.")
-
-
-def _verdict(
-    counts: Mapping[str, int], coverage: float, config: VerificationConfig
-) -> tuple[Verdict, tuple[str, ...]]:
-    reasons: list[str] = []
-    for outcome in ("fabricated-marker", *REVIEW_OUTCOMES, "superseded"):
-        if counts[outcome]:
-            reasons.append(reason_sentence(outcome, counts[outcome]))
-    if coverage < config.min_coverage:
-        reasons.append(coverage_sentence(coverage, config.min_coverage))
-    if config.require_quotes and counts["unquoted"]:
-        reasons.append(reason_sentence("unquoted", counts["unquoted"]))
-    if counts["fabricated-marker"]:
-        return "fail", tuple(reasons)
-    return ("flag" if reasons else "pass"), tuple(reasons)

@@ -50,7 +50,7 @@ from reviewer.views.answer_text import render_sentence
 from reviewer.views.base import HtmxHttpRequest, permission_required
 from reviewer.views.passages import source_runs
 from verification import Difference, canonical_label, negation_context, word_diff
-from verification.verify import coverage_sentence, reason_sentence
+from verification.reasons import coverage_sentence, reason_sentence
 
 logger = logging.getLogger("citeguard.review")
 

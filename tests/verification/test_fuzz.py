@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.figures import figure
 from verification import Report, VerificationConfig, WorkBudgetExceeded, verify_answer
-from verification import verify as verify_module
+from verification import pool as pool_module
 from verification.budget import WorkMeter
 
 # Characters that reach every parser: quotes, brackets, markers, line breaks,
@@ -107,7 +107,7 @@ class _Meters:
 
 def test_any_strings(monkeypatch: pytest.MonkeyPatch) -> None:
     meters = _Meters()
-    monkeypatch.setattr(verify_module, "WorkMeter", meters)
+    monkeypatch.setattr(pool_module, "WorkMeter", meters)
     seconds: list[float] = []
     refused = aligned = 0
 

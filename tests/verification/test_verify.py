@@ -23,8 +23,11 @@ from verification import (
     normalize,
     verify_answer,
 )
+from verification.claims import ClaimFinding
 from verification.matching import find_exact, negation_before
-from verification.verify import _SQUEEZE, _exact_first, _Sources, _squeeze, _unsqueezed
+from verification.pool import SourcePool as _Sources
+from verification.pool import squeeze as _squeeze
+from verification.verify import _SQUEEZE, _exact_first, _unsqueezed
 
 # The reference source from the design: double space, line break, hyphenation.
 S1 = "Employer  match vests after\ntwo years of ser-\nvice."
@@ -893,9 +896,15 @@ def test_citation_to_dict_is_asdict_with_lists_and_a_rounded_score() -> None:
         marker_end=7, quote="q", quote_start=1, quote_end=2, score=0.123456, source_marker="S1",
         chunk_start=4, chunk_end=9, message="m", normalizations=("case", "whitespace"),
         differences=(Difference("replace", "30", "60", ("number",)),), document=12,
-        document_start=40, document_end=45, superseded=True,
+        document_start=40, document_end=45, superseded=True, passage_start=2, passage_end=11,
+        support=0.654321, shared=((4, 6),), missing=("vests",),
+        findings=(ClaimFinding("number", "3 years", 5, 12, "m", "two years", "S1", 4, 13),),
     )
     expected = dataclasses.asdict(citation)
+    expected["support"] = round(0.654321, 4)
+    expected["shared"] = [[4, 6]]
+    expected["missing"] = ["vests"]
+    expected["findings"] = [dataclasses.asdict(f) for f in citation.findings]
     expected["markers"] = list(citation.markers)
     expected["normalizations"] = list(citation.normalizations)
     expected["differences"] = [
