@@ -18,28 +18,56 @@ Offsets: ``claim_start``/``claim_end`` index the answer; ``passage_start``/
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from .normalize import fold_one_for_one
+from .passage import STOPWORDS, stem
 
-__all__ = ["CHECKS", "ClaimFinding", "Evidence", "check_claim"]
+__all__ = ["CHECKS", "ClaimFinding", "Evidence", "SourceFacts", "check_claim", "source_facts"]
 
 Check = Literal["number", "negation", "quantifier", "modal", "comparative", "entity"]
 CHECKS: tuple[Check, ...] = ("number", "negation", "quantifier", "modal", "comparative", "entity")
 
 
 @dataclass(frozen=True, slots=True)
+class SourceFacts:
+    """What the checks read of a whole source, computed once per source (a
+    pool keeps it for the answer): its numbers, the first letters of its
+    words, and its words as written in capitals (acronyms)."""
+
+    quantities: tuple[_Quantity, ...]
+    prefixes: frozenset[str]
+    words: frozenset[str]
+
+
+def source_facts(text: str) -> SourceFacts:
+    folded = fold_one_for_one(text)
+    return SourceFacts(
+        quantities=tuple(_quantities(text, evidence=True)),
+        prefixes=frozenset(w[:_NAME_PREFIX] for w in re.findall(r"[^\W\d_]+", folded)),
+        words=frozenset(text.split()),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Evidence:
     """One cited source as a sentence's evidence: its original text, the
-    passage located in it (``start``/``end``), and its marker."""
+    passage located in it (``start``/``end``), its marker, and where to get
+    its facts: called only when a check needs them (most sentences have no
+    number or name to look up), computed from ``text`` when not given."""
 
     marker: str
     text: str
     start: int
     end: int
+    facts: Callable[[], SourceFacts] | None = None
+
+    def read(self) -> SourceFacts:
+        return self.facts() if self.facts is not None else source_facts(self.text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,17 +106,18 @@ _NUMBER_WORDS = {
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
     "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
     "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12, "twice": 2, "thrice": 3,
-    "half": 0.5, "single": 1, "once": 1,
+    "half": 0.5,
 }
-#: "one" is left out of claims: "one of the five trades" counts nothing.
-_EVIDENCE_ONLY_WORDS = {"one": 1, "a hundred": 100}
+#: Left out of claims: "one of the five trades", "once obtained", "a single
+#: dose" count nothing; in the evidence they still say their number.
+_EVIDENCE_ONLY_WORDS = {"one": 1, "single": 1, "once": 1}
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
            "k": 1e3, "m": 1e6, "bn": 1e9, "mn": 1e6}
 _NUMBER = re.compile(
-    r"(?<![\w.,])(?P<currency>[$€£¥])?\s?"
+    r"(?<![\w])(?<!\d[.,])(?P<currency>[$€£¥])?\s?"
     r"(?P<value>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|"
     + "|".join(sorted({*_NUMBER_WORDS, *_EVIDENCE_ONLY_WORDS}, key=len, reverse=True))
-    + r")(?![\w])"
+    + r")(?:st|nd|rd|th)?(?![\w])"
     r"(?:[\s\u00a0-]?(?P<scale>thousand|million|billion|trillion|bn|mn|k|m)\b)?"
     r"(?:\s?(?P<percent>%|percent\b|per\s?cent\b))?"
     r"(?:[\s\u00a0-](?P<unit>[^\W\d_]{2,}))?",
@@ -107,6 +136,15 @@ _UNIT_FORMS = {
     "employees": "employees", "members": "members", "votes": "votes", "km": "km",
     "miles": "mile", "mile": "mile", "meters": "m", "metres": "m", "feet": "ft", "ft": "ft",
 }
+#: A capitalised word before a day of the month makes a date, not a label.
+_MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
+#: Words after which a number names a thing rather than counts it.
+_LABEL_WORDS = frozenset(
+    "type stage phase grade level class section article chapter part schedule item step "
+    "category tier version no no. number room route page figure fig fig. table appendix "
+    "clause rule title division round game episode season volume vol series model "
+    "generation gen unit ward bed floor".split()
+)
 #: The numbers that make a duration, dose or quantity: compared by value and unit.
 _COMPARABLE_UNITS = frozenset(_UNIT_FORMS.values())
 
@@ -120,13 +158,23 @@ class _Quantity:
     text: str
     digits: int  # significant digits written (rounding tolerance)
     year: bool
+    # Whether nothing in the evidence saying this number is itself a finding:
+    # not for a count in words without a unit ("four main minerals": the
+    # model counted), a label ("type 2", "Stage 3", "Series 4"), or the tail
+    # of a year range ("2018–19").
+    checkable: bool = True
+    label: bool = False
 
 
 def _quantities(text: str, start: int = 0, end: int | None = None, *,
                 evidence: bool = False) -> list[_Quantity]:
-    folded = fold_one_for_one(text)
+    end = len(text) if end is None else end
+    # Fold the stretch (and the few characters its look-behind reads) only:
+    # one-for-one, so offsets hold once shifted back.
+    base = max(0, start - 4)
+    folded = fold_one_for_one(text[base:end])
     found = []
-    for match in _NUMBER.finditer(folded, start, len(text) if end is None else end):
+    for match in _NUMBER.finditer(folded, start - base):
         raw = match.group("value").lower()
         if raw in _EVIDENCE_ONLY_WORDS and not evidence:
             continue
@@ -153,13 +201,31 @@ def _quantities(text: str, start: int = 0, end: int | None = None, *,
             unit = _UNIT_FORMS.get(unit_word)
         year = (unit is None and value.is_integer() and 1000 <= value <= 2100
                 and raw.isdigit() and len(raw) == 4)
-        span_end = match.end("unit") if unit and match.group("unit") else (
-            match.end("percent") if match.group("percent") else
-            match.end("scale") if scale else match.end("value"))
-        span_start = match.start("currency") if match.group("currency") else match.start("value")
+        span_end = base + (match.end("percent") if match.group("percent") else
+                           match.end("unit") if unit and match.group("unit") else
+                           match.end("scale") if scale else match.end("value"))
+        span_start = base + (match.start("currency") if match.group("currency")
+                             else match.start("value"))
+        before = text[max(0, span_start - 24):span_start].split()
+        label = bool(before) and not year and unit is None and (
+            before[-1].lower().strip("(") in _LABEL_WORDS
+            or (before[-1][:1].isupper() and before[-1].isalpha() and len(before) > 1
+                and before[-1].lower()[:3] not in _MONTHS))
+        range_tail = bool(re.search(r"\d{4}[-\u2013/]$", text[max(0, span_start - 5):span_start]))
+        word = not raw[0].isdigit()
+        checkable = not (label or range_tail or (word and unit is None))
         found.append(_Quantity(value, unit, span_start, span_end, text[span_start:span_end],
-                               digits, year))
+                               digits, year, checkable, label))
     return found
+
+
+def _says(claim: _Quantity, other: _Quantity) -> bool:
+    """Whether ``other`` says the claim's quantity: its number, and its unit
+    where both have one. A label ("Section 3") says no quantity: "vests after
+    3 years" is not held by a heading that numbers a section."""
+    if other.label or (claim.unit and other.unit and claim.unit != other.unit):
+        return False
+    return _same_value(claim, other)
 
 
 def _same_value(claim: _Quantity, other: _Quantity) -> bool:
@@ -190,15 +256,19 @@ def _check_numbers(
     claimed = [q for s, e in spans for q in _quantities(claim_text, s, e)]
     if not claimed:
         return []
-    whole = [(ev, q) for ev in evidence for q in _quantities(ev.text, evidence=True)]
+    whole = [(ev, q) for ev in evidence for q in ev.read().quantities]
     findings = []
     for quantity in claimed:
-        if any(_same_value(quantity, q) for _, q in whole):
+        # A bare number says a quantity with a unit only inside the passage
+        # (a table cell beside its heading); elsewhere "3" may count anything.
+        if any(_says(quantity, q) and (q.unit or not quantity.unit
+                                       or ev.start <= q.start < ev.end) for ev, q in whole):
             continue
         counterpart = None
         if quantity.unit in _COMPARABLE_UNITS:
-            in_passages = [(ev, q) for ev, q in whole
-                           if q.unit == quantity.unit and ev.start <= q.start < ev.end]
+            statements = _same_statements(claim_text, spans, evidence)
+            in_passages = [(ev, q) for ev, q in whole if q.unit == quantity.unit and any(
+                other is ev and lo <= q.start < hi for other, lo, hi in statements)]
             if in_passages:
                 counterpart = in_passages[0]
         if counterpart is not None:
@@ -209,7 +279,7 @@ def _check_numbers(
                 passage=q.text, source_marker=ev.marker, passage_start=q.start,
                 passage_end=q.end,
             ))
-        elif absent:
+        elif absent and quantity.checkable:
             findings.append(ClaimFinding(
                 "number", quantity.text, quantity.start, quantity.end,
                 f"the sentence says {quantity.text}; the cited "
@@ -255,10 +325,13 @@ _OPPOSITES: tuple[tuple[Check, str, tuple[str, ...]], ...] = (
 )
 
 
+_OPPOSITE_WORDS = frozenset(word for _, word, _ in _OPPOSITES)
+
+
 def _words(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
-    folded = fold_one_for_one(text)
-    return [(m.group().lower().replace("\u2019", "'"), m.start(), m.end())
-            for m in _WORD.finditer(folded, start, end)]
+    folded = fold_one_for_one(text[start:end])
+    return [(m.group().lower().replace("\u2019", "'"), start + m.start(), start + m.end())
+            for m in _WORD.finditer(folded)]
 
 
 def _negated(words: Iterable[str]) -> bool:
@@ -270,8 +343,16 @@ def _check_words(
     absent: bool,
 ) -> list[ClaimFinding]:
     claim_words = [w for s, e in spans for w in _words(claim_text, s, e)]
+    if not absent and not any(c[0] in _OPPOSITE_WORDS for c in claim_words):
+        return []  # beside a quote only a contradiction counts, and none can
     passage_words = [(ev, w) for ev in evidence for w in _words(ev.text, ev.start, ev.end)]
     said = {w for _, (w, _, _) in passage_words}
+    # An opposite counts only in a statement of the passage that says most of
+    # what the sentence says: elsewhere "after" and "before" are about
+    # different things.
+    statements = _same_statements(claim_text, spans, evidence)
+    passage_words = [(ev, w) for ev, w in passage_words
+                     if any(other is ev and lo <= w[1] < hi for other, lo, hi in statements)]
     findings = []
     for check, word, opposites in _OPPOSITES:
         hit = next((c for c in claim_words if c[0] == word), None)
@@ -288,13 +369,179 @@ def _check_words(
             passage=ev.text[start:end], source_marker=ev.marker, passage_start=start,
             passage_end=end,
         ))
-    negation = next((c for c in claim_words if _negated([c[0]])), None)
-    if negation is not None and absent and not _negated(w for _, (w, _, _) in passage_words):
+    if absent:
+        # Beside a quote, a negation is the quote's to keep (containment checks
+        # it); the sentence's other words frame it.
+        findings.extend(_check_negation(claim_text, claim_words, evidence))
+    return findings
+
+
+#: Adverbs that may stand between a negation and the word it negates.
+_NEGATION_ADVERBS = frozenset(
+    "necessarily always yet ever even currently generally usually often fully".split())
+#: Share of the claim's content words the passage's sentence must hold before
+#: a negation one side says and the other does not is read as the same
+#: statement negated: below it, the two say different things about the word.
+_SAME_STATEMENT = 0.5
+
+
+def _negated_keys(words: Sequence[tuple[str, int, int]]) -> dict[str, tuple[int, int]]:
+    """The key of each word a negation negates (the first content word after
+    it, past an adverb: "not necessarily promoted"), with where the negation
+    starts and the negated word ends."""
+    scoped: dict[str, tuple[int, int]] = {}
+    for index, (word, start, _) in enumerate(words):
+        if not _negated([word]):
+            continue
+        for other, _, end in words[index + 1:index + 3]:
+            if other in _NEGATION_ADVERBS:
+                continue
+            if other not in STOPWORDS and not _negated([other]):
+                scoped.setdefault(stem(other), (start, end))
+            break
+    return scoped
+
+
+def _sentences(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """``text[lo:hi]`` cut at full stops, colons and line breaks: a passage's
+    statements, coarsely (a table's cells run together otherwise)."""
+    cuts = [lo, *(lo + m.end() for m in re.finditer(r"[.!?;:]\s|\n", text[lo:hi])), hi]
+    return [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
+
+
+def _same_statements(
+    claim_text: str, spans: Sequence[tuple[int, int]], evidence: Sequence[Evidence]
+) -> list[tuple[Evidence, int, int]]:
+    """The statements of the passages (see :func:`_sentences`) that hold at
+    least :data:`_SAME_STATEMENT` of the claim's content words."""
+    claim_keys = {stem(w) for s, e in spans for w, _, _ in _words(claim_text, s, e)
+                  if w not in STOPWORDS and len(w) > 2}
+    found = []
+    for ev in evidence:
+        for lo, hi in _sentences(ev.text, ev.start, ev.end):
+            keys = {stem(w) for w, _, _ in _words(ev.text, lo, hi)}
+            if claim_keys and len(claim_keys & keys) >= _SAME_STATEMENT * len(claim_keys):
+                found.append((ev, lo, hi))
+    return found
+
+
+def _check_negation(
+    claim_text: str, claim_words: Sequence[tuple[str, int, int]], evidence: Sequence[Evidence]
+) -> list[ClaimFinding]:
+    """The same statement negated on one side and not on the other: the
+    passage's sentence holds most of the claim's content words and says the
+    word the claim negates without a negation ("does not require fasting"
+    against "fasting is required"), or negates a word the claim says plainly
+    ("never exceed 4 g" against "exceed 4 g"). A negation the passage merely
+    does not repeat is no finding."""
+    findings: list[ClaimFinding] = []
+    claim_keys = {stem(w) for w, _, _ in claim_words if w not in STOPWORDS and len(w) > 2}
+    if not claim_keys:
+        return findings
+    claim_negated = _negated_keys(claim_words)
+    claim_says_negation = _negated(w for w, _, _ in claim_words)
+    for ev in evidence:
+        for lo, hi in _sentences(ev.text, ev.start, ev.end):
+            words = _words(ev.text, lo, hi)
+            keys = {stem(w) for w, _, _ in words}
+            if len(claim_keys & keys) < _SAME_STATEMENT * len(claim_keys):
+                continue
+            negated = _negated_keys(words)
+            passage_says_negation = _negated(w for w, _, _ in words)
+            for key, (cue_start, cue_end) in claim_negated.items():
+                if passage_says_negation or key not in keys:
+                    continue
+                start, end = next((s, e) for w, s, e in words if stem(w) == key)
+                findings.append(ClaimFinding(
+                    "negation", claim_text[cue_start:cue_end], cue_start, cue_end,
+                    f"the sentence says “{claim_text[cue_start:cue_end]}”; the passage says "
+                    f"“{ev.text[start:end]}” without a negation",
+                    passage=ev.text[start:end], source_marker=ev.marker, passage_start=start,
+                    passage_end=end))
+                return findings
+            if claim_says_negation:
+                continue
+            for key, (cue_start, cue_end) in negated.items():
+                if key not in claim_keys:
+                    continue
+                start, end = next((s, e) for w, s, e in claim_words if stem(w) == key)
+                findings.append(ClaimFinding(
+                    "negation", claim_text[start:end], start, end,
+                    f"the passage says “{ev.text[cue_start:cue_end]}”; the sentence says "
+                    f"“{claim_text[start:end]}” without the negation",
+                    passage=ev.text[cue_start:cue_end], source_marker=ev.marker,
+                    passage_start=cue_start, passage_end=cue_end))
+                return findings
+    return findings
+
+
+# -- names -----------------------------------------------------------------
+
+_NAME_WORD = re.compile(
+    r"(?<![\w\-\u2010])[A-Z][\w'\u2019-]*[a-z][\w'\u2019-]*|[A-Z]{2,}[a-z]?s?\b")
+#: Capitalised words that are not names: calendar words and sentence openers.
+_NOT_NAMES = frozenset(
+    "january february march april may june july august september october november december "
+    "monday tuesday wednesday thursday friday saturday sunday i however additionally also "
+    "furthermore moreover overall generally according although though because since while "
+    "whereas unless despite therefore thus hence meanwhile instead rather finally first "
+    "second third lastly today".split()
+)
+
+
+#: Letters two forms of a name share: "Libya"/"Libyan", "Kennedy"/"Kennedys".
+_NAME_PREFIX = 5
+
+
+def _names(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Runs of capitalised words in ``text[spans]`` that are not the first
+    word of a sentence or clause: names ("Warfarin", "Doctor's Cave Beach")."""
+    names: list[tuple[int, int]] = []
+    for lo, hi in spans:
+        for match in _NAME_WORD.finditer(text, lo, hi):
+            before = text[max(0, match.start() - 3):match.start()].rstrip()
+            word = match.group().lower().rstrip("s'\u2019")
+            if (not before or before[-1] in ".!?:;\"\u201c(\n" or word in STOPWORDS
+                    or word in _NOT_NAMES or match.group().lower() in _NOT_NAMES):
+                continue
+            if names and text[names[-1][1]:match.start()] in (" ", " of ", " and ", " de ",
+                                                               " van "):
+                names[-1] = (names[-1][0], match.end())
+            else:
+                names.append((match.start(), match.end()))
+    return names
+
+
+def _check_names(
+    claim_text: str, spans: Sequence[tuple[int, int]], evidence: Sequence[Evidence]
+) -> list[ClaimFinding]:
+    """A name of two or more words the sentence uses that no cited source
+    mentions in any form: none of its words (by their first five letters)
+    appears there, nor its initials as an acronym. A name the passage lacks
+    but the source has elsewhere is the passage's business, not a finding."""
+    names = _names(claim_text, spans)
+    if not names:
+        return []
+    facts = [ev.read() for ev in evidence]
+    prefixes = frozenset().union(*(f.prefixes for f in facts))
+    acronyms = frozenset().union(*(f.words for f in facts))
+    findings = []
+    for start, end in names:
+        name = claim_text[start:end]
+        words = [w for w in re.findall(r"[^\W\d_]+", fold_one_for_one(name).lower())
+                 if w not in STOPWORDS]
+        if len(words) < 2 or any(w[:_NAME_PREFIX] in prefixes for w in words):
+            # A one-word name ("Lewis", "AI", "English") is too often one the
+            # source makes otherwise (a pronoun, a nickname, the question's
+            # subject, a spelled-out acronym): on ExpertQA's Complete claims
+            # flagging them raised false alarms from 4.3% to 8.2%.
+            continue
+        if "".join(w[0] for w in words).upper() in acronyms:
+            continue  # "Drug Administration" where the source says "FDA"
+        source = "source mentions" if len(evidence) == 1 else "sources mention"
         findings.append(ClaimFinding(
-            "negation", claim_text[negation[1]:negation[2]], negation[1], negation[2],
-            f"the sentence says “{claim_text[negation[1]:negation[2]]}”; the passage "
-            "negates nothing",
-        ))
+            "entity", name, start, end,
+            f"the sentence names {name}; the cited {source} no such name"))
     return findings
 
 
@@ -318,5 +565,7 @@ def check_claim(
         return ()
     findings = _check_numbers(claim_text, spans, evidence, absent) + _check_words(
         claim_text, spans, evidence, absent)
+    if absent:
+        findings += _check_names(claim_text, spans, evidence)
     findings.sort(key=lambda f: f.claim_start)
     return tuple(findings)

@@ -51,9 +51,11 @@ class VerificationConfig:
         sentence's own numbers, negations, quantifiers, modals, order words
         and names against it (``claim-mismatch``, ``claim-unsupported``).
     min_support
-        An unquoted citation whose best passage holds less than this weighted
-        share of the sentence's content words is ``claim-unsupported``: the
-        cited source shares almost nothing with the sentence.
+        An unquoted citation of a claim whose best passage holds less than
+        this weighted share of the sentence's content words is
+        ``claim-unsupported``. 0 (the default) flags only a source that
+        shares none of them: on real answers a source sharing one word is
+        often one of several a sentence draws on, and precision comes first.
     seed_min_chars
         Quotes this long or longer (normalised characters) are aligned from
         exact seeds, in linear time; ``None`` aligns every quote by window
@@ -69,7 +71,7 @@ class VerificationConfig:
     max_work: int | None = DEFAULT_MAX_WORK
     seed_min_chars: int | None = SEED_MATCH_MIN_CHARS
     check_claims: bool = True
-    min_support: float = 0.2
+    min_support: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.min_support <= 1.0:

@@ -14,12 +14,13 @@ source shares almost nothing with the sentence is ``claim-unsupported``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 
 from .claims import ClaimFinding, Evidence, check_claim
 from .config import VerificationConfig
 from .markers import MarkerGroup
-from .passage import Passage, content_terms, locate_passage, source_sentences
+from .passage import Passage, content_terms, locate_passage, passage_around
 from .pool import SourcePool
 from .quotes import Quote
 from .report import Citation, Outcome
@@ -31,13 +32,8 @@ __all__ = ["support_sentence"]
 #: check passed, so the finding is news. A failing citation keeps its outcome.
 _PASSING: frozenset[Outcome] = frozenset({"verified", "verified-fuzzy", "unquoted"})
 #: Content words a sentence needs before a source sharing none of them says
-#: anything: "See [S1]." asserts nothing to support. A source sharing two or
-#: more distinct words with it is one of several a sentence draws on ("…
-#: 90 days' notice and liability is capped at a year of fees [C1-C2]"), not
-#: unrelated.
+#: anything: "See [S1]." asserts nothing to support.
 _MIN_TERMS_FOR_UNSUPPORTED = 3
-#: Characters of the source around a quote's match split into sentences.
-_AROUND_MATCH = 800
 
 
 def own_words(span: SentenceSpan, quotes: Sequence[Quote],
@@ -58,22 +54,20 @@ def own_words(span: SentenceSpan, quotes: Sequence[Quote],
 
 def _passage_for(
     citation: Citation, claim: str, pool: SourcePool
-) -> tuple[str, Passage] | None:
+) -> tuple[str, Passage | None] | None:
+    """The citation's source label and passage; ``(label, None)`` for an
+    unquoted citation whose source shares no content word with the claim."""
     if citation.outcome in ("verified", "verified-fuzzy") and citation.source_marker:
         label = citation.source_marker
         assert citation.chunk_start is not None and citation.chunk_end is not None
-        text = pool.by_label[label].text
-        region = source_sentences(text, start=max(0, citation.chunk_start - _AROUND_MATCH),
-                                  end=min(len(text), citation.chunk_end + _AROUND_MATCH))
-        passage = locate_passage(claim, region, within=(citation.chunk_start,
-                                                        citation.chunk_end))
-        if passage is None:
-            # A quote with no content words of its own: its match is the passage.
-            passage = Passage(citation.chunk_start, citation.chunk_end, 1.0, (), ())
+        passage = passage_around(pool.by_label[label].text, citation.chunk_start,
+                                 citation.chunk_end)
         return label, passage
-    if citation.outcome == "unquoted" and citation.marker and citation.marker in pool:
-        passage = locate_passage(claim, pool.sentences(citation.marker))
-        return (citation.marker, passage) if passage is not None else None
+    if (citation.outcome in ("unquoted", "quote-not-found") and citation.marker
+            and citation.marker in pool):
+        # A quote that is not there still has a sentence around it that the
+        # source may support: the reviewer gets that passage to compare.
+        return citation.marker, locate_passage(claim, pool.sentences(citation.marker))
     return None
 
 
@@ -85,50 +79,60 @@ def support_sentence(
     citations: Sequence[Citation],
     pool: SourcePool,
     config: VerificationConfig,
+    *,
+    claim: bool = True,
 ) -> list[Citation]:
     """``citations`` of one sentence with their passages, support and claim
-    findings, and the outcomes those change."""
+    findings, and the outcomes those change. ``claim``: whether the sentence
+    asserts a fact (a framing sentence is never ``claim-unsupported``)."""
     if not config.check_claims or not citations:
         return list(citations)
     own = own_words(span, quotes, groups)
-    claim = " ".join(answer[s:e] for s, e in own)
-    located: list[tuple[Citation, str, Passage] | None] = []
-    for citation in citations:
-        found = _passage_for(citation, claim, pool)
-        located.append((citation, *found) if found is not None else None)
+    # Passages are located with everything the sentence says, quotes
+    # included; its facts are checked in its own words only.
+    said = " ".join(answer[s:e] for s, e in own_words(span, (), groups))
+    located = [_passage_for(citation, said, pool) for citation in citations]
 
-    evidence = [Evidence(label, pool.by_label[label].text, p.source_start, p.source_end)
-                for item in located if item is not None for _, label, p in [item]]
+    evidence = [Evidence(item[0], pool.by_label[item[0]].text, item[1].source_start,
+                         item[1].source_end, functools.partial(pool.facts, item[0]))
+                for item in located if item is not None and item[1] is not None]
     findings = check_claim(answer, own, _distinct(evidence),
                            absent=not quotes) if evidence else ()
 
+    unsupported_possible = (claim and not quotes
+                            and any(c.outcome == "unquoted" for c in citations)
+                            and len(content_terms(said)) >= _MIN_TERMS_FOR_UNSUPPORTED)
+    first_with_passage = next((i for i, item in enumerate(located)
+                               if item is not None and item[1] is not None), None)
     updated: list[Citation] = []
-    claim_terms = len(content_terms(claim))
-    first_with_passage = next((i for i, item in enumerate(located) if item is not None), None)
     for index, citation in enumerate(citations):
         item = located[index]
         if item is None:
             updated.append(citation)
             continue
-        _, label, passage = item
+        label, passage = item
+        if passage is None or (passage.support is not None
+                               and passage.support < config.min_support):
+            if unsupported_possible and citation.outcome == "unquoted":
+                citation = dataclasses.replace(
+                    citation, outcome="claim-unsupported",
+                    message=_unsupported_message(label, passage, config),
+                    support=passage.support if passage is not None else 0.0)
+            if passage is None:
+                updated.append(citation)
+                continue
         mine = tuple(f for f in findings if _belongs(f, label, index == first_with_passage))
-        origin = pool.by_label[label]
-        in_document = origin.document is not None
         outcome, message = citation.outcome, citation.message
         if mine and outcome in _PASSING:
             outcome = "claim-mismatch"
             message = "; ".join(f.message for f in mine)
-        elif (outcome == "unquoted" and passage.support < config.min_support
-              and claim_terms >= _MIN_TERMS_FOR_UNSUPPORTED
-              and len({key for key in _shared_keys(passage, origin.text)}) <= 1):
-            outcome = "claim-unsupported"
-            message = (f"the cited source [{label}] shares almost nothing with the sentence: "
-                       f"its best passage holds {passage.support:.0%} of the sentence's content "
-                       f"words (minimum {config.min_support:.0%})")
         elif outcome == "unquoted":
-            message = (f"marker [{label}] is a valid source; no quote: its likely passage holds "
-                       f"{passage.support:.0%} of the sentence's content words, and the "
-                       "sentence's numbers, names and negations agree with it")
+            message = (f"marker [{label}] is a valid source; no quote: its likely passage "
+                       f"holds {passage.support or 0:.0%} of the sentence's content words, and "
+                       "nothing the sentence says in numbers, negations, quantifiers, order or "
+                       "names contradicts it")
+        origin = pool.by_label[label]
+        in_document = origin.document is not None
         updated.append(dataclasses.replace(
             citation,
             outcome=outcome,
@@ -147,8 +151,13 @@ def support_sentence(
     return updated
 
 
-def _shared_keys(passage: Passage, text: str) -> set[str]:
-    return {text[s:e].casefold() for s, e in passage.shared}
+def _unsupported_message(label: str, passage: Passage | None,
+                         config: VerificationConfig) -> str:
+    if passage is None or passage.support is None:
+        return f"the cited source [{label}] shares none of the sentence's content words"
+    return (f"the cited source [{label}] shares almost nothing with the sentence: its best "
+            f"passage holds {passage.support:.0%} of the sentence's content words (minimum "
+            f"{config.min_support:.0%})")
 
 
 def _distinct(evidence: list[Evidence]) -> list[Evidence]:

@@ -16,7 +16,7 @@ Offsets index the source's original text (Python code points).
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import itertools
 import math
 import re
@@ -27,12 +27,16 @@ from .normalize import fold_one_for_one
 from .sentences import split_sentences
 
 __all__ = [
+    "STOPWORDS",
     "Passage",
     "SourceSentences",
     "Term",
     "content_terms",
     "locate_passage",
+    "passage_around",
+    "sentence_spans",
     "source_sentences",
+    "stem",
 ]
 
 #: Function words that say nothing about which passage a sentence paraphrases.
@@ -45,8 +49,8 @@ STOPWORDS = frozenset(
     had having will would shall can could may might must should also just only very more most
     much many such some any each every other another same both either neither all few own
     through during before after above below between out off again further once s t
-    not no yes if because while until via per among within without whether said says say
-    according one ones like well including include includes included
+    not no yes if because while until via per among within without whether
+    one ones like well
     """.split()
 )
 
@@ -69,7 +73,11 @@ class Term:
     capital: bool
 
 
-def _stem(word: str) -> str:
+@functools.lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """A crude stem: one inflection stripped, then the first six letters.
+    (Memoised: a pure function of a word, called for every word of every
+    passage.)"""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
@@ -82,18 +90,41 @@ def content_terms(text: str, *, start: int = 0, end: int | None = None) -> list[
     stopwords left out, each keyed by a crude stem (inflection stripped,
     truncated to six letters) so "vests"/"vested" and "election"/"elected"
     meet. Numbers are keyed by their digits without separators."""
-    folded = fold_one_for_one(text)
+    end = len(text) if end is None else end
+    # One-for-one folding of the stretch alone: same offsets, and a source's
+    # sentence units do not fold the whole source each.
+    base = max(0, start - 1)
+    folded = fold_one_for_one(text[base:end])
     terms = []
-    for match in _WORD.finditer(folded, start, len(text) if end is None else end):
+    for found in _WORD.finditer(folded, start - base):
+        match = _Shifted(found, base)
         word = match.group().lower()
         number = word[0].isdigit()
         if not number and (word in STOPWORDS or len(word) < 2):
             continue
-        key = re.sub(r"[.,:/]", "", word) if number else _stem(word)
+        key = re.sub(r"[.,:/]", "", word) if number else stem(word)
         capital = not number and text[match.start()].isupper()
         terms.append(Term(match.start(), match.end(), text[match.start():match.end()], key,
                           number, capital))
     return terms
+
+
+class _Shifted:
+    """A match in a slice, with offsets into the whole text."""
+
+    __slots__ = ("_base", "_match")
+
+    def __init__(self, match: re.Match[str], base: int) -> None:
+        self._match, self._base = match, base
+
+    def group(self) -> str:
+        return self._match.group()
+
+    def start(self) -> int:
+        return self._match.start() + self._base
+
+    def end(self) -> int:
+        return self._match.end() + self._base
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,26 +163,31 @@ def _unwrapped(text: str) -> str:
     return "".join(chars)
 
 
+def sentence_spans(
+    text: str, *, start: int = 0, end: int | None = None, max_unit_chars: int = 600
+) -> list[tuple[int, int]]:
+    """The sentence units of ``text[start:end]`` as ranges of ``text``. A
+    wrapped line runs on (see :func:`_unwrapped`); a unit longer than
+    ``max_unit_chars`` (a table, a run-on list) is cut at a word edge."""
+    spans: list[tuple[int, int]] = []
+    for sentence in split_sentences(_unwrapped(text[start:end])):
+        unit_start, unit_end = start + sentence.start, start + sentence.end
+        while unit_end - unit_start > max_unit_chars:
+            cut = text.rfind(" ", unit_start + max_unit_chars // 2, unit_start + max_unit_chars)
+            cut = cut if cut > unit_start else unit_start + max_unit_chars
+            spans.append((unit_start, cut))
+            unit_start = cut + 1
+        if unit_start < unit_end:
+            spans.append((unit_start, unit_end))
+    return spans
+
+
 def source_sentences(
     text: str, *, skip: Sequence[tuple[int, int]] = (), max_unit_chars: int = 600,
-    start: int = 0, end: int | None = None,
 ) -> SourceSentences:
-    """Split a source (or ``text[start:end]`` of it, offsets still into
-    ``text``) into sentence units and weigh its words. ``skip`` ranges (page
-    furniture) hold no terms. A unit longer than ``max_unit_chars`` (a table,
-    a run-on list) is cut at word edges."""
-    spans: list[tuple[int, int]] = []
-    offset = start
-    for sentence in split_sentences(_unwrapped(text[start:end])):
-        start = offset + sentence.start
-        sentence = dataclasses.replace(sentence, start=start, end=offset + sentence.end)
-        while sentence.end - start > max_unit_chars:
-            cut = text.rfind(" ", start + max_unit_chars // 2, start + max_unit_chars)
-            cut = cut if cut > start else start + max_unit_chars
-            spans.append((start, cut))
-            start = cut + 1
-        if start < sentence.end:
-            spans.append((start, sentence.end))
+    """Split a source into sentence units (:func:`sentence_spans`) and weigh
+    its words. ``skip`` ranges (page furniture) hold no terms."""
+    spans = sentence_spans(text, max_unit_chars=max_unit_chars)
     terms: list[tuple[Term, ...]] = []
     for unit_start, unit_end in spans:
         terms.append(tuple(t for t in content_terms(text, start=unit_start, end=unit_end)
@@ -173,24 +209,25 @@ class Passage:
     ``source_start``/``source_end`` index the source's original text;
     ``shared`` are ranges of it holding words the sentence shares; ``missing``
     the sentence's content words (as written) the passage lacks; ``support``
-    the weighted share of the sentence's content words the passage holds."""
+    the weighted share of the sentence's content words the passage holds
+    (None for a quote's passage, which its match places)."""
 
     source_start: int
     source_end: int
-    support: float
+    support: float | None
     shared: tuple[tuple[int, int], ...]
     missing: tuple[str, ...]
 
 
 #: Weight multipliers: a number or a name says more about which passage a
 #: sentence paraphrases than a common word does.
-_NUMBER_WEIGHT = 1.5
+_NUMBER_WEIGHT = 3.0
 _NAME_WEIGHT = 1.3
 #: Share of the score given to word pairs kept in the sentence's order.
 _ORDER_WEIGHT = 0.15
 #: What each sentence past the first costs a window: a longer window must
 #: hold more of the sentence to be preferred.
-_EXTRA_SENTENCE_COST = 0.06
+_EXTRA_SENTENCE_COST = 0.0
 
 
 def _weights(claim: Sequence[Term], sentences: SourceSentences) -> dict[str, float]:
@@ -210,12 +247,10 @@ def locate_passage(
     sentences: SourceSentences,
     *,
     max_sentences: int = 3,
-    within: tuple[int, int] | None = None,
 ) -> Passage | None:
     """The one to ``max_sentences`` adjacent source sentences that best hold
     ``claim``'s content words, or None when the claim has none or the source
-    shares none of them. ``within`` limits the passage to units overlapping
-    that range of the source (a quote's match: its sentences)."""
+    shares none of them."""
     claim_terms = content_terms(claim)
     if not claim_terms or not sentences.spans:
         return None
@@ -224,13 +259,6 @@ def locate_passage(
     pairs = {(a.key, b.key) for a, b in itertools.pairwise(claim_terms)
              if a.key != b.key}
     candidates = range(len(sentences.spans))
-    if within is not None:
-        candidates = range(len(sentences.spans))
-        inside = [i for i, (s, e) in enumerate(sentences.spans) if s < within[1] and e > within[0]]
-        if not inside:
-            return None
-        return _passage(claim_terms, sentences, inside[0], inside[-1] + 1, weights, total)
-
     unit_keys = [{t.key for t in unit} for unit in sentences.terms]
     best: tuple[float, int, int] | None = None
     for first in candidates:
@@ -248,6 +276,20 @@ def locate_passage(
     if best is None:
         return None
     return _passage(claim_terms, sentences, best[1], best[2], weights, total)
+
+
+def passage_around(text: str, start: int, end: int, *, margin: int = 200) -> Passage:
+    """The sentences of ``text`` that hold ``text[start:end]`` (a quote's
+    match): the quote's passage, for context and for the sentence's own
+    facts. Only ``margin`` characters either side are split and no word is
+    weighed, so this costs a fraction of :func:`locate_passage`: a quote's
+    words are its match, so it has no ``support``, ``shared`` or ``missing``."""
+    lo, hi = max(0, start - margin), min(len(text), end + margin)
+    units = sentence_spans(text, start=lo, end=hi, max_unit_chars=hi - lo + 1)
+    inside = [(s, e) for s, e in units if s < end and e > start]
+    first, last = (inside[0][0], inside[-1][1]) if inside else (start, end)
+    return Passage(source_start=min(first, start), source_end=max(last, end), support=None,
+                   shared=(), missing=())
 
 
 def _order_share(pairs: set[tuple[str, str]], units: Sequence[Sequence[Term]]) -> float:

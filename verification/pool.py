@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .budget import WorkMeter
+from .claims import SourceFacts, source_facts
 from .config import VerificationConfig
 from .markers import canonical_label
 from .matching import rough_window
@@ -82,6 +83,7 @@ class SourcePool:
         self._sliceable: set[str] = set()
         self._squeezed: dict[str, str] = {}
         self._sentences: dict[str, SourceSentences] = {}
+        self._facts: dict[str, SourceFacts] = {}
 
     def __contains__(self, label: str) -> bool:
         return label in self.by_label
@@ -182,6 +184,14 @@ class SourcePool:
         if found is None:
             source = self.by_label[label]
             found = self._sentences[label] = source_sentences(source.text, skip=source.skip)
+        return found
+
+    def facts(self, label: str) -> SourceFacts:
+        """What the claim checks read of the whole source: its numbers and
+        words, once per answer however many sentences cite it."""
+        found = self._facts.get(label)
+        if found is None:
+            found = self._facts[label] = source_facts(self.by_label[label].text)
         return found
 
     def injected(self) -> str:

@@ -104,12 +104,12 @@ def verify_answer(
     for index, span in enumerate(spans):
         in_sentence_quotes = [q for q in quotes if span.start <= q.outer_start < span.end]
         in_sentence_groups = [g for g in groups if span.start <= g.start < span.end]
+        claim = is_claim(span.text, has_quote=bool(in_sentence_quotes))
         citations = support_sentence(
             answer, span, in_sentence_quotes, in_sentence_groups,
             _check_sentence(answer, in_sentence_quotes, in_sentence_groups, pool, config),
-            pool, config,
+            pool, config, claim=claim,
         )
-        claim = is_claim(span.text, has_quote=bool(in_sentence_quotes))
         is_attributed = attributes(citations)
         results.append(
             SentenceResult(

@@ -1,0 +1,117 @@
+"""The sentence's own facts against its passage (verification/claims.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from verification.claims import ClaimFinding, Evidence, check_claim
+
+
+def findings(sentence: str, source: str, *, absent: bool = True,
+             passage: tuple[int, int] | None = None) -> tuple[ClaimFinding, ...]:
+    start, end = passage or (0, len(source))
+    return check_claim(sentence, [(0, len(sentence))], [Evidence("S1", source, start, end)],
+                       absent=absent)
+
+
+# (sentence, source, check or None, words the message must hold)
+CASES = [
+    # numbers: a counterpart of the same unit that differs names both sides
+    ("Matching contributions vest after 3 years.",
+     "Employer matching contributions vest after two years of service.",
+     "number", ("3 years", "two years")),
+    ("Give 15 mg twice daily.", "Give 1.5 mg twice daily with food.", "number",
+     ("15 mg", "1.5 mg")),
+    ("The notice period is 60 days.", "Either party may terminate on 90 days' notice.",
+     "number", ("60 days", "90 days")),
+    # numbers the passage says in another form
+    ("Loans are capped at half of the vested balance.",
+     "Participants may borrow up to 50% of their vested balance.", None, ()),
+    ("Hindus fell to 41% of the population.", "Hindu (41.3%), Muslim (24.6%).", None, ()),
+    ("The library holds over 260,000 volumes.", "Its collection numbers 263,112 volumes.",
+     None, ()),
+    ("The fund raised $1.5 million.", "The fund raised $1,500,000 last year.", None, ()),
+    ("Matching contributions vest after two years.",
+     "Employer matching contributions vest after 2 years.", None, ()),
+    ("The fight took place on April 9, 2011.", "The bout is on April 9th in Albuquerque, 2011.",
+     None, ()),
+    # a number nothing says
+    ("The library holds 260,000 volumes.", "The library opened in 1898.", "number",
+     ("260,000",)),
+    # a label is not a quantity; counting in words is not checked for absence
+    ("Vesting takes 3 years.", "Section 3. Vesting takes two years.", "number",
+     ("3 years", "two years")),
+    ("Granite has four main minerals.", "Granite holds quartz, feldspar and mica.", None, ()),
+    ("It treats type 2 diabetes.", "It lowers blood glucose in diabetes.", None, ()),
+    ("The 2018–19 season was his last.", "He retired after the 2018 season.", None, ()),
+    # negation: the same statement negated on one side only
+    ("The HbA1c test does not require fasting before the blood draw.",
+     "The HbA1c test requires fasting before the blood draw.", "negation", ("not",)),
+    ("Exceed 4 g of paracetamol a day in adults.",
+     "Never exceed 4 g of paracetamol a day in adults.", "negation", ("Never exceed",)),
+    ("Dental cover is included in the basic plan.",
+     "Dental cover is not included in the basic plan.", "negation", ("not included",)),
+    # a negation the passage does not repeat, about something else, is no finding
+    ("He declined as he did not want to leave the band.",
+     "Oliva turned the offer down to stay with Savatage.", None, ()),
+    # quantifiers, modals, order
+    ("All participants must repay loans within five years.",
+     "Some participants must repay loans within five years.", "quantifier", ("All", "Some")),
+    ("Employees must enrol within 30 days of hire.",
+     "Employees may enrol within 30 days of hire.", "modal", ("must", "may")),
+    ("Take the tablet before meals each morning.", "Take the tablet after meals each morning.",
+     "comparative", ("before", "after")),
+    ("Recurrence decreased with apixaban in the trial.",
+     "Recurrence increased with apixaban in the trial.", "comparative",
+     ("decreased", "increased")),
+    # an opposite in another statement is about something else
+    ("Take the tablet before meals.",
+     "Take the tablet before meals. Measure glucose after exercise.", None, ()),
+    # names
+    ("Patients on Warfarin Sodium need weekly checks.", "Patients on apixaban need weekly checks.",
+     "entity", ("Warfarin Sodium",)),
+    ("It was approved by the Food and Drug Administration in 2019.",
+     "The FDA approved it in 2019.", None, ()),
+    ("Lewis should save for college.", "Parents should save for college early.", None, ()),
+]
+
+
+@pytest.mark.parametrize(("sentence", "source", "check", "words"), CASES,
+                         ids=[c[0][:40] for c in CASES])
+def test_case(sentence: str, source: str, check: str | None, words: tuple[str, ...]) -> None:
+    found = findings(sentence, source)
+    if check is None:
+        assert found == (), [f.message for f in found]
+        return
+    assert [f.check for f in found] == [check], [f.message for f in found]
+    for word in words:
+        assert word in found[0].message
+    assert sentence[found[0].claim_start:found[0].claim_end] == found[0].claim
+
+
+def test_a_counterpart_points_into_the_source() -> None:
+    source = "Employer matching contributions vest after two years of service."
+    (finding,) = findings("Matching contributions vest after 3 years.", source)
+    assert finding.source_marker == "S1" and finding.passage == "two years"
+    assert finding.passage_start is not None and finding.passage_end is not None
+    assert source[finding.passage_start:finding.passage_end] == "two years"
+
+
+def test_beside_a_quote_only_a_contradiction_counts() -> None:
+    # "Smith v Jones [2019] held that ...": framing words name no fact to check.
+    assert findings("In 2019 the court held this.", "The plan vests after two years.",
+                    absent=False) == ()
+    (finding,) = findings("After 3 years the plan vests.", "The plan vests after two years.",
+                          absent=False)
+    assert finding.check == "number"
+
+
+def test_a_number_elsewhere_in_the_source_holds_but_only_in_its_unit() -> None:
+    source = "Vesting takes two years.\nThe plan has 3 tiers."
+    assert findings("Vesting takes 3 tiers.", source, passage=(0, 24)) == ()
+    (finding,) = findings("Vesting takes 3 years.", source, passage=(0, 24))
+    assert "two years" in finding.message
+
+
+def test_no_evidence_no_findings() -> None:
+    assert check_claim("It takes 3 years.", [(0, 17)], []) == ()
