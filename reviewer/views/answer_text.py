@@ -124,6 +124,11 @@ QUOTE_TITLES = {
 
 def _segment_html(segment: dict[str, Any]) -> SafeString:
     citation = segment["citation"]
+    if segment["kind"] == "finding":
+        # The sentence's own words its passage contradicts (a claim finding:
+        # ``citation`` is the finding), its message in the title.
+        return format_html('<mark class="claim-finding check-{}" title="{}">{}</mark>',
+                           citation["check"], citation["message"], segment["text"])
     if segment["kind"] == "quote":
         return format_html(
             '<mark class="quote outcome-{}" title="{}">{}</mark>', citation.outcome,
