@@ -92,7 +92,7 @@ const LEGEND = [
   ["verified", "✓ verified"],
   ["verified-fuzzy", "≈ fuzzy"],
   ["quote-altered", "≠ altered"],
-  ["likely", "likely passage — paraphrased"],
+  ["likely", "likely passage"],
   ["closest", "closest passage — not a match"],
 ];
 
