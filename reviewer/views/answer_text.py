@@ -119,6 +119,8 @@ QUOTE_TITLES = {
     "wrong-source": "quote from the wrong source",
     "fabricated-marker": "quote under a fabricated marker",
     "unattributed-quote": "quote without marker",
+    # A faithful quote in a sentence whose own words its passage contradicts.
+    "claim-mismatch": "quote found; the sentence's own words differ from its passage",
 }
 
 

@@ -262,3 +262,19 @@ def test_source_runs_mark_shared_words_and_furniture_apart() -> None:
     ]
     # Without shared words: the runs as before (furniture only).
     assert [r["text"] for r in source_runs(_Source(), 4, 20)] == ["er 1 ", "The plan co"]
+
+
+def test_a_quote_in_a_contradicting_sentence_keeps_its_match_and_shows_the_finding(
+    logged_in: Any
+) -> None:
+    answer = submit('The deductible of $800 per person is "per person and $1,000 per family" '
+                    "[S1].")
+    row = citation(answer, "claim-mismatch")
+    assert row.quote and row.chunk_start is not None
+
+    html, _ = panel(logged_in, answer, row)
+    assert '<mark class="match">per person and $1,000 per family</mark>' in html
+    assert 'aria-label="Likely passage"' not in html  # a quote is no paraphrase
+    assert "the sentence says $800 per; the passage says $500 per" in html
+    page = logged_in.get(f"/answers/{answer.pk}/").content.decode()
+    assert 'title="quote found; the sentence&#x27;s own words differ from its passage"' in page
