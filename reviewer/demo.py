@@ -1,5 +1,6 @@
 """The demo: three PDFs the project generates, and answers that exercise every
-outcome, so a newcomer sees the whole product in a minute.
+outcome (paraphrased citations and their likely passages too), so a newcomer
+sees the whole product in a minute.
 
 The PDFs are typeset here with PyMuPDF: running headers and page numbers,
 words hyphenated at line ends, a two-column contract with footnotes, and a
@@ -285,6 +286,21 @@ ANSWERS = [
             "[S1]. Either party may terminate if a breach is not remedied \"within 30 days of "
             'written notice" [S1]. Either party may "assign this agreement to an affiliate '
             'without consent" [S1].'
+        ),
+    },
+    {
+        # Paraphrased, as most real answers are: no quotes, so each sentence
+        # gets its likely passage; one changes a number (claim-mismatch) and
+        # one cites a source that says nothing of it (claim-unsupported).
+        "id": "demo-benefits-paraphrased", "surface": "benefits-chat", "model": "demo-model-a",
+        "question": "Summarise my retirement, leave and health benefits.",
+        "sources": [("S1", 0)],
+        "answer": (
+            "In short:\n"
+            "You can join the retirement plan on the first day of the month after 30 days of "
+            "service [S1]. Up to five unused leave days can be carried into the next calendar "
+            "year [S1]. The annual deductible is $800 per person [S1]. Employees also get free "
+            "parking at every office location [S1]."
         ),
     },
     {

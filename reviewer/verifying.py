@@ -183,16 +183,25 @@ def verify_payload(payload: AnswerPayload, *, config: VerificationConfig) -> Rep
 
 
 def report_dict(report: Report) -> dict[str, Any]:
-    """The report as JSON data; citations into documents carry their pages."""
+    """The report as JSON data; citations into documents carry the pages of
+    their match (``pages``) and of their passage (``passage_pages``: the
+    likely passage of an unquoted citation is in the same document as its
+    marker's source, a quote's passage around its match)."""
     data = report.to_dict()
     citations = [c for s in data["sentences"] for c in s["citations"]]
     document_ids = {c["document"] for c in citations if c["document"] is not None}
     documents = Document.objects.defer("text").in_bulk(document_ids)
     for citation in citations:
         document = documents.get(citation["document"])
-        located = citation["document_start"] is not None and document is not None
-        citation["pages"] = (
-            document_locate(document, citation["document_start"], citation["document_end"])
-            if located else []
-        )
+        citation["pages"] = _pages(document, citation["document_start"],
+                                   citation["document_end"])
+        citation["passage_pages"] = _pages(document, citation["passage_document_start"],
+                                           citation["passage_document_end"])
     return data
+
+
+def _pages(document: Document | None, start: int | None, end: int | None) -> list[Any]:
+    """Page rectangles of a range of ``document``; none without either."""
+    if document is None or start is None or end is None:
+        return []
+    return document_locate(document, start, end)

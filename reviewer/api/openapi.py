@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from verification.claims import CHECKS
 from verification.report import OUTCOMES, SENTENCE_STATUSES
 
 _ERROR = {"$ref": "#/components/responses/Error"}
@@ -46,6 +47,10 @@ _MARKER = {"oneOf": [{"type": "string", "minLength": 1, "maxLength": 20,
 # Anthropic's content blocks and OpenAI's output items (their own schemas
 # say more; these are what citeguard reads first).
 _VENDOR_BLOCK = {"type": "object", "required": ["type"], "properties": {"type": {"type": "string"}}}
+#: Page rectangles of a range of an ingested PDF (PDF user space points).
+_PAGES = {"type": "array", "items": {"type": "object", "properties": {
+    "page": {"type": "integer"},
+    "rects": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}}}}
 
 
 def _choices(*values: str) -> dict[str, Any]:
@@ -300,10 +305,7 @@ SPEC: dict[str, Any] = {
                 "document": {"type": ["integer", "null"]},
                 "document_start": {"type": ["integer", "null"]},
                 "document_end": {"type": ["integer", "null"]},
-                "pages": {"type": "array", "items": {"type": "object", "properties": {
-                    "page": {"type": "integer"},
-                    "rects": {"type": "array", "items": {"type": "array",
-                                                         "items": {"type": "number"}}}}}},
+                "pages": _PAGES,
                 "superseded": {"type": "boolean"}, "message": {"type": "string"},
                 "closest_marker": {"type": ["string", "null"], "description": (
                     "quote-not-found and wrong-source: the cited source whose window comes "
@@ -313,15 +315,53 @@ SPEC: dict[str, Any] = {
                 "closest_end": {"type": ["integer", "null"]},
                 "closest_score": {"type": ["number", "null"], "description": (
                     "the closest passage's similarity, below the threshold")},
-                "closest_pages": {"type": "array", "description": (
+                "closest_pages": {**_PAGES, "description": (
                     "page rectangles (PDF user space) of the closest passage when its source "
-                    "is an ingested PDF; empty otherwise"),
-                    "items": {"type": "object", "properties": {
-                        "page": {"type": "integer"},
-                        "rects": {"type": "array", "items": {"type": "array",
-                                                             "items": {"type": "number"}}}}}},
+                    "is an ingested PDF; empty otherwise")},
                 "normalizations": {"type": "array", "items": {"type": "string"}},
                 "differences": {"type": "array", "items": {"type": "object"}},
+                "passage_start": {"type": ["integer", "null"], "description": (
+                    "the passage behind the sentence, in the text of its source (marker's "
+                    "for an unquoted citation, source_marker's for a quote): for an unquoted "
+                    "citation its likely passage, located by shared words (paraphrased, not "
+                    "a quote); for a verified quote the sentences around its match; null "
+                    "when none was located")},
+                "passage_end": {"type": ["integer", "null"]},
+                "passage_document_start": {"type": ["integer", "null"], "description": (
+                    "the passage as a range of the document's text when the source is a "
+                    "chunk or a document range; null otherwise")},
+                "passage_document_end": {"type": ["integer", "null"]},
+                "passage_pages": {**_PAGES, "description": (
+                    "page rectangles (PDF user space) of the passage when its source is an "
+                    "ingested PDF; empty otherwise")},
+                "support": {"type": ["number", "null"], "description": (
+                    "0..1: the share of the sentence's content words (weighted by rarity) "
+                    "the passage holds; provenance, not entailment. null without a passage")},
+                "shared": {"type": "array", "description": (
+                    "[start, end] ranges of the source's text: the passage's words the "
+                    "sentence shares"), "items": {"type": "array", "items": {"type": "integer"},
+                                                  "minItems": 2, "maxItems": 2}},
+                "missing": {"type": "array", "items": {"type": "string"}, "description": (
+                    "the sentence's content words, as written, that the passage lacks")},
+                "findings": {"type": "array", "description": (
+                    "what the sentence says in its own words that its passage contradicts "
+                    "or no cited source says (claim-mismatch)"),
+                    "items": {"type": "object", "properties": {
+                        "check": {"enum": list(CHECKS)},
+                        "claim": {"type": "string", "description": "the sentence's words"},
+                        "claim_start": {"type": "integer", "description": "offset in the answer"},
+                        "claim_end": {"type": "integer"},
+                        "message": {"type": "string", "description": (
+                            "both sides in words, e.g. \"the sentence says 3 years; the "
+                            "passage says two years\"")},
+                        "passage": {"type": ["string", "null"], "description": (
+                            "the passage's counterpart as written; null when no cited source "
+                            "says it")},
+                        "source_marker": {"type": ["string", "null"]},
+                        "passage_start": {"type": ["integer", "null"], "description": (
+                            "the counterpart in source_marker's source's text")},
+                        "passage_end": {"type": ["integer", "null"]},
+                    }}},
             }},
             "AnswerResult": {"type": "object", "properties": {
                 "answer": {"type": "integer", "description": "citeguard's id"},

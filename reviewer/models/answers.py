@@ -334,6 +334,23 @@ class CitationVerdict(models.Model):
     closest_end = models.PositiveIntegerField(null=True, blank=True)
     closest_score = models.FloatField(null=True, blank=True)
     closest_pages = models.JSONField(default=list)
+    # The passage of the cited source behind the sentence: for an unquoted
+    # citation its likely passage (located by shared words: paraphrased, not
+    # a quote), for a verified quote the sentences around its match. A range
+    # of that AnswerSource's text, the same range in its document, its page
+    # rectangles there, the share of the sentence's content words it holds
+    # (``support``), the ranges of its words the sentence shares, the
+    # sentence's words it lacks, and what the sentence says that it
+    # contradicts or nothing cited says (``findings``: claim-mismatch).
+    passage_start = models.PositiveIntegerField(null=True, blank=True)
+    passage_end = models.PositiveIntegerField(null=True, blank=True)
+    passage_document_start = models.PositiveIntegerField(null=True, blank=True)
+    passage_document_end = models.PositiveIntegerField(null=True, blank=True)
+    passage_pages = models.JSONField(default=list)
+    support = models.FloatField(null=True, blank=True)
+    shared = models.JSONField(default=list)
+    missing = models.JSONField(default=list)
+    findings = models.JSONField(default=list)
 
     class Meta:
         ordering = ["answer", "position"]

@@ -22,7 +22,8 @@ CITATION_KEYS = (
     "quote_end", "score", "source_marker", "chunk_start", "chunk_end", "message",
     "normalizations", "differences", "document", "document_start", "document_end",
     "superseded", "pages", "closest_marker", "closest_start", "closest_end", "closest_score",
-    "closest_pages",
+    "closest_pages", "passage_start", "passage_end", "passage_document_start",
+    "passage_document_end", "support", "shared", "missing", "findings", "passage_pages",
 )
 CITATION_COLUMNS = {key: "document_id" if key == "document" else key for key in CITATION_KEYS}
 # Optional text columns store "" for nothing, which the report says as null.

@@ -119,11 +119,18 @@ QUOTE_TITLES = {
     "wrong-source": "quote from the wrong source",
     "fabricated-marker": "quote under a fabricated marker",
     "unattributed-quote": "quote without marker",
+    # A faithful quote in a sentence whose own words its passage contradicts.
+    "claim-mismatch": "quote found; the sentence's own words differ from its passage",
 }
 
 
 def _segment_html(segment: dict[str, Any]) -> SafeString:
     citation = segment["citation"]
+    if segment["kind"] == "finding":
+        # The sentence's own words its passage contradicts (a claim finding:
+        # ``citation`` is the finding), its message in the title.
+        return format_html('<mark class="claim-finding check-{}" title="{}">{}</mark>',
+                           citation["check"], citation["message"], segment["text"])
     if segment["kind"] == "quote":
         return format_html(
             '<mark class="quote outcome-{}" title="{}">{}</mark>', citation.outcome,

@@ -54,8 +54,8 @@ from verification.reasons import coverage_sentence, reason_sentence
 
 logger = logging.getLogger("citeguard.review")
 
-FAILING = {"fabricated-marker", "quote-altered", "quote-not-found", "wrong-source",
-           "unattributed-quote", "uncited-claim"}
+FAILING = {"fabricated-marker", "quote-altered", "claim-mismatch", "quote-not-found",
+           "claim-unsupported", "wrong-source", "unattributed-quote", "uncited-claim"}
 
 
 @require_GET
@@ -86,6 +86,11 @@ def _segments(sentence: Any, citations: Iterable[Any], answer_text: str
             spans.setdefault((citation.quote_start, citation.quote_end), ("quote", citation))
         if citation.marker_start is not None and citation.marker_end is not None:
             spans.setdefault((citation.marker_start, citation.marker_end), ("marker", citation))
+        # The sentence's own words its passage contradicts ("3 years"). A past
+        # verdict's citations carry no findings.
+        for finding in getattr(citation, "findings", None) or ():
+            spans.setdefault((finding["claim_start"], finding["claim_end"]),
+                             ("finding", finding))
     segments: list[dict[str, Any]] = []
     position = sentence.start
     for (start, end), (kind, citation) in sorted(spans.items()):
@@ -122,7 +127,11 @@ GROUP_LABELS = {
     "verified-fuzzy": "verified (fuzzy)",
     "quote-altered": "quote altered",
     "closest": "closest passage — not a match",
+    "likely": "likely passage — paraphrased, not a quote",
 }
+#: The likely passage of a citation whose source shares almost nothing with
+#: its sentence: still where to look, said so.
+UNSUPPORTED_LABEL = "best passage — shares almost nothing with the sentence"
 
 
 @dataclass(frozen=True)
@@ -130,7 +139,7 @@ class Passage:
     """A stretch of an injected source to show: the match, where the quote
     really is, or the closest passage when there is no match."""
 
-    kind: str  # "match" or "closest"
+    kind: str  # "match", "closest" or "likely" (a paraphrase's likely passage)
     source: AnswerSource
     start: int
     end: int
@@ -153,6 +162,13 @@ def _passages(citation: CitationVerdict, sources: dict[str, AnswerSource]) -> li
             and citation.closest_end is not None):
         passages.append(Passage("closest", closest, citation.closest_start, citation.closest_end,
                                 citation.closest_score, citation.closest_pages))
+    # A citation quoting nothing: the passage of the source its marker names
+    # that shares most of the sentence's words (a quote keeps its match).
+    cited = sources.get(canonical_label(citation.marker)) if citation.marker else None
+    if (not citation.quote and cited is not None and citation.passage_start is not None
+            and citation.passage_end is not None):
+        passages.append(Passage("likely", cited, citation.passage_start, citation.passage_end,
+                                citation.support, citation.passage_pages))
     return passages
 
 
@@ -174,7 +190,8 @@ def _passage_context(citation: CitationVerdict, passage: Passage, *, pdfs: bool 
         "has_pdf": pdfs and bool(passage.pages) and source.document_id is not None,
         "excerpt": {
             "before": source_runs(source, before_start, start, lead="…" if before_start else ""),
-            "match": source_runs(source, start, end),
+            "match": source_runs(source, start, end,
+                                 shared=citation.shared if passage.kind == "likely" else ()),
             "after": source_runs(source, end, after_end,
                            trail="…" if after_end < len(source.text) else ""),
         },
@@ -206,17 +223,52 @@ def _passage_context(citation: CitationVerdict, passage: Passage, *, pdfs: bool 
 def _panel_context(answer: Answer, sentence: SentenceVerdict,
                    citation: CitationVerdict | None, *, pdfs: bool = True) -> dict[str, Any]:
     """``pdfs``: whether the reader may open the documents (links to them)."""
-    context: dict[str, Any] = {"answer": answer, "sentence": sentence, "citation": citation}
+    context: dict[str, Any] = {"answer": answer, "sentence": sentence, "citation": citation,
+                               "sentence_runs": [{"text": sentence.text, "finding": None}]}
     if citation is None:
         return context
     context["passages"] = [_passage_context(citation, p, pdfs=pdfs)
                            for p in _passages(citation, _sources(answer))]
+    context["findings"] = [_finding_context(f) for f in citation.findings]
+    context["sentence_runs"] = _sentence_runs(sentence, citation.findings)
     return context
 
 
+#: What each claim check compares, in words.
+CHECK_WORDS = {
+    "number": "number", "negation": "negation", "quantifier": "quantifier",
+    "modal": "must / may", "comparative": "comparison or order", "entity": "name",
+}
+
+
+def _finding_context(finding: dict[str, Any]) -> dict[str, Any]:
+    """A claim finding with both sides named: the sentence's words and the
+    passage's counterpart, or that no cited source says it."""
+    return {**finding, "check_words": CHECK_WORDS.get(finding["check"], finding["check"])}
+
+
+def _sentence_runs(sentence: SentenceVerdict, findings: list[dict[str, Any]]
+                   ) -> list[dict[str, Any]]:
+    """The sentence's text as runs, the words a finding is about marked
+    (``finding``: the finding) so the panel shows which words are at odds."""
+    runs: list[dict[str, Any]] = []
+    position = 0
+    for finding in sorted(findings, key=lambda f: f["claim_start"]):
+        start, end = finding["claim_start"] - sentence.start, finding["claim_end"] - sentence.start
+        if start < position or end > len(sentence.text):
+            continue  # overlapping or outside the sentence: left plain
+        if start > position:
+            runs.append({"text": sentence.text[position:start], "finding": None})
+        runs.append({"text": sentence.text[start:end], "finding": finding})
+        position = end
+    if position < len(sentence.text):
+        runs.append({"text": sentence.text[position:], "finding": None})
+    return runs
+
+
 def _group_outcome(citation: CitationVerdict, passage: Passage) -> str:
-    if passage.kind == "closest":
-        return "closest"
+    if passage.kind in ("closest", "likely"):
+        return passage.kind
     if citation.outcome in ("verified", "verified-fuzzy", "quote-altered"):
         return citation.outcome
     # Where the quote really is (wrong source, fabricated marker, no marker).
@@ -252,6 +304,8 @@ def _highlight_event(answer: Answer, citation: CitationVerdict | None,
         if item.kind == "match" and citation.outcome in (
                 "wrong-source", "fabricated-marker", "unattributed-quote"):
             label = f"where the quote is: [{item.source.marker}]"
+        elif item.kind == "likely" and citation.outcome == "claim-unsupported":
+            label = UNSUPPORTED_LABEL
         groups.append({
             "outcome": outcome, "label": label, "passage": item.kind,
             "marker": item.source.marker,

@@ -29,7 +29,10 @@
  *   verified-fuzzy  green, dashed outline                     "≈ fuzzy match"
  *   quote-altered   orange, thick solid outline, hatched      "≠ altered quote"
  *   closest         red, dotted outline, cross-hatched        "closest passage — not a match"
- * ("quote-not-found" and "wrong-source" are drawn as closest). Without an
+ *   likely          violet, thick dashed outline, upright     "likely passage — paraphrased, not a quote"
+ *                   stripes (a cited sentence that quotes nothing: where it likely comes from)
+ * ("quote-not-found" and "wrong-source" are drawn as closest; "claim-mismatch"
+ * and "claim-unsupported", which quote nothing, as likely). Without an
  * outcome: yellow, dashed, hatched, "cited passage". A group's `label`
  * replaces the default words. The first box of each group carries its label;
  * a group that runs onto a later page gets a "continues on page N" cue (a
@@ -79,6 +82,9 @@ const OUTCOMES = Object.freeze({
   closest: ["closest", "closest passage — not a match"],
   "quote-not-found": ["closest", "closest passage — not a match"],
   "wrong-source": ["closest", "closest passage — not a match"],
+  likely: ["likely", "likely passage — paraphrased, not a quote"],
+  "claim-mismatch": ["likely", "likely passage — paraphrased, not a quote"],
+  "claim-unsupported": ["likely", "likely passage — paraphrased, not a quote"],
 });
 const DEFAULT_OUTCOME = ["cited", "cited passage"];
 /** The legend, in this order, in short words (the boxes carry the full labels). */
@@ -86,6 +92,7 @@ const LEGEND = [
   ["verified", "✓ verified"],
   ["verified-fuzzy", "≈ fuzzy"],
   ["quote-altered", "≠ altered"],
+  ["likely", "likely passage"],
   ["closest", "closest passage — not a match"],
 ];
 

@@ -112,17 +112,24 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 
-// A sentence opened by mouse becomes the keyboard's current one too.
+// A sentence opened by mouse becomes the keyboard's current one too. Its
+// words open its evidence as its badge does (a paraphrase has no quote to
+// click); a link inside it (a marker, a Markdown link) keeps its own target,
+// and selecting words to copy them opens nothing.
 document.querySelector("ol.sentences")?.addEventListener("click", (event) => {
   const li = event.target.closest("li.sentence");
-  if (li) select(sentences.indexOf(li));
+  if (!li) return;
+  select(sentences.indexOf(li));
+  if (event.target.closest("a[href]") || !event.target.closest(".sentence-text")) return;
+  if (String(window.getSelection?.() ?? "").trim()) return;
+  li.querySelector("a.sentence-open")?.click();
 });
 
-// Keep the matched span (or the closest passage) of a newly loaded panel in
-// view inside each excerpt box.
+// Keep the matched span (or the closest or likely passage) of a newly loaded
+// panel in view inside each excerpt box.
 document.body.addEventListener("htmx:afterSwap", (event) => {
   for (const excerpt of event.target.querySelectorAll?.(".excerpt") ?? []) {
-    const match = excerpt.querySelector("mark.match, mark.closest");
+    const match = excerpt.querySelector("mark.match, mark.closest, span.likely");
     if (match) excerpt.scrollTop = Math.max(0, match.offsetTop - excerpt.offsetTop - 24);
   }
   if (event.target.id === "sentence-panel") revealEvidence(event.target);
@@ -135,8 +142,9 @@ document.body.addEventListener("htmx:afterSwap", (event) => {
 function revealEvidence(panel) {
   if (panel.scrollHeight <= panel.clientHeight) return;
   const section = [...panel.querySelectorAll(".passage")].find((passage) =>
-    passage.matches(".passage-closest") || passage.querySelector(".diff, .negation-context"));
-  const target = [...(section?.querySelectorAll("h3, .negation-context, .diff") ?? [])].at(-1);
+    passage.matches(".passage-closest, .passage-likely")
+    || passage.querySelector(".diff, .negation-context"));
+  const target = [...(section?.querySelectorAll("h3, .negation-context, .diff, .missing") ?? [])].at(-1);
   if (!target) return;
   const box = panel.getBoundingClientRect();
   const overflow = target.getBoundingClientRect().bottom - box.bottom + 10;

@@ -11,6 +11,7 @@ import pytest
 
 from reviewer.models import Answer, Chunk, CitationVerdict, Document, Page
 from reviewer.services.answers import answer_submit
+from tests.figures import figure
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -203,3 +204,82 @@ def test_each_outcome_is_drawn_in_its_own_style_on_the_review_page(
     assert len(set(styles.values())) == 4, styles  # four styles, not four colours of one
     assert overlays[0]["color"] in styles[outcome]
     assert overlays[0]["outline"] == styles[outcome].split()[0]
+
+
+# Stamps, in the page, the first click and the moment the first box of
+# ``outcome`` is drawn (or drawn anew) in the viewer: the reviewer's wait.
+STAMP = """(outcome) => {
+  const stamps = window.citeguardStamps = {};
+  const before = document.querySelector(`#pdf-viewer .cg-highlight.cg-outcome-${outcome}`);
+  document.addEventListener("click", () => { stamps.click ??= performance.now(); },
+                            {capture: true, once: true});
+  new MutationObserver((changes, observer) => {
+    const now = document.querySelector(`#pdf-viewer .cg-highlight.cg-outcome-${outcome}`);
+    if (stamps.click !== undefined && now && now !== before) {
+      stamps.drawn = performance.now();
+      observer.disconnect();
+    }
+  }).observe(document.getElementById("pdf-viewer"), {subtree: true, childList: true});
+}"""
+
+
+def _click_words(page: Any, citation: CitationVerdict, outcome: str) -> float:
+    """Click the sentence's own first words (not its badge, not its marker);
+    wait for its passage to be drawn; the milliseconds from the click."""
+    page.evaluate(STAMP, outcome)
+    page.click(f"#sentence-{citation.sentence.index} .sentence-text", position={"x": 8, "y": 8})
+    page.wait_for_function("() => window.citeguardStamps.drawn !== undefined")
+    stamps = page.evaluate("() => window.citeguardStamps")
+    return float(stamps["drawn"] - stamps["click"])
+
+
+def test_clicking_a_paraphrased_sentence_draws_its_likely_passage_in_its_own_style(
+    page: Any,
+) -> None:
+    answer = Answer.objects.get(external_id="demo-benefits-paraphrased")
+    citation = CitationVerdict.objects.get(answer=answer, outcome="unquoted",
+                                           sentence__text__startswith="You can join")
+    assert citation.quote == "" and citation.passage_pages
+    source = answer.sources.get(marker="S1")
+    passage = source.text[citation.passage_start:citation.passage_end]
+    assert passage.startswith("Employees become eligible for the retirement plan")
+
+    page.goto(f"{_base(page)}/answers/{answer.pk}/")
+    first_ms = _click_words(page, citation, "likely")
+    assert f"?sentence={citation.sentence.index}" in page.url
+    panel = page.locator("#sentence-panel .passage-likely")
+    assert panel.locator("h3").inner_text() == (
+        "likely passage — paraphrased, not a quote in [S1]")
+    assert "retirement" in panel.locator(".excerpt mark.shared").all_inner_texts()
+    assert panel.locator(".missing").inner_text() == "Not in the passage: join."
+
+    count = sum(len(p["rects"]) for p in citation.passage_pages)
+    overlays = _wait_for_group(page, "likely", count)
+    label = "likely passage — paraphrased, not a quote"
+    assert page.evaluate(LABELS) == [label]
+    assert {o["title"] for o in overlays} == {label}
+    # Its own style, not only its own colour: a thick dashed violet outline
+    # over upright stripes; the words under it are the passage's.
+    assert {(o["outline"], o["outlineWidth"], o["color"]) for o in overlays} == {
+        ("dashed", 3.0, "rgb(91, 42, 134)")}
+    assert all("gradient" in o["pattern"] for o in overlays)
+    words = _assert_over(overlays, source.document, citation.passage_pages)
+    assert " ".join(words) == " ".join(passage.split())
+    styles = page.evaluate("""() => Object.fromEntries(
+        ['verified', 'verified-fuzzy', 'quote-altered', 'closest', 'likely'].map(name => {
+          const s = getComputedStyle(document.querySelector(`.cg-swatch.cg-outcome-${name}`));
+          return [name, [s.outlineStyle, s.outlineWidth, s.outlineColor,
+                         s.backgroundImage].join(' ')];
+        }))""")
+    assert len(set(styles.values())) == 5, styles
+
+    # The claim-mismatch sentence: its words open it too, the PDF already open.
+    mismatch = CitationVerdict.objects.get(answer=answer, outcome="claim-mismatch")
+    open_ms = _click_words(page, mismatch, "likely")
+    page.locator("#sentence-panel .findings").wait_for()
+    assert "the sentence says $800 per; the passage says $500 per" in page.locator(
+        "#sentence-panel .findings").inner_text()
+    assert page.locator(f"#sentence-{mismatch.sentence.index} mark.claim-finding"
+                        ).inner_text() == "$800 per"
+    figure(f"\nlikely passage drawn {first_ms:.0f} ms after clicking a paraphrased sentence's "
+           f"words (PDF opened by the click), {open_ms:.0f} ms with the PDF already open")

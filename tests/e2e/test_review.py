@@ -259,7 +259,8 @@ def test_room_to_read(page: Any, size: tuple[int, int]) -> None:
     cue = page.locator("#pdf-viewer .cg-continues")
     assert cue.inner_text() == "continues on page 2 ↓"
     legend = page.locator(".viewer-toolbar .cg-legend li")
-    assert legend.count() == 4 and "closest passage — not a match" in legend.last.inner_text()
+    assert legend.count() == 5 and "closest passage — not a match" in legend.last.inner_text()
+    assert "likely passage" in legend.nth(3).inner_text()
     assert legend.first.is_visible() and legend.last.is_visible()
     file_url = page.evaluate("document.querySelector('#pdf-viewer') && "
                              "new URL(document.querySelector('.cg-open').href).pathname")
