@@ -168,3 +168,13 @@ def test_migration_0021_backfills_the_claim_columns_and_reranks() -> None:
             for a in Answer.objects.all()} == expected
     assert _stats() == expected_stats
     assert _groups() == expected_groups
+
+
+def test_every_rank_has_a_colour_in_the_queue() -> None:
+    # triage.html classes rows severity-N; a rank the stylesheet misses shows
+    # its reason uncoloured (ranks 7 and 8 came with the claim outcomes).
+    from pathlib import Path
+
+    css = (Path(__file__).parents[2] / "static/css/triage.css").read_text()
+    for rank in range(1, len(SEVERITY_ORDER) + 1):
+        assert f"tr.severity-{rank} td.reason" in css, rank
