@@ -13,12 +13,15 @@ __all__ = ["OUTCOME_BITS", "OUTCOME_COLUMNS", "SEVERITY_ORDER", "outcome_columns
            "reason_words", "severity"]
 
 #: Outcomes worst first: a fabricated marker is always a defect; an altered
-#: quote changes what the source says; a missing quote can't be checked; a
-#: quote from another source is real text under the wrong marker; a quote
-#: with no marker and a claim with none are the mildest.
+#: quote changes what the source says, and so does a sentence whose passage
+#: contradicts it (claim-mismatch); a missing quote can't be checked, nor can
+#: a paraphrase whose cited source shares almost nothing with it
+#: (claim-unsupported); a quote from another source is real text under the
+#: wrong marker; a quote with no marker and a claim with none are the mildest.
+#: (The library's sentence statuses, ``verification.report``, rank the same.)
 SEVERITY_ORDER: tuple[str, ...] = (
-    "fabricated-marker", "quote-altered", "quote-not-found", "wrong-source",
-    "unattributed-quote", "uncited-claim",
+    "fabricated-marker", "quote-altered", "claim-mismatch", "quote-not-found",
+    "claim-unsupported", "wrong-source", "unattributed-quote", "uncited-claim",
 )
 
 #: The answer column that holds each outcome's count.
@@ -29,21 +32,31 @@ OUTCOME_COLUMNS: dict[str, str] = {
     "wrong-source": "wrong_source_count",
     "unattributed-quote": "unattributed_count",
     "uncited-claim": "uncited_count",
+    "claim-mismatch": "claim_mismatch_count",
+    "claim-unsupported": "claim_unsupported_count",
 }
 
 #: Each outcome's bit in ``outcome_mask`` (the queue's counts group on it).
-OUTCOME_BITS: dict[str, int] = {outcome: 1 << rank for rank, outcome in enumerate(SEVERITY_ORDER)}
+#: Stored in ``QueueGroup.outcomes``, so a bit never changes meaning: a new
+#: outcome takes the next free bit whatever its rank (the first six are the
+#: ranks the order had when the groups were first kept, migration 0011).
+OUTCOME_BITS: dict[str, int] = {
+    "fabricated-marker": 1 << 0, "quote-altered": 1 << 1, "quote-not-found": 1 << 2,
+    "wrong-source": 1 << 3, "unattributed-quote": 1 << 4, "uncited-claim": 1 << 5,
+    "claim-mismatch": 1 << 6, "claim-unsupported": 1 << 7,
+}
 
 #: Short words for the queue's reason column ("2 altered · 1 not found").
 _SHORT = {
     "fabricated-marker": "fabricated", "quote-altered": "altered",
     "quote-not-found": "not found", "wrong-source": "wrong source",
     "unattributed-quote": "unattributed", "uncited-claim": "uncited",
+    "claim-mismatch": "mismatched", "claim-unsupported": "unsupported",
 }
 
 
 def severity(counts: Mapping[str, int]) -> int:
-    """The worst outcome present as a rank: 6 for a fabricated marker down to
+    """The worst outcome present as a rank: 8 for a fabricated marker down to
     1 for an uncited claim, 0 when there is none of them."""
     for rank, outcome in enumerate(SEVERITY_ORDER):
         if counts.get(outcome, 0) > 0:
@@ -66,7 +79,7 @@ def outcome_mask(columns: Mapping[str, int]) -> int:
 
 
 def reason_words(counts: Mapping[str, int], coverage: float | None = None) -> str:
-    """The queue row's reason: "2 altered · 1 not found · coverage 60%"."""
+    """The queue row's reason: "2 altered · 1 mismatched · coverage 60%"."""
     parts = [f"{counts[o]} {_SHORT[o]}" for o in SEVERITY_ORDER if counts.get(o, 0) > 0]
     if coverage is not None and coverage < 1:
         parts.append(f"coverage {round(coverage * 100)}%")

@@ -547,9 +547,11 @@ def recommend_threshold(
 # Agreement -------------------------------------------------------------------
 
 
-def cohen_kappa(pairs: Iterable[tuple[str, str]]) -> Agreement:
+def cohen_kappa(pairs: Iterable[tuple[str, str]], labels: Sequence[str] = LABELS
+                ) -> Agreement:
     """Cohen's κ for two labellers over the same items, one ``(first's label,
-    second's label)`` pair per item, over the three :data:`LABELS`.
+    second's label)`` pair per item, over ``labels`` (the three match
+    :data:`LABELS` unless told; claim flags have labels of their own).
 
     With n items, observed agreement p_o = (items labelled alike) / n;
     expected agreement p_e = Σ over labels of (first's share with that label ×
@@ -560,8 +562,8 @@ def cohen_kappa(pairs: Iterable[tuple[str, str]]) -> Agreement:
     checked: list[tuple[str, str]] = []
     for first, second in pairs:
         for label in (first, second):
-            if label not in LABELS:
-                raise ValueError(f"labels must be one of {', '.join(LABELS)}; got {label!r}")
+            if label not in labels:
+                raise ValueError(f"labels must be one of {', '.join(labels)}; got {label!r}")
         checked.append((first, second))
     n = len(checked)
     disagreements = tuple(i for i, (first, second) in enumerate(checked) if first != second)
@@ -571,7 +573,7 @@ def cohen_kappa(pairs: Iterable[tuple[str, str]]) -> Agreement:
     observed = Fraction(n - len(disagreements), n)
     expected = Fraction(sum(
         sum(1 for f, _ in checked if f == label) * sum(1 for _, s in checked if s == label)
-        for label in LABELS), n * n)
+        for label in labels), n * n)
     kappa = None if expected == 1 else float((observed - expected) / (1 - expected))
     return Agreement(kappa=kappa, observed=float(observed), expected=float(expected), n=n,
                      disagreements=disagreements)

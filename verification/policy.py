@@ -75,7 +75,7 @@ def _quote(text: str | None, limit: int = 160) -> str:
     return f"“{text if len(text) <= limit else text[: limit - 1] + '…'}”"
 
 
-def _citation_problem(citation: Citation) -> str | None:
+def _citation_problem(citation: Citation, sentence: SentenceResult) -> str | None:
     marker = f"[{citation.marker}]" if citation.marker else "its source"
     if citation.outcome == "fabricated-marker":
         found = (f"; the quote {_quote(citation.quote)} is from [{citation.source_marker}]"
@@ -107,7 +107,8 @@ def _citation_problem(citation: Citation) -> str | None:
         return (f"the sentence does not say what {marker} says: "
                 + "; ".join(f.message for f in citation.findings))
     if citation.outcome == "claim-unsupported":
-        return f"{marker} shares almost nothing with the sentence that cites it"
+        # Named by its words: a marker alone does not say which sentence to fix.
+        return f"{marker} shares almost nothing with the sentence {_quote(sentence.text)}"
     if citation.superseded:
         return f"{marker} is from a superseded version of its document"
     return None
@@ -118,7 +119,7 @@ def correction_text(report: Report, *, min_coverage: float = 1.0) -> str:
     problems: list[str] = []
     for sentence in report.sentences:
         for citation in sentence.citations:
-            problem = _citation_problem(citation)
+            problem = _citation_problem(citation, sentence)
             if problem and problem not in problems:
                 problems.append(problem)
         if sentence.status == "uncited-claim" and report.coverage < min_coverage:

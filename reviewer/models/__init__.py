@@ -7,7 +7,7 @@ from .answers import (
     SentenceVerdict,
     Surface,
 )
-from .calibration import CalibrationItem, MatchLabel
+from .calibration import KIND_LABELS, CalibrationItem, MatchLabel
 from .clients import ApiClient
 from .deletion import DeletionRecord
 from .documents import Chunk, Document, Page
@@ -17,6 +17,7 @@ from .verdicts import ReverificationRun, VerdictRecord
 from .workspaces import Workspace
 
 __all__ = [
+    "KIND_LABELS",
     "Answer",
     "AnswerSource",
     "AnswerStats",

@@ -134,6 +134,8 @@ class Answer(models.Model):
     wrong_source_count = models.PositiveIntegerField(default=0, editable=False)
     unattributed_count = models.PositiveIntegerField(default=0, editable=False)
     uncited_count = models.PositiveIntegerField(default=0, editable=False)
+    claim_mismatch_count = models.PositiveIntegerField(default=0, editable=False)
+    claim_unsupported_count = models.PositiveIntegerField(default=0, editable=False)
     # Whose queue the answer is in (None: unassigned, anyone with the reviewer
     # role may take it); each change is also an ``Assignment`` row.
     assigned_to = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,

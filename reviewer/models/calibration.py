@@ -9,6 +9,15 @@ between deployments (an imported item has no citation at all).
 
 The score, the outcome and the stratum are kept for the calibration page and
 are never shown to a labeller.
+
+Items are of two kinds. A *match* (a quote aligned with a source window) is
+labelled faithful, meaning changed or not this passage, to calibrate the
+similarity threshold. A *claim* is one flag the sentence check raised on a
+paraphrase (one finding of a ``claim-mismatch`` citation, or a
+``claim-unsupported`` citation): ``quote`` holds the sentence, the window is
+its likely passage, ``claim``/``counterpart`` the finding's two sides, and it
+is labelled right flag, false alarm or unclear, to measure each check's
+precision. Both kinds share the queue, the labels and the settling.
 """
 
 from __future__ import annotations
@@ -25,9 +34,20 @@ class CalibrationItem(models.Model):
     """One match to label (see the module's docstring)."""
 
     #: The stratum of a control (an exact match or a clear miss) and of an
-    #: imported item; a sampled one's stratum is its score band ("0.85–0.90").
+    #: imported item; a sampled one's stratum is its score band ("0.85–0.90"),
+    #: a claim's its check.
     CONTROL = "control"
     IMPORTED = "imported"
+
+    class Kind(models.TextChoices):
+        MATCH = "match", "Quote match"
+        CLAIM = "claim", "Claim flag"
+
+    #: The check of a claim item drawn from a claim-unsupported citation (the
+    #: others are ``verification.claims``' checks: number, negation, …).
+    UNSUPPORTED = "unsupported"
+
+    kind = models.CharField(max_length=5, choices=Kind, default=Kind.MATCH)
 
     surface = models.ForeignKey(Surface, on_delete=models.PROTECT,
                                 related_name="calibration_items")
@@ -35,9 +55,10 @@ class CalibrationItem(models.Model):
                                  on_delete=models.SET_NULL, related_name="calibration_items")
     answer = models.ForeignKey(Answer, null=True, blank=True, on_delete=models.SET_NULL,
                                related_name="+")
-    quote = models.TextField()
-    # The cited source's text around the window the quote was aligned with;
-    # the window is source_text[match_start:match_end].
+    quote = models.TextField()  # a claim item: the sentence
+    # The cited source's text around the window the quote was aligned with
+    # (a claim item: the sentence's likely passage); the window is
+    # source_text[match_start:match_end].
     source_text = models.TextField()
     match_start = models.PositiveIntegerField()
     match_end = models.PositiveIntegerField()
@@ -50,6 +71,12 @@ class CalibrationItem(models.Model):
     outcome = models.CharField(max_length=20, blank=True)
     threshold = models.FloatField(null=True, blank=True)
     stratum = models.CharField(max_length=20)
+    # A claim item's finding (blank for a match): its check (number, negation,
+    # quantifier, modal, comparative, entity, or unsupported), the sentence's
+    # words it names and the passage's counterpart ("" when no passage has one).
+    claim_check = models.CharField(max_length=12, blank=True)
+    claim = models.TextField(blank=True)
+    counterpart = models.TextField(blank=True)
     # Where labellers meet it: items are drawn shuffled, and served in order.
     position = models.PositiveIntegerField(default=0)
     # sha256 of surface, quote and source window: one item per match.
@@ -59,7 +86,7 @@ class CalibrationItem(models.Model):
                                  related_name="+")
     pages = models.JSONField(default=list, blank=True)
     # A supervisor's label where two labellers disagreed.
-    settled_label = models.CharField(max_length=10, blank=True)
+    settled_label = models.CharField(max_length=12, blank=True)
     settled_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.PROTECT, related_name="+")
     settled_at = models.DateTimeField(null=True, blank=True)
@@ -75,6 +102,11 @@ class CalibrationItem(models.Model):
     def __str__(self) -> str:
         return f"calibration item {self.pk} of {self.surface_id} ({self.stratum})"
 
+    @property
+    def label_choices(self) -> tuple[str, ...]:
+        """The labels an item of this kind takes (``KIND_LABELS``)."""
+        return KIND_LABELS[self.kind]
+
 
 class MatchLabel(models.Model):
     """A person's judgement of one calibration item."""
@@ -83,6 +115,10 @@ class MatchLabel(models.Model):
         FAITHFUL = "faithful", "Same passage, faithful"
         CHANGED = "changed", "Same passage, meaning changed"
         OTHER = "other", "Not this passage"
+        # A claim item's labels (``KIND_LABELS``).
+        RIGHT_FLAG = "right-flag", "Right flag"
+        FALSE_ALARM = "false-alarm", "False alarm"
+        UNCLEAR = "unclear", "Unclear"
 
     item = models.ForeignKey(CalibrationItem, on_delete=models.CASCADE, related_name="labels")
     # The citation labelled, for labels given before items existed.
@@ -92,7 +128,7 @@ class MatchLabel(models.Model):
     labeller = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                  on_delete=models.PROTECT, related_name="match_labels")
     labeller_name = models.CharField(max_length=150)
-    label = models.CharField(max_length=10, choices=Label)
+    label = models.CharField(max_length=12, choices=Label)
     imported = models.BooleanField(default=False)
     created = models.DateTimeField(default=timezone.now)
 
@@ -106,3 +142,12 @@ class MatchLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label} by {self.labeller_name}: item {self.item_id}"
+
+
+#: The labels each kind of item takes, in the order the queue's keys give them.
+KIND_LABELS: dict[str, tuple[str, ...]] = {
+    CalibrationItem.Kind.MATCH: (MatchLabel.Label.FAITHFUL, MatchLabel.Label.CHANGED,
+                                 MatchLabel.Label.OTHER),
+    CalibrationItem.Kind.CLAIM: (MatchLabel.Label.RIGHT_FLAG, MatchLabel.Label.FALSE_ALARM,
+                                 MatchLabel.Label.UNCLEAR),
+}

@@ -40,6 +40,8 @@ class AnswerStats(models.Model):
     with_wrong_source = models.PositiveIntegerField(default=0)
     with_unattributed = models.PositiveIntegerField(default=0)
     with_uncited = models.PositiveIntegerField(default=0)
+    with_claim_mismatch = models.PositiveIntegerField(default=0)
+    with_claim_unsupported = models.PositiveIntegerField(default=0)
     claims = models.PositiveIntegerField(default=0)
     attributed_claims = models.PositiveIntegerField(default=0)
     # Coverage (attributed claims / claims) histogram.

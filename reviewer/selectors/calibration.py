@@ -43,9 +43,11 @@ class ItemLabels:
         return None
 
 
-def item_labels(surface: Surface) -> list[ItemLabels]:
-    """Every labelled item of ``surface`` with its labels, oldest first."""
-    items = (CalibrationItem.objects.filter(surface=surface, labels__isnull=False).distinct()
+def item_labels(surface: Surface, kind: str = CalibrationItem.Kind.MATCH) -> list[ItemLabels]:
+    """Every labelled item of ``surface`` of ``kind`` (quote matches, or
+    claim flags) with its labels, oldest first."""
+    items = (CalibrationItem.objects.filter(surface=surface, kind=kind, labels__isnull=False)
+             .distinct()
              .prefetch_related(Prefetch("labels", queryset=MatchLabel.objects.order_by(
                  "created", "pk")))
              .order_by("position", "pk"))
@@ -53,7 +55,8 @@ def item_labels(surface: Surface) -> list[ItemLabels]:
 
 
 def labelled_matches(surface: Surface) -> list[LabelledMatch]:
-    """The labels that count (see the module's docstring), with their scores."""
+    """The quote matches' labels that count (see the module's docstring),
+    with their scores."""
     return [LabelledMatch(entry.item.score, entry.resolved)  # type: ignore[arg-type]
             for entry in item_labels(surface) if entry.resolved is not None]
 

@@ -20,6 +20,7 @@ from django.core.cache import cache
 from django.db.models import QuerySet
 
 from reviewer.models import (
+    KIND_LABELS,
     Answer,
     AnswerSource,
     CalibrationItem,
@@ -30,6 +31,7 @@ from reviewer.models import (
 )
 from reviewer.selectors.calibration import ItemLabels, item_labels, labelled_matches
 from reviewer.services.answers import verification_config
+from reviewer.services.calibration import CLAIM_CHECKS
 from reviewer.services.reverify import source_from_row
 from verification import Source, verify_answer
 from verification.calibration import (
@@ -49,10 +51,10 @@ from verification.calibration import (
 )
 
 __all__ = ["ACTIVE_RUN_STATUSES", "MIN_LABELS_PER_BAND", "BandCount", "CalibrationReport",
-           "ChangeEstimate", "ChangeExample", "Disagreement", "PointSummary",
+           "ChangeEstimate", "ChangeExample", "CheckPrecision", "Disagreement", "PointSummary",
            "SurfaceAgreement", "active_run", "band_counts", "calibration_report",
-           "change_estimate", "change_examples", "disagreement", "point_summary",
-           "recommendation_for", "surface_agreement", "surface_runs"]
+           "change_estimate", "change_examples", "check_precision", "disagreement",
+           "point_summary", "recommendation_for", "surface_agreement", "surface_runs"]
 
 #: A band near the recommendation with fewer labels withholds it
 #: (``recommend_threshold``'s default, named here so the page can say it).
@@ -173,6 +175,50 @@ def recommendation_for(matches: list[LabelledMatch], target_precision: float,
     return recommendation
 
 
+# Claim flags' precision ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckPrecision:
+    """One check's labelled claim flags on a surface: how many were right,
+    false alarms or unclear, and the precision of the decided ones."""
+
+    check: str
+    right: int
+    false_alarm: int
+    unclear: int
+    #: Flags labelled twice, differently, and not settled: left out above.
+    unsettled: int
+
+    @property
+    def decided(self) -> int:
+        return self.right + self.false_alarm
+
+    @property
+    def precision(self) -> float | None:
+        """Right flags / (right flags + false alarms); unclear ones are
+        neither, so they are left out. None before any is decided."""
+        return self.right / self.decided if self.decided else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """The precision's Wilson 95 % interval (None: nothing decided)."""
+        return wilson_interval(self.right, self.decided) if self.decided else None
+
+
+def check_precision(surface: Surface) -> list[CheckPrecision]:
+    """Per check (``CLAIM_CHECKS``' order, then any other), the counted labels
+    of ``surface``'s claim items (a settled label, or one label or two that
+    agree, as for matches)."""
+    counts: dict[str, Counter[str]] = {check: Counter() for check in CLAIM_CHECKS}
+    for entry in item_labels(surface, kind=CalibrationItem.Kind.CLAIM):
+        counter = counts.setdefault(entry.item.claim_check, Counter())
+        counter[entry.resolved or "unsettled"] += 1
+    return [CheckPrecision(check, c[MatchLabel.Label.RIGHT_FLAG], c[MatchLabel.Label.FALSE_ALARM],
+                           c[MatchLabel.Label.UNCLEAR], c["unsettled"])
+            for check, c in counts.items()]
+
+
 # Agreement --------------------------------------------------------------------------
 
 
@@ -196,6 +242,12 @@ class Disagreement:
         return self.item.source_text[self.item.match_start:self.item.match_end]
 
     @property
+    def label_keys(self) -> tuple[tuple[str, str], ...]:
+        """The settle buttons' labels for this item's kind, with the queue's keys."""
+        return tuple((str(n), str(label)) for n, label in
+                     enumerate(self.item.label_choices, start=1))
+
+    @property
     def settled_name(self) -> str:
         label = self.item.settled_label
         return str(MatchLabel.Label(label).label) if label in MatchLabel.Label.values else label
@@ -214,10 +266,13 @@ class SurfaceAgreement:
         return sum(1 for row in self.disagreements if not row.item.settled_label)
 
 
-def surface_agreement(surface: Surface) -> SurfaceAgreement:
-    entries = item_labels(surface)
+def surface_agreement(surface: Surface, kind: str = CalibrationItem.Kind.MATCH
+                      ) -> SurfaceAgreement:
+    """Agreement on ``surface``'s items of ``kind`` (quote matches, or claim flags)."""
+    entries = item_labels(surface, kind)
     paired = [entry for entry in entries if len(entry.labels) >= 2]
-    agreement = cohen_kappa((entry.labels[0].label, entry.labels[1].label) for entry in paired)
+    agreement = cohen_kappa(((entry.labels[0].label, entry.labels[1].label) for entry in paired),
+                            labels=KIND_LABELS[kind])
     return SurfaceAgreement(agreement, [Disagreement(entry) for entry in paired
                                         if entry.disagreement])
 

@@ -8,6 +8,10 @@ item's ``settled_label`` (a supervisor's ruling where two labellers disagreed),
 repeated on each of the item's rows: without it, a settled disagreement would
 arrive unsettled and drop out of the curves. Who settled it and when stay
 behind (a user of this deployment).
+
+Only quote matches' labels move: a claim flag's item has fields (its check,
+the finding's two sides) these columns do not carry, and an import could not
+rebuild it; the export leaves them out and the labels page counts them apart.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from reviewer.models import MatchLabel, Surface
+from reviewer.models import KIND_LABELS, CalibrationItem, MatchLabel, Surface
 
 __all__ = ["EXPORT_COLUMNS", "label_counts", "label_export_rows"]
 
@@ -37,7 +41,7 @@ _FIELDS = {
 def label_export_rows(surface: Surface | None = None) -> Iterator[dict[str, Any]]:
     """Every label (of ``surface``, or of all surfaces) as a row of
     :data:`EXPORT_COLUMNS`, by surface, item and time; read in chunks."""
-    labels = MatchLabel.objects.all()
+    labels = MatchLabel.objects.filter(item__kind=CalibrationItem.Kind.MATCH)
     if surface is not None:
         labels = labels.filter(item__surface=surface)
     rows = (labels.order_by("item__surface__name", "item__position", "item_id", "created", "pk")
@@ -54,7 +58,7 @@ def label_counts() -> QuerySet[Surface]:
     labels = "calibration_items__labels"
     by_label = {
         value: Count(labels, filter=Q(**{f"{labels}__label": value}), distinct=True)
-        for value in MatchLabel.Label.values
+        for value in KIND_LABELS[CalibrationItem.Kind.MATCH]
     }
     return Surface.objects.annotate(
         items=Count("calibration_items", distinct=True),

@@ -63,9 +63,11 @@ FACETS = ("state", "verdict", "outcome", "surface", "model", "assignee")
 #: exactly ``search_vector()``, so the query can use it.
 SEARCH_CONFIG = "english"
 
+#: Worst first, as the outcome filter lists them (SEVERITY_ORDER).
 _OUTCOME_LABELS = {
     "fabricated-marker": "fabricated marker", "quote-altered": "quote altered",
-    "quote-not-found": "quote not found", "wrong-source": "wrong source",
+    "claim-mismatch": "claim mismatch", "quote-not-found": "quote not found",
+    "claim-unsupported": "claim unsupported", "wrong-source": "wrong source",
     "unattributed-quote": "quote without marker", "uncited-claim": "uncited claim",
 }
 #: What a queue row reads: no answer text, the question only as a prefix.

@@ -7,14 +7,23 @@ closest window), stratified by score band around the surface's threshold
 clear misses mixed in as controls. Each becomes a ``CalibrationItem``: a
 snapshot of the quote and the source window (see its model).
 
-A labeller labels an item once; an item takes at most two labellers (the
-second one's label measures agreement). Where two disagree, a supervisor
-settles the item; the settled label is the one the calibration page counts.
+Claim items (``calibration_sample_claims``) are drawn from the surface's
+stored ``claim-mismatch`` and ``claim-unsupported`` citations: one item per
+finding of a mismatch (its check, the sentence's words and the passage's
+counterpart), one per unsupported citation, taking citations in turn by check
+so that every check's precision gets labels, not only the commonest one's.
+
+A labeller labels an item once, with a label its kind takes (``KIND_LABELS``);
+an item takes at most two labellers (the second one's label measures
+agreement). Where two disagree, a supervisor settles the item; the settled
+label is the one the calibration page counts.
 """
 
 from __future__ import annotations
 
 import hashlib
+import random
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,18 +34,21 @@ from django.db.models import Max
 from django.utils import timezone
 
 from reviewer.models import (
+    Answer,
     AnswerSource,
     CalibrationItem,
     CitationVerdict,
     MatchLabel,
     Surface,
 )
-from verification import canonical_label
+from reviewer.services.answers import verification_config
+from reviewer.services.reverify import source_from_row
+from verification import Citation, SentenceResult, canonical_label, verify_answer
 from verification.calibration import bands_around, stratified_sample
 
-__all__ = ["CONTEXT_CHARS", "LABELLERS_PER_ITEM", "SAMPLED_OUTCOMES", "LabelRefused",
-           "calibration_sample", "content_hash", "item_settle", "label_record", "label_undo",
-           "snapshot"]
+__all__ = ["CLAIM_CHECKS", "CLAIM_OUTCOMES", "CONTEXT_CHARS", "LABELLERS_PER_ITEM",
+           "SAMPLED_OUTCOMES", "LabelRefused", "calibration_sample", "calibration_sample_claims",
+           "content_hash", "item_settle", "label_record", "label_undo", "snapshot"]
 
 #: Characters of the source shown either side of the aligned window.
 CONTEXT_CHARS = 300
@@ -46,6 +58,15 @@ LABELLERS_PER_ITEM = 2
 #: the ones a threshold decides between. (Fabricated markers, wrong sources
 #: and unattributed quotes are decided otherwise.)
 SAMPLED_OUTCOMES = ("verified", "verified-fuzzy", "quote-altered", "quote-not-found")
+#: The flags of the sentence check whose precision claim items measure.
+CLAIM_OUTCOMES = ("claim-mismatch", "claim-unsupported")
+#: A claim item's checks, in the order the calibration page lists them:
+#: ``verification.claims``' checks, then a source sharing almost nothing.
+CLAIM_CHECKS = ("number", "negation", "quantifier", "modal", "comparative", "entity",
+                CalibrationItem.UNSUPPORTED)
+#: Citations verified again per claim item wanted: enough to find the rarer
+#: checks, bounded so an empty queue's draw stays quick.
+_CLAIM_CANDIDATES_PER_ITEM = 3
 
 
 class LabelRefused(Exception):
@@ -182,6 +203,119 @@ def calibration_sample(*, surface: Surface, size: int = 50, controls: float = 0.
     return created
 
 
+def _answer_citations(answer_ids: set[int], surface: Surface
+                      ) -> dict[int, list[tuple[SentenceResult, Citation]]]:
+    """Each answer's citations in stored order (``CitationVerdict.position``)
+    with their sentences, from verifying it again in memory with its stored
+    sources and threshold: a finding's two sides are in the report, not in
+    the citation rows."""
+    answers = Answer.objects.filter(pk__in=answer_ids).values("pk", "text", "threshold")
+    sources: dict[int, list[Any]] = defaultdict(list)
+    for row in (AnswerSource.objects.filter(answer_id__in=answer_ids)
+                .order_by("answer_id", "position")
+                .values("answer_id", "marker", "text", "document_id", "document_start",
+                        "document_end", "superseded", "furniture", "text_chars",
+                        "text_sha256")):
+        sources[row["answer_id"]].append(source_from_row(row))
+    citations = {}
+    for answer in answers:
+        report = verify_answer(answer["text"], sources[answer["pk"]],
+                               config=verification_config(surface,
+                                                          threshold=answer["threshold"]))
+        citations[answer["pk"]] = [(s, c) for s in report.sentences for c in s.citations]
+    return citations
+
+
+def _claim_items(surface: Surface, citation_id: int, answer_id: int, sentence: SentenceResult,
+                 citation: Citation, sources: dict[str, dict[str, Any]]
+                 ) -> list[dict[str, Any]]:
+    """The items of one flagged citation: one per finding of a mismatch, one
+    for an unsupported citation; none when its source is not stored."""
+    marker = citation.source_marker or citation.marker
+    source = sources.get(canonical_label(marker)) if marker else None
+    if source is None:
+        return []
+    text = source["text"]
+    start, end = citation.passage_start, citation.passage_end
+    if citation.outcome == "claim-unsupported":
+        sides = [(CalibrationItem.UNSUPPORTED, ", ".join(citation.missing), "")]
+    else:
+        sides = [(f.check, f.claim, f.passage or "") for f in citation.findings]
+        if start is None and citation.findings:
+            start, end = citation.findings[0].passage_start, citation.findings[0].passage_end
+    if start is None or end is None or end > len(text):
+        start = end = 0  # no passage: the source's opening, nothing marked
+    shot = snapshot(text, start, end, source["furniture"])
+    return [{
+        "surface": surface, "kind": CalibrationItem.Kind.CLAIM, "citation_id": citation_id,
+        "answer_id": answer_id, "quote": sentence.text, "source_text": shot.source_text,
+        "match_start": shot.match_start, "match_end": shot.match_end,
+        "furniture": shot.furniture, "source_marker": source["marker"],
+        "score": citation.support or 0.0, "outcome": citation.outcome,
+        "threshold": surface.threshold, "stratum": check, "claim_check": check,
+        "claim": claim, "counterpart": counterpart,
+        "content_hash": content_hash(surface.name, f"claim\0{check}\0{claim}\0{sentence.text}",
+                                     f"{text[start:end]}\0{counterpart}"),
+    } for check, claim, counterpart in sides]
+
+
+def calibration_sample_claims(*, surface: Surface, size: int = 50, seed: int | None = None
+                              ) -> list[CalibrationItem]:
+    """Draw up to ``size`` new claim items for ``surface`` from its stored
+    claim-flagged citations no item holds yet (see the module's docstring),
+    and put them at the end of its queue in a shuffled order."""
+    if size <= 0:
+        return []
+    if seed is None:
+        seed = CalibrationItem.objects.filter(surface=surface).count()
+    rng = random.Random(seed)
+    candidates = list(
+        CitationVerdict.objects.filter(answer__surface=surface, outcome__in=CLAIM_OUTCOMES,
+                                       superseded=False, answer__deleted_at__isnull=True)
+        .exclude(calibration_items__kind=CalibrationItem.Kind.CLAIM)
+        .order_by("pk").values_list("id", "answer_id", "position", "outcome"))
+    rng.shuffle(candidates)
+    candidates = candidates[:size * _CLAIM_CANDIDATES_PER_ITEM]
+    answer_ids = {answer_id for _, answer_id, _, _ in candidates}
+    reports = _answer_citations(answer_ids, surface)
+    sources: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for row in AnswerSource.objects.filter(answer_id__in=answer_ids).values(
+            "answer_id", "marker", "text", "furniture", "document_id", "document_start",
+            "text_chars", "text_sha256"):
+        sources[row["answer_id"]][canonical_label(row["marker"])] = row
+    by_check: dict[str, list[list[dict[str, Any]]]] = defaultdict(list)
+    for citation_id, answer_id, position, outcome in candidates:
+        found = reports.get(answer_id, [])
+        if position >= len(found) or found[position][1].outcome != outcome:
+            continue  # verified otherwise now (another library version): not this flag
+        sentence, citation = found[position]
+        items = _claim_items(surface, citation_id, answer_id, sentence, citation,
+                             sources[answer_id])
+        if items:
+            by_check[items[0]["claim_check"]].append(items)
+    # In turn by check, so the rarer checks are labelled too.
+    chosen: list[dict[str, Any]] = []
+    while len(chosen) < size and any(by_check.values()):
+        for check in CLAIM_CHECKS:
+            if by_check.get(check) and len(chosen) < size:
+                chosen.extend(by_check[check].pop())
+    rng.shuffle(chosen)
+    created = []
+    with transaction.atomic():
+        position = (CalibrationItem.objects.filter(surface=surface)
+                    .aggregate(last=Max("position"))["last"] or 0)
+        seen = set(CalibrationItem.objects.filter(surface=surface).values_list(
+            "content_hash", flat=True))
+        for fields in chosen:
+            if fields["content_hash"] in seen:
+                continue  # the same flag on the same words, drawn from another answer
+            seen.add(fields["content_hash"])
+            position += 1
+            created.append(CalibrationItem(**fields, position=position))
+        CalibrationItem.objects.bulk_create(created)
+    return created
+
+
 def _labeller_name(user: Any) -> str:
     return str(user.get_username())
 
@@ -192,8 +326,9 @@ def label_record(*, item: CalibrationItem, labeller: Any, label: str) -> MatchLa
     same person, and past :data:`LABELLERS_PER_ITEM` labellers."""
     if not labeller.has_perm("reviewer.label_matches"):
         raise PermissionDenied("labelling matches needs the calibrator role")
-    if label not in MatchLabel.Label.values:
-        raise LabelRefused("unknown-label", f"a label is one of {', '.join(MatchLabel.Label)}")
+    if label not in item.label_choices:
+        raise LabelRefused("unknown-label",
+                           f"a label of this item is one of {', '.join(item.label_choices)}")
     name = _labeller_name(labeller)
     with transaction.atomic():
         locked = CalibrationItem.objects.select_for_update().get(pk=item.pk)
@@ -230,8 +365,8 @@ def item_settle(*, item: CalibrationItem, settled_by: Any, label: str) -> Calibr
     """A supervisor's label for ``item`` where its labellers disagree."""
     if not settled_by.has_perm("reviewer.change_surface"):
         raise PermissionDenied("settling labels needs the supervisor role")
-    if label not in MatchLabel.Label.values:
-        raise ValidationError(f"a label is one of {', '.join(MatchLabel.Label)}")
+    if label not in item.label_choices:
+        raise ValidationError(f"a label of this item is one of {', '.join(item.label_choices)}")
     item.settled_label = label
     item.settled_by = settled_by
     item.settled_at = timezone.now()

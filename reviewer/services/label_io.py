@@ -43,7 +43,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from reviewer.csv_cells import csv_unescape
-from reviewer.models import CalibrationItem, MatchLabel, Surface
+from reviewer.models import KIND_LABELS, CalibrationItem, MatchLabel, Surface
 from reviewer.selectors.label_io import EXPORT_COLUMNS
 from reviewer.services.calibration import LABELLERS_PER_ITEM, content_hash
 
@@ -244,10 +244,10 @@ def _score(record: Mapping[str, Any]) -> float:
 
 def _label(record: Mapping[str, Any], name: str) -> str:
     value = record.get(name)
-    if value not in MatchLabel.Label.values:
+    allowed = KIND_LABELS[CalibrationItem.Kind.MATCH]  # only matches are exported
+    if value not in allowed:
         shown = str(value)[:40] if isinstance(value, str) else value
-        raise _BadRow(f"{name} must be one of {', '.join(MatchLabel.Label.values)}, "
-                      f"not {shown!r}")
+        raise _BadRow(f"{name} must be one of {', '.join(allowed)}, not {shown!r}")
     return str(value)
 
 

@@ -61,11 +61,15 @@ __all__ = [
 ]
 
 #: The summary column counting answers with ≥ 1 of each outcome, and the
-#: answer column it is read from (reviewer.severity's denormalised counts).
+#: answer column it is read from (reviewer.severity's denormalised counts),
+#: worst first (reviewer.severity.SEVERITY_ORDER): trends charts them in
+#: this order.
 OUTCOME_STATS: dict[str, tuple[str, str]] = {
     "fabricated-marker": ("with_fabricated", "fabricated_count"),
     "quote-altered": ("with_altered", "altered_count"),
+    "claim-mismatch": ("with_claim_mismatch", "claim_mismatch_count"),
     "quote-not-found": ("with_not_found", "not_found_count"),
+    "claim-unsupported": ("with_claim_unsupported", "claim_unsupported_count"),
     "wrong-source": ("with_wrong_source", "wrong_source_count"),
     "unattributed-quote": ("with_unattributed", "unattributed_count"),
     "uncited-claim": ("with_uncited", "uncited_count"),

@@ -6,6 +6,11 @@ Blind: the page shows the quote, the source window it was compared with
 score, the outcome or the answer. Keys: 1 faithful, 2 meaning changed, 3 not
 this passage, s skip, u undo, v the PDF. Skips and the undo history live in
 the session, per surface.
+
+A claim item (a flag the sentence check raised on a paraphrase) shows the
+sentence, its likely passage and the finding's two sides ("3 years" against
+"two years"), never its check's name, support or outcome; its keys are
+1 right flag, 2 false alarm, 3 unclear.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from reviewer.selectors.workspaces import documents_visible
 from reviewer.services.calibration import (
     LabelRefused,
     calibration_sample,
+    calibration_sample_claims,
     label_record,
     label_undo,
 )
@@ -40,6 +46,14 @@ HISTORY = 50
 #: The keys and the label each gives, in the order the page lists them.
 KEYS = (("1", MatchLabel.Label.FAITHFUL), ("2", MatchLabel.Label.CHANGED),
         ("3", MatchLabel.Label.OTHER))
+
+
+def _keys(item: CalibrationItem | None) -> tuple[tuple[str, MatchLabel.Label], ...]:
+    """The keys and labels ``item``'s kind takes (a match's: ``KEYS``)."""
+    if item is None:
+        return KEYS
+    return tuple((str(n), MatchLabel.Label(label))
+                 for n, label in enumerate(item.label_choices, start=1))
 
 
 @require_GET
@@ -99,15 +113,22 @@ def _item_context(item: CalibrationItem) -> dict[str, Any]:
     context either side, and the word differences (as on the review page)."""
     source = SimpleNamespace(text=item.source_text, furniture=item.furniture)
     start, end = item.match_start, item.match_end
-    skip = [(max(s, start) - start, min(e, end) - start)
-            for s, e in item.furniture if s < end and e > start]
-    diff = word_diff(item.quote, item.source_text[start:end], skip=skip)
-    return {
+    context = {
         "item": item,
         "before": source_runs(source, 0, start, lead="…" if start else ""),
         "match": source_runs(source, start, end),
         "after": source_runs(source, end, len(item.source_text),
                              trail="…" if end < len(item.source_text) else ""),
+    }
+    if item.kind == CalibrationItem.Kind.CLAIM:
+        # The finding's two sides are the question; a word diff of a
+        # paraphrase against its passage would mark nearly every word.
+        return {**context, "unsupported": item.claim_check == CalibrationItem.UNSUPPORTED}
+    skip = [(max(s, start) - start, min(e, end) - start)
+            for s, e in item.furniture if s < end and e > start]
+    diff = word_diff(item.quote, item.source_text[start:end], skip=skip)
+    return {
+        **context,
         "diff": diff.runs if diff.changed else None,
         "normalised": [name.replace("-", " ") for name in diff.normalised],
     }
@@ -127,7 +148,9 @@ def _highlight(item: CalibrationItem | None, user: Any = None) -> dict[str, Any]
         return None
     return {"url": reverse("reviewer:document-file", args=[document.pk]),
             "title": document.title, "pages": pdf_highlight(document, item.pages),
-            "label": "the passage the quote was compared with"}
+            "label": ("the passage the sentence was compared with"
+                      if item.kind == CalibrationItem.Kind.CLAIM
+                      else "the passage the quote was compared with")}
 
 
 def _queue_context(request: HtmxHttpRequest, surface: Surface, session: _Session,
@@ -136,11 +159,13 @@ def _queue_context(request: HtmxHttpRequest, surface: Surface, session: _Session
     if item is None:
         item = next_item(surface, request.user, second=second, skipped=session.skipped)
     if item is None and not second:
-        # The queue ran dry: draw the next batch (stratified, as the first).
+        # The queue ran dry: draw the next batch of matches (stratified, as
+        # the first) and of claim flags (in turn by check).
         calibration_sample(surface=surface, size=BATCH)
+        calibration_sample_claims(surface=surface, size=BATCH)
         item = next_item(surface, request.user, second=second, skipped=session.skipped)
     context: dict[str, Any] = {
-        "surface": surface, "second": second, "keys": KEYS, "can_undo": session.can_undo,
+        "surface": surface, "second": second, "keys": _keys(item), "can_undo": session.can_undo,
         "left": queue_left(surface, request.user, second=second, skipped=session.skipped),
         "labelled": MatchLabel.objects.filter(
             item__surface=surface, labeller_name=request.user.get_username()).count(),
@@ -200,11 +225,11 @@ def _posted_item(request: HtmxHttpRequest, surface: Surface) -> CalibrationItem:
 @require_POST
 @permission_required("reviewer.label_matches", every_workspace=True)
 def calibrate_label_post(request: HtmxHttpRequest, surface: str) -> HttpResponse:
-    """Record a label (``label`` = faithful, changed or other, or its key)."""
+    """Record a label (``label`` = one the item's kind takes, or its key)."""
     chosen = get_object_or_404(Surface, name=surface)
     session = _Session(request, chosen)
     item = _posted_item(request, chosen)
-    value = dict(KEYS).get(request.POST.get("label", ""), request.POST.get("label", ""))
+    value = dict(_keys(item)).get(request.POST.get("label", ""), request.POST.get("label", ""))
     try:
         label = label_record(item=item, labeller=request.user, label=value)
     except LabelRefused as refused:

@@ -7,6 +7,7 @@ the disagreements to settle."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -23,10 +24,12 @@ from reviewer.selectors.calibration_report import (
     ACTIVE_RUN_STATUSES,
     MIN_LABELS_PER_BAND,
     CalibrationReport,
+    CheckPrecision,
     active_run,
     calibration_report,
     change_estimate,
     change_examples,
+    check_precision,
     disagreement,
     surface_agreement,
     surface_runs,
@@ -139,6 +142,27 @@ def _bootstrap_text(interval: BootstrapInterval | None) -> str:
     return f"{interval.low:.4g} to {interval.high:.4g} ({interval.rounds} re-draws)"
 
 
+@dataclass(frozen=True)
+class _PrecisionRow:
+    """A check's row of the claim precision table, with its figures as text."""
+
+    check: str
+    right: int
+    false_alarm: int
+    unclear: int
+    unsettled: int
+    precision_text: str
+    interval_text: str
+
+
+def _precision_row(row: CheckPrecision) -> _PrecisionRow:
+    interval = row.interval
+    return _PrecisionRow(
+        row.check, row.right, row.false_alarm, row.unclear, row.unsettled,
+        percent(row.precision),
+        f"{percent(interval[0])}–{percent(interval[1])}" if interval else "–")
+
+
 def _page_context(request: HtmxHttpRequest, surface: Surface, *,
                   form: ApplyForm | None = None) -> dict[str, Any]:
     user = request.user
@@ -159,6 +183,8 @@ def _page_context(request: HtmxHttpRequest, surface: Surface, *,
         form = ApplyForm(initial={"threshold": chosen if chosen is not None else surface.threshold,
                                   "target": target})
     interval = recommendation.threshold_interval
+    agreement = surface_agreement(surface)
+    claim_agreement = surface_agreement(surface, CalibrationItem.Kind.CLAIM)
     return {
         "surface": surface, "report": report, "chart": _curve_chart(report, surface),
         "target": target, "target_percent": percent(target), "target_note": target_note,
@@ -187,7 +213,10 @@ def _page_context(request: HtmxHttpRequest, surface: Surface, *,
         "chosen": chosen, "threshold_note": threshold_note,
         "estimate": estimate, "examples": examples,
         "runs": surface_runs(surface), "active_run": active_run(surface),
-        "agreement": surface_agreement(surface),
+        "agreement": agreement, "claim_agreement": claim_agreement,
+        "disagreements": [*agreement.disagreements, *claim_agreement.disagreements],
+        "unsettled": agreement.unsettled + claim_agreement.unsettled,
+        "check_precision": [_precision_row(row) for row in check_precision(surface)],
         "can_change": can_change, "can_view_answers": can_view_answers, "form": form,
         "label_keys": LABEL_KEYS,
         "active_statuses": ACTIVE_RUN_STATUSES,

@@ -48,7 +48,8 @@ from reviewer.views.charts import (
 
 OUTCOME_TITLES = {
     "fabricated-marker": "Fabricated marker", "quote-altered": "Altered quote",
-    "quote-not-found": "Quote not found", "wrong-source": "Wrong source",
+    "claim-mismatch": "Claim mismatch", "quote-not-found": "Quote not found",
+    "claim-unsupported": "Claim unsupported", "wrong-source": "Wrong source",
     "unattributed-quote": "Quote without marker", "uncited-claim": "Uncited claim",
 }
 VERDICT_TITLES = {"pass": "Pass", "flag": "Flag", "fail": "Fail"}

@@ -18,6 +18,7 @@ from reviewer.services.answers import answer_submit
 from reviewer.services.calibration import (
     LabelRefused,
     calibration_sample,
+    calibration_sample_claims,
     item_settle,
     label_record,
     label_undo,
@@ -292,3 +293,104 @@ def test_an_item_of_a_deleted_answer_leaves_the_queue(make_user: Any, legal: Sur
     answer_delete(answer=first.answer, deleted_by=None, reason="sent to the wrong client")
     assert queue_left(legal, ann) == before - 1
     assert next_item(legal, ann) not in (None, first)
+
+
+# ---- claim flags: findings of the sentence check, labelled right flag or false alarm --------
+
+CLAIM_SOURCE = ("The warranty lasts two years from the date of purchase and covers parts and "
+                "labour. Refunds are issued within fourteen days of a return being received at "
+                "the warehouse. Only the original buyer may claim under the warranty.")
+#: (answer, its flags' checks): mismatches of several checks, one unsupported.
+CLAIM_ANSWERS = [
+    ("The warranty lasts 3 years from the date of purchase [S1].", ["number"]),
+    ("Refunds are not issued within fourteen days of a return [S1].", ["negation"]),
+    ("Dragons breathe fire over northern mountains and frozen lakes near the warehouse "
+     "every winter [S1].", ["unsupported"]),
+    ("The warranty lasts two years from the date of purchase [S1].", []),  # passes
+]
+
+
+@pytest.fixture
+def shop() -> Surface:
+    surface = Surface.objects.create(name="shop", threshold=0.92)
+    for text, _ in CLAIM_ANSWERS * 2:
+        answer_submit(client=None, data={"answer": text, "surface": "shop",
+                                         "sources": [{"marker": "S1", "text": CLAIM_SOURCE}]})
+    return surface
+
+
+def test_claim_items_are_one_per_finding_with_its_two_sides(shop: Surface) -> None:
+    items = calibration_sample_claims(surface=shop, size=50, seed=3)
+    # Each flagged citation once (the second copy of an answer has the same
+    # sentence, flag and passage: one item).
+    assert Counter(item.claim_check for item in items) == {"number": 1, "negation": 1,
+                                                           "unsupported": 1}
+    number = next(item for item in items if item.claim_check == "number")
+    assert (number.kind, number.outcome, number.stratum) == ("claim", "claim-mismatch", "number")
+    assert number.quote == "The warranty lasts 3 years from the date of purchase [S1]."
+    assert (number.claim, number.counterpart) == ("3 years", "two years")
+    window = number.source_text[number.match_start:number.match_end]
+    assert window.startswith("The warranty lasts two years")
+    unsupported = next(item for item in items if item.claim_check == "unsupported")
+    assert unsupported.outcome == "claim-unsupported" and "Dragons" in unsupported.claim
+    assert unsupported.counterpart == ""
+    # Drawing again draws nothing new, and the match sample takes none of them.
+    assert calibration_sample_claims(surface=shop, size=50, seed=4) == []
+    assert all(item.kind == "match" for item in calibration_sample(surface=shop, size=50))
+
+
+def test_claims_are_drawn_in_turn_by_check(shop: Surface) -> None:
+    for n in range(6):  # numbers are the commonest flag by far
+        answer_submit(client=None, data={
+            "answer": f"The warranty lasts {n + 3} years from the date of purchase [S1].",
+            "surface": "shop", "sources": [{"marker": "S1", "text": CLAIM_SOURCE}]})
+    items = calibration_sample_claims(surface=shop, size=3, seed=1)
+    assert sorted(item.claim_check for item in items) == ["negation", "number", "unsupported"]
+
+
+def test_a_claim_item_is_shown_blind_and_takes_its_own_labels(
+        client: Any, make_user: Any, shop: Surface) -> None:
+    cal = make_user("cal", "calibrator")
+    client.force_login(cal)
+    calibration_sample_claims(surface=shop, size=50, seed=3)
+    seen = set()
+    while True:
+        response = client.get("/calibrate/shop/label")
+        item = response.context.get("item")
+        if item is None:
+            break
+        html = response.content.decode()
+        body = html[html.index("<main"):]
+        if item.kind == "claim":
+            seen.add(item.claim_check)
+            assert item.quote in body and item.claim in body
+            assert item.counterpart in body
+            for hidden in ("claim-mismatch", "claim-unsupported", "mismatch", "unsupported",
+                           "negation", "number", "support", f"{item.score:.2f}", "/answers/"):
+                assert hidden not in body, hidden
+            assert "Right flag" in body and "False alarm" in body and "Unclear" in body
+            assert "Same passage, faithful" not in body
+            response = client.post("/calibrate/shop/label/record",
+                                   {"item": item.pk, "label": "2"},
+                                   headers={"HX-Request": "true"})
+            assert MatchLabel.objects.get(item=item).label == "false-alarm"
+        else:
+            client.post("/calibrate/shop/label/record", {"item": item.pk, "label": "1"})
+    assert seen == {"number", "negation", "unsupported"}
+    claim = CalibrationItem.objects.filter(kind="claim").first()
+    other = calibration_sample(surface=shop, size=1)
+    assert claim is not None
+    # A match's label does not fit a claim, nor a claim's a match.
+    with pytest.raises(LabelRefused, match="right-flag, false-alarm, unclear"):
+        label_record(item=claim, labeller=make_user("ann", "calibrator"), label="faithful")
+    if other:
+        with pytest.raises(LabelRefused):
+            label_record(item=other[0], labeller=cal, label="right-flag")
+
+
+def test_claim_labels_stay_out_of_the_threshold_curves(make_user: Any, shop: Surface) -> None:
+    ann = make_user("ann", "calibrator")
+    for item in calibration_sample_claims(surface=shop, size=50, seed=3):
+        label_record(item=item, labeller=ann, label="right-flag")
+    assert labelled_matches(shop) == [] and item_labels(shop) == []
+    assert len(item_labels(shop, kind="claim")) == 3

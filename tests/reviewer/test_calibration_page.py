@@ -30,6 +30,7 @@ from reviewer.selectors.calibration_report import (
     change_examples,
 )
 from reviewer.services.calibration_apply import EVIDENCE_KEYS
+from reviewer.views.calibration import percent
 from tests.reviewer.test_reverify import EXACT, FUZZY, submit
 from verification.calibration import bands_around, recommend_threshold
 
@@ -516,3 +517,76 @@ def test_the_labelling_queue_path_is_left_free() -> None:
     """calibrate/<surface>/label is the labelling queue's, not this page's."""
     assert resolve("/calibrate/legal/label").view_name == "reviewer:calibrate-label"
     assert resolve("/calibrate/legal/").view_name == "reviewer:calibration"
+
+
+# ---- claim flags: precision per check -----------------------------------------------
+
+
+def claim_item(surface: Surface, check: str, *labels: str, n: int = 0) -> CalibrationItem:
+    """A claim item of ``check`` with ``labels`` by ann, then bob."""
+    made = CalibrationItem.objects.create(
+        surface=surface, kind="claim", quote=f"The warranty lasts {n} years [S1].",
+        source_text="The warranty lasts two years.", match_start=0, match_end=29, score=0.4,
+        stratum=check, claim_check=check, claim=f"{n} years", counterpart="two years",
+        outcome="claim-mismatch", content_hash=f"claim-{next(_hashes)}")
+    for name, label in zip(("ann", "bob"), labels, strict=False):
+        MatchLabel.objects.create(item=made, labeller_name=name, label=label)
+    return made
+
+
+def _precision_rows(html: str) -> dict[str, list[str]]:
+    table = html[html.index('<table class="check-precision">'):]
+    table = table[:table.index("</table>")]
+    return {check: [re.sub(r"<[^>]+>", "", cell).strip()
+                    for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+            for check, row in re.findall(r'<tr data-check="([^"]+)">(.*?)</tr>', table, re.S)}
+
+
+def test_claim_flags_get_a_precision_per_check_with_wilson_intervals(
+    client: Any, supervisor: Any, legal: Surface
+) -> None:
+    for n in range(8):
+        claim_item(legal, "number", "right-flag", n=n)
+    claim_item(legal, "number", "false-alarm", n=8)
+    claim_item(legal, "number", "false-alarm", "false-alarm", n=9)
+    claim_item(legal, "number", "unclear", n=10)
+    claim_item(legal, "negation", "right-flag", "false-alarm", n=11)  # unsettled
+    claim_item(legal, "unsupported", "false-alarm", n=12)
+    claim_item(legal, "entity", n=13)  # drawn, not labelled
+    item(legal, 0.95, "faithful")  # a match: not a claim, not in the table
+    client.force_login(supervisor)
+    html = page(client, legal)
+
+    rows = _precision_rows(html)
+    assert list(rows) == ["number", "negation", "quantifier", "modal", "comparative",
+                          "entity", "unsupported"]
+    low, high = wilson(8, 10)  # 8 right flags of 10 decided; the unclear one is neither
+    assert rows["number"] == ["number", "8", "2", "1", "80%", f"{percent(low)}–{percent(high)}",
+                              "0"]
+    assert (percent(low), percent(high)) == ("49%", "94.3%")  # 0.4902, 0.9433
+    assert rows["negation"] == ["negation", "0", "0", "0", "–", "–", "1"]
+    low, high = wilson(0, 1)
+    assert rows["unsupported"] == ["unsupported", "0", "1", "0", "0%",
+                                   f"0%–{percent(high)}", "0"]
+    assert rows["entity"][1:6] == ["0", "0", "0", "–", "–"]
+    # The claims stay out of the threshold's figures, and their disagreement
+    # is listed to settle, with the claim labels.
+    assert "From 1 counted label (1 faithful" in html
+    assert "1 of 1 disagreement not settled yet" in html
+    assert "ann: Right flag" in html and "bob: False alarm" in html
+
+
+def test_a_claim_disagreement_is_settled_with_a_claim_label(
+    client: Any, supervisor: Any, legal: Surface
+) -> None:
+    disputed = claim_item(legal, "negation", "right-flag", "false-alarm")
+    client.force_login(supervisor)
+    assert client.post(f"/calibrate/legal/settle/{disputed.pk}",
+                       {"label": "faithful"}).status_code == 400
+    response = client.post(f"/calibrate/legal/settle/{disputed.pk}", {"label": "right-flag"},
+                           headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert 'value="false-alarm"' in response.content.decode()
+    rows = _precision_rows(page(client, legal))
+    assert rows["negation"][1:] == ["1", "0", "0", "100%",
+                                    f"{percent(wilson(1, 1)[0])}–100%", "0"]

@@ -11,12 +11,13 @@ import pytest
 from django.apps import apps
 from django.http import QueryDict
 
-from reviewer.models import QueueGroup, Surface
+from reviewer.models import Answer, QueueGroup, Surface
 from reviewer.selectors.triage import TriageFilters, triage_counts
 from reviewer.services.answers import answer_submit
 from reviewer.services.assignments import answers_assign
 from reviewer.services.queue_counts import queue_counts_rebuild
 from reviewer.services.reviews import review_decide, review_undo
+from reviewer.severity import OUTCOME_BITS, OUTCOME_COLUMNS, SEVERITY_ORDER
 
 pytestmark = pytest.mark.django_db
 
@@ -28,6 +29,9 @@ ANSWERS = (
     'It matches "up to 5 percent of salary" [S4].',                   # fabricated
     'Employees "may withdraw matched funds" early [S1].',             # altered (negation)
     'It matches "a generous pension scheme for all" [S1]. It vests.',  # not found + uncited
+    "The employer matches contributions up to 7 percent of salary [S1].",  # claim mismatch
+    "Dragons breathe fire over northern mountains and frozen lakes near the employer every "
+    "winter [S1].",                                                   # claim unsupported
 )
 
 
@@ -76,6 +80,7 @@ def test_counts_from_kept_groups_equal_counts_from_the_answers(
     answers_assign(answer_ids=[a.pk for a in answers[4:6]], assignee=rita, assigned_by=sue)
     review_decide(answer=answers[7], reviewer=rita, decision="escalate")
     for query in ("", "state=any", "verdict=fail", "outcome=quote-altered&state=any",
+                  "outcome=claim-mismatch", "outcome=claim-unsupported&state=any",
                   "surface=legal&model=model-b", "assignee=me", "assignee=none&state=pending"):
         for user in (sue, rita):
             filters = TriageFilters.from_query(QueryDict(query), user=user)
@@ -86,9 +91,33 @@ def test_counts_from_kept_groups_equal_counts_from_the_answers(
                 assert kept[0] > 0, query  # a comparison of something, not of nothing
 
 
-def test_the_migration_counts_answers_stored_before(answers: list[Any]) -> None:
+def test_the_migrations_count_answers_stored_before(answers: list[Any]) -> None:
+    # 0011 counted the six outcomes it knew; 0021 recounts the groups with
+    # the claim outcomes' bits once their columns are filled.
     expected = _kept()
+    assert any(key[5] & OUTCOME_BITS["claim-mismatch"] for key in expected)
+    assert any(key[5] & OUTCOME_BITS["claim-unsupported"] for key in expected)
     QueueGroup.objects.all().delete()
-    migration: Any = importlib.import_module("reviewer.migrations.0011_queue_counts")
-    migration.count_existing_answers(apps, None)
+    Answer.objects.update(claim_mismatch_count=0, claim_unsupported_count=0)
+    importlib.import_module("reviewer.migrations.0011_queue_counts").count_existing_answers(
+        apps, None)
+    assert _kept() != expected
+    importlib.import_module("reviewer.migrations.0021_claim_outcome_counts"
+                            ).backfill_claim_outcomes(apps, None)
     assert _kept() == expected
+
+
+def test_every_outcome_count_on_the_queue_equals_a_recount(
+    answers: list[Any], make_user: Any
+) -> None:
+    sue = make_user("sue", "supervisor")
+    for state in ("", "any"):
+        filters = TriageFilters.from_query(QueryDict(f"state={state}"), user=sue)
+        _, facets = triage_counts(filters, sue)
+        counted = {value.value: value.count for value in facets["outcome"]}
+        assert list(counted) == list(SEVERITY_ORDER)
+        scope = Answer.objects.all() if state else Answer.objects.needing_review()
+        recount = {outcome: scope.filter(**{f"{column}__gt": 0}).count()
+                   for outcome, column in OUTCOME_COLUMNS.items()}
+        assert counted == recount
+        assert counted["claim-mismatch"] == 2 and counted["claim-unsupported"] == 2

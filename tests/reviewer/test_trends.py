@@ -61,6 +61,9 @@ ANSWERS = [
     'Leave "accrues at 30 days a year" [S1]. Vision is covered [S7].',  # not found, fabricated
     "Bonuses are paid every quarter. Leave accrues monthly.",  # uncited claims
     'Up to "five unused days may be carried over" [S1]. Dental is free [S9].',  # fabricated
+    "Employees accrue 30 days of paid leave a year [S1].",  # claim mismatch
+    "Dragons breathe fire over northern mountains and frozen lakes near the employer every "
+    "winter [S2].",  # claim unsupported
 ]
 
 
@@ -106,10 +109,14 @@ def test_stats_kept_on_submit_equal_a_rebuild_from_the_answers(
     assert len(incremental) > 6  # hours × surfaces × models, not one row
     assert sum(row[3] for row in incremental) == len(submitted)
     fabricated = sum(1 for a in submitted if a.fabricated_count)
-    assert fabricated == 6  # two of the six texts, three times each
+    assert fabricated == 6  # two of the eight texts, three times each
     assert sum(s.with_fabricated for s in AnswerStats.objects.all()) == fabricated
     assert sum(s.with_uncited for s in AnswerStats.objects.all()) == sum(
         1 for a in submitted if a.uncited_count)
+    assert sum(s.with_claim_mismatch for s in AnswerStats.objects.all()) == 3 == sum(
+        1 for a in submitted if a.claim_mismatch_count)
+    assert sum(s.with_claim_unsupported for s in AnswerStats.objects.all()) == 3 == sum(
+        1 for a in submitted if a.claim_unsupported_count)
 
     assert stats_rebuild() == len(incremental)
     assert _table() == incremental
@@ -359,6 +366,50 @@ def _model_change(surface: Surface, today: date) -> None:
         _stats(today - timedelta(days=back), surface, "model-a", 20, with_fabricated=1,
                with_uncited=4)
     _stats(today, surface, "model-b", 20, with_fabricated=10, with_uncited=4)
+
+
+def test_the_claim_outcomes_are_charted_exported_and_watched_for_changes(
+        surfaces: dict[str, Surface], client: Any, settings: Any) -> None:
+    chat, today = surfaces["chat"], _today()
+    for back in range(1, BASELINE_DAYS + 1):
+        _stats(today - timedelta(days=back), chat, "model-a", 20, with_claim_mismatch=1,
+               with_claim_unsupported=2)
+    _stats(today, chat, "model-a", 20, with_claim_mismatch=12, with_claim_unsupported=2)
+    filters = TrendFilters(start=today - timedelta(days=3), end=today, surface="chat")
+    export = _csv(_client_for("supervisor"), "outcomes", filters.query())
+    assert [today.isoformat(), "model-a", "20", "claim-mismatch", "12", "0.6"] in export
+    assert [today.isoformat(), "model-a", "20", "claim-unsupported", "2", "0.1"] in export
+    page = _client_for("supervisor").get(f"/trends/?{filters.query()}").content.decode()
+    assert "Claim mismatch" in page and "Claim unsupported" in page
+    assert 'data-chart="outcome-claim-mismatch"' in page
+    assert 'data-chart="outcome-claim-unsupported"' in page
+
+    directions = rate_change_directions(today)
+    assert directions[("chat", "*", "claim-mismatch")] == 1
+    assert directions[("chat", "*", "claim-unsupported")] == 0
+    metrics = client.get("/metrics", headers=_metrics_auth(settings)).content.decode()
+    assert ('citeguard_rate_change{model="*",outcome="claim-mismatch",surface="chat"} 1.0'
+            in metrics)
+
+
+def test_the_claim_outcomes_are_counted_by_prometheus(
+        surfaces: dict[str, Surface], client: Any, settings: Any) -> None:
+    from prometheus_client import REGISTRY
+
+    from reviewer.metrics import model_label
+
+    def counted(outcome: str) -> float:
+        labels = {"surface": "chat", "model": model_label("model-a"), "outcome": outcome}
+        return REGISTRY.get_sample_value("citeguard_citations_total", labels) or 0.0
+
+    before = {outcome: counted(outcome) for outcome in ("claim-mismatch", "claim-unsupported")}
+    _submit(ANSWERS[6])
+    _submit(ANSWERS[7])
+    _submit(ANSWERS[6])
+    assert counted("claim-mismatch") - before["claim-mismatch"] == 2
+    assert counted("claim-unsupported") - before["claim-unsupported"] == 1
+    metrics = client.get("/metrics", headers=_metrics_auth(settings)).content.decode()
+    assert 'outcome="claim-mismatch",surface="chat"}' in metrics
 
 
 def test_a_change_is_stored_logged_and_exposed_once(

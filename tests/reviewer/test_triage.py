@@ -22,7 +22,7 @@ from reviewer.models import Answer, Assignment, Surface
 from reviewer.selectors.triage import TriageFilters, triage_counts, triage_next, triage_queryset
 from reviewer.selectors.workspaces import workspaces_of
 from reviewer.services.assignments import answer_open, answers_assign
-from reviewer.services.queue_counts import queue_counts_move, queue_key
+from reviewer.services.queue_counts import queue_counts_move, queue_counts_rebuild, queue_key
 from reviewer.severity import outcome_columns
 
 pytestmark = pytest.mark.django_db
@@ -101,14 +101,22 @@ def test_the_queue_puts_the_worst_first_then_low_coverage_then_the_oldest(
     Answer.objects.filter(pk=tie_a.pk).update(created=uncited_old.created)
     tie_b = _make(counts={"quote-not-found": 1}, coverage=0.8, age_days=2)
     Answer.objects.filter(pk=tie_b.pk).update(created=uncited_old.created)
+    # The claim outcomes rank right after their quote counterparts.
+    mismatch = _make(verdict="flag", counts={"claim-mismatch": 2, "quote-not-found": 1},
+                     coverage=1.0, age_days=9)
+    unsupported = _make(verdict="flag", counts={"claim-unsupported": 1, "wrong-source": 1},
+                        coverage=1.0, age_days=9)
 
     response = _get(client, people["sue"])
     assert response.status_code == 200
-    assert _ids(response) == [fabricated.pk, altered_low.pk, altered_full.pk, tie_a.pk,
-                              tie_b.pk, uncited_old.pk, uncited_new.pk]
+    assert _ids(response) == [fabricated.pk, altered_low.pk, altered_full.pk, mismatch.pk,
+                              tie_a.pk, tie_b.pk, unsupported.pk, uncited_old.pk,
+                              uncited_new.pk]
     html = response.content.decode()
     assert "1 fabricated · 3 uncited" in html
     assert "1 altered · coverage 40%" in html
+    assert "2 mismatched · 1 not found" in html
+    assert "1 unsupported · 1 wrong source" in html
 
 
 def test_by_default_the_queue_holds_what_needs_a_human(client: Any,
@@ -150,6 +158,15 @@ def test_each_filter_keeps_only_its_answers(client: Any, people: dict[str, Any],
     # "has at least one": chat_b's worst outcome is fabricated, it has an altered quote too.
     assert ids(outcome="quote-altered") == {chat_a.pk, chat_b.pk}
     assert ids(outcome="fabricated-marker") == {chat_b.pk}
+    assert ids(outcome="claim-mismatch") == set()
+    mismatch = _make(surface=surfaces["legal"], verdict="flag",
+                     counts={"claim-mismatch": 1, "quote-altered": 1}, age_days=20)
+    unsupported = _make(verdict="flag", counts={"claim-unsupported": 3}, age_days=20)
+    assert ids(outcome="claim-mismatch") == {mismatch.pk}
+    assert ids(outcome="claim-unsupported") == {unsupported.pk}
+    assert ids(outcome="quote-altered") == {chat_a.pk, chat_b.pk, mismatch.pk}
+    Answer.objects.filter(pk__in=[mismatch.pk, unsupported.pk]).delete()
+    queue_counts_rebuild()
     assert ids(coverage_below="60") == {chat_a.pk}
     assert ids(coverage_below="95") == {chat_a.pk, legal_b.pk}
     today = timezone.localdate()
@@ -229,7 +246,8 @@ def test_counts_per_value_apply_every_other_filter_in_one_query(
     assert _counts(facets, "model") == {"a": 1, "b": 1}
     assert _counts(facets, "outcome") == {
         "fabricated-marker": 1, "quote-altered": 2, "quote-not-found": 0, "wrong-source": 0,
-        "unattributed-quote": 0, "uncited-claim": 0}
+        "unattributed-quote": 0, "uncited-claim": 0, "claim-mismatch": 0,
+        "claim-unsupported": 0}
     assert _counts(facets, "state") == {"": 2, "pending": 2, "approved": 1, "rejected": 0,
                                         "escalated": 0, "any": 3}
     assert _counts(facets, "assignee") == {"me": 0, "none": 2}

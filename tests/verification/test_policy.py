@@ -72,3 +72,53 @@ def test_unknown_policy_is_refused() -> None:
     report = verify_answer(ANSWER, SOURCES)
     with pytest.raises(ValueError, match="policy must be one of"):
         apply_policy(report, ANSWER, policy="shrug")  # type: ignore[arg-type]
+
+
+# ---- the claim outcomes: a paraphrase its passage contradicts or lacks ------------
+
+CLAIM_SOURCES = {
+    "S1": "The warranty lasts two years from the date of purchase and covers parts and labour.",
+    "S2": "Refunds are issued within fourteen days of a return being received at the warehouse.",
+}
+MISMATCH = "The warranty lasts 3 years from the date of purchase [S1]."
+UNSUPPORTED = ("Dragons breathe fire over northern mountains and frozen lakes near the "
+               "warehouse every winter [S2].")
+KEPT = "Refunds are issued within fourteen days of a return [S2]."
+CLAIM_ANSWER = f"Thanks for asking. {MISMATCH} {KEPT} {UNSUPPORTED}\nAnything else?"
+
+
+def test_the_claim_outcomes_fail_the_answer() -> None:
+    report = verify_answer(CLAIM_ANSWER, CLAIM_SOURCES)
+    assert [s.status for s in report.sentences] == [
+        "no-claim", "claim-mismatch", "unquoted", "claim-unsupported", "no-claim"]
+    assert report.verdict != "pass"
+
+
+def test_strip_removes_the_sentences_a_claim_check_flagged() -> None:
+    report = verify_answer(CLAIM_ANSWER, CLAIM_SOURCES)
+    outcome = apply_policy(report, CLAIM_ANSWER, policy="strip")
+    assert outcome.action == "strip"
+    assert outcome.served_answer == f"Thanks for asking. {KEPT}\nAnything else?"
+
+
+def test_the_correction_names_both_sides_of_a_mismatch_and_the_unsupported_sentence() -> None:
+    report = verify_answer(CLAIM_ANSWER, CLAIM_SOURCES)
+    outcome = apply_policy(report, CLAIM_ANSWER, policy="regenerate")
+    assert (outcome.action, outcome.served_answer) == ("regenerate", "")
+    lines = outcome.correction.splitlines()
+    assert lines[1] == ("- the sentence does not say what [S1] says: the sentence says 3 years; "
+                        "the passage says two years")
+    assert lines[2] == ("- [S2] shares almost nothing with the sentence “Dragons breathe fire "
+                        "over northern mountains and frozen lakes near the warehouse every "
+                        "winter [S2].”")
+    assert "Refunds" not in outcome.correction  # the sentence that passed is not named
+
+
+@pytest.mark.parametrize("policy", ["flag", "escalate"])
+def test_flag_and_escalate_act_on_a_claim_outcome_alone(policy: str) -> None:
+    for answer in (f"{MISMATCH} {KEPT}", f"{KEPT} {UNSUPPORTED}"):
+        report = verify_answer(answer, CLAIM_SOURCES)
+        outcome = apply_policy(report, answer, policy=policy)  # type: ignore[arg-type]
+        assert outcome.action == policy
+        assert outcome.served_answer == (answer if policy == "flag" else "")
+        assert outcome.correction.startswith("Your previous answer did not pass")
