@@ -110,7 +110,7 @@ def rank_as_before(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviewer', '0019_source_references'),
+        ('reviewer', '0020_citation_passages'),
     ]
 
     operations = [
