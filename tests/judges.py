@@ -102,8 +102,20 @@ class Reply:
     model: str = "loopback-judge-1"
 
 
-def answer(label: str, evidence: str | None) -> Reply:
+#: As an answer's evidence: the server quotes the first sentence of the
+#: passage it was sent (what an honest judge does).
+FROM_PASSAGE = "<<the first sentence of the passage>>"
+
+
+def answer(label: str, evidence: str | None = FROM_PASSAGE) -> Reply:
     return Reply(content=json.dumps({"label": label, "evidence": evidence}))
+
+
+def _first_sentence(request: dict[str, Any]) -> str:
+    passage = request["messages"][-1]["content"].split("PASSAGE:\n", 1)[1]
+    passage = passage.split("\n\nCLAIM:", 1)[0]
+    end = passage.find(". ")
+    return passage if end < 0 else passage[:end + 1]
 
 
 @dataclass
@@ -136,6 +148,9 @@ def loopback_chat(*replies: Reply) -> Iterator[LoopbackChat]:
                 reply = state.next_reply()
             if self.path != "/v1/chat/completions":
                 reply = Reply(status=404, body=b'{"error": "no such path"}')
+            content = reply.content
+            if content is not None and FROM_PASSAGE in content:
+                content = content.replace(FROM_PASSAGE, json.dumps(_first_sentence(body))[1:-1])
             if reply.delay:
                 time.sleep(reply.delay)
             data = reply.body
@@ -144,7 +159,7 @@ def loopback_chat(*replies: Reply) -> Iterator[LoopbackChat]:
                     "id": "chatcmpl-loopback", "object": "chat.completion",
                     "model": reply.model,
                     "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": reply.content}}],
+                                 "message": {"role": "assistant", "content": content}}],
                 }).encode()
             try:
                 self.send_response(reply.status)
