@@ -79,7 +79,9 @@ def judgements_wanted(answer: Answer) -> str:
 
 def judgements_enqueue(answer: Answer) -> None:
     """Queue the answer's judging once the transaction storing it commits,
-    when it is wanted; the submission never waits for a model."""
+    when it is wanted. With a worker (``TASK_BACKEND`` set, ``db_worker``)
+    the submission never waits for a model; the default in-process backend
+    judges right after the commit, inside the request."""
     if not judgements_wanted(answer):
         return
     from reviewer.tasks import judge_answer
