@@ -179,7 +179,10 @@ class SurfaceForm(forms.ModelForm[Surface]):
 
     class Meta:
         model = Surface
-        fields = ("name", *SURFACE_SETTINGS)
+        # The semantic stage's sample rate and budget (reviewer.services.judgements):
+        # saved as they are, outside the verdict settings' history.
+        fields = ("name", *SURFACE_SETTINGS, "judge_sample_rate", "judge_calls_per_hour",
+                  "judge_timeout_seconds", "judge_max_chars")
 
 
 @admin.register(Surface)

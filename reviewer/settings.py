@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -194,6 +195,22 @@ CITEGUARD = {
     # then counts by the address in X-Forwarded-For the outermost one saw.
     "TRUSTED_PROXY_COUNT": int(os.environ.get("TRUSTED_PROXY_COUNT", "0")),
 }
+# The semantic stage (reviewer/services/judgements.py): a model the operator
+# supplies is asked whether each cited passage supports its sentence. Off by
+# default; each surface sets its sample rate and budget. onnx: a folder with
+# model.onnx, tokenizer.json and a label map; chat: an OpenAI-compatible
+# endpoint. The key is read from the variable API_KEY_ENV names, when used.
+CITEGUARD_JUDGE = {
+    "BACKEND": os.environ.get("CITEGUARD_JUDGE", "off").strip().lower() or "off",
+    "MODEL_DIR": os.environ.get("CITEGUARD_JUDGE_MODEL_DIR", ""),
+    "URL": os.environ.get("CITEGUARD_JUDGE_URL", ""),
+    "MODEL": os.environ.get("CITEGUARD_JUDGE_MODEL", ""),
+    "API_KEY_ENV": os.environ.get("CITEGUARD_JUDGE_API_KEY_ENV", ""),
+}
+if CITEGUARD_JUDGE["BACKEND"] not in ("off", "onnx", "chat"):
+    raise ImproperlyConfigured(f"CITEGUARD_JUDGE is {CITEGUARD_JUDGE['BACKEND']!r}: use onnx, "
+                               "chat or off.")
+
 # Email, for password reset (Django's SMTP settings, read from the environment).
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")

@@ -3,6 +3,7 @@
 from django.tasks import task
 
 from reviewer.services.documents import document_ingest
+from reviewer.services.judgements import judgements_run
 from reviewer.services.reverify import reverification_run
 
 
@@ -18,3 +19,10 @@ def reverify_surface(run_id: int) -> str:
     the run's final status. A failure marks the run failed and is raised again,
     so the task backend records it too."""
     return str(reverification_run(run_id=run_id).status)
+
+
+@task()
+def judge_answer(answer_id: int) -> int:
+    """Ask the operator's model about an answer's cited passages (the
+    semantic stage); returns how many judgement rows it stored."""
+    return len(judgements_run(answer_id=answer_id))

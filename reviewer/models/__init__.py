@@ -11,6 +11,7 @@ from .calibration import KIND_LABELS, CalibrationItem, MatchLabel
 from .clients import ApiClient
 from .deletion import DeletionRecord
 from .documents import Chunk, Document, Page
+from .judgements import Judgement
 from .stats import AnswerStats, QueueGroup, TrendAlert
 from .surfaces import SurfaceChange
 from .verdicts import ReverificationRun, VerdictRecord
@@ -28,6 +29,7 @@ __all__ = [
     "CitationVerdict",
     "DeletionRecord",
     "Document",
+    "Judgement",
     "MatchLabel",
     "Page",
     "QueueGroup",

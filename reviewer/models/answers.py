@@ -43,6 +43,18 @@ class Surface(models.Model):
         help_text="Legal or clinical work: approving or rejecting a failing answer needs a "
                   "note from the reviewer.",
     )
+    # The semantic stage (reviewer.services.judgements): a model asked whether
+    # each cited passage supports its sentence, on a sample of the answers,
+    # every flagged one, and every one of a high-stakes surface.
+    judge_sample_rate = models.FloatField(
+        default=0.0, help_text="Share of passing answers the model judges too (0-1).")
+    judge_calls_per_hour = models.PositiveIntegerField(
+        default=0, help_text="Most model calls per hour for this surface; 0 turns it off.")
+    judge_timeout_seconds = models.FloatField(
+        default=30.0, help_text="How long one model call may take, and the longest "
+                                "Retry-After waited for.")
+    judge_max_chars = models.PositiveIntegerField(
+        default=8000, help_text="Most characters (passage and sentence) sent in one call.")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -57,6 +69,13 @@ class Surface(models.Model):
                 condition=Q(min_coverage__gte=0, min_coverage__lte=1),
                 name="surface_coverage_range",
                 violation_error_message="The minimum coverage must be between 0 and 1."),
+            models.CheckConstraint(
+                condition=Q(judge_sample_rate__gte=0, judge_sample_rate__lte=1),
+                name="surface_judge_sample_rate_range",
+                violation_error_message="The judge's sample rate must be between 0 and 1."),
+            models.CheckConstraint(
+                condition=Q(judge_timeout_seconds__gt=0), name="surface_judge_timeout_positive",
+                violation_error_message="The judge's timeout must be above 0 seconds."),
         ]
 
     def __str__(self) -> str:

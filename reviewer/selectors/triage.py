@@ -44,6 +44,7 @@ from django.db.models.functions import Left
 from django.utils import timezone
 
 from reviewer.models import Answer, QueueGroup, ReviewDecision, Surface
+from reviewer.selectors.judgements import answers_disagreeing
 from reviewer.selectors.workspaces import answers_visible, workspaces_of
 from reviewer.severity import OUTCOME_BITS, OUTCOME_COLUMNS, SEVERITY_ORDER, reason_words
 
@@ -102,6 +103,8 @@ class TriageFilters:
     assignee: str = ""  # "", "me", "none" or a username
     assignee_id: int | None = None  # who "me" or the username is
     q: str = ""
+    # Only answers the two rungs disagree on (reviewer.selectors.judgements).
+    disagree: bool = False
     page: int = 1
     notes: tuple[str, ...] = field(default=(), compare=False)
 
@@ -156,6 +159,7 @@ class TriageFilters:
             notes.append("The from date is after the to date: nothing can match.")
         values["model"] = text("model")
         values["q"] = text("q", 300)
+        values["disagree"] = text("disagree", 10).lower() in ("1", "on", "true")
         page = text("page", 10)
         values["page"] = int(page) if page.isdigit() and int(page) > 0 else 1
 
@@ -195,7 +199,7 @@ class TriageFilters:
         pairs = [
             ("q", filters.q), ("state", filters.state), ("verdict", filters.verdict),
             ("outcome", filters.outcome), ("surface", filters.surface), ("model", filters.model),
-            ("assignee", filters.assignee),
+            ("assignee", filters.assignee), ("disagree", "1" if filters.disagree else ""),
             ("coverage_below", "" if filters.coverage_below is None else filters.coverage_below),
             ("from", filters.date_from.isoformat() if filters.date_from else ""),
             ("to", filters.date_to.isoformat() if filters.date_to else ""),
@@ -234,6 +238,8 @@ def _search(answers: QuerySet[Answer], q: str) -> QuerySet[Answer]:
 def _unfaceted(filters: TriageFilters, user: Any) -> QuerySet[Answer]:
     """Scope and the filters that are not counted per value."""
     answers = _search(_scoped(user), filters.q)
+    if filters.disagree:
+        answers = answers.filter(answers_disagreeing())
     if filters.coverage_below is not None:
         answers = answers.filter(coverage__lt=filters.coverage_below / 100)
     zone = timezone.get_current_timezone()
@@ -305,7 +311,7 @@ def _uses_kept_counts(filters: TriageFilters) -> bool:
     every unfaceted filter is off (search, coverage and dates cut across the
     groups)."""
     return not (filters.q or filters.coverage_below is not None or filters.date_from
-                or filters.date_to)
+                or filters.date_to or filters.disagree)
 
 
 #: The kept columns each facet's counts group on.

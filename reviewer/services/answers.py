@@ -29,6 +29,7 @@ from reviewer.selectors.answers import (
 )
 from reviewer.selectors.documents import document_locate
 from reviewer.selectors.sources import source_reference
+from reviewer.services.judgements import judgements_enqueue
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.rows import insert_rows
 from reviewer.services.stats import stats_record_answer
@@ -195,6 +196,7 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
             _store_rows(answer, payload, sources, data_report)
             stats_record_answer(answer)
             queue_counts_move(add=[queue_key(answer)])
+            judgements_enqueue(answer)
     except IntegrityError:
         # The same external id stored by a concurrent request: return that one.
         stored = (Answer.all_objects.submitted_as(client, payload.id or "")

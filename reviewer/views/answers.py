@@ -28,6 +28,7 @@ from reviewer.models import (
 )
 from reviewer.selectors.answers import answer_get_for_review, answer_list
 from reviewer.selectors.documents import pdf_highlight
+from reviewer.selectors.judgements import citation_judgement
 from reviewer.selectors.reviews import (
     review_safety,
     review_seen,
@@ -231,6 +232,7 @@ def _panel_context(answer: Answer, sentence: SentenceVerdict,
                            for p in _passages(citation, _sources(answer))]
     context["findings"] = [_finding_context(f) for f in citation.findings]
     context["sentence_runs"] = _sentence_runs(sentence, citation.findings)
+    context["judgement"] = citation_judgement(citation)
     return context
 
 

@@ -15,6 +15,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from reviewer.models import ReviewDecision, TrendAlert
+from reviewer.selectors.judgements import judgement_counts
 from reviewer.selectors.trends import (
     DECISIONS,
     TrendFilters,
@@ -250,7 +251,9 @@ def trends(request: HtmxHttpRequest) -> HttpResponse:
     options = trend_options()
     context = {"filters": filters, "query": filters.query(), "alerts": alerts,
                "alert_rows": [(alert, _alert_title(alert)) for alert in alerts],
-               "charts": _charts(filters, alerts, options["models"]), **options}
+               "charts": _charts(filters, alerts, options["models"]), **options,
+               "judgements": judgement_counts(since=filters.since, until=filters.until,
+                                              surface=filters.surface)}
     template = "reviewer/trends.html#trend-charts" if request.htmx else "reviewer/trends.html"
     return render(request, template, context)
 

@@ -15,6 +15,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
 from reviewer.models import Answer
+from reviewer.selectors.judgements import judgement_summaries
 from reviewer.selectors.triage import (
     EXPORT_COLUMNS,
     TriageFilters,
@@ -39,6 +40,9 @@ def _context(request: HtmxHttpRequest, filters: TriageFilters,
     now = timezone.now()
     rows = [{"answer": answer, "reason": row_reason(answer),
              "deciding": in_review_by_other(answer, user, now=now)} for answer in page.rows]
+    judged = judgement_summaries(row["answer"].pk for row in rows)
+    for row in rows:
+        row["judged"] = judged.get(row["answer"].pk)
     can_assign = user.has_perm("reviewer.assign_answer")
     return {
         "filters": filters, "page": page, "rows": rows, "facets": page.facets,
