@@ -21,7 +21,7 @@ halves of a surrogate pair.
 pair of a report's sentences, citations and findings, ``X_utf16`` and
 ``X_utf8`` as ``[start, end]`` (``utf16``/``utf8`` for a sentence's own
 ``start``/``end``), and ``shared_utf16``/``shared_utf8`` beside ``shared``.
-Which text a pair indexes follows from its name (``_TEXT_OF``); a pair no
+Which text a pair indexes follows from its name (``TEXT_OF``); a pair no
 rule names is an error, never passed on in code points alone.
 """
 
@@ -33,7 +33,10 @@ from typing import Any, Final
 
 from .markers import canonical_label
 
-__all__ = ["BLOCK", "DocumentId", "TextOffsets", "add_offset_units", "text_offsets"]
+__all__ = [
+    "BLOCK", "RANGE_LISTS", "TEXT_OF", "DocumentId", "TextOffsets", "add_offset_units",
+    "text_offsets",
+]
 
 #: Code points per block of the prefix sums: a conversion encodes at most this many.
 BLOCK: Final = 512
@@ -106,13 +109,13 @@ def text_offsets(text: str) -> TextOffsets:
 #             unquoted citation), or by a finding's ``source_marker``;
 #   closest:  the source named by ``closest_marker``;
 #   document: the document text of the citation's ``document``.
-_TEXT_OF: Final[Mapping[str, str]] = {
+TEXT_OF: Final[Mapping[str, str]] = {
     "": "answer", "marker": "answer", "quote": "answer", "claim": "answer",
     "chunk": "cited", "passage": "cited", "closest": "closest",
     "document": "document", "passage_document": "document",
 }
 #: Keys holding a list of [start, end] ranges, and the text they index.
-_RANGE_LISTS: Final[Mapping[str, str]] = {"shared": "cited"}
+RANGE_LISTS: Final[Mapping[str, str]] = {"shared": "cited"}
 
 _TextKey = tuple[str, Any]  # ("answer", None) | ("source", label) | ("document", id)
 
@@ -197,16 +200,16 @@ def _record_spans(record: dict[str, Any], *, cited: str | None, closest: str | N
             if end_key not in record:
                 raise ValueError(f"{key} has no {end_key}")
             start, end = record[key], record[end_key]
-            if name not in _TEXT_OF:
+            if name not in TEXT_OF:
                 raise ValueError(
                     f"no rule says which text {key}/{end_key} index, so they cannot be given "
-                    "in UTF-16 and UTF-8 too: name it in verification/offsets.py (_TEXT_OF)")
-            text = (text_key(key, _TEXT_OF[name])
+                    "in UTF-16 and UTF-8 too: name it in verification/offsets.py (TEXT_OF)")
+            text = (text_key(key, TEXT_OF[name])
                     if start is not None or end is not None else None)
             yield _Pending(record, name, text, [(start, end)], is_list=False)
-        elif key in _RANGE_LISTS:
+        elif key in RANGE_LISTS:
             ranges = [(start, end) for start, end in record[key]]
-            text = text_key(key, _RANGE_LISTS[key]) if ranges else None
+            text = text_key(key, RANGE_LISTS[key]) if ranges else None
             yield _Pending(record, key, text, ranges, is_list=True)
 
 
@@ -251,7 +254,7 @@ def _place(record: dict[str, Any], converted: Mapping[str, tuple[Any, Any]]) -> 
     """Put ``<name>_utf16`` and ``<name>_utf8`` right after the key each
     ``converted[name]`` converts (``<name>_end``, ``end``, or the range list
     ``name``), keeping every other key in its order."""
-    after = {(name if name in _RANGE_LISTS else f"{name}_end" if name else "end"): name
+    after = {(name if name in RANGE_LISTS else f"{name}_end" if name else "end"): name
              for name in converted}
     replaced = {key for name in converted for key in _unit_keys(name)}
     items = [(k, v) for k, v in record.items() if k not in replaced]
