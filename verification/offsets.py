@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 from .markers import canonical_label
@@ -67,6 +68,14 @@ class TextOffsets:
         if not self.utf8_before:
             return offset
         return self.utf8_before[block] + len(rest.encode("utf-8"))
+
+    def units(self, offset: int) -> tuple[int, int]:
+        """``(utf16(offset), utf8(offset))`` at once."""
+        block, rest = self._split(offset)
+        if not self.utf8_before:
+            return offset, offset
+        return (self.utf16_before[block] + len(rest.encode("utf-16-le")) // 2,
+                self.utf8_before[block] + len(rest.encode("utf-8")))
 
     def _split(self, offset: int) -> tuple[int, str]:
         if isinstance(offset, bool) or not isinstance(offset, int):
@@ -120,16 +129,41 @@ RANGE_LISTS: Final[Mapping[str, str]] = {"shared": "cited"}
 _TextKey = tuple[str, Any]  # ("answer", None) | ("source", label) | ("document", id)
 
 
-@dataclass(slots=True)
-class _Pending:
-    """Offsets of one record waiting for their text: ``name`` is the key
-    the converted units go under (without ``_utf16``/``_utf8``)."""
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """One pair (or range list) of a record layout: read from ``start``/
+    ``end`` (``end`` None: ``start`` is a range list), written as ``utf16``
+    and ``utf8`` right after the key ``after``."""
 
-    record: dict[str, Any]
-    name: str
-    text: _TextKey | None  # None: no offsets (all null or no ranges)
-    ranges: list[tuple[int | None, int | None]]
-    is_list: bool
+    start: str
+    end: str | None
+    where: str
+    utf16: str
+    utf8: str
+
+
+@lru_cache(maxsize=64)
+def _layout(keys: tuple[str, ...]) -> tuple[tuple[_Span, ...], tuple[tuple[str, _Span], ...]]:
+    """The spans of a record with these keys (all of a report's citations
+    share them), and the key each one's units follow. Cached: a report
+    holds few layouts, and finding them is most of the work for ASCII."""
+    spans: list[tuple[str, _Span]] = []
+    for key in keys:
+        if key == "start" or key.endswith("_start"):
+            name = key[:-len("start")].removesuffix("_")
+            end = f"{name}_end" if name else "end"
+            if end not in keys:
+                raise ValueError(f"{key} has no {end}")
+            if name not in TEXT_OF:
+                raise ValueError(
+                    f"no rule says which text {key}/{end} index, so they cannot be given in "
+                    "UTF-16 and UTF-8 too: name it in verification/offsets.py (TEXT_OF)")
+            unit16, unit8 = (f"{name}_utf16", f"{name}_utf8") if name else ("utf16", "utf8")
+            spans.append((end, _Span(key, end, TEXT_OF[name], unit16, unit8)))
+        elif key in RANGE_LISTS:
+            spans.append((key, _Span(key, None, RANGE_LISTS[key], f"{key}_utf16",
+                                     f"{key}_utf8")))
+    return tuple(span for _, span in spans), tuple(spans)
 
 
 def add_offset_units(
@@ -141,7 +175,8 @@ def add_offset_units(
 ) -> None:
     """Add the UTF-16 and UTF-8 form of every span in ``sentences`` (a
     report's, as ``to_dict`` gives them), in place, each right after the
-    code-point keys it converts (which stay as they are).
+    code-point keys it converts (which stay as they are); converting twice
+    changes nothing.
 
     ``source_texts()`` gives each source's original text by marker;
     ``document_texts(needed)`` each needed document's text from its start
@@ -149,80 +184,95 @@ def add_offset_units(
     called at most once, and only when some span indexes such a text.
     A span whose text is missing, or that lies outside it, is a ValueError.
     """
-    pending = [p for sentence in sentences for p in _sentence_spans(sentence)]
-    converters = _converters([p for p in pending if p.text is not None], answer,
-                             source_texts, document_texts)
-    units: dict[int, tuple[dict[str, Any], dict[str, tuple[Any, Any]]]] = {}
-    for item in pending:
-        if item.text is None:
-            utf16: Any = [] if item.is_list else None
-            utf8: Any = utf16
-        else:
-            offsets = converters[item.text]
-            utf16 = [_convert(offsets.utf16, r) for r in item.ranges]
-            utf8 = [_convert(offsets.utf8, r) for r in item.ranges]
-            if not item.is_list:
-                utf16, utf8 = utf16[0], utf8[0]
-        units.setdefault(id(item.record), (item.record, {}))[1][item.name] = (utf16, utf8)
-    for record, converted in units.values():
-        _place(record, converted)
+    # First where every span points, so each text is read once and a
+    # document only as far as its furthest offset; then the conversions.
+    records: list[tuple[dict[str, Any], tuple[tuple[str, _Span], ...],
+                        list[_TextKey | None]]] = []
+    needed: dict[_TextKey, int] = {}
+    for sentence in sentences:
+        for record, cited, closest, document in _records(sentence):
+            spans, after = _layout(tuple(record))
+            texts: list[_TextKey | None] = []
+            for span in spans:
+                offsets = _offsets_of(record, span)
+                text = None
+                if offsets:
+                    text = _text_key(span, cited, closest, document)
+                    needed[text] = max(needed.get(text, 0), *offsets)
+                texts.append(text)
+            records.append((record, after, texts))
+    converters = _converters(needed, answer, source_texts, document_texts)
+    for record, after, texts in records:
+        units: dict[str, Any] = {}
+        for (_, span), text in zip(after, texts, strict=True):
+            converter = converters[text] if text is not None else None
+            if span.end is None:
+                pairs = [_pair(converter, s, e) for s, e in record[span.start]]
+                units[span.utf16] = [p[0] for p in pairs]
+                units[span.utf8] = [p[1] for p in pairs]
+            else:
+                units[span.utf16], units[span.utf8] = _pair(
+                    converter, record[span.start], record[span.end])
+        items = [(k, v) for k, v in record.items() if k not in units]
+        record.clear()
+        position = dict(after)
+        for key, value in items:
+            record[key] = value
+            span_after = position.get(key)
+            if span_after is not None:
+                record[span_after.utf16] = units[span_after.utf16]
+                record[span_after.utf8] = units[span_after.utf8]
 
 
-def _sentence_spans(sentence: dict[str, Any]) -> Iterator[_Pending]:
-    yield from _record_spans(sentence, cited=None, closest=None, document=None)
+def _records(sentence: dict[str, Any]) -> Iterator[
+        tuple[dict[str, Any], str | None, str | None, DocumentId | None]]:
+    """Each record with offsets: the sentence, its citations, their
+    findings; with the markers and document their offsets may point into."""
+    yield sentence, None, None, None
     for citation in sentence.get("citations", ()):
-        cited = citation.get("source_marker") or citation.get("marker")
-        yield from _record_spans(citation, cited=cited, closest=citation.get("closest_marker"),
-                                 document=citation.get("document"))
+        yield (citation, citation.get("source_marker") or citation.get("marker"),
+               citation.get("closest_marker"), citation.get("document"))
         for finding in citation.get("findings", ()):
-            yield from _record_spans(finding, cited=finding.get("source_marker"), closest=None,
-                                     document=None)
+            yield finding, finding.get("source_marker"), None, None
 
 
-def _record_spans(record: dict[str, Any], *, cited: str | None, closest: str | None,
-                  document: DocumentId | None) -> Iterator[_Pending]:
-    def text_key(name: str, where: str) -> _TextKey:
-        if where == "answer":
-            return ("answer", None)
-        if where == "document":
-            if document is None:
-                raise ValueError(f"{name or 'the span'}: a document offset with no document")
-            return ("document", document)
-        marker = cited if where == "cited" else closest
-        if not marker:
-            raise ValueError(f"{name}: an offset into a source, but no marker names the source")
-        return ("source", canonical_label(marker))
+def _offsets_of(record: dict[str, Any], span: _Span) -> list[int]:
+    if span.end is None:
+        return [o for pair in record[span.start] for o in pair]
+    return [o for o in (record[span.start], record[span.end]) if o is not None]
 
-    for key in list(record):
-        if key.endswith("_start") or key == "start":
-            name = key[:-len("start")].removesuffix("_")
-            end_key = f"{name}_end" if name else "end"
-            if end_key not in record:
-                raise ValueError(f"{key} has no {end_key}")
-            start, end = record[key], record[end_key]
-            if name not in TEXT_OF:
-                raise ValueError(
-                    f"no rule says which text {key}/{end_key} index, so they cannot be given "
-                    "in UTF-16 and UTF-8 too: name it in verification/offsets.py (TEXT_OF)")
-            text = (text_key(key, TEXT_OF[name])
-                    if start is not None or end is not None else None)
-            yield _Pending(record, name, text, [(start, end)], is_list=False)
-        elif key in RANGE_LISTS:
-            ranges = [(start, end) for start, end in record[key]]
-            text = text_key(key, RANGE_LISTS[key]) if ranges else None
-            yield _Pending(record, key, text, ranges, is_list=True)
+
+def _text_key(span: _Span, cited: str | None, closest: str | None,
+              document: DocumentId | None) -> _TextKey:
+    if span.where == "answer":
+        return ("answer", None)
+    if span.where == "document":
+        if document is None:
+            raise ValueError(f"{span.start}: a document offset with no document")
+        return ("document", document)
+    marker = cited if span.where == "cited" else closest
+    if not marker:
+        raise ValueError(f"{span.start}: an offset into a source, but no marker names the "
+                         "source")
+    return ("source", canonical_label(marker))
+
+
+def _pair(converter: TextOffsets | None, start: int | None, end: int | None
+          ) -> tuple[list[int | None] | None, list[int | None] | None]:
+    """``([start, end] in UTF-16, [start, end] in UTF-8)``; None for none."""
+    if start is None and end is None:
+        return None, None
+    assert converter is not None
+    s16, s8 = converter.units(start) if start is not None else (None, None)
+    e16, e8 = converter.units(end) if end is not None else (None, None)
+    return [s16, e16], [s8, e8]
 
 
 def _converters(
-    pending: list[_Pending], answer: str,
+    needed: Mapping[_TextKey, int], answer: str,
     source_texts: Callable[[], Mapping[str, str]],
     document_texts: Callable[[Mapping[DocumentId, int]], Mapping[DocumentId, str]],
 ) -> dict[_TextKey, TextOffsets]:
-    needed: dict[_TextKey, int] = {}
-    for item in pending:
-        assert item.text is not None
-        furthest = max((o for r in item.ranges for o in r if o is not None), default=0)
-        needed[item.text] = max(needed.get(item.text, 0), furthest)
     converters: dict[_TextKey, TextOffsets] = {}
     sources: dict[str, str] | None = None
     documents_needed = {key[1]: end for key, end in needed.items() if key[0] == "document"}
@@ -244,28 +294,3 @@ def _converters(
             text = documents[name]
         converters[key] = text_offsets(text)
     return converters
-
-
-def _convert(unit: Callable[[int], int], span: tuple[int | None, int | None]) -> list[int | None]:
-    return [unit(o) if o is not None else None for o in span]
-
-
-def _place(record: dict[str, Any], converted: Mapping[str, tuple[Any, Any]]) -> None:
-    """Put ``<name>_utf16`` and ``<name>_utf8`` right after the key each
-    ``converted[name]`` converts (``<name>_end``, ``end``, or the range list
-    ``name``), keeping every other key in its order."""
-    after = {(name if name in RANGE_LISTS else f"{name}_end" if name else "end"): name
-             for name in converted}
-    replaced = {key for name in converted for key in _unit_keys(name)}
-    items = [(k, v) for k, v in record.items() if k not in replaced]
-    record.clear()
-    for key, value in items:
-        record[key] = value
-        if key in after:
-            name = after[key]
-            unit16, unit8 = _unit_keys(name)
-            record[unit16], record[unit8] = converted[name]
-
-
-def _unit_keys(name: str) -> tuple[str, str]:
-    return (f"{name}_utf16", f"{name}_utf8") if name else ("utf16", "utf8")
