@@ -205,3 +205,31 @@ def test_converting_an_ascii_answer_costs_next_to_nothing(api: Any) -> None:
     figure(f"\nASCII answer of {len(sentences)} characters, {spans} sentences and citations: "
            f"read back in {plain:.2f} ms, with UTF-16 and UTF-8 offsets {converted:.2f} ms "
            f"(+{converted - plain:.2f} ms: one query for the source texts, then the units)")
+
+
+def test_the_cost_of_document_offsets_far_into_a_long_document(api: Any) -> None:
+    """The figure: a range cited near the end of a long non-ASCII document
+    reads the document's text up to it on every read (no timing assertion)."""
+    filler = "Préambule 中文 😀 sans objet. " * 40_000
+    text = filler + "Retirement contributions are matched up to five percent."
+    document = Document.objects.create(title="long", sha256="b" * 64, text=text,
+                                       status=Document.Status.READY, page_count=1)
+    start = len(filler)
+    answer_text = "“contributions are matched up to five percent” [S1]."
+    posted = post(api, {"answer": answer_text, "sources": [
+        {"marker": "S1", "document": document.pk, "start": start, "end": len(text)}]})
+    assert posted.status_code == 201, posted.content
+    result = posted.json()
+    check_every_span(result, answer=answer_text, sources={"S1": text[start:]},
+                     documents={document.pk: text})
+    answer = Answer.objects.get(pk=result["answer"])
+    best = {answer_result: float("inf"), answer_api_result: float("inf")}
+    for _ in range(10):
+        for read in best:
+            started = time.perf_counter()
+            read(answer)
+            best[read] = min(best[read], time.perf_counter() - started)
+    plain, converted = best[answer_result] * 1000, best[answer_api_result] * 1000
+    figure(f"\na range cited {start:,} code points ({len(filler.encode()):,} UTF-8 bytes) into "
+           f"a non-ASCII document: read back in {plain:.2f} ms, with UTF-16 and UTF-8 offsets "
+           f"{converted:.2f} ms")

@@ -223,3 +223,26 @@ def test_an_offset_into_a_source_that_is_not_given_is_an_error() -> None:
     with pytest.raises(ValueError, match=r"source \[S2\], which is not among the sources"):
         add_offset_units([sentence], answer="a", source_texts=lambda: {"S1": "x"},
                          document_texts=dict)
+
+
+def test_the_cost_of_building_and_converting_on_a_long_text() -> None:
+    """The figure: what one document's converter costs (a citation into a
+    document converts over its text up to the citation); no timing assertion."""
+    import time
+
+    from tests.figures import figure
+
+    chars = 1_000_000
+    lines = []
+    for kind, text in (("ASCII", "a" * chars), ("accented", "é" * chars),
+                       ("CJK and emoji", ("中文😀" * chars)[:chars])):
+        started = time.perf_counter()
+        offsets = text_offsets(text)
+        built = time.perf_counter() - started
+        started = time.perf_counter()
+        for k in range(0, chars, chars // 1000):
+            offsets.units(k)
+        each = (time.perf_counter() - started) / 1000
+        assert offsets.units(chars) == (utf16_of(text, chars), utf8_of(text, chars))
+        lines.append(f"{kind} built in {built * 1000:.1f} ms, {each * 1e6:.1f} µs an offset")
+    figure(f"\noffset converter over {chars:,} code points: " + "; ".join(lines))
