@@ -132,8 +132,8 @@ _TextKey = tuple[str, Any]  # ("answer", None) | ("source", label) | ("document"
 @dataclass(frozen=True, slots=True)
 class _Span:
     """One pair (or range list) of a record layout: read from ``start``/
-    ``end`` (``end`` None: ``start`` is a range list), written as ``utf16``
-    and ``utf8`` right after the key ``after``."""
+    ``end`` (``end`` None: ``start`` is a range list) into the text
+    ``where`` says (``TEXT_OF``), written as ``utf16`` and ``utf8``."""
 
     start: str
     end: str | None
@@ -143,7 +143,7 @@ class _Span:
 
 
 @lru_cache(maxsize=64)
-def _layout(keys: tuple[str, ...]) -> tuple[tuple[_Span, ...], tuple[tuple[str, _Span], ...]]:
+def _layout(keys: tuple[str, ...]) -> tuple[tuple[str, _Span], ...]:
     """The spans of a record with these keys (all of a report's citations
     share them), and the key each one's units follow. Cached: a report
     holds few layouts, and finding them is most of the work for ASCII."""
@@ -163,7 +163,7 @@ def _layout(keys: tuple[str, ...]) -> tuple[tuple[_Span, ...], tuple[tuple[str, 
         elif key in RANGE_LISTS:
             spans.append((key, _Span(key, None, RANGE_LISTS[key], f"{key}_utf16",
                                      f"{key}_utf8")))
-    return tuple(span for _, span in spans), tuple(spans)
+    return tuple(spans)
 
 
 def add_offset_units(
@@ -191,9 +191,9 @@ def add_offset_units(
     needed: dict[_TextKey, int] = {}
     for sentence in sentences:
         for record, cited, closest, document in _records(sentence):
-            spans, after = _layout(tuple(record))
+            after = _layout(tuple(record))
             texts: list[_TextKey | None] = []
-            for span in spans:
+            for _, span in after:
                 offsets = _offsets_of(record, span)
                 text = None
                 if offsets:
