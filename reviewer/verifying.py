@@ -3,13 +3,14 @@ ingested chunks or document ranges, and adds page rectangles to the report."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
 from django.db.models.functions import Length, Substr
 
 from reviewer.models import Chunk, Document, Workspace
-from reviewer.selectors.documents import document_locate
+from reviewer.selectors.documents import document_locate, document_text_prefixes
 from verification import (
     DEFAULT_MAX_WORK,
     Report,
@@ -18,6 +19,7 @@ from verification import (
     WorkBudgetExceeded,
     verify_answer,
 )
+from verification.offsets import add_offset_units
 from verification.payload import AnswerPayload, SourceRef
 
 __all__ = [
@@ -182,11 +184,14 @@ def verify_payload(payload: AnswerPayload, *, config: VerificationConfig) -> Rep
     )
 
 
-def report_dict(report: Report) -> dict[str, Any]:
+def report_dict(report: Report, *, answer: str | None = None,
+                sources: Sequence[Source] = ()) -> dict[str, Any]:
     """The report as JSON data; citations into documents carry the pages of
     their match (``pages``) and of their passage (``passage_pages``: the
     likely passage of an unquoted citation is in the same document as its
-    marker's source, a quote's passage around its match)."""
+    marker's source, a quote's passage around its match). Given the
+    ``answer`` text and ``sources`` it was verified against, every span
+    carries its UTF-16 and UTF-8 offsets too (``verification.offsets``)."""
     data = report.to_dict()
     citations = [c for s in data["sentences"] for c in s["citations"]]
     document_ids = {c["document"] for c in citations if c["document"] is not None}
@@ -197,6 +202,10 @@ def report_dict(report: Report) -> dict[str, Any]:
                                    citation["document_end"])
         citation["passage_pages"] = _pages(document, citation["passage_document_start"],
                                            citation["passage_document_end"])
+    if answer is not None:
+        add_offset_units(data["sentences"], answer=answer,
+                         source_texts=lambda: {s.marker: s.text for s in sources},
+                         document_texts=document_text_prefixes)
     return data
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import ClassVar, Literal, Protocol, get_args
 
 from .config import VerificationConfig
-from .passage import locate_passage, source_sentences
+from .passage import locate_passage, passage_around, source_sentences
 from .verify import verify_answer
 
 __all__ = [
@@ -180,11 +180,8 @@ def judge_premise(sentence: str, source: str, *, match: tuple[int, int] | None =
     (1-3 adjacent sentences sharing most of the sentence's words); None when
     the source shares none of them. Offsets index ``source``."""
     if match is not None:
-        start, end = match
-        region = source_sentences(source, skip=skip, start=max(0, start - 600),
-                                  end=min(len(source), end + 600))
-        inside = [(s, e) for s, e in region.spans if s < end and e > start]
-        return (min(start, inside[0][0]), max(end, inside[-1][1])) if inside else (start, end)
+        around = passage_around(source, *match)
+        return around.source_start, around.source_end
     passage = locate_passage(sentence, source_sentences(source, skip=skip))
     return None if passage is None else (passage.source_start, passage.source_end)
 

@@ -8,7 +8,11 @@ from django.http import HttpRequest, JsonResponse
 from reviewer.api.base import ApiError, api_endpoint, json_body
 from reviewer.api.pagination import check_params, keyset_page, list_param, since_param
 from reviewer.models import Answer, Surface
-from reviewer.selectors.answers import answer_list_for_client, answer_result, answer_summary
+from reviewer.selectors.answers import (
+    answer_api_result,
+    answer_list_for_client,
+    answer_summary,
+)
 from reviewer.services.answers import AnswerRejected, answer_submit
 
 __all__ = ["answer_detail", "answers"]
@@ -79,4 +83,4 @@ def answer_detail(request: HttpRequest, ref: str) -> JsonResponse:
     if answer is None:
         kind = {"answer": "answer", "id": "answer with your id"}.get(by, "answer")
         raise ApiError(404, "not-found", f"There is no {kind} {ref} for this client.")
-    return JsonResponse(answer_result(answer))
+    return JsonResponse(answer_api_result(answer))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from verification.claims import CHECKS
+from verification.offsets import RANGE_LISTS, TEXT_OF
 from verification.report import OUTCOMES, SENTENCE_STATUSES
 
 _ERROR = {"$ref": "#/components/responses/Error"}
@@ -429,3 +430,66 @@ SPEC: dict[str, Any] = {
         },
     },
 }
+
+
+# -- offsets in three units ------------------------------------------------
+# Every X_start/X_end pair described (and each range list such as shared)
+# gets X_utf16 and X_utf8 beside it, derived here rather than written out, so
+# a pair added to a schema is described in all three units at once, as the
+# server gives it (verification/offsets.py).
+
+_TEXT_NAMES = {
+    "answer": "the answer text",
+    "cited": "the text of the cited source (source_marker's, else marker's)",
+    "closest": "the text of closest_marker's source",
+    "document": "the document's text",
+}
+_UNITS = {
+    "utf16": "UTF-16 code units (a JavaScript, Java or Kotlin string index; Swift's utf16 view)",
+    "utf8": "UTF-8 bytes (a Go, Rust or C byte index)",
+}
+_CODE_POINTS = "code points (a Python string index)"
+
+
+def _with_offset_units(properties: dict[str, Any]) -> dict[str, Any]:
+    """``properties`` with every offset's unit and text described, and each
+    pair's (or range list's) ``_utf16``/``_utf8`` forms right after it."""
+    result: dict[str, Any] = {}
+    for key, schema in properties.items():
+        result[key] = schema
+        name = key.removesuffix("_end") if key.endswith("_end") else "" if key == "end" else None
+        start_key = f"{name}_start" if name else "start"
+        if name is not None and start_key in properties and name in TEXT_OF:
+            text = _TEXT_NAMES[TEXT_OF[name]]
+            for edge in (start_key, key):
+                said = properties[edge].get("description", "")
+                result[edge] = {**properties[edge], "description": (
+                    f"{said}, in {_CODE_POINTS}" if said
+                    else f"an offset into {text}, in {_CODE_POINTS}")}
+            nullable = "null" in properties[start_key].get("type", ())
+            for unit, words in _UNITS.items():
+                result[f"{name}_{unit}" if name else unit] = {
+                    "type": ["array", "null"] if nullable else "array",
+                    "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2,
+                    "description": f"[{start_key}, {key}] in {words}"}
+        elif key in RANGE_LISTS:
+            said = schema.get("description", "")
+            result[key] = {**schema, "description": (f"{said}; " if said else "") + (
+                f"[start, end] ranges of {_TEXT_NAMES[RANGE_LISTS[key]]}, in {_CODE_POINTS}")}
+            for unit, words in _UNITS.items():
+                result[f"{key}_{unit}"] = {"type": "array", "items": schema.get("items", {}),
+                                           "description": f"the {key} ranges in {words}"}
+    return result
+
+
+def _describe_offsets(schemas: dict[str, Any]) -> None:
+    citation = schemas["Citation"]["properties"]
+    findings = citation.get("findings", {}).get("items", {})
+    if "properties" in findings:
+        findings["properties"] = _with_offset_units(findings["properties"])
+    schemas["Citation"]["properties"] = _with_offset_units(citation)
+    sentence = schemas["AnswerResult"]["properties"]["sentences"]["items"]
+    sentence["properties"] = _with_offset_units(sentence["properties"])
+
+
+_describe_offsets(SPEC["components"]["schemas"])

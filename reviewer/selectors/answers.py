@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
 from django.urls import reverse
 
-from reviewer.models import Answer, CitationVerdict, ReviewDecision, SentenceVerdict
+from reviewer.models import Answer, AnswerSource, CitationVerdict, ReviewDecision, SentenceVerdict
+from reviewer.selectors.documents import document_text_prefixes
+from verification.offsets import add_offset_units
 
 __all__ = [
-    "CITATION_COLUMNS", "CITATION_KEYS", "STORED_AS_EMPTY", "answer_get_for_review", "answer_list",
-    "answer_list_for_client", "answer_result", "answer_summary", "stored_sentences",
+    "CITATION_COLUMNS", "CITATION_KEYS", "STORED_AS_EMPTY", "answer_api_result",
+    "answer_get_for_review", "answer_list", "answer_list_for_client", "answer_result",
+    "answer_summary", "stored_sentences",
 ]
 
 
@@ -97,6 +101,33 @@ def answer_result(answer: Answer, *, sentences: list[dict[str, Any]] | None = No
         "review_url": reverse("reviewer:answer", args=[answer.pk]),
         "created_at": answer.created.isoformat(),
     }
+
+
+def answer_api_result(answer: Answer, *, sentences: list[dict[str, Any]] | None = None,
+                      source_texts: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``answer_result`` with every span's offsets in UTF-16 code units and
+    UTF-8 bytes beside its code points: the body of POST and GET
+    /api/v1/answers. The units are computed from the texts (the rows keep
+    code points), from ``source_texts`` (marker: original text) when POST has
+    them in hand, else from the answer's stored sources; either way by the
+    same function, so POST and GET agree."""
+    result = answer_result(answer, sentences=sentences)
+    add_offset_units(
+        result["sentences"], answer=answer.text,
+        source_texts=(lambda: source_texts) if source_texts is not None
+        else lambda: _stored_source_texts(answer.pk),
+        document_texts=document_text_prefixes,
+    )
+    return result
+
+
+def _stored_source_texts(answer_id: int) -> dict[str, str]:
+    # The reference columns come along so a source stored as a document
+    # range is read back (and checked against its hash) like everywhere else.
+    rows = AnswerSource.objects.filter(answer_id=answer_id).values(
+        "answer_id", "marker", "text", "text_sha256", "document_id", "document_start",
+        "text_chars")
+    return {row["marker"]: row["text"] for row in rows}
 
 
 def answer_summary(answer: Answer) -> dict[str, Any]:

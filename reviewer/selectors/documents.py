@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from functools import lru_cache
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Substr
 
 from reviewer.ingestion import DocumentGeometry, PageRects, locate
 from reviewer.models import Chunk, Document, Workspace
@@ -17,7 +17,7 @@ logger = logging.getLogger("citeguard.documents")
 
 __all__ = [
     "chunk_list", "document_geometry", "document_get", "document_list", "document_locate",
-    "document_versions", "pdf_highlight",
+    "document_text_prefixes", "document_versions", "pdf_highlight",
 ]
 
 
@@ -143,3 +143,21 @@ def pdf_highlight(document: Document, pages: list[PageRects]) -> list[dict[str, 
                           round(max(ax, bx), 2), round(max(ay, by), 2)])
         converted.append({"page": entry["page"], "rects": rects})
     return converted
+
+
+_SQL_INT_MAX = 2**31 - 1
+
+
+def document_text_prefixes(needed: Mapping[int | str, int]) -> dict[int | str, str]:
+    """Each document's text up to code point ``needed[id]`` (what converting
+    its offsets to UTF-16 and UTF-8 needs: the units of a range depend on
+    all the text before it), in one query; deleted documents too, as their
+    answers still cite them. A document that no longer exists is missing."""
+    if not needed:
+        return {}
+    # One SUBSTR length for all (most answers cite one document); 32-bit on
+    # PostgreSQL.
+    length = min(max(1, *needed.values()), _SQL_INT_MAX)
+    rows = (Document.all_objects.filter(pk__in=list(needed))
+            .annotate(prefix=Substr("text", 1, length)).values_list("pk", "prefix"))
+    return {pk: prefix for pk, prefix in rows}

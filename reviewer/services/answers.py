@@ -25,7 +25,7 @@ from reviewer.selectors.answers import (
     CITATION_COLUMNS,
     CITATION_KEYS,
     STORED_AS_EMPTY,
-    answer_result,
+    answer_api_result,
 )
 from reviewer.selectors.documents import document_locate
 from reviewer.selectors.sources import source_reference
@@ -204,7 +204,8 @@ def answer_submit(*, client: ApiClient | None, data: Any) -> SubmitResult:
         if stored is None or not payload.id:
             raise
         return _replayed(stored, digest)
-    result = answer_result(answer, sentences=sentences_as_stored(data_report))
+    result = answer_api_result(answer, sentences=sentences_as_stored(data_report),
+                               source_texts={source.marker: source.text for source in sources})
     metrics.record(surface=surface.name, model=answer.model, result=result)
     return SubmitResult(answer, created=True, result=result)
 
@@ -232,7 +233,7 @@ def _replayed(stored: Answer, digest: str) -> SubmitResult:
             f"Answer id {stored.external_id!r} was already submitted with a different body "
             f"(stored as answer {stored.pk}). Send the same body again to get its result, or "
             "use a new id for a new answer.", status=409)
-    return SubmitResult(stored, created=False, result=answer_result(stored))
+    return SubmitResult(stored, created=False, result=answer_api_result(stored))
 
 
 def verification_config(surface: Surface, *, threshold: float | None = None,

@@ -20,10 +20,10 @@ from reviewer.verifying import (
     budget_sentence,
     pdf_pages_text,
     report_dict,
-    verify_payload,
+    resolve_sources,
     verify_work_limit,
 )
-from verification import VerificationConfig, WorkBudgetExceeded
+from verification import VerificationConfig, WorkBudgetExceeded, verify_answer
 from verification.formats import FORMATS, FormatError, convert
 from verification.payload import PayloadError, parse_answer_payload
 
@@ -154,7 +154,11 @@ class Command(BaseCommand):
             if isinstance(data, dict) and self.input_format and "format" not in data:
                 data = {**data, "format": self.input_format}
             native = convert(data, pdf_text=pdf_pages_text) if isinstance(data, dict) else data
-            report = report_dict(verify_payload(parse_answer_payload(native), config=config))
+            payload = parse_answer_payload(native)
+            sources = resolve_sources(payload.sources)
+            report = report_dict(
+                verify_answer(payload.answer, sources, config=config, answer_id=payload.id),
+                answer=payload.answer, sources=sources)
             if isinstance(native, dict) and native.get("notes"):
                 report["notes"] = list(native["notes"])
             return report
