@@ -4,8 +4,8 @@ Run from the repository root::
 
     .venv/bin/python bench/support.py                  # WiCE dev + ExpertQA val + cost
     .venv/bin/python bench/support.py --misses 10      # print some misses of each kind
-    .venv/bin/python bench/support.py --judge chat:http://127.0.0.1:8000/v1 --judge-model m
-    .venv/bin/python bench/support.py --judge onnx:/path/to/nli-folder
+    .venv/bin/python bench/support.py --judge http://127.0.0.1:8000/v1 --judge-model m
+    .venv/bin/python bench/support.py --judge /path/to/nli-folder --judge-limit 200
 
 Data (``../shared/datasets``, see its README; none of it is committed here):
 
@@ -287,12 +287,52 @@ def section_cost(claims: list[Claim], quick: bool) -> None:
               f"{1000 * on / len(answers):7.2f} ms/answer: {on / off:.2f}x")
 
 
+def section_judge(claims: list[Claim], reports: list[Report], target: str,
+                  model: str | None, limit: int) -> None:
+    """The semantic stage over the claims: each citation's passage (or the
+    sentences around its quote) as premise, the sentence as hypothesis, as
+    the task runs it. Agreement with the labels is the supplied model's."""
+    import os
+
+    from verification.entailment import JudgeError, judge_open
+
+    judge = judge_open(target, model=model, api_key=os.environ.get("CITEGUARD_JUDGE_API_KEY"))
+    print(f"\n5. Semantic stage: {judge.model_id} on up to {limit} claims "
+          "(its figures are the model's, not citeguard's)")
+    table: dict[tuple[str, str], Counter[str]] = {}
+    errors: Counter[str] = Counter()
+    latencies: list[float] = []
+    for claim, report in list(zip(claims, reports, strict=True))[:limit]:
+        citation = next((c for c in report.citations if c.passage_start is not None), None)
+        if citation is None or citation.passage_end is None:
+            continue
+        source = claim.sources[citation.source_marker or citation.marker or "S1"]
+        premise = source[citation.passage_start:citation.passage_end]
+        hypothesis = report.sentences[0].text if report.sentences else claim.answer
+        try:
+            judgement = judge.judge(premise, hypothesis)
+        except JudgeError as error:
+            errors[type(error).__name__] += 1
+            continue
+        latencies.append(judgement.latency_ms)
+        table.setdefault((claim.dataset, claim.label), Counter())[judgement.label] += 1
+    for (dataset, label), labels in sorted(table.items()):
+        total = sum(labels.values())
+        print(f"   {dataset:9} {label:20} " + ", ".join(
+            f"{name} {pct(n, total)}" for name, n in labels.most_common()))
+    if latencies:
+        print(f"   latency median {statistics.median(latencies):.0f} ms; errors {dict(errors)}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="citeguard paraphrase-check benchmark")
     parser.add_argument("--datasets", type=Path, default=DATASETS)
     parser.add_argument("--misses", type=int, default=0, help="print this many misses of each kind")
     parser.add_argument("--quick", action="store_true", help="a smaller cost workload")
     parser.add_argument("--no-cost", action="store_true", help="skip the cost section")
+    parser.add_argument("--judge", help="a model folder (ONNX NLI) or an OpenAI-compatible URL")
+    parser.add_argument("--judge-model", help="the chat model's name (with a URL)")
+    parser.add_argument("--judge-limit", type=int, default=200, help="claims to judge")
     args = parser.parse_args(argv)
     wice = args.datasets / "wice"
     if not (wice / "claim_dev.jsonl").is_file():
@@ -324,6 +364,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     section_reasons(claims, reports)
     if not args.no_cost:
         section_cost(claims, args.quick)
+    if args.judge:
+        section_judge([c for c, _ in main_sets], [r for _, r in main_sets], args.judge,
+                      args.judge_model, args.judge_limit)
     print(f"\nWall time {time.perf_counter() - began:.0f} s.")
     return 0
 

@@ -23,7 +23,7 @@ from reviewer.models import (
     Workspace,
 )
 from reviewer.services.deletion import answer_delete, document_delete
-from reviewer.services.surfaces import SURFACE_SETTINGS, surface_update
+from reviewer.services.surfaces import TRACKED_SETTINGS, surface_update
 
 
 class _NoAdd:
@@ -179,10 +179,7 @@ class SurfaceForm(forms.ModelForm[Surface]):
 
     class Meta:
         model = Surface
-        # The semantic stage's sample rate and budget (reviewer.services.judgements):
-        # saved as they are, outside the verdict settings' history.
-        fields = ("name", *SURFACE_SETTINGS, "judge_sample_rate", "judge_calls_per_hour",
-                  "judge_timeout_seconds", "judge_max_chars")
+        fields = ("name", *TRACKED_SETTINGS)
 
 
 @admin.register(Surface)
@@ -197,12 +194,12 @@ class SurfaceAdmin(admin.ModelAdmin[Surface]):
         """A change of settings goes through ``surface_update``, as on the
         surfaces page, so the admin cannot change a threshold or policy
         without a SurfaceChange saying who, when and from what to what."""
-        settings = [name for name in form.changed_data if name in SURFACE_SETTINGS]
+        settings = [name for name in form.changed_data if name in TRACKED_SETTINGS]
         if not change or not settings:
             super().save_model(request, obj, form, change)
             return
         others = [name for name in form.changed_data
-                  if name not in SURFACE_SETTINGS and name != "change_reason"]
+                  if name not in TRACKED_SETTINGS and name != "change_reason"]
         with transaction.atomic():
             if others:
                 Surface.objects.filter(pk=obj.pk).update(

@@ -293,7 +293,7 @@ ANSWERS = [
         # gets its likely passage; one changes a number (claim-mismatch) and
         # one cites a source that says nothing of it (claim-unsupported).
         "id": "demo-benefits-paraphrased", "surface": "benefits-chat", "model": "demo-model-a",
-        "question": "Summarise my retirement, leave and health benefits.",
+        "question": "Summarise my retirement and leave benefits and the deductible.",
         "sources": [("S1", 0)],
         "answer": (
             "In short:\n"

@@ -120,7 +120,7 @@ _NUMBER = re.compile(
     + r")(?:st|nd|rd|th)?(?![\w])"
     r"(?:[\s\u00a0-]?(?P<scale>thousand|million|billion|trillion|bn|mn|k|m)\b)?"
     r"(?:\s?(?P<percent>%|percent\b|per\s?cent\b))?"
-    r"(?:[\s\u00a0-](?P<unit>[^\W\d_]{2,}))?",
+    r"(?:[\s\u00a0-](?P<unit>[^\W\d_]{2,}(?:/[^\W\d_]+)?))?",
     re.IGNORECASE,
 )
 #: Units compared as one ("2 years" and "24 months" are not compared at all:
@@ -197,12 +197,15 @@ def _quantities(text: str, start: int = 0, end: int | None = None, *,
             unit: str | None = "%"
         elif match.group("currency"):
             unit = {"$": "$", "€": "€", "£": "£", "¥": "¥"}[match.group("currency")]
+        elif "/" in unit_word:
+            unit = unit_word  # "mg/kg": compared only with the same compound unit
         else:
             unit = _UNIT_FORMS.get(unit_word)
         year = (unit is None and value.is_integer() and 1000 <= value <= 2100
                 and raw.isdigit() and len(raw) == 4)
         span_end = base + (match.end("percent") if match.group("percent") else
-                           match.end("unit") if unit and match.group("unit") else
+                           match.end("unit") if unit_word in _UNIT_FORMS or "/" in unit_word
+                           else
                            match.end("scale") if scale else match.end("value"))
         span_start = base + (match.start("currency") if match.group("currency")
                              else match.start("value"))
@@ -294,7 +297,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 _NEGATIONS = frozenset(
     "not no never none nobody nothing neither nor without cannot can't won't don't doesn't "
     "didn't isn't aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't "
-    "mustn't".split()
+    "mustn't fail fails failed".split()
 )
 #: Words whose opposite in the evidence, with the word itself absent there, is
 #: a change of meaning: (check, word, opposites).
@@ -305,7 +308,6 @@ _OPPOSITES: tuple[tuple[Check, str, tuple[str, ...]], ...] = (
     ("quantifier", "every", ("some", "most")),
     ("modal", "must", ("may", "can", "might", "should", "could")),
     ("modal", "required", ("optional", "recommended", "allowed", "permitted")),
-    ("modal", "may", ("must", "shall")),
     ("modal", "optional", ("required", "mandatory")),
     ("comparative", "before", ("after",)),
     ("comparative", "after", ("before",)),
@@ -372,17 +374,20 @@ def _check_words(
     if absent:
         # Beside a quote, a negation is the quote's to keep (containment checks
         # it); the sentence's other words frame it.
-        findings.extend(_check_negation(claim_text, claim_words, evidence))
+        findings.extend(_check_negation(claim_text, claim_words, statements))
     return findings
 
 
 #: Adverbs that may stand between a negation and the word it negates.
 _NEGATION_ADVERBS = frozenset(
-    "necessarily always yet ever even currently generally usually often fully".split())
+    "necessarily always yet ever even currently generally usually often fully to".split())
 #: Share of the claim's content words the passage's sentence must hold before
 #: a negation one side says and the other does not is read as the same
 #: statement negated: below it, the two say different things about the word.
 _SAME_STATEMENT = 0.5
+#: A statement longer than this many times the claim (plus ten words) is a
+#: run-on stretch, not one statement.
+_STATEMENT_SPREAD = 3
 
 
 def _negated_keys(words: Sequence[tuple[str, int, int]]) -> dict[str, tuple[int, int]]:
@@ -405,7 +410,10 @@ def _negated_keys(words: Sequence[tuple[str, int, int]]) -> dict[str, tuple[int,
 def _sentences(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     """``text[lo:hi]`` cut at full stops, colons and line breaks: a passage's
     statements, coarsely (a table's cells run together otherwise)."""
-    cuts = [lo, *(lo + m.end() for m in re.finditer(r"[.!?;:]\s|\n", text[lo:hi])), hi]
+    # A stop glued to a capital ("…the child.Heart rate:") ends one too: web
+    # and table text run their cells together. A decimal point does not.
+    cuts = [lo, *(lo + m.end() for m in re.finditer(r"[.!?;:](?=\s|[A-Z])\s?|\n",
+                                                     text[lo:hi])), hi]
     return [(a, b) for a, b in itertools.pairwise(cuts) if b > a]
 
 
@@ -414,19 +422,25 @@ def _same_statements(
 ) -> list[tuple[Evidence, int, int]]:
     """The statements of the passages (see :func:`_sentences`) that hold at
     least :data:`_SAME_STATEMENT` of the claim's content words."""
-    claim_keys = {stem(w) for s, e in spans for w, _, _ in _words(claim_text, s, e)
-                  if w not in STOPWORDS and len(w) > 2}
+    claim_words = [w for s, e in spans for w, _, _ in _words(claim_text, s, e)]
+    claim_keys = {stem(w) for w in claim_words if w not in STOPWORDS and len(w) > 2}
     found = []
     for ev in evidence:
         for lo, hi in _sentences(ev.text, ev.start, ev.end):
-            keys = {stem(w) for w, _, _ in _words(ev.text, lo, hi)}
+            words = _words(ev.text, lo, hi)
+            # A run-on stretch (a table, a page's navigation) holds many
+            # sentences' words: it says no one statement.
+            if len(words) > _STATEMENT_SPREAD * len(claim_words) + 10:
+                continue
+            keys = {stem(w) for w, _, _ in words}
             if claim_keys and len(claim_keys & keys) >= _SAME_STATEMENT * len(claim_keys):
                 found.append((ev, lo, hi))
     return found
 
 
 def _check_negation(
-    claim_text: str, claim_words: Sequence[tuple[str, int, int]], evidence: Sequence[Evidence]
+    claim_text: str, claim_words: Sequence[tuple[str, int, int]],
+    statements: Sequence[tuple[Evidence, int, int]],
 ) -> list[ClaimFinding]:
     """The same statement negated on one side and not on the other: the
     passage's sentence holds most of the claim's content words and says the
@@ -440,38 +454,34 @@ def _check_negation(
         return findings
     claim_negated = _negated_keys(claim_words)
     claim_says_negation = _negated(w for w, _, _ in claim_words)
-    for ev in evidence:
-        for lo, hi in _sentences(ev.text, ev.start, ev.end):
-            words = _words(ev.text, lo, hi)
-            keys = {stem(w) for w, _, _ in words}
-            if len(claim_keys & keys) < _SAME_STATEMENT * len(claim_keys):
+    for ev, lo, hi in statements:
+        words = _words(ev.text, lo, hi)
+        keys = {stem(w) for w, _, _ in words}
+        passage_says_negation = _negated(w for w, _, _ in words)
+        for key, (cue_start, cue_end) in claim_negated.items():
+            if passage_says_negation or key not in keys:
                 continue
-            negated = _negated_keys(words)
-            passage_says_negation = _negated(w for w, _, _ in words)
-            for key, (cue_start, cue_end) in claim_negated.items():
-                if passage_says_negation or key not in keys:
-                    continue
-                start, end = next((s, e) for w, s, e in words if stem(w) == key)
-                findings.append(ClaimFinding(
-                    "negation", claim_text[cue_start:cue_end], cue_start, cue_end,
-                    f"the sentence says “{claim_text[cue_start:cue_end]}”; the passage says "
-                    f"“{ev.text[start:end]}” without a negation",
-                    passage=ev.text[start:end], source_marker=ev.marker, passage_start=start,
-                    passage_end=end))
-                return findings
-            if claim_says_negation:
+            start, end = next((s, e) for w, s, e in words if stem(w) == key)
+            findings.append(ClaimFinding(
+                "negation", claim_text[cue_start:cue_end], cue_start, cue_end,
+                f"the sentence says “{claim_text[cue_start:cue_end]}”; the passage says "
+                f"“{ev.text[start:end]}” without a negation",
+                passage=ev.text[start:end], source_marker=ev.marker, passage_start=start,
+                passage_end=end))
+            return findings
+        if claim_says_negation:
+            continue
+        for key, (cue_start, cue_end) in _negated_keys(words).items():
+            if key not in claim_keys:
                 continue
-            for key, (cue_start, cue_end) in negated.items():
-                if key not in claim_keys:
-                    continue
-                start, end = next((s, e) for w, s, e in claim_words if stem(w) == key)
-                findings.append(ClaimFinding(
-                    "negation", claim_text[start:end], start, end,
-                    f"the passage says “{ev.text[cue_start:cue_end]}”; the sentence says "
-                    f"“{claim_text[start:end]}” without the negation",
-                    passage=ev.text[cue_start:cue_end], source_marker=ev.marker,
-                    passage_start=cue_start, passage_end=cue_end))
-                return findings
+            start, end = next((s, e) for w, s, e in claim_words if stem(w) == key)
+            findings.append(ClaimFinding(
+                "negation", claim_text[start:end], start, end,
+                f"the passage says “{ev.text[cue_start:cue_end]}”; the sentence says "
+                f"“{claim_text[start:end]}” without the negation",
+                passage=ev.text[cue_start:cue_end], source_marker=ev.marker,
+                passage_start=cue_start, passage_end=cue_end))
+            return findings
     return findings
 
 

@@ -14,17 +14,22 @@ from django.db import transaction
 
 from reviewer.models import Surface, SurfaceChange
 
-__all__ = ["SURFACE_SETTINGS", "surface_update"]
+__all__ = ["JUDGE_SETTINGS", "SURFACE_SETTINGS", "TRACKED_SETTINGS", "surface_update"]
 
 #: The settings a change may touch (the name is the API's key for a surface:
 #: renaming it would break clients, so it is not one of them).
 SURFACE_SETTINGS = ("description", "threshold", "policy", "min_coverage", "require_quotes",
                     "high_stakes")
+#: The semantic stage's sample rate and budget: they decide which answers a
+#: model sees and what it costs, so a change is kept in the history too.
+JUDGE_SETTINGS = ("judge_sample_rate", "judge_calls_per_hour", "judge_timeout_seconds",
+                  "judge_max_chars")
+TRACKED_SETTINGS = SURFACE_SETTINGS + JUDGE_SETTINGS
 
 
 def surface_update(*, surface: Surface, changed_by: Any, reason: str,
                    evidence: dict[str, Any] | None = None, **fields: Any) -> SurfaceChange | None:
-    """Set ``fields`` (some of SURFACE_SETTINGS) on ``surface`` and record a
+    """Set ``fields`` (some of TRACKED_SETTINGS) on ``surface`` and record a
     ``SurfaceChange`` with ``{field: [old, new]}`` for those that differ.
 
     Returns the change, or None when every value was already so (nothing is
@@ -32,10 +37,10 @@ def surface_update(*, surface: Surface, changed_by: Any, reason: str,
     surface refuses (threshold outside (0, 1], an unknown policy…), with
     nothing saved; PermissionDenied unless ``changed_by`` may change surfaces.
     """
-    unknown = sorted(set(fields) - set(SURFACE_SETTINGS))
+    unknown = sorted(set(fields) - set(TRACKED_SETTINGS))
     if unknown:
         raise TypeError(f"not a surface setting: {', '.join(unknown)} "
-                        f"(settings: {', '.join(SURFACE_SETTINGS)})")
+                        f"(settings: {', '.join(TRACKED_SETTINGS)})")
     if not changed_by.has_perm("reviewer.change_surface"):
         raise PermissionDenied("Changing surfaces needs the supervisor role.")
     reason = reason.strip()

@@ -304,8 +304,8 @@ CLAIM_SOURCE = ("The warranty lasts two years from the date of purchase and cove
 CLAIM_ANSWERS = [
     ("The warranty lasts 3 years from the date of purchase [S1].", ["number"]),
     ("Refunds are not issued within fourteen days of a return [S1].", ["negation"]),
-    ("Dragons breathe fire over northern mountains and frozen lakes near the warehouse "
-     "every winter [S1].", ["unsupported"]),
+    ("Dragons breathe fire over northern mountains and frozen lakes every winter [S1].",
+     ["unsupported"]),
     ("The warranty lasts two years from the date of purchase [S1].", []),  # passes
 ]
 

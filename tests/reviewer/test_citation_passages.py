@@ -10,7 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from reviewer.models import Answer, CitationVerdict, ReviewDecision
-from reviewer.selectors.answers import answer_result
+from reviewer.selectors.answers import answer_api_result, answer_result
 from reviewer.services.answers import answer_submit
 from reviewer.services.reverify import answer_reverify
 from reviewer.views.passages import source_runs
@@ -63,9 +63,9 @@ def test_the_passage_support_words_and_findings_are_stored_and_read_back() -> No
     mismatch = citation(answer, "claim-mismatch")
     (finding,) = mismatch.findings
     assert finding["check"] == "number"
-    assert finding["message"] == "the sentence says $800 per; the passage says $500 per"
-    assert answer.text[finding["claim_start"]:finding["claim_end"]] == "$800 per"
-    assert source[finding["passage_start"]:finding["passage_end"]] == "$500 per"
+    assert finding["message"] == "the sentence says $800; the passage says $500"
+    assert answer.text[finding["claim_start"]:finding["claim_end"]] == "$800"
+    assert source[finding["passage_start"]:finding["passage_end"]] == "$500"
     assert mismatch.message == finding["message"]
     assert "800" in mismatch.missing
 
@@ -76,8 +76,10 @@ def test_the_passage_support_words_and_findings_are_stored_and_read_back() -> No
     # GET (from the rows) says what POST said.
     posted = answer_submit(client=None, data={
         "answer": answer.text, "sources": [{"marker": "S1", "text": PLAN}]}).result
-    assert answer_result(Answer.objects.get(pk=posted["answer"])) == posted
-    stored = [c for s in posted["sentences"] for c in s["citations"]]
+    assert answer_api_result(Answer.objects.get(pk=posted["answer"])) == posted
+    # The rows themselves, in code points (the API adds the other units).
+    stored = [c for s in answer_result(Answer.objects.get(pk=posted["answer"]))["sentences"]
+              for c in s["citations"]]
     assert [c["outcome"] for c in stored] == ["unquoted", "claim-mismatch", "claim-unsupported"]
     assert stored[1]["findings"] == mismatch.findings
 
@@ -124,7 +126,7 @@ def test_the_api_returns_the_passage_with_its_pages_for_a_chunk_source(
     assert unquoted["missing"] == ["join"] and unquoted["findings"] == []
     (finding,) = mismatch["findings"]
     assert (finding["claim"], finding["passage"], finding["source_marker"]) == (
-        "$800 per", "$500 per", "S1")
+        "$800", "$500", "S1")
     # A passage stays a passage: no match, no quote.
     assert unquoted["quote"] is None and unquoted["pages"] == []
 
@@ -157,16 +159,16 @@ def test_a_claim_mismatch_names_both_sides_and_marks_the_words_in_the_answer(
     row = citation(answer, "claim-mismatch")
 
     html, _ = panel(logged_in, answer, row)
-    assert "the sentence says $800 per; the passage says $500 per" in html
-    assert '<mark class="claim-finding check-number">$800 per</mark>' in html
-    assert '[S1]: <mark class="finding-passage">$500 per</mark>' in html
+    assert "the sentence says $800; the passage says $500" in html
+    assert '<mark class="claim-finding check-number">$800</mark>' in html
+    assert '[S1]: <mark class="finding-passage">$500</mark>' in html
     assert "likely passage — paraphrased, not a quote" in html
     assert '<span class="missing-word">800</span>' in html
 
     page = logged_in.get(f"/answers/{answer.pk}/").content.decode()
     # The answer's own words at odds with the passage, with the finding as title.
-    assert ('<mark class="claim-finding check-number" title="the sentence says $800 per; '
-            'the passage says $500 per">$800 per</mark>') in page
+    assert ('<mark class="claim-finding check-number" title="the sentence says $800; '
+            'the passage says $500">$800</mark>') in page
     assert "⚠ claim differs from passage" in page
     assert 'class="sentence status-claim-mismatch failing"' in page
 
@@ -275,6 +277,6 @@ def test_a_quote_in_a_contradicting_sentence_keeps_its_match_and_shows_the_findi
     html, _ = panel(logged_in, answer, row)
     assert '<mark class="match">per person and $1,000 per family</mark>' in html
     assert 'aria-label="Likely passage"' not in html  # a quote is no paraphrase
-    assert "the sentence says $800 per; the passage says $500 per" in html
+    assert "the sentence says $800; the passage says $500" in html
     page = logged_in.get(f"/answers/{answer.pk}/").content.decode()
     assert 'title="quote found; the sentence&#x27;s own words differ from its passage"' in page

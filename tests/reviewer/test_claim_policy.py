@@ -21,8 +21,8 @@ SOURCES = [
                              "received at the warehouse."},
 ]
 MISMATCH = "The warranty lasts 3 years from the date of purchase [S1]."
-UNSUPPORTED = ("Dragons breathe fire over northern mountains and frozen lakes near the "
-               "warehouse every winter [S2].")
+UNSUPPORTED = ("Dragons breathe fire over northern mountains and frozen lakes every "
+               "winter [S2].")
 KEPT = "Refunds are issued within fourteen days of a return [S2]."
 ANSWER = f"Thanks for asking. {MISMATCH} {KEPT} {UNSUPPORTED}\nAnything else?"
 

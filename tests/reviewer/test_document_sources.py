@@ -174,7 +174,8 @@ def test_the_api_returns_the_same_report_when_posted_read_and_replayed(
         "id": "same-report",
         "answer": (f'It says "{exact}" [S1]. It also says "{fuzzy}" [S1]. '
                    'The policy says "Staff are paid 45 days after the review" [S2]. '
-                   "Vision care is covered in full [S9]. The staff handbook agrees [S2]. "
+                   "Vision care is covered in full [S9]. "
+                   "Staff are paid a month after the review [S2]. "
                    "Anything else?"),
         "sources": [{"marker": "S1", "chunk": chunk.pk},
                     {"marker": "S2", "text": "Staff are paid 30 days after the review."}],

@@ -30,8 +30,8 @@ ANSWERS = (
     'Employees "may withdraw matched funds" early [S1].',             # altered (negation)
     'It matches "a generous pension scheme for all" [S1]. It vests.',  # not found + uncited
     "The employer matches contributions up to 7 percent of salary [S1].",  # claim mismatch
-    "Dragons breathe fire over northern mountains and frozen lakes near the employer every "
-    "winter [S1].",                                                   # claim unsupported
+    # claim unsupported
+    "Dragons breathe fire over northern mountains and frozen lakes every winter [S1].",
 )
 
 

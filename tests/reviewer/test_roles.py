@@ -573,12 +573,17 @@ def test_admin_edits_of_a_surfaces_settings_are_recorded_like_the_surfaces_pages
     client.force_login(root)
     form = {"name": surface.name, "description": "renamed in the admin",
             "threshold": "0.88", "policy": surface.policy,
-            "min_coverage": str(surface.min_coverage), "change_reason": "Calibrated by hand"}
+            "min_coverage": str(surface.min_coverage), "change_reason": "Calibrated by hand",
+            "judge_sample_rate": "0.25", "judge_calls_per_hour": str(surface.judge_calls_per_hour),
+            "judge_timeout_seconds": str(surface.judge_timeout_seconds),
+            "judge_max_chars": str(surface.judge_max_chars)}
     response = client.post(f"/admin/reviewer/surface/{surface.pk}/change/", form)
     assert response.status_code == 302, response.content.decode()[:500]
     change = SurfaceChange.objects.get(surface=surface)
     assert change.changed_by == root and change.reason == "Calibrated by hand"
     assert change.changes["threshold"] == [surface.threshold, 0.88]
+    # The model stage's sample rate is a setting with a history too.
+    assert change.changes["judge_sample_rate"] == [surface.judge_sample_rate, 0.25]
     surface.refresh_from_db()
     assert surface.threshold == 0.88 and surface.description == "renamed in the admin"
     # The list's high-stakes checkbox, which has no reason field.

@@ -142,7 +142,7 @@ def _stats() -> dict[tuple[Any, ...], tuple[int, int, int]]:
 def test_migration_0021_backfills_the_claim_columns_and_reranks() -> None:
     mismatch = _submit_claim("The warranty lasts 3 years from the date of purchase [S1].")
     unsupported = _submit_claim("Dragons breathe fire over northern mountains and frozen "
-                                "lakes at the warranty office every winter [S1].")
+                                "lakes every winter [S1].")
     altered = _submit('The employer matches "up to 7 percent of salary" [S1].')
     assert unsupported.counts["claim-unsupported"] == 1
     stats_rebuild()

@@ -62,8 +62,8 @@ ANSWERS = [
     "Bonuses are paid every quarter. Leave accrues monthly.",  # uncited claims
     'Up to "five unused days may be carried over" [S1]. Dental is free [S9].',  # fabricated
     "Employees accrue 30 days of paid leave a year [S1].",  # claim mismatch
-    "Dragons breathe fire over northern mountains and frozen lakes near the employer every "
-    "winter [S2].",  # claim unsupported
+    # claim unsupported
+    "Dragons breathe fire over northern mountains and frozen lakes every winter [S2].",
 ]
 
 

@@ -81,8 +81,8 @@ CLAIM_SOURCES = {
     "S2": "Refunds are issued within fourteen days of a return being received at the warehouse.",
 }
 MISMATCH = "The warranty lasts 3 years from the date of purchase [S1]."
-UNSUPPORTED = ("Dragons breathe fire over northern mountains and frozen lakes near the "
-               "warehouse every winter [S2].")
+UNSUPPORTED = ("Dragons breathe fire over northern mountains and frozen lakes every "
+               "winter [S2].")
 KEPT = "Refunds are issued within fourteen days of a return [S2]."
 CLAIM_ANSWER = f"Thanks for asking. {MISMATCH} {KEPT} {UNSUPPORTED}\nAnything else?"
 
@@ -109,8 +109,7 @@ def test_the_correction_names_both_sides_of_a_mismatch_and_the_unsupported_sente
     assert lines[1] == ("- the sentence does not say what [S1] says: the sentence says 3 years; "
                         "the passage says two years")
     assert lines[2] == ("- [S2] shares almost nothing with the sentence “Dragons breathe fire "
-                        "over northern mountains and frozen lakes near the warehouse every "
-                        "winter [S2].”")
+                        "over northern mountains and frozen lakes every winter [S2].”")
     assert "Refunds" not in outcome.correction  # the sentence that passed is not named
 
 
