@@ -205,6 +205,16 @@ def test_review_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
                            ".length > 0")
     _shoot(page, folder, "review-closest.png")
 
+    # A paraphrase: its likely passage in its own style, the changed number
+    # named on both sides.
+    answer = _answer("demo-benefits-paraphrased")
+    citation = CitationVerdict.objects.get(answer=answer, outcome="claim-mismatch")
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/")
+    page.click(f"#sentence-{citation.sentence.index} .sentence-text", position={"x": 8, "y": 8})
+    page.locator("#sentence-panel .findings").wait_for()
+    page.wait_for_function("document.querySelector('#pdf-viewer .cg-outcome-likely')")
+    _shoot(page, folder, "review-paraphrased.png")
+
     # A scanned page: the picture rendered, the highlight on its printed line.
     answer, citation = _scanned_answer(tmp_path)
     _open_sentence(page, answer, citation)
@@ -223,7 +233,7 @@ def test_review_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
     page.keyboard.press("Escape")
 
     for name in ("review-altered.png", "review-page-break.png", "review-closest.png",
-                 "review-scanned.png", "review-confirm.png"):
+                 "review-paraphrased.png", "review-scanned.png", "review-confirm.png"):
         assert os.path.getsize(f"{folder}/{name}") > 10_000, name
 
 
