@@ -299,8 +299,8 @@ ANSWERS = [
             "In short:\n"
             "You can join the retirement plan on the first day of the month after 30 days of "
             "service [S1]. Up to five unused leave days can be carried into the next calendar "
-            "year [S1]. The annual deductible is $800 per person [S1]. Employees also get free "
-            "parking at every office location [S1]."
+            "year [S1]. The annual deductible is $800 per person [S1]. Members also get free "
+            "parking and a gym pass [S1]."
         ),
     },
     {

@@ -169,7 +169,7 @@ def test_a_claim_mismatch_names_both_sides_and_marks_the_words_in_the_answer(
     # The answer's own words at odds with the passage, with the finding as title.
     assert ('<mark class="claim-finding check-number" title="the sentence says $800; '
             'the passage says $500">$800</mark>') in page
-    assert "⚠ claim differs from passage" in page
+    assert "⚠ claim mismatch" in page
     assert 'class="sentence status-claim-mismatch failing"' in page
 
 
@@ -184,7 +184,7 @@ def test_a_claim_unsupported_citation_says_the_source_shares_almost_nothing(
     assert "best passage — shares almost nothing" in html
     assert "paraphrased, not a quote" not in html  # it is not offered as the sentence's source
     assert '<span class="missing-word">parking</span>' in html
-    assert "∅ source shares almost nothing" in html
+    assert "∅ claim unsupported" in html
 
 
 def test_source_text_in_a_passage_is_escaped(logged_in: Any) -> None:
