@@ -63,10 +63,15 @@ def _passage_for(
         passage = passage_around(pool.by_label[label].text, citation.chunk_start,
                                  citation.chunk_end)
         return label, passage
-    if (citation.outcome in ("unquoted", "quote-not-found") and citation.marker
-            and citation.marker in pool):
-        # A quote that is not there still has a sentence around it that the
-        # source may support: the reviewer gets that passage to compare.
+    if (citation.outcome == "quote-not-found" and citation.closest_marker
+            and citation.closest_start is not None and citation.closest_end is not None):
+        # A quote that is not there: the sentences around its closest window.
+        # (Locating a passage would split and weigh the whole source for each
+        # not-found quote: twice the cost of the answer's checks, measured.)
+        return citation.closest_marker, passage_around(
+            pool.by_label[citation.closest_marker].text, citation.closest_start,
+            citation.closest_end)
+    if citation.outcome == "unquoted" and citation.marker and citation.marker in pool:
         return citation.marker, locate_passage(claim, pool.sentences(citation.marker))
     return None
 
