@@ -240,6 +240,35 @@ def section_flags(claims: list[Claim], reports: list[Report], misses: int) -> No
                 print(f"     {citation.outcome}: {citation.message[:220]}")
 
 
+#: Operating points printed side by side: which claim checks run.
+POINTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("all checks (the default)", CONFIG.claim_checks),
+    ("without names", tuple(c for c in CONFIG.claim_checks if c != "entity")),
+    ("numbers only", ("number",)),
+    ("negation, quantifiers, modals, order", ("negation", "quantifier", "modal",
+                                              "comparative")),
+)
+
+
+def section_points(claims: list[Claim]) -> None:
+    print("\n2b. Operating points: false alarms against flags found, per set of checks "
+          "(claim-unsupported included in each)")
+    print(f"   {'checks':38} {'WiCE sup.':>10} {'EQA Compl.':>10} {'WiCE part/not':>14} "
+          f"{'EQA other':>10}")
+    for name, checks in POINTS:
+        config = VerificationConfig(claim_checks=checks)
+        groups: dict[str, list[bool]] = {"ws": [], "eg": [], "wb": [], "eb": []}
+        for claim in claims:
+            flagged = bool(paraphrase_flag(verify_answer(claim.answer, claim.sources,
+                                                         config=config)))
+            good = claim.label in ("supported", "Complete")
+            key = ("w" if claim.dataset == "wice" else "e") + ("s" if good else "b")
+            groups["eg" if key == "es" else key].append(flagged)
+        cells = [f"{100 * sum(g) / len(g):.1f}%" if g else "n/a"
+                 for g in (groups["ws"], groups["eg"], groups["wb"], groups["eb"])]
+        print(f"   {name:38} {cells[0]:>10} {cells[1]:>10} {cells[2]:>14} {cells[3]:>10}")
+
+
 def section_reasons(claims: list[Claim], reports: list[Report]) -> None:
     print("\n3. Reasons (WiCE non-supported-token files): flagged sub-claims whose reason "
           "names a marked word")
@@ -361,6 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     main_sets = [(c, r) for c, r in zip(claims, reports, strict=True)
                  if c.dataset in ("wice", "expertqa")]
     section_flags([c for c, _ in main_sets], [r for _, r in main_sets], args.misses)
+    section_points([c for c, _ in main_sets])
     section_reasons(claims, reports)
     if not args.no_cost:
         section_cost(claims, args.quick)

@@ -24,6 +24,7 @@ from reviewer.models import (
 )
 from reviewer.services.deletion import answer_delete, document_delete
 from reviewer.services.surfaces import TRACKED_SETTINGS, surface_update
+from verification.claims import CHECKS
 
 
 class _NoAdd:
@@ -173,6 +174,12 @@ class CitationVerdictAdmin(_NoDelete, _NoAdd, admin.ModelAdmin[CitationVerdict])
 
 
 class SurfaceForm(forms.ModelForm[Surface]):
+    claim_checks_off = forms.MultipleChoiceField(
+        required=False, choices=[(check, check) for check in CHECKS],
+        widget=forms.CheckboxSelectMultiple, label="Paraphrase checks turned off",
+        help_text="A sentence's own facts checked against its passage: each check finds "
+                  "changed claims and raises false alarms at its own rate (the calibration "
+                  "page's precision per check, bench/support.py).")
     change_reason = forms.CharField(
         required=False, max_length=500,
         help_text="Why the settings change: kept in the surface's history with who and when.")

@@ -561,21 +561,31 @@ def check_claim(
     evidence: Sequence[Evidence],
     *,
     absent: bool = True,
+    checks: Iterable[str] = CHECKS,
 ) -> tuple[ClaimFinding, ...]:
     """What ``claim_text[spans]`` (the sentence's own words: outside quotes
     and markers) says that ``evidence`` contradicts or lacks. Each finding
     names both sides in words. Empty when ``evidence`` is empty: with no
     passage there is nothing to compare.
 
-    ``absent``: whether a number or negation that nothing in the evidence
-    says is a finding. True for a paraphrase, whose own words are the claim;
+    ``absent``: whether a number or name that nothing in the evidence says
+    is a finding. True for a paraphrase, whose own words are the claim;
     False beside a quote, where the sentence's other words frame the quote
-    ("Smith v Jones [2019] held that "…"") and only a contradiction counts."""
+    ("Smith v Jones [2019] held that "…"") and only a contradiction counts.
+    ``checks``: which of :data:`CHECKS` run (all by default)."""
+    wanted = frozenset(checks)
+    if unknown := wanted - set(CHECKS):
+        raise ValueError(f"unknown claim checks {sorted(unknown)}; the checks are "
+                         f"{', '.join(CHECKS)}")
     if not evidence:
         return ()
-    findings = _check_numbers(claim_text, spans, evidence, absent) + _check_words(
-        claim_text, spans, evidence, absent)
-    if absent:
+    findings: list[ClaimFinding] = []
+    if "number" in wanted:
+        findings += _check_numbers(claim_text, spans, evidence, absent)
+    if wanted & {"negation", "quantifier", "modal", "comparative"}:
+        findings += [f for f in _check_words(claim_text, spans, evidence, absent)
+                     if f.check in wanted]
+    if absent and "entity" in wanted:
         findings += _check_names(claim_text, spans, evidence)
     findings.sort(key=lambda f: f.claim_start)
     return tuple(findings)

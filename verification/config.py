@@ -25,6 +25,11 @@ DEFAULT_MARKER_PATTERNS: tuple[str, ...] = (
 )
 
 
+#: The claim checks ``verification.claims`` knows (its ``CHECKS``, named here
+#: so that the configuration needs no import of the checks).
+_CLAIM_CHECKS = frozenset({"number", "negation", "quantifier", "modal", "comparative", "entity"})
+
+
 @dataclass(frozen=True, slots=True)
 class VerificationConfig:
     """How strictly an answer is checked. Immutable; pass as ``config=``.
@@ -50,6 +55,11 @@ class VerificationConfig:
         Locate the passage behind every cited sentence and check the
         sentence's own numbers, negations, quantifiers, modals, order words
         and names against it (``claim-mismatch``, ``claim-unsupported``).
+    claim_checks
+        Which of the sentence's own facts are checked against its passage:
+        ``number``, ``negation``, ``quantifier``, ``modal``, ``comparative``,
+        ``entity`` (all by default; ``bench/support.py`` prints what each
+        costs in false alarms and finds on real claims).
     min_support
         An unquoted citation of a claim whose best passage holds less than
         this weighted share of the sentence's content words is
@@ -72,9 +82,15 @@ class VerificationConfig:
     max_work: int | None = DEFAULT_MAX_WORK
     seed_min_chars: int | None = SEED_MATCH_MIN_CHARS
     check_claims: bool = True
+    claim_checks: tuple[str, ...] = ("number", "negation", "quantifier", "modal", "comparative",
+                                     "entity")
     min_support: float = 0.0
 
     def __post_init__(self) -> None:
+        unknown = sorted(set(self.claim_checks) - _CLAIM_CHECKS)
+        if unknown:
+            raise ValueError(f"unknown claim checks {unknown}; the checks are "
+                             f"{', '.join(sorted(_CLAIM_CHECKS))}")
         if not 0.0 <= self.min_support <= 1.0:
             raise ValueError(f"min_support must be in [0, 1], got {self.min_support!r}")
         if not 0.0 < self.threshold <= 1.0:

@@ -101,8 +101,8 @@ def support_sentence(
     evidence = [Evidence(item[0], pool.by_label[item[0]].text, item[1].source_start,
                          item[1].source_end, functools.partial(pool.facts, item[0]))
                 for item in located if item is not None and item[1] is not None]
-    findings = check_claim(answer, own, _distinct(evidence),
-                           absent=not quotes) if evidence else ()
+    findings = check_claim(answer, own, _distinct(evidence), absent=not quotes,
+                           checks=config.claim_checks) if evidence else ()
 
     unsupported_possible = (claim and not quotes
                             and any(c.outcome == "unquoted" for c in citations)

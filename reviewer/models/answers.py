@@ -9,8 +9,11 @@ later re-ingestion cannot change what was verified.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+
+from verification.claims import CHECKS
 
 from .clients import ApiClient
 from .deletion import LiveManager
@@ -55,6 +58,13 @@ class Surface(models.Model):
                                 "Retry-After waited for.")
     judge_max_chars = models.PositiveIntegerField(
         default=8000, help_text="Most characters (passage and sentence) sent in one call.")
+    # The paraphrase checks a surface turns off (verification.claims.CHECKS):
+    # each costs false alarms and finds changed claims at its own rate
+    # (bench/support.py; the calibration page's precision per check).
+    claim_checks_off = models.JSONField(
+        default=list, blank=True,
+        help_text="Checks of a sentence's own facts this surface does not run: number, "
+                  "negation, quantifier, modal, comparative, entity.")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -80,6 +90,20 @@ class Surface(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        off = self.claim_checks_off
+        if not isinstance(off, list) or not all(isinstance(c, str) for c in off):
+            raise ValidationError({"claim_checks_off": "A list of check names."})
+        unknown = sorted(set(off) - set(CHECKS))
+        if unknown:
+            raise ValidationError({"claim_checks_off": (
+                f"Unknown checks: {', '.join(unknown)}. The checks are {', '.join(CHECKS)}.")})
+
+    @property
+    def claim_checks(self) -> tuple[str, ...]:
+        """The paraphrase checks this surface runs."""
+        return tuple(c for c in CHECKS if c not in self.claim_checks_off)
 
 
 class AnswerQuerySet(models.QuerySet["Answer"]):

@@ -245,7 +245,7 @@ def verification_config(surface: Surface, *, threshold: float | None = None,
     return VerificationConfig(
         threshold=surface.threshold if threshold is None else threshold,
         min_coverage=surface.min_coverage, require_quotes=surface.require_quotes,
-        max_work=max_work)
+        claim_checks=surface.claim_checks, max_work=max_work)
 
 
 def verdict_columns(report: Report) -> dict[str, Any]:

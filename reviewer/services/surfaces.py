@@ -24,7 +24,7 @@ SURFACE_SETTINGS = ("description", "threshold", "policy", "min_coverage", "requi
 #: model sees and what it costs, so a change is kept in the history too.
 JUDGE_SETTINGS = ("judge_sample_rate", "judge_calls_per_hour", "judge_timeout_seconds",
                   "judge_max_chars")
-TRACKED_SETTINGS = SURFACE_SETTINGS + JUDGE_SETTINGS
+TRACKED_SETTINGS = (*SURFACE_SETTINGS, *JUDGE_SETTINGS, "claim_checks_off")
 
 
 def surface_update(*, surface: Surface, changed_by: Any, reason: str,

@@ -72,3 +72,44 @@ def test_flag_serves_it_marked_and_escalate_refuses_it(
     # A mismatch alone is enough.
     alone = _post(api, policy, f"{MISMATCH} {KEPT}")
     assert alone["action"] == policy and alone["verdict"] == "flag"
+
+
+def test_a_surface_turns_a_check_off_and_its_history_says_who_and_why(
+        api: Any, surfaces: dict[str, Surface], client: Any) -> None:
+    from django.contrib.auth import get_user_model
+
+    from reviewer.models import SurfaceChange
+
+    answer = "The warranty is sold by Acme Home Electronics for two years [S1]."
+    statuses = [s["status"] for s in _post(api, "flag", answer)["sentences"]]
+    assert statuses == ["claim-mismatch"]  # a name the source never mentions
+
+    surface = surfaces["flag"]
+    root = get_user_model().objects.create_superuser("root", "root@example.com", "pw-root-123")
+    client.force_login(root)
+    response = client.post(f"/admin/reviewer/surface/{surface.pk}/change/", {
+        "name": surface.name, "threshold": str(surface.threshold), "policy": surface.policy,
+        "min_coverage": str(surface.min_coverage),
+        "judge_sample_rate": "0", "judge_calls_per_hour": "0", "judge_timeout_seconds": "30",
+        "judge_max_chars": "8000", "claim_checks_off": ["entity"],
+        "change_reason": "Names raised false alarms on this surface"})
+    assert response.status_code == 302, response.content.decode()[:500]
+    change = SurfaceChange.objects.get(surface=surface)
+    assert change.changes == {"claim_checks_off": [[], ["entity"]]}
+    assert change.reason == "Names raised false alarms on this surface"
+
+    statuses = [s["status"] for s in _post(api, "flag", answer)["sentences"]]
+    assert statuses == ["unquoted"]
+    # The other checks still run.
+    statuses = [s["status"] for s in _post(api, "flag", MISMATCH)["sentences"]]
+    assert statuses == ["claim-mismatch"]
+
+
+def test_an_unknown_check_is_refused_with_the_names_of_the_real_ones(
+        surfaces: dict[str, Surface]) -> None:
+    from django.core.exceptions import ValidationError
+
+    surface = surfaces["flag"]
+    surface.claim_checks_off = ["names"]
+    with pytest.raises(ValidationError, match=r"Unknown checks: names\. The checks are number"):
+        surface.full_clean()

@@ -115,3 +115,17 @@ def test_a_number_elsewhere_in_the_source_holds_but_only_in_its_unit() -> None:
 
 def test_no_evidence_no_findings() -> None:
     assert check_claim("It takes 3 years.", [(0, 17)], []) == ()
+
+
+def test_the_configuration_knows_every_check_and_leaves_out_those_not_asked_for() -> None:
+    from verification import VerificationConfig
+    from verification.claims import CHECKS
+
+    assert set(VerificationConfig().claim_checks) == set(CHECKS)
+    source = "Employer matching contributions vest after two years of service."
+    sentence = "Matching contributions vest after 3 years."
+    assert findings(sentence, source)
+    assert check_claim(sentence, [(0, len(sentence))], [Evidence("S1", source, 0, len(source))],
+                       checks=("negation", "entity")) == ()
+    with pytest.raises(ValueError, match="unknown claim checks"):
+        VerificationConfig(claim_checks=("numbers",))
