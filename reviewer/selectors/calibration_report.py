@@ -22,7 +22,6 @@ from django.db.models import QuerySet
 from reviewer.models import (
     KIND_LABELS,
     Answer,
-    AnswerSource,
     CalibrationItem,
     CitationVerdict,
     MatchLabel,
@@ -30,10 +29,10 @@ from reviewer.models import (
     Surface,
 )
 from reviewer.selectors.calibration import ItemLabels, item_labels, labelled_matches
+from reviewer.selectors.sources import answers_sources
 from reviewer.services.answers import verification_config
 from reviewer.services.calibration import CLAIM_CHECKS
-from reviewer.services.reverify import source_from_row
-from verification import Source, verify_answer
+from verification import verify_answer
 from verification.calibration import (
     LABELS,
     Agreement,
@@ -351,13 +350,7 @@ def change_examples(surface: Surface, threshold: float, limit: int = 10
     citations = citations[:limit]
     answer_ids = {c["answer_id"] for c in citations}
     texts = dict(Answer.objects.filter(pk__in=answer_ids).values_list("pk", "text"))
-    sources: dict[int, list[Source]] = {pk: [] for pk in answer_ids}
-    for row in (AnswerSource.objects.filter(answer_id__in=answer_ids)
-                .order_by("answer_id", "position")
-                .values("answer_id", "marker", "text", "document_id", "document_start",
-                        "document_end", "superseded", "furniture", "text_chars",
-                        "text_sha256")):
-        sources[row["answer_id"]].append(source_from_row(row))
+    sources = answers_sources(answer_ids)
     config = verification_config(surface, threshold=threshold)
     outcomes: dict[int, list[str]] = {}
     for pk in answer_ids:

@@ -19,8 +19,10 @@ from typing import Any
 from django.db.models.functions import Substr
 
 from reviewer.models import AnswerSource, Document
+from verification import Source
 
-__all__ = ["SourceReferenceError", "source_reference", "source_texts_resolve"]
+__all__ = ["SourceReferenceError", "answers_sources", "source_from_row", "source_reference",
+           "source_texts_resolve"]
 
 _NEEDED = ("text", "text_sha256", "document_id", "document_start", "text_chars")
 
@@ -101,3 +103,35 @@ def source_texts_resolve(rows: Iterable[Any]) -> None:
                     "text was changed after it was cited; this source is not shown as "
                     "something it was not.")
             _set_text(row, text)
+
+
+#: The columns of an ``AnswerSource`` that make the ``Source`` it was verified as.
+SOURCE_FIELDS = ("answer_id", "marker", "text", "document_id", "document_start",
+                 "document_end", "superseded", "furniture", "text_chars", "text_sha256")
+
+
+def source_from_row(row: dict[str, Any]) -> Source:
+    """The ``Source`` an ``AnswerSource`` row (as values) was verified as: its
+    text snapshot, furniture, and document range (``injected_end`` where the
+    document's continuation begins inside the snapshot)."""
+    start, end, text = row["document_start"], row["document_end"], row["text"]
+    injected_end = None
+    if start is not None and end is not None and end - start != len(text):
+        injected_end = end - start
+    return Source(
+        marker=row["marker"], text=text,
+        skip=tuple((s, e) for s, e in row["furniture"]),
+        injected_end=injected_end, document=row["document_id"],
+        document_offset=start or 0, superseded=row["superseded"],
+    )
+
+
+def answers_sources(answer_ids: Iterable[int]) -> dict[int, list[Source]]:
+    """Each answer's sources as it was verified against them, in order: what
+    verifying a stored answer again reads (one query, texts read back)."""
+    ids = list(answer_ids)
+    sources: dict[int, list[Source]] = {pk: [] for pk in ids}
+    for row in (AnswerSource.objects.filter(answer_id__in=ids)
+                .order_by("answer_id", "position").values(*SOURCE_FIELDS)):
+        sources[row["answer_id"]].append(source_from_row(row))
+    return sources

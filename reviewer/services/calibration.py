@@ -41,8 +41,8 @@ from reviewer.models import (
     MatchLabel,
     Surface,
 )
+from reviewer.selectors.sources import answers_sources
 from reviewer.services.answers import verification_config
-from reviewer.services.reverify import source_from_row
 from verification import Citation, SentenceResult, canonical_label, verify_answer
 from verification.calibration import bands_around, stratified_sample
 
@@ -210,13 +210,7 @@ def _answer_citations(answer_ids: set[int], surface: Surface
     sources and threshold: a finding's two sides are in the report, not in
     the citation rows."""
     answers = Answer.objects.filter(pk__in=answer_ids).values("pk", "text", "threshold")
-    sources: dict[int, list[Any]] = defaultdict(list)
-    for row in (AnswerSource.objects.filter(answer_id__in=answer_ids)
-                .order_by("answer_id", "position")
-                .values("answer_id", "marker", "text", "document_id", "document_start",
-                        "document_end", "superseded", "furniture", "text_chars",
-                        "text_sha256")):
-        sources[row["answer_id"]].append(source_from_row(row))
+    sources = answers_sources(answer_ids)
     citations = {}
     for answer in answers:
         report = verify_answer(answer["text"], sources[answer["pk"]],

@@ -33,7 +33,6 @@ from django.utils import timezone
 
 from reviewer.models import (
     Answer,
-    AnswerSource,
     CitationVerdict,
     ReverificationRun,
     SentenceVerdict,
@@ -42,6 +41,7 @@ from reviewer.models import (
     VerdictRecord,
 )
 from reviewer.selectors.answers import CITATION_COLUMNS, answer_result, stored_sentences
+from reviewer.selectors.sources import answers_sources
 from reviewer.services.answers import (
     SENTENCE_KEYS,
     citation_row,
@@ -54,10 +54,10 @@ from reviewer.services.answers import (
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.rows import insert_rows, update_rows
 from reviewer.services.stats import stats_increments, stats_move_answers
-from verification import Source, VerificationConfig, verify_answer
+from verification import VerificationConfig, verify_answer
 
 __all__ = ["BATCH_SIZE", "ReverifyOutcome", "answer_reverify", "answers_reverify",
-           "reverification_run", "reverification_start", "runs_fail_stale", "source_from_row"]
+           "reverification_run", "reverification_start", "runs_fail_stale"]
 
 logger = logging.getLogger("citeguard.reverify")
 
@@ -70,10 +70,6 @@ _VERDICT_COLUMNS = ("verdict", "coverage", "claims", "attributed_claims", "count
                     "not_found_count", "wrong_source_count", "unattributed_count",
                     "uncited_count")
 _SENTENCE_COLUMNS = tuple(key for key in SENTENCE_KEYS if key != "index")
-_SOURCE_FIELDS = ("answer_id", "marker", "text", "document_id", "document_start",
-                  "document_end", "superseded", "furniture", "text_chars", "text_sha256")
-
-
 @dataclass(frozen=True)
 class ReverifyOutcome:
     """What re-verifying one answer did."""
@@ -87,22 +83,6 @@ class ReverifyOutcome:
     @property
     def changed(self) -> bool:
         return self.verdict != self.verdict_before or self.outcomes_changed > 0
-
-
-def source_from_row(row: dict[str, Any]) -> Source:
-    """The ``Source`` an ``AnswerSource`` row (as values) was verified as: its
-    text snapshot, furniture, and document range (``injected_end`` where the
-    document's continuation begins inside the snapshot)."""
-    start, end, text = row["document_start"], row["document_end"], row["text"]
-    injected_end = None
-    if start is not None and end is not None and end - start != len(text):
-        injected_end = end - start
-    return Source(
-        marker=row["marker"], text=text,
-        skip=tuple((s, e) for s, e in row["furniture"]),
-        injected_end=injected_end, document=row["document_id"],
-        document_offset=start or 0, superseded=row["superseded"],
-    )
 
 
 def answer_reverify(*, answer: Answer, threshold: float | None = None,
@@ -132,10 +112,7 @@ def answers_reverify(*, answer_ids: Sequence[int], threshold: float | None = Non
     answers = {a.pk: a for a in Answer.objects.filter(pk__in=answer_ids)
                .select_related("surface").only("pk", "text", "external_id", "threshold",
                                                 "surface")}
-    sources: dict[int, list[Source]] = {pk: [] for pk in answers}
-    for row in (AnswerSource.objects.filter(answer_id__in=list(answers))
-                .order_by("answer_id", "position").values(*_SOURCE_FIELDS)):
-        sources[row["answer_id"]].append(source_from_row(row))
+    sources = answers_sources(answers)
     verified: dict[int, tuple[Any, dict[str, Any]]] = {}
     for pk, answer in answers.items():
         config = (verification_config(answer.surface, threshold=threshold) if answer.surface
