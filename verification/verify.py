@@ -6,34 +6,23 @@ import dataclasses
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from .config import VerificationConfig
 from .coverage import is_claim
+from .finding import Found, find, letters, verbatim_elsewhere
 from .markers import MarkerGroup, parse_markers
 from .matching import (
-    Alignment,
     Difference,
-    align,
-    compare,
-    find_exact,
-    find_letter_spaced,
-    negation_before,
-    rough_window,
-    word_swap,
     words_between,
 )
 from .normalize import (
-    NormalizedText,
-    clean_break,
-    concatenate,
     explain,
     normalize,
 )
 from .paraphrase import support_sentence
-from .pool import SCREEN_MARGIN, Source, SourcePool, squeeze
+from .pool import Source, SourcePool
 from .quotes import Quote, parse_quotes
 from .reasons import coverage_sentence, reason_sentence
 from .reasons import verdict as reasons_verdict
@@ -50,18 +39,6 @@ from .report import (
 from .sentences import split_sentences
 
 __all__ = ["Source", "coverage_sentence", "reason_sentence", "verify_answer"]
-
-
-@dataclass(frozen=True, slots=True)
-class _Found:
-    label: str
-    alignment: Alignment
-    differences: tuple[Difference, ...]
-    letter_spaced: bool = False  # exact once the source's spaced-out letters are joined
-
-    @property
-    def altered(self) -> bool:
-        return any(d.reasons for d in self.differences)
 
 
 def _as_sources(sources: Sequence[Source] | Mapping[str, str]) -> list[Source]:
@@ -211,13 +188,13 @@ def _citation(
     marker: str | None,
     group: MarkerGroup | None,
     quote: Quote | None,
-    found: _Found | None,
+    found: Found | None,
     *,
     message: str,
     markers: tuple[str, ...] | None = None,
     normalizations: tuple[str, ...] = (),
     score: float | None = None,
-    closest: _Found | None = None,
+    closest: Found | None = None,
     pool: SourcePool,
 ) -> Citation:
     label = found.label if found else marker
@@ -254,7 +231,7 @@ def _citation(
 
 def _fabricated(
     label: str, group: MarkerGroup | None, pool: SourcePool, quote: Quote | None = None,
-    found: _Found | None = None,
+    found: Found | None = None,
 ) -> Citation:
     """A marker that was never injected (``group`` is None for a quote block
     naming one), with where the quote really is when it was ``found``."""
@@ -272,235 +249,6 @@ def _fabricated(
     )
 
 
-def _find(
-    quote: NormalizedText,
-    labels: Iterable[str],
-    pool: SourcePool,
-    *,
-    cutoff: float,
-    threshold: float,
-    exact_in: Sequence[str] | None = None,
-) -> tuple[_Found | None, float]:
-    """The best alignment of ``quote`` among ``labels`` (exact first), and the
-    best score seen even below ``cutoff``. ``exact_in`` widens the verbatim
-    lookup, a ``str.find`` per source, to more sources than ``labels``."""
-    labels = list(labels)
-    exact_labels = labels if exact_in is None else list(exact_in)
-    for label in exact_labels:  # verbatim on the one-for-one fold: no offset map needed
-        folded = pool.folded(label)
-        source = pool.by_label[label]
-        exact = find_exact(quote.text, folded, start_before=source.injected_end)
-        if (exact is not None and exact.exact and not _next_to_hyphen(folded.text, exact)
-                and not _overlaps_skip(source, exact)):
-            return _Found(label, exact, _context(folded, exact)), 1.0
-    best: _Found | None = None
-    for label in labels:
-        found = _found_in(quote, label, pool, cutoff=cutoff, threshold=threshold)
-        if found is not None and found.alignment.exact:
-            return found, 1.0
-        if found is not None and (best is None or found.alignment.score > best.alignment.score):
-            best = found
-    # The rough alignment scores unnormalised text, so it can settle on a
-    # near-duplicate passage while the quote is in the source exactly after
-    # normalisation: look for that before reporting anything less.
-    for label in labels:
-        found = _squeezed_exact(quote, label, pool)
-        if found is not None:
-            return found, 1.0
-    return best, best.alignment.score if best else 0.0
-
-
-#: What :meth:`SourcePool.squeezed` takes out: whitespace and hyphens, which
-#: normalisation collapses or joins across line breaks.
-_SQUEEZE = re.compile(r"[\s\-\u00ad]+")
-#: Original characters normalised around a squeezed hit: more than
-#: :func:`negation_before` reads on either side, after whitespace collapses.
-_SQUEEZED_MARGIN = 160
-#: Squeezed hits tried per source before the fuzzy path takes over.
-_SQUEEZED_TRIES = 4
-
-
-def _unsqueezed(folded: str, index: int) -> int:
-    """The position in ``folded`` of its ``index``-th character that
-    :data:`_SQUEEZE` keeps."""
-    removed = 0
-    for run in _SQUEEZE.finditer(folded):
-        if run.start() - removed > index:
-            break
-        removed += run.end() - run.start()
-    return index + removed
-
-
-def _squeezed_exact(quote: NormalizedText, label: str, pool: SourcePool) -> _Found | None:
-    """An exact match of ``quote`` after normalisation, located cheaply.
-
-    Without whitespace and hyphens on both sides, a quote that is in the
-    source after normalisation is a plain substring of the source's squeezed
-    fold. A hit only says where to look ("a part" squeezes like "apart"): the
-    neighbourhood is normalised and the match confirmed by :func:`find_exact`.
-    This catches what the fuzzy path's rough alignment can miss: a
-    near-duplicate passage ("50 percent of eligible") preferred to the one
-    that holds the quote once its "elig-\nible" is joined. (A ligature in the
-    source hides the quote from this lookup; the fuzzy path still applies.)
-    """
-    needle = squeeze(quote.text)
-    if not needle:
-        return None
-    source = pool.by_label[label]
-    folded, squeezed = pool.folded(label).text, pool.squeezed(label)
-    hit = squeezed.find(needle)
-    for _ in range(_SQUEEZED_TRIES):
-        if hit < 0:
-            return None
-        start = _unsqueezed(folded, hit)
-        if source.injected_end is not None and start >= source.injected_end:
-            return None
-        end = _unsqueezed(folded, hit + len(needle) - 1) + 1
-        region, offset = pool.region(label, start - _SQUEEZED_MARGIN, end + _SQUEEZED_MARGIN)
-        start_before = None
-        if source.injected_end is not None and source.injected_end < offset + len(region.original):
-            local = source.injected_end - offset
-            start_before = region.offsets.to_normalized_position(local) if local > 0 else 0
-        exact = find_exact(quote.text, region, start_before=start_before)
-        spaced = exact is None or not exact.exact
-        if spaced:
-            exact = find_letter_spaced(quote.text, region, start_before=start_before)
-        if exact is not None and exact.exact:
-            shifted = Alignment(
-                exact.score, exact.exact, exact.norm_start, exact.norm_end,
-                exact.source_start + offset, exact.source_end + offset,
-            )
-            return _Found(label, shifted, _context(region, exact), letter_spaced=spaced)
-        hit = squeezed.find(needle, hit + 1)
-    return None
-
-
-def _found_in(
-    quote: NormalizedText, label: str, pool: SourcePool, *, cutoff: float, threshold: float
-) -> _Found | None:
-    """Align ``quote`` in one source: the one-for-one fold says roughly where,
-    then only that neighbourhood is normalised and aligned exactly. Word
-    differences are worked out only at or above ``threshold``."""
-    source = pool.by_label[label]
-    folded = pool.folded(label).text
-    limit = len(folded)
-    if source.injected_end is not None:
-        limit = min(limit, source.injected_end + len(quote.text) + max(16, len(quote.text) // 4))
-    rough = rough_window(
-        quote.text, folded[:limit] if limit < len(folded) else folded,
-        score_cutoff=max(0.0, cutoff * 100 - SCREEN_MARGIN),
-        seed_min_chars=pool.seed_min_chars, meter=pool.meter,
-    )
-    if rough is None:
-        return None
-    reach = max(200, len(quote.text))
-    start, end = rough[0] - reach, rough[1] + reach
-    a, b = pool.bounds(label, start, end)
-    alignment: Alignment | None
-    if (source.injected_end is None or source.injected_end >= b) and not any(
-        s < b and e > a for s, e in source.skip
-    ):
-        # The common case, nothing skipped and no start limit: an exact match
-        # may be settled before the region's tail is normalised.
-        region, alignment = _exact_first(quote.text, label, pool, a, b, rough[1])
-        offset = a
-        if alignment is None:
-            alignment = align(quote.text, region, score_cutoff=cutoff,
-                              seed_min_chars=pool.seed_min_chars, meter=pool.meter)
-    else:
-        region, offset = pool.region(label, start, end)
-        start_before = None
-        if source.injected_end is not None and source.injected_end < b:
-            local = source.injected_end - offset
-            start_before = region.offsets.to_normalized_position(local) if local > 0 else 0
-        alignment = align(quote.text, region, score_cutoff=cutoff, start_before=start_before,
-                          seed_min_chars=pool.seed_min_chars, meter=pool.meter)
-    if alignment is None:
-        return None
-    # An exact alignment's window is the quote's text, so compare() would find
-    # the same words on both sides and return nothing: skip it.
-    differences = (
-        (() if alignment.exact else compare(quote, region, alignment))
-        + _context(region, alignment)
-        if alignment.score >= threshold else ()
-    )
-    if (not alignment.exact and not any(d.reasons for d in differences)
-            and (alignment.score >= threshold or len(quote.text) <= _SHORT_QUOTE)):
-        # Below the threshold a short quote must be a whole item of the source
-        # to be its alteration; with more words around it, one word put in for
-        # another no longer happens by chance.
-        whole = alignment.score < threshold and len(quote.text.split()) < _SWAP_ANYWHERE_WORDS
-        # At or above the threshold compare() has just found no change of
-        # meaning in the alignment's own window: word_swap() need not redo it.
-        compared = ((alignment.norm_start, alignment.norm_end)
-                    if alignment.score >= threshold else None)
-        swap = word_swap(quote, region, alignment, whole=whole, compared=compared)
-        if swap is not None:
-            alignment, changed = swap
-            differences = changed + _context(region, alignment)
-    shifted = Alignment(
-        alignment.score, alignment.exact, alignment.norm_start, alignment.norm_end,
-        alignment.source_start + offset, alignment.source_end + offset,
-    )
-    return _Found(label, shifted, differences)
-
-
-#: Quotes up to this many normalised characters can fall below the threshold
-#: with one word put in for another, and are checked for that
-#: (:func:`word_swap`); in a longer one a swapped word leaves the score above
-#: the threshold, and :func:`compare` names it.
-_SHORT_QUOTE = 120
-#: A quote of at least this many words that is the source's passage with one
-#: word put in for another is that passage altered, wherever it stands.
-_SWAP_ANYWHERE_WORDS = 6
-#: Normalised characters after a match that :func:`negation_before` reads.
-_CONTEXT_AFTER = 30
-
-
-def _exact_first(
-    quote: str, label: str, pool: SourcePool, a: int, b: int, near_end: int
-) -> tuple[NormalizedText, Alignment | None]:
-    """``text[a:b]`` normalised, and an exact match of ``quote`` in it when one
-    is found early, for a region that skips nothing.
-
-    The region is normalised in two parts, split at a :func:`clean_break` a
-    little after ``near_end`` (where the rough window ends). An exact match in
-    the first part is the one :func:`find_exact` would find in the whole
-    region (the part is a prefix of it, and any earlier match would lie
-    wholly inside the part), and when it leaves :data:`_CONTEXT_AFTER`
-    characters after it the context check reads the same text too: the tail
-    is then never normalised. Otherwise the two parts are joined into the
-    region's normalised text, the same as normalising it at once.
-    """
-    text = pool.by_label[label].text
-    cut = clean_break(text, near_end + _CONTEXT_AFTER + len(quote) // 8 + 16, b)
-    if cut is None:
-        return pool.normalized(label, a, b), None
-    head = pool.normalized(label, a, cut[0])
-    exact = find_exact(quote, head)
-    if exact is not None and exact.exact and len(head.text) - exact.norm_end >= _CONTEXT_AFTER:
-        return head, exact
-    tail = pool.normalized(label, cut[1], b)
-    return concatenate(head, text[cut[0] : cut[1]], tail), None
-
-
-def _overlaps_skip(source: Source, alignment: Alignment) -> bool:
-    return any(s < alignment.source_end and alignment.source_start < e for s, e in source.skip)
-
-
-def _next_to_hyphen(text: str, alignment: Alignment) -> bool:
-    """Whether a hyphen touches the window: normalisation may join the word
-    across it, so only the normalised text can say if the match is whole."""
-    start, end = alignment.norm_start, alignment.norm_end
-    hyphens = "-\u00ad"
-    return (start > 0 and text[start - 1] in hyphens) or (end < len(text) and text[end] in hyphens)
-
-
-def _context(source: NormalizedText, alignment: Alignment) -> tuple[Difference, ...]:
-    negation = negation_before(source, alignment)
-    return (negation,) if negation else ()
-
-
 _ANSWER_WORDS = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*|[.;:!?]")
 _ANSWER_NEGATIONS = frozenset(("not", "no", "never", "without", "cannot", "nor", "neither"))
 
@@ -510,7 +258,7 @@ def _negates(words: list[str]) -> bool:
                for w in words)
 
 
-def _answer_context(answer: str, quote: Quote, found: _Found | None) -> _Found | None:
+def _answer_context(answer: str, quote: Quote, found: Found | None) -> Found | None:
     """Drop a "left out the negation" finding that the answer's own words
     settle, next to the quote.
 
@@ -566,7 +314,7 @@ def _check_quote(
     valid = [label for label in cited if label in pool]
     fabricated = [label for label in cited if label not in pool]
 
-    def fabrications(found: _Found | None = None) -> list[Citation]:
+    def fabrications(found: Found | None = None) -> list[Citation]:
         return [_fabricated(label, group if group is not None and label in group.labels
                             else None, pool, quote, found) for label in fabricated]
 
@@ -579,19 +327,19 @@ def _check_quote(
     markers = tuple(cited)
     threshold = config.threshold
 
-    moved: _Found | None = None
+    moved: Found | None = None
     if valid:
-        found, best_score = _find(
+        found, best_score = find(
             normalized_quote, valid, pool, cutoff=0.0, threshold=threshold
         )
         found = _answer_context(answer, quote, found)
         if found is not None and found.alignment.score >= threshold and not found.altered:
             if not found.alignment.exact and any(
-                    _letters(d.source) != _letters(d.quote) for d in found.differences):
+                    letters(d.source) != letters(d.quote) for d in found.differences):
                 # Verbatim in another source beats fuzzy in the cited one. (A
                 # quote that differs only in spacing or punctuation is the
                 # cited source's words: not worth folding every other source.)
-                moved = _verbatim_elsewhere(
+                moved = verbatim_elsewhere(
                     normalized_quote, [label for label in pool.by_label if label not in valid],
                     pool,
                 )
@@ -625,7 +373,7 @@ def _check_quote(
         # The screen aligns on the raw fold, where a near-duplicate passage can
         # outscore the source that holds the quote verbatim (a chunk cut off
         # mid-word, say): the verbatim lookup tries every other source.
-        elsewhere, _ = _find(
+        elsewhere, _ = find(
             normalized_quote, screened, pool, cutoff=threshold, threshold=threshold,
             exact_in=others,
         )
@@ -678,7 +426,7 @@ def _check_quote(
     return citations
 
 
-def _closest(found: _Found | None) -> _Found | None:
+def _closest(found: Found | None) -> Found | None:
     """The cited source's best window, to show as the closest passage: the
     fuzzy path has already aligned it (with no cutoff), so this costs
     nothing. An empty window says nothing."""
@@ -687,37 +435,12 @@ def _closest(found: _Found | None) -> _Found | None:
     return found
 
 
-def _verbatim_elsewhere(
-    quote: NormalizedText, labels: Sequence[str], pool: SourcePool
-) -> _Found | None:
-    """A copy of ``quote`` in one of ``labels`` that is exact after
-    normalisation and leaves out no negation, found with ``str.find`` only.
-
-    Every exact copy is a substring of its source's squeezed fold, so one
-    ``in`` per source (at C speed, on folds cached for the answer) rules
-    out all the others before anything is normalised."""
-    needle = squeeze(quote.text)
-    if not needle:
-        return None
-    for label in labels:
-        if needle not in pool.squeezed(label):
-            continue
-        found = _squeezed_exact(quote, label, pool)
-        if found is not None and not found.altered:
-            return found
-    return None
-
-
-def _letters(text: str) -> str:
-    return "".join(c for c in text if c.isalnum())
-
-
-def _context_only(found: _Found) -> bool:
+def _context_only(found: Found) -> bool:
     """Whether all ``found`` changes is leave out a negation next to it."""
     return all(d.op in ("omit-before", "omit-after") for d in found.differences if d.reasons)
 
 
-def _reportable(elsewhere: _Found | None, cited: _Found | None, threshold: float) -> bool:
+def _reportable(elsewhere: Found | None, cited: Found | None, threshold: float) -> bool:
     """Whether the quote's copy ``elsewhere`` is where the quote comes from.
 
     A faithful copy always is. A copy that only leaves out a negation next to
@@ -731,7 +454,7 @@ def _reportable(elsewhere: _Found | None, cited: _Found | None, threshold: float
     return elsewhere.alignment.exact and not cited.alignment.exact
 
 
-def _where(found: _Found) -> str:
+def _where(found: Found) -> str:
     """``[label]``, and the negation the quote leaves out there, if any."""
     left_out = [d for d in found.differences if d.op in ("omit-before", "omit-after")]
     return f"[{found.label}]" + (f", where it {_describe(left_out)}" if left_out else "")
