@@ -31,6 +31,8 @@ __all__ = ["support_sentence"]
 #: Outcomes a finding may turn into ``claim-mismatch``: the citation's own
 #: check passed, so the finding is news. A failing citation keeps its outcome.
 _PASSING: frozenset[Outcome] = frozenset({"verified", "verified-fuzzy", "unquoted"})
+#: Words up to which a quote names something rather than quotes evidence.
+_NAME_QUOTE_WORDS = 4
 #: Content words a sentence needs before a source sharing none of them says
 #: anything: "See [S1]." asserts nothing to support.
 _MIN_TERMS_FOR_UNSUPPORTED = 3
@@ -57,6 +59,13 @@ def _passage_for(
 ) -> tuple[str, Passage | None] | None:
     """The citation's source label and passage; ``(label, None)`` for an
     unquoted citation whose source shares no content word with the claim."""
+    if (citation.quote is not None and len(citation.quote.split()) <= _NAME_QUOTE_WORDS
+            and citation.outcome in ("verified", "verified-fuzzy", "quote-not-found")):
+        # A quote of a few words is a title or a term ('the album "Emotive"'),
+        # not the evidence: the sentence's words locate its passage.
+        label = citation.source_marker or citation.marker
+        if label and label in pool:
+            return label, locate_passage(claim, pool.sentences(label))
     if citation.outcome in ("verified", "verified-fuzzy") and citation.source_marker:
         label = citation.source_marker
         assert citation.chunk_start is not None and citation.chunk_end is not None
@@ -101,7 +110,10 @@ def support_sentence(
     evidence = [Evidence(item[0], pool.by_label[item[0]].text, item[1].source_start,
                          item[1].source_end, functools.partial(pool.facts, item[0]))
                 for item in located if item is not None and item[1] is not None]
-    findings = check_claim(answer, own, _distinct(evidence), absent=not quotes,
+    # A sentence whose quotes only name things ("the album “Emotive”") is a
+    # paraphrase: what its own words say nothing supports is a finding too.
+    paraphrase = all(len(q.text.split()) <= _NAME_QUOTE_WORDS for q in quotes)
+    findings = check_claim(answer, own, _distinct(evidence), absent=paraphrase,
                            checks=config.claim_checks) if evidence else ()
 
     unsupported_possible = (claim and not quotes

@@ -108,3 +108,24 @@ def test_a_surface_may_ask_for_more_support() -> None:
                        config)
     assert citation.outcome == "claim-unsupported"
     assert "minimum 90%" in citation.message
+
+
+ALBUM = ("Band puts its own spin on protest songs.\n"
+         "The band's third album, eMOTIVe, is mostly covers.\n"
+         "It was released on November 2, 2004, the day of the U.S. presidential election.")
+
+
+def test_a_quote_of_a_few_words_names_a_thing_and_the_sentence_finds_the_passage() -> None:
+    _, citation = only('The third album, "eMOTIVe", was released on November 2, 2004 [S1].',
+                       {"S1": ALBUM})
+    assert citation.outcome == "verified"  # the title is there, so the quote holds
+    assert citation.passage_start is not None and citation.passage_end is not None
+    # The passage is where the sentence's facts are, not the title's sentence alone.
+    assert "November 2, 2004" in ALBUM[citation.passage_start:citation.passage_end]
+
+
+def test_a_sentence_quoting_only_a_title_is_checked_as_a_paraphrase() -> None:
+    _, citation = only('The third album, "eMOTIVe", was released on November 9, 2004 [S1].',
+                       {"S1": ALBUM})
+    assert citation.outcome == "claim-mismatch"
+    assert "9" in citation.message

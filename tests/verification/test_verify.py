@@ -24,10 +24,10 @@ from verification import (
     verify_answer,
 )
 from verification.claims import ClaimFinding
+from verification.finding import _SQUEEZE, _exact_first, _unsqueezed
 from verification.matching import find_exact, negation_before
 from verification.pool import SourcePool as _Sources
 from verification.pool import squeeze as _squeeze
-from verification.finding import _SQUEEZE, _exact_first, _unsqueezed
 
 # The reference source from the design: double space, line break, hyphenation.
 S1 = "Employer  match vests after\ntwo years of ser-\nvice."
