@@ -49,7 +49,9 @@ def source_facts(text: str) -> SourceFacts:
     return SourceFacts(
         quantities=tuple(_quantities(text, evidence=True)),
         prefixes=frozenset(w[:_NAME_PREFIX] for w in re.findall(r"[^\W\d_]+", folded)),
-        words=frozenset(text.split()),
+        # Acronyms as written, and without their stops ("B.A." is "BA").
+        words=frozenset(w.strip(",;:()[]\"'") for word in text.split()
+                        for w in (word, word.replace(".", ""))),
     )
 
 
@@ -511,7 +513,10 @@ def _names(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]
         for match in _NAME_WORD.finditer(text, lo, hi):
             before = text[max(0, match.start() - 3):match.start()].rstrip()
             word = match.group().lower().rstrip("s'\u2019")
-            if (not before or before[-1] in ".!?:;\"\u201c(\n" or word in STOPWORDS
+            # A stop after a capital ends an abbreviation ("U.S. Food"), not a sentence.
+            opens = bool(before) and (before[-1] in "!?:;\"\u201c(\n" or (
+                before[-1] == "." and not before[-2:-1].isupper()))
+            if (not before or opens or word in STOPWORDS
                     or word in _NOT_NAMES or match.group().lower() in _NOT_NAMES):
                 continue
             if names and text[names[-1][1]:match.start()] in (" ", " of ", " and ", " de ",
@@ -540,7 +545,11 @@ def _check_names(
         name = claim_text[start:end]
         words = [w for w in re.findall(r"[^\W\d_]+", fold_one_for_one(name).lower())
                  if w not in STOPWORDS]
-        if len(words) < 2 or any(w[:_NAME_PREFIX] in prefixes for w in words):
+        # Words of the name as written, acronyms apart ("Full HD" is one word
+        # and an acronym; "Usage-Based" one word).
+        spelled = [w for w in name.split() if w.lower() not in STOPWORDS and not w.isupper()
+                   and any(c.islower() for c in w[1:])]
+        if len(spelled) < 2 or any(w[:_NAME_PREFIX] in prefixes for w in words):
             # A one-word name ("Lewis", "AI", "English") is too often one the
             # source makes otherwise (a pronoun, a nickname, the question's
             # subject, a spelled-out acronym): on ExpertQA's Complete claims
