@@ -278,7 +278,7 @@ def locate_passage(
     return _passage(claim_terms, sentences, best[1], best[2], weights, total)
 
 
-def passage_around(text: str, start: int, end: int, *, margin: int = 200) -> Passage:
+def passage_around(text: str, start: int, end: int, *, margin: int = 120) -> Passage:
     """The sentences of ``text`` that hold ``text[start:end]`` (a quote's
     match): the quote's passage, for context and for the sentence's own
     facts. Only ``margin`` characters either side are split and no word is
