@@ -212,10 +212,14 @@ def _quantities(text: str, start: int = 0, end: int | None = None, *,
         span_start = base + (match.start("currency") if match.group("currency")
                              else match.start("value"))
         before = text[max(0, span_start - 24):span_start].split()
+        # A label word ("Section 3") names a thing wherever it stands; a
+        # capitalised word before a number ("Series 4", "Windows 10") only
+        # keeps a claim's number from being checked: in the evidence,
+        # "Thursday 18 October" still says 18.
         label = bool(before) and not year and unit is None and (
             before[-1].lower().strip("(") in _LABEL_WORDS
-            or (before[-1][:1].isupper() and before[-1].isalpha() and len(before) > 1
-                and before[-1].lower()[:3] not in _MONTHS))
+            or (not evidence and before[-1][:1].isupper() and before[-1].isalpha()
+                and len(before) > 1 and before[-1].lower()[:3] not in _MONTHS))
         range_tail = bool(re.search(r"\d{4}[-\u2013/]$", text[max(0, span_start - 5):span_start]))
         word = not raw[0].isdigit()
         checkable = not (label or range_tail or (word and unit is None))
