@@ -407,7 +407,7 @@ def _negated_keys(words: Sequence[tuple[str, int, int]]) -> dict[str, tuple[int,
         for other, _, end in words[index + 1:index + 3]:
             if other in _NEGATION_ADVERBS:
                 continue
-            if other not in STOPWORDS and not _negated([other]):
+            if other not in STOPWORDS and not _negated([other]) and other != "one's":
                 scoped.setdefault(stem(other), (start, end))
             break
     return scoped
@@ -477,7 +477,10 @@ def _check_negation(
             return findings
         if claim_says_negation:
             continue
-        for key, (cue_start, cue_end) in _negated_keys(words).items():
+        # The passage's negation of a predicate ("not required", "never
+        # exceed"); "no heart rate", "without breast cancer" name a case.
+        predicates = [w for w in words if w[0] not in ("no", "without", "none", "nothing")]
+        for key, (cue_start, cue_end) in _negated_keys(predicates).items():
             if key not in claim_keys:
                 continue
             start, end = next((s, e) for w, s, e in claim_words if stem(w) == key)

@@ -64,9 +64,8 @@ class VerificationConfig:
         An unquoted citation of a claim whose best passage holds less than
         this weighted share of the sentence's content words is
         ``claim-unsupported``. With 0 (the default) only a source that shares
-        none of them, or one word and under a tenth of their weight, is: on
-        real answers a source sharing more is usually one of several a
-        sentence draws on, and precision comes first.
+        none of them is: on real answers a source sharing a word is often
+        one of several a sentence draws on, and precision comes first.
     seed_min_chars
         Quotes this long or longer (normalised characters) are aligned from
         exact seeds, in linear time; ``None`` aligns every quote by window
