@@ -13,6 +13,7 @@ from reviewer.selectors.answers import (
     answer_list_for_client,
     answer_summary,
 )
+from reviewer.selectors.sources import SourceReferenceError
 from reviewer.services.answers import AnswerRejected, answer_submit
 
 __all__ = ["answer_detail", "answers"]
@@ -83,4 +84,10 @@ def answer_detail(request: HttpRequest, ref: str) -> JsonResponse:
     if answer is None:
         kind = {"answer": "answer", "id": "answer with your id"}.get(by, "answer")
         raise ApiError(404, "not-found", f"There is no {kind} {ref} for this client.")
-    return JsonResponse(answer_api_result(answer))
+    try:
+        return JsonResponse(answer_api_result(answer))
+    except SourceReferenceError as error:
+        # The offsets in other units are counted on the source texts as
+        # verified: a text that no longer matches is said, never papered over.
+        raise ApiError(500, "source-changed",
+                       f"This answer cannot be returned as it was verified. {error}") from None

@@ -144,3 +144,22 @@ def test_the_migration_turns_stored_copies_into_references_and_back(document: Do
     migration.copy_from_documents(apps, None)
     assert AnswerSource.objects.filter(answer=answer).values_list(
         "text", "text_sha256").get() == (copy, "")
+
+
+def test_the_api_says_a_changed_source_rather_than_count_offsets_on_other_text(
+        api: Any, document: Document) -> None:
+    posted = api.post("/api/v1/answers", json.dumps({
+        "answer": f'It says "{_quote(document)}" [S1].',
+        "sources": [{"marker": "S1", "document": document.pk, "start": 0}]}),
+        content_type="application/json")
+    assert posted.status_code == 201
+    assert api.get(posted["Location"]).status_code == 200
+    table = connection.ops.quote_name(Document._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {table} SET text = %s WHERE id = %s",
+                       ["X" + document.text[1:], document.pk])
+    response = api.get(posted["Location"])
+    assert response.status_code == 500
+    error = response.json()["error"]
+    assert error["code"] == "source-changed"
+    assert "no longer matches what was verified" in error["message"]
