@@ -68,7 +68,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='judgement',
             name='citation',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='judgements', to='reviewer.citationverdict'),
+            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='judgements', to='reviewer.citationverdict'),
+        ),
+        migrations.AddField(
+            model_name='judgement',
+            name='citation_position',
+            field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
             model_name='judgement',

@@ -34,8 +34,12 @@ class Judgement(models.Model):
     RETRIED = frozenset({Error.TIMEOUT, Error.RATE_LIMITED, Error.UNAVAILABLE,
                          Error.OVER_BUDGET, Error.SETUP})
 
-    citation = models.ForeignKey(CitationVerdict, on_delete=models.CASCADE,
-                                 related_name="judgements")
+    # The citation judged. Re-verifying an answer replaces its citation rows:
+    # the judgement stays (its calls still count against the hour's budget,
+    # and it is the answer's history), without a citation, at its position.
+    citation = models.ForeignKey(CitationVerdict, null=True, blank=True,
+                                 on_delete=models.SET_NULL, related_name="judgements")
+    citation_position = models.PositiveIntegerField(null=True, blank=True)
     answer = models.ForeignKey(Answer, on_delete=models.CASCADE, related_name="judgements")
     # The surface whose budget the calls count against (the answer's, kept
     # here so the calls of the last hour are one indexed query).

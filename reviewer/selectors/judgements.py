@@ -41,7 +41,8 @@ def _disagreement() -> Q:
 def answers_disagreeing() -> Exists:
     """True for an answer with a citation the two rungs disagree on (for
     ``.filter()`` on answers)."""
-    return Exists(Judgement.objects.filter(_disagreement(), answer=OuterRef("pk")))
+    return Exists(Judgement.objects.filter(_disagreement(), answer=OuterRef("pk"),
+                                           citation__isnull=False))
 
 
 def judgement_summaries(answer_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
@@ -51,7 +52,8 @@ def judgement_summaries(answer_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
     ids = list(answer_ids)
     if not ids:
         return {}
-    rows = (Judgement.objects.filter(answer_id__in=ids).exclude(label="")
+    # Judgements of citations a re-verification replaced are history, not state.
+    rows = (Judgement.objects.filter(answer_id__in=ids, citation__isnull=False).exclude(label="")
             .annotate(disagrees=Exists(Judgement.objects.filter(_disagreement(),
                                                                 pk=OuterRef("pk"))))
             .values_list("answer_id", "label", "disagrees"))

@@ -142,7 +142,8 @@ def _premise(citation: CitationVerdict, sources: dict[str, AnswerSource]) -> str
 
 def _latest(answer: Answer) -> dict[int, Judgement]:
     latest: dict[int, Judgement] = {}
-    for row in Judgement.objects.filter(answer=answer).order_by("created", "pk"):
+    for row in Judgement.objects.filter(answer=answer, citation__isnull=False).order_by(
+            "created", "pk"):
         latest[row.citation_id] = row
     return latest
 
@@ -234,7 +235,8 @@ def _store_attempt(citation: CitationVerdict, surface: Surface, judge: Entailmen
 
 def _store(citation: CitationVerdict, surface: Surface, **fields: object) -> Judgement:
     message = fields.pop("message", "")
-    row = Judgement(citation=citation, answer_id=citation.answer_id, surface=surface,
+    row = Judgement(citation=citation, citation_position=citation.position,
+                    answer_id=citation.answer_id, surface=surface,
                     error_message=str(message), **fields)  # type: ignore[misc]
     row.full_clean(exclude=["citation", "answer", "surface"])
     row.save()
@@ -245,6 +247,8 @@ def judgements_pending(*, limit: int | None = None) -> list[int]:
     """Answers with a citation whose latest row waits for the budget or
     failed in a way worth trying again: what ``judge_pending`` runs."""
     later = Judgement.objects.filter(citation_id=OuterRef("citation_id"), pk__gt=OuterRef("pk"))
-    answers = (Judgement.objects.filter(error__in=Judgement.RETRIED).exclude(Exists(later))
+    # A row whose citation a re-verification replaced waits for nothing.
+    answers = (Judgement.objects.filter(error__in=Judgement.RETRIED, citation__isnull=False)
+               .exclude(Exists(later))
                .order_by("answer_id").values_list("answer_id", flat=True).distinct())
     return list(answers[:limit] if limit is not None else answers)

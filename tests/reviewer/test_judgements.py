@@ -304,3 +304,21 @@ def test_trends_count_judgements_per_judge_and_label(
     assert "Model judgements" in html
     assert ("<td>chat</td><td>loopback-judge-1</td><td>3</td><td>3</td><td>0</td><td>0</td>"
             "<td>0</td>") in html
+
+
+def test_re_verifying_keeps_the_judgements_and_their_calls_count_against_the_budget(
+        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+    surface(judge_sample_rate=1.0, judge_calls_per_hour=5)
+    judged = submit(django_capture_on_commit_callbacks, PASSING)
+    assert Judgement.objects.filter(answer=judged).count() == 3
+    # What a re-verification that changes the report does to the old rows.
+    CitationVerdict.objects.filter(answer=judged).delete()
+    kept = Judgement.objects.filter(answer=judged)
+    assert kept.count() == 3  # history, not deleted with the rows they judged
+    assert sorted(kept.values_list("citation_position", flat=True)) == [0, 1, 2]
+    assert not kept.filter(citation__isnull=False).exists()
+    assert stage.surface_calls_last_hour(Surface.objects.get(name="benefits")) == 3
+    # They wait for nothing, and no triage row reads them as the answer's state.
+    assert judged.pk not in stage.judgements_pending()
+    from reviewer.selectors.judgements import judgement_summaries
+    assert judgement_summaries([judged.pk]) == {}
