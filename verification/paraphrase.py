@@ -31,8 +31,17 @@ __all__ = ["support_sentence"]
 #: Outcomes a finding may turn into ``claim-mismatch``: the citation's own
 #: check passed, so the finding is news. A failing citation keeps its outcome.
 _PASSING: frozenset[Outcome] = frozenset({"verified", "verified-fuzzy", "unquoted"})
-#: Words up to which a quote names something rather than quotes evidence.
+#: Words up to which a capitalised quote names something (a title, a term)
+#: rather than quotes evidence.
 _NAME_QUOTE_WORDS = 4
+
+
+def names_a_thing(quote: str) -> bool:
+    """Whether a quote is a name, not evidence: a few words that begin with a
+    capital ('the album "Emotive"', '"Never Be Like You"'). "two years of
+    service" is a few words of evidence."""
+    words = quote.split()
+    return 0 < len(words) <= _NAME_QUOTE_WORDS and words[0][:1].isupper()
 #: Content words a sentence needs before a source sharing none of them says
 #: anything: "See [S1]." asserts nothing to support.
 _MIN_TERMS_FOR_UNSUPPORTED = 3
@@ -59,7 +68,7 @@ def _passage_for(
 ) -> tuple[str, Passage | None] | None:
     """The citation's source label and passage; ``(label, None)`` for an
     unquoted citation whose source shares no content word with the claim."""
-    if (citation.quote is not None and len(citation.quote.split()) <= _NAME_QUOTE_WORDS
+    if (citation.quote is not None and names_a_thing(citation.quote)
             and citation.outcome in ("verified", "verified-fuzzy", "quote-not-found")):
         # A quote of a few words is a title or a term ('the album "Emotive"'),
         # not the evidence: the sentence's words locate its passage.
@@ -112,7 +121,7 @@ def support_sentence(
                 for item in located if item is not None and item[1] is not None]
     # A sentence whose quotes only name things ("the album “Emotive”") is a
     # paraphrase: what its own words say nothing supports is a finding too.
-    paraphrase = all(len(q.text.split()) <= _NAME_QUOTE_WORDS for q in quotes)
+    paraphrase = all(names_a_thing(q.text) for q in quotes)
     findings = check_claim(answer, own, _distinct(evidence), absent=paraphrase,
                            checks=config.claim_checks) if evidence else ()
 

@@ -111,12 +111,12 @@ def test_a_surface_may_ask_for_more_support() -> None:
 
 
 ALBUM = ("Band puts its own spin on protest songs.\n"
-         "The band's third album, eMOTIVe, is mostly covers.\n"
+         "The band's third album, Emotive, is mostly covers.\n"
          "It was released on November 2, 2004, the day of the U.S. presidential election.")
 
 
 def test_a_quote_of_a_few_words_names_a_thing_and_the_sentence_finds_the_passage() -> None:
-    _, citation = only('The third album, "eMOTIVe", was released on November 2, 2004 [S1].',
+    _, citation = only('The third album, "Emotive", was released on November 2, 2004 [S1].',
                        {"S1": ALBUM})
     assert citation.outcome == "verified"  # the title is there, so the quote holds
     assert citation.passage_start is not None and citation.passage_end is not None
@@ -125,7 +125,14 @@ def test_a_quote_of_a_few_words_names_a_thing_and_the_sentence_finds_the_passage
 
 
 def test_a_sentence_quoting_only_a_title_is_checked_as_a_paraphrase() -> None:
-    _, citation = only('The third album, "eMOTIVe", was released on November 9, 2004 [S1].',
+    _, citation = only('The third album, "Emotive", was released on November 9, 2004 [S1].',
                        {"S1": ALBUM})
     assert citation.outcome == "claim-mismatch"
     assert "9" in citation.message
+
+
+def test_a_short_quote_of_evidence_is_still_a_quote() -> None:
+    # Lower-case words quoted from the source are evidence, not a name: the
+    # sentence's other words frame it, and a number among them is no finding.
+    _, citation = only('Since 2019 the plan counts "two years of service" [S1].', {"S1": PLAN})
+    assert citation.outcome == "verified"
