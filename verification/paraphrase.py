@@ -74,7 +74,7 @@ def _passage_for(
         # not the evidence: the sentence's words locate its passage.
         label = citation.source_marker or citation.marker
         if label and label in pool:
-            return label, locate_passage(claim, pool.sentences(label))
+            return label, _locate(claim, label, pool)
     if citation.outcome in ("verified", "verified-fuzzy") and citation.source_marker:
         label = citation.source_marker
         assert citation.chunk_start is not None and citation.chunk_end is not None
@@ -90,8 +90,13 @@ def _passage_for(
             pool.by_label[citation.closest_marker].text, citation.closest_start,
             citation.closest_end)
     if citation.outcome == "unquoted" and citation.marker and citation.marker in pool:
-        return citation.marker, locate_passage(claim, pool.sentences(citation.marker))
+        return citation.marker, _locate(claim, citation.marker, pool)
     return None
+
+
+def _locate(claim: str, label: str, pool: SourcePool) -> Passage | None:
+    sentences = pool.sentences(label)
+    return locate_passage(claim, sentences) if sentences is not None else None
 
 
 def support_sentence(
@@ -137,6 +142,13 @@ def support_sentence(
             updated.append(citation)
             continue
         label, passage = item
+        if passage is None and label in pool.unsplit:
+            # Not located, not "shares nothing": say so, and check nothing.
+            updated.append(dataclasses.replace(citation, message=(
+                f"{citation.message}; its passage was not located: splitting [{label}] into "
+                "sentences would take this answer past its work budget "
+                "(fewer or shorter sources, or a quote, would let it)")))
+            continue
         if (unsupported_possible and citation.outcome == "unquoted"
                 and _shares_almost_nothing(passage, config)):
             # With no passage, every content word of the sentence is missing.

@@ -85,46 +85,35 @@ def stem(word: str) -> str:
     return word[:_STEM_CHARS]
 
 
-def content_terms(text: str, *, start: int = 0, end: int | None = None) -> list[Term]:
+def content_terms(text: str, *, start: int = 0, end: int | None = None,
+                  folded: str | None = None) -> list[Term]:
     """The content words of ``text[start:end]`` with offsets into ``text``:
     stopwords left out, each keyed by a crude stem (inflection stripped,
     truncated to six letters) so "vests"/"vested" and "election"/"elected"
-    meet. Numbers are keyed by their digits without separators."""
+    meet. Numbers are keyed by their digits without separators. ``folded``:
+    ``text``'s one-for-one fold, when the caller has it (a source split into
+    units folds once, not once a unit)."""
     end = len(text) if end is None else end
-    # One-for-one folding of the stretch alone: same offsets, and a source's
-    # sentence units do not fold the whole source each.
-    base = max(0, start - 1)
-    folded = fold_one_for_one(text[base:end])
+    if folded is None:
+        # Fold the stretch alone (and the character before, which the
+        # pattern's start reads): the same offsets once shifted back.
+        base = max(0, start - 1)
+        folded, start, end, shift = fold_one_for_one(text[base:end]), start - base, end - base, base
+    else:
+        shift = 0
     terms = []
-    for found in _WORD.finditer(folded, start - base):
-        match = _Shifted(found, base)
-        word = match.group().lower()
+    for match in _WORD.finditer(folded, start, end):
+        word = match.group()
         number = word[0].isdigit()
         if not number and (word in STOPWORDS or len(word) < 2):
             continue
-        key = re.sub(r"[.,:/]", "", word) if number else stem(word)
-        capital = not number and text[match.start()].isupper()
-        terms.append(Term(match.start(), match.end(), text[match.start():match.end()], key,
-                          number, capital))
+        key = _SEPARATORS.sub("", word) if number else stem(word)
+        a, b = match.start() + shift, match.end() + shift
+        terms.append(Term(a, b, text[a:b], key, number, not number and text[a].isupper()))
     return terms
 
 
-class _Shifted:
-    """A match in a slice, with offsets into the whole text."""
-
-    __slots__ = ("_base", "_match")
-
-    def __init__(self, match: re.Match[str], base: int) -> None:
-        self._match, self._base = match, base
-
-    def group(self) -> str:
-        return self._match.group()
-
-    def start(self) -> int:
-        return self._match.start() + self._base
-
-    def end(self) -> int:
-        return self._match.end() + self._base
+_SEPARATORS = re.compile(r"[.,:/]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,10 +177,12 @@ def source_sentences(
     """Split a source into sentence units (:func:`sentence_spans`) and weigh
     its words. ``skip`` ranges (page furniture) hold no terms."""
     spans = sentence_spans(text, max_unit_chars=max_unit_chars)
+    folded = fold_one_for_one(text)
     terms: list[tuple[Term, ...]] = []
     for unit_start, unit_end in spans:
-        terms.append(tuple(t for t in content_terms(text, start=unit_start, end=unit_end)
-                           if not any(s <= t.start < e for s, e in skip)))
+        found = content_terms(text, start=unit_start, end=unit_end, folded=folded)
+        terms.append(tuple(t for t in found if not any(s <= t.start < e for s, e in skip))
+                     if skip else tuple(found))
     count = len(spans)
     frequency: dict[str, int] = {}
     for held in terms:

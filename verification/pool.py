@@ -11,7 +11,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .budget import WorkMeter
+from .budget import PASSAGE_CHAR_WORK, WorkMeter
 from .claims import SourceFacts, source_facts
 from .config import VerificationConfig
 from .markers import canonical_label
@@ -83,6 +83,8 @@ class SourcePool:
         self._sliceable: set[str] = set()
         self._squeezed: dict[str, str] = {}
         self._sentences: dict[str, SourceSentences] = {}
+        #: Sources whose passages the work budget left unlocated.
+        self.unsplit: set[str] = set()
         self._facts: dict[str, SourceFacts] = {}
 
     def __contains__(self, label: str) -> bool:
@@ -177,12 +179,19 @@ class SourcePool:
         last = bisect_right(starts, max(window[0], window[1] - 1)) - 1
         return [labels[i] for i in range(first, last + 1)]
 
-    def sentences(self, label: str) -> SourceSentences:
+    def sentences(self, label: str) -> SourceSentences | None:
         """The source split into sentence units with its words weighed, for
-        locating the passage behind an unquoted citation."""
+        locating the passage behind an unquoted citation; None when splitting
+        it would take the answer past its work budget (``unsplit`` then
+        holds the label, and it is not tried again)."""
         found = self._sentences.get(label)
         if found is None:
+            if label in self.unsplit:
+                return None
             source = self.by_label[label]
+            if not self.meter.try_charge(PASSAGE_CHAR_WORK * len(source.text)):
+                self.unsplit.add(label)
+                return None
             found = self._sentences[label] = source_sentences(source.text, skip=source.skip)
         return found
 

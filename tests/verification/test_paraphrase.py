@@ -136,3 +136,21 @@ def test_a_short_quote_of_evidence_is_still_a_quote() -> None:
     # sentence's other words frame it, and a number among them is no finding.
     _, citation = only('Since 2019 the plan counts "two years of service" [S1].', {"S1": PLAN})
     assert citation.outcome == "verified"
+
+
+def test_a_passage_past_the_work_budget_is_not_located_and_says_so() -> None:
+    from verification.budget import PASSAGE_CHAR_WORK
+
+    answer = "Matching contributions vest after 3 years [S1]. Loans are capped at half [S2]."
+    sources = {"S1": PLAN, "S2": PLAN + " "}
+    # Room to split one source, not two: the second citation says why it has no passage.
+    config = VerificationConfig(max_work=PASSAGE_CHAR_WORK * len(PLAN) + 10)
+    first, second = verify_answer(answer, sources, config=config).citations
+    assert first.outcome == "claim-mismatch" and first.passage_start is not None
+    assert second.outcome == "unquoted" and second.passage_start is None
+    assert "its passage was not located" in second.message
+    assert "work budget" in second.message
+    # With no limit both are located.
+    _, located = verify_answer(answer, sources,
+                               config=VerificationConfig(max_work=None)).citations
+    assert located.passage_start is not None
