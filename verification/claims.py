@@ -18,6 +18,7 @@ Offsets: ``claim_start``/``claim_end`` index the answer; ``passage_start``/
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -260,7 +261,7 @@ def _same_value(claim: _Quantity, other: _Quantity) -> bool:
 
 def _check_numbers(
     claim_text: str, spans: Sequence[tuple[int, int]], evidence: Sequence[Evidence],
-    absent: bool,
+    absent: bool, statements: Callable[[], list[tuple[Evidence, int, int]]],
 ) -> list[ClaimFinding]:
     claimed = [q for s, e in spans for q in _quantities(claim_text, s, e)]
     if not claimed:
@@ -275,9 +276,8 @@ def _check_numbers(
             continue
         counterpart = None
         if quantity.unit in _COMPARABLE_UNITS:
-            statements = _same_statements(claim_text, spans, evidence)
             in_passages = [(ev, q) for ev, q in whole if q.unit == quantity.unit and any(
-                other is ev and lo <= q.start < hi for other, lo, hi in statements)]
+                other is ev and lo <= q.start < hi for other, lo, hi in statements())]
             if in_passages:
                 counterpart = in_passages[0]
         if counterpart is not None:
@@ -348,7 +348,7 @@ def _negated(words: Iterable[str]) -> bool:
 
 def _check_words(
     claim_text: str, spans: Sequence[tuple[int, int]], evidence: Sequence[Evidence],
-    absent: bool,
+    absent: bool, statements: Callable[[], list[tuple[Evidence, int, int]]],
 ) -> list[ClaimFinding]:
     claim_words = [w for s, e in spans for w in _words(claim_text, s, e)]
     if not absent and not any(c[0] in _OPPOSITE_WORDS for c in claim_words):
@@ -358,9 +358,8 @@ def _check_words(
     # An opposite counts only in a statement of the passage that says most of
     # what the sentence says: elsewhere "after" and "before" are about
     # different things.
-    statements = _same_statements(claim_text, spans, evidence)
     passage_words = [(ev, w) for ev, w in passage_words
-                     if any(other is ev and lo <= w[1] < hi for other, lo, hi in statements)]
+                     if any(other is ev and lo <= w[1] < hi for other, lo, hi in statements())]
     findings = []
     for check, word, opposites in _OPPOSITES:
         hit = next((c for c in claim_words if c[0] == word), None)
@@ -380,7 +379,7 @@ def _check_words(
     if absent:
         # Beside a quote, a negation is the quote's to keep (containment checks
         # it); the sentence's other words frame it.
-        findings.extend(_check_negation(claim_text, claim_words, statements))
+        findings.extend(_check_negation(claim_text, claim_words, statements()))
     return findings
 
 
@@ -595,11 +594,14 @@ def check_claim(
                          f"{', '.join(CHECKS)}")
     if not evidence:
         return ()
+    # The passage statements that say most of the sentence: read by the
+    # number, word and negation checks alike, found once and only if asked.
+    statements = functools.cache(lambda: _same_statements(claim_text, spans, evidence))
     findings: list[ClaimFinding] = []
     if "number" in wanted:
-        findings += _check_numbers(claim_text, spans, evidence, absent)
+        findings += _check_numbers(claim_text, spans, evidence, absent, statements)
     if wanted & {"negation", "quantifier", "modal", "comparative"}:
-        findings += [f for f in _check_words(claim_text, spans, evidence, absent)
+        findings += [f for f in _check_words(claim_text, spans, evidence, absent, statements)
                      if f.check in wanted]
     if absent and "entity" in wanted:
         findings += _check_names(claim_text, spans, evidence)

@@ -126,9 +126,8 @@ def _premise(citation: CitationVerdict, sources: dict[str, AnswerSource]) -> str
     if source is None:
         return None
     # The passage stored with the citation, where verifying stored one.
-    stored = (getattr(citation, "passage_start", None), getattr(citation, "passage_end", None))
-    if stored[0] is not None and stored[1] is not None:
-        return source.text[stored[0]:stored[1]] or None
+    if citation.passage_start is not None and citation.passage_end is not None:
+        return source.text[citation.passage_start:citation.passage_end] or None
     match = None
     if citation.source_marker and citation.chunk_start is not None \
             and citation.chunk_end is not None:
