@@ -173,3 +173,32 @@ def test_calibration_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
     page.goto(f"{base}/calibrate/benefits-chat/label")
     page.wait_for_timeout(300)
     page.screenshot(path=f"{folder}/labelling.png")
+
+
+def test_a_claim_flag_is_labelled_with_the_keyboard_blind_at_1280x720(page: Any) -> None:
+    """A labeller's claim item: the sentence, its likely passage and the
+    flag's two sides, no outcome or check name; 1 labels it a right flag."""
+    from reviewer.services.calibration import calibration_sample_claims
+
+    base = page.url.split("/answers")[0]
+    surface = Surface.objects.get(name="benefits-chat")
+    CalibrationItem.objects.filter(surface=surface).delete()
+    drawn = calibration_sample_claims(surface=surface, size=10)
+    assert drawn, "the demo's paraphrased answer has claim flags to draw"
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{base}/calibrate/benefits-chat/label")
+    item = CalibrationItem.objects.get(pk=_item(page))
+    assert item.kind == CalibrationItem.Kind.CLAIM
+    queue = page.locator("#label-queue")
+    text = queue.inner_text()
+    assert "Flagged:" in text and "right flag" in text and "false alarm" in text
+    for hidden in ("claim-mismatch", "claim-unsupported", "number", "entity", "support"):
+        assert hidden not in text.lower().split(), hidden
+    page.screenshot(path=os.path.join(os.environ.get("CITEGUARD_SCREENSHOTS") or "/tmp",
+                                      "labelling-claim.png"))
+    # The sentence, its flag's two sides and the passage with the flagged
+    # words marked are on the first screen (the buttons are not: issue 22).
+    sentence = page.locator(".label-claim").bounding_box()
+    assert sentence is not None and sentence["y"] + sentence["height"] <= 720, sentence
+    _press(page, "1", until_item_is_not=item.pk)
+    assert MatchLabel.objects.get(item=item, labeller_name="demo").label == "right-flag"
