@@ -216,13 +216,14 @@ def _clean_title(title: str) -> str:
 
 def _check_title(title: str, filename: str) -> str:
     """The title to store (the file name's stem when none is given), cleaned;
-    one over ``TITLE_MAX`` characters is refused, never cut."""
-    cleaned = _clean_title(title or Path(filename).stem)
-    if len(cleaned) > TITLE_MAX:
+    one over ``TITLE_MAX`` characters as sent (what a form's maxlength and the
+    API's maxLength count) is refused, never cut."""
+    given = title or Path(filename).stem
+    if len(given) > TITLE_MAX:
         what = "The title" if title else "The title (the file name, as no title was given)"
-        raise DocumentRejected("title-too-long", f"{what} is {len(cleaned)} characters; the "
+        raise DocumentRejected("title-too-long", f"{what} is {len(given)} characters; the "
                                f"limit is {TITLE_MAX}. Nothing was stored.", status=400)
-    return cleaned
+    return _clean_title(given)
 
 
 def _safe_name(filename: str) -> str:
