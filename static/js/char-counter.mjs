@@ -12,7 +12,7 @@ const FIELDS = "textarea[maxlength], input[maxlength]:is([type=text], [type=sear
 function update(field, counter) {
   const limit = field.maxLength;
   const used = field.value.length;  // UTF-16 units: what maxlength counts
-  counter.textContent = `${used.toLocaleString()} / ${limit.toLocaleString()} characters`;
+  counter.textContent = `${used.toLocaleString("en-US")} / ${limit.toLocaleString("en-US")} characters`;
   counter.classList.toggle("at-limit", used >= limit);
 }
 
