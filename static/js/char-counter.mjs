@@ -12,9 +12,12 @@ const FIELDS = "textarea[maxlength], input[maxlength]:is([type=text], [type=sear
 function update(field, counter) {
   const limit = field.maxLength;
   const used = field.value.length;  // UTF-16 units: what maxlength counts
-  counter.textContent = `${used.toLocaleString("en-US")} / ${limit.toLocaleString("en-US")} characters`;
+  const number = (n) => n.toLocaleString("en-US");
+  counter.textContent = `${number(used)} / ${number(limit)} characters`;
   counter.classList.toggle("at-limit", used >= limit);
 }
+
+let made = 0;
 
 function attach(field) {
   if (field.closest("[data-counter=off]") || field.dataset.counterAttached
@@ -24,7 +27,7 @@ function attach(field) {
   field.dataset.counterAttached = "1";
   const counter = document.createElement("small");
   counter.className = "char-counter";
-  counter.id = `${field.id || field.name || "field"}-counter-${Math.random().toString(36).slice(2, 8)}`;
+  counter.id = `char-counter-${++made}`;
   const described = field.getAttribute("aria-describedby");
   field.setAttribute("aria-describedby", described ? `${described} ${counter.id}` : counter.id);
   field.insertAdjacentElement("afterend", counter);
