@@ -22,6 +22,7 @@ from reviewer.models import (
     SurfaceChange,
     Workspace,
 )
+from reviewer.models.surfaces import REASON_MAX
 from reviewer.services.deletion import answer_delete, document_delete
 from reviewer.services.surfaces import TRACKED_SETTINGS, surface_update
 from verification.claims import CHECKS
@@ -84,6 +85,15 @@ class _SoftDelete:
                  "history)" for obj in objs], {label: len(objs)} if objs else {}, set(), [])
 
 
+class _CharCounters:
+    """Each text field with a limit shows "n / limit characters" as one types,
+    as on the site's pages (static/js/char-counter.mjs; Django's forms give
+    the maxlength and refuse more with an error naming the limit)."""
+
+    class Media:
+        js = (forms.Script("js/char-counter.mjs", type="module"),)
+
+
 class PageInline(admin.TabularInline[Page, Document]):
     model = Page
     extra = 0
@@ -92,7 +102,7 @@ class PageInline(admin.TabularInline[Page, Document]):
 
 
 @admin.register(Document)
-class DocumentAdmin(_SoftDelete, _NoAdd, admin.ModelAdmin[Document]):
+class DocumentAdmin(_CharCounters, _SoftDelete, _NoAdd, admin.ModelAdmin[Document]):
     list_display = ("title", "workspace", "status", "page_count", "created", "superseded_by")
     list_filter = ("status", "workspace")
     search_fields = ("title", "sha256")
@@ -125,7 +135,7 @@ class PageAdmin(_NoDelete, _NoAdd, admin.ModelAdmin[Page]):
 
 
 @admin.register(ApiClient)
-class ApiClientAdmin(admin.ModelAdmin[ApiClient]):
+class ApiClientAdmin(_CharCounters, admin.ModelAdmin[ApiClient]):
     list_display = ("name", "workspace", "token_hint", "created", "revoked_at")
     list_filter = ("workspace",)
     readonly_fields = ("token_hint", "created")
@@ -138,7 +148,7 @@ class ApiClientAdmin(admin.ModelAdmin[ApiClient]):
 
 
 @admin.register(Workspace)
-class WorkspaceAdmin(admin.ModelAdmin[Workspace]):
+class WorkspaceAdmin(_CharCounters, admin.ModelAdmin[Workspace]):
     """Who shares what: its clients (tokens) read, cite and supersede only
     its documents; its users see only its answers and documents."""
 
@@ -181,7 +191,7 @@ class SurfaceForm(forms.ModelForm[Surface]):
                   "changed claims and raises false alarms at its own rate (the calibration "
                   "page's precision per check, bench/support.py).")
     change_reason = forms.CharField(
-        required=False, max_length=500,
+        required=False, max_length=REASON_MAX,
         help_text="Why the settings change: kept in the surface's history with who and when.")
 
     class Meta:
@@ -190,7 +200,7 @@ class SurfaceForm(forms.ModelForm[Surface]):
 
 
 @admin.register(Surface)
-class SurfaceAdmin(admin.ModelAdmin[Surface]):
+class SurfaceAdmin(_CharCounters, admin.ModelAdmin[Surface]):
     form = SurfaceForm
     list_display = ("name", "policy", "high_stakes", "threshold", "min_coverage",
                     "require_quotes")

@@ -41,6 +41,8 @@ _ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 _INT64 = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
 _OFFSET = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
 _NAME = {"type": "string", "maxLength": 200}
+#: A document's title (reviewer.models.documents.TITLE_MAX): longer is a 400.
+_TITLE = {"type": "string", "maxLength": 300}
 # Not blank once its brackets and spaces are stripped ("[s1]" is S1).
 _MARKER = {"oneOf": [{"type": "string", "minLength": 1, "maxLength": 20,
                       "pattern": "[^\\s\\[\\]\u3010\u3011]"}, _INT64]}
@@ -95,7 +97,11 @@ SPEC: dict[str, Any] = {
                     "201": _json({"$ref": "#/components/schemas/AnswerResult"}, "Verified now"),
                     "200": _json({"$ref": "#/components/schemas/AnswerResult"},
                                  "Already submitted with this body: the stored result"),
-                    "400": _ERROR, "401": _ERROR,
+                    "400": _error("A bad field, named in the message with its limit: "
+                                  "`id-too-long` (200 characters), `model-too-long` (200), "
+                                  "`marker-too-long` (20), `unknown-surface`, "
+                                  "`invalid-payload`…; nothing is stored or cut"),
+                    "401": _ERROR,
                     "409": _error("`id-conflict`: this id was submitted with another body"),
                     "413": _error("A limit, named in the message: payload bytes, sources, "
                                   "answer or source length, or `verification-budget-exceeded` "
@@ -160,7 +166,7 @@ SPEC: dict[str, Any] = {
                     "string (and `filename`)."
                 ),
                 "parameters": [
-                    _query("title", "application/pdf only", {"type": "string"}),
+                    _query("title", "application/pdf only", _TITLE),
                     _query("document_key", "application/pdf only", _NAME),
                     _query("supersedes", "application/pdf only", _ID),
                     _query("filename", "application/pdf only", {"type": "string"}),
@@ -168,8 +174,9 @@ SPEC: dict[str, Any] = {
                 "requestBody": {"content": {
                     "multipart/form-data": {"schema": {"type": "object", "properties": {
                         "file": {"type": "string", "format": "binary"},
-                        "title": {"type": "string",
-                                  "description": "Shown to reviewers; the file name by default"},
+                        "title": {**_TITLE, "description": (
+                            "Shown to reviewers; the file name by default. Over 300 "
+                            "characters is a 400 `title-too-long`: never cut")},
                         "document_key": {"type": "string", "maxLength": 200, "description": (
                             "Your stable name for this document: an upload under a key "
                             "already used is that document's next version")},
@@ -185,7 +192,11 @@ SPEC: dict[str, Any] = {
                                  "Ingested (or failed) already"),
                     "200": _json({"$ref": "#/components/schemas/DocumentUpload"},
                                  "Already uploaded: the existing document"),
-                    "400": _ERROR, "401": _ERROR,
+                    "400": _error("A bad field, named in the message: a title over 300 "
+                                  "characters (`title-too-long`), a `document_key` over 200 "
+                                  "or not a key (`invalid-document-key`), a `supersedes` that "
+                                  "is not a document (`invalid-supersedes`)…"),
+                    "401": _ERROR,
                     "409": _error("`not-latest-version`, `already-superseded` or "
                                   "`key-mismatch`: the versions asked for contradict those "
                                   "stored"),

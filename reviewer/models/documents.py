@@ -17,6 +17,9 @@ from .deletion import LiveManager
 from .workspaces import Workspace, default_workspace_fill
 
 DOCUMENT_KEY_MAX = 200
+#: A title's limit in characters: the upload forms' maxlength, and the server
+#: refuses a longer one (documents.html, document.html, the API's schema).
+TITLE_MAX = 300
 
 
 def validate_document_key(value: str) -> None:
@@ -71,7 +74,7 @@ class Document(models.Model):
 
     # Whose document it is: only this workspace's tokens and members see it.
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="documents")
-    title = models.CharField(max_length=300)
+    title = models.CharField(max_length=TITLE_MAX)
     file = models.FileField(upload_to="documents/%Y/%m/")
     sha256 = models.CharField(max_length=64, editable=False)
     size_bytes = models.PositiveBigIntegerField(default=0)

@@ -7,6 +7,10 @@ from django.db import models
 
 from .answers import Surface
 
+#: A change's reason in characters: the surfaces page's, the admin's and the
+#: calibration page's forms show it (maxlength and a counter), and
+#: ``surface_update`` refuses a longer one, naming it, instead of keeping part.
+REASON_MAX = 2000
 
 class SurfaceChangeQuerySet(models.QuerySet["SurfaceChange"]):
     def update(self, **kwargs: object) -> int:

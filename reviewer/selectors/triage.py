@@ -114,7 +114,7 @@ class TriageFilters:
         one who may not see every queue is held to their own and unassigned."""
         notes: list[str] = []
 
-        def text(name: str, limit: int = 200) -> str:
+        def text(name: str, limit: int | None = 200) -> str:
             value = query.get(name) or ""
             return str(value).strip()[:limit]
 
@@ -158,7 +158,9 @@ class TriageFilters:
                 and values["date_from"] > values["date_to"]):
             notes.append("The from date is after the to date: nothing can match.")
         values["model"] = text("model")
-        values["q"] = text("q", 300)
+        # Words searched for have no natural limit: never cut (a cut query
+        # finds other answers, without a word).
+        values["q"] = text("q", None)
         values["disagree"] = text("disagree", 10).lower() in ("1", "on", "true")
         page = text("page", 10)
         values["page"] = int(page) if page.isdigit() and int(page) > 0 else 1

@@ -15,15 +15,21 @@ from django.utils import timezone
 from reviewer.models import Answer, DeletionRecord, Document
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 
-__all__ = ["PurgeResult", "answer_delete", "document_delete", "documents_purge"]
+__all__ = ["REASON_MAX", "PurgeResult", "answer_delete", "document_delete", "documents_purge"]
 
 logger = logging.getLogger("citeguard.deletion")
 
 
+#: A deletion's reason in characters: a longer one is refused, never cut.
+REASON_MAX = 2000
+
+
 def _reason(reason: str) -> str:
-    reason = " ".join(reason.split())[:2000]
+    reason = " ".join(reason.split())
     if not reason:
         raise ValueError("a deletion needs a reason")
+    if len(reason) > REASON_MAX:
+        raise ValueError(f"the reason is {len(reason)} characters; the limit is {REASON_MAX}")
     return reason
 
 

@@ -32,7 +32,7 @@ from reviewer.ingestion import (
 )
 from reviewer.ingestion.sandbox import extract_pdf_isolated
 from reviewer.models import Chunk, Document, Page, Workspace
-from reviewer.models.documents import DOCUMENT_KEY_MAX, validate_document_key
+from reviewer.models.documents import DOCUMENT_KEY_MAX, TITLE_MAX, validate_document_key
 
 logger = logging.getLogger("citeguard.ingest")
 
@@ -89,9 +89,10 @@ def document_upload(
 
     Raises DocumentRejected when the request contradicts what is stored: a
     ``supersedes`` that already has a newer version, or that belongs to
-    another key.
+    another key; and (status 400) a title over ``TITLE_MAX`` characters.
     """
     workspace = workspace or Workspace.objects.default()
+    title = _check_title(title, filename)
     if supersedes is not None and supersedes.workspace_id != workspace.pk:
         raise ValueError(f"document {supersedes.pk} is not in workspace {workspace.name!r}")
     digest = hashlib.sha256(data).hexdigest()
@@ -109,7 +110,6 @@ def document_upload(
             # The same bytes again after a failure: try them again.
             existing = document_retry(document=existing)
         return UploadResult(existing, created=False)
-    title = _clean_title(title or Path(filename).stem)
     document_key = _check_key(document_key)
     limit = int(_limits()["MAX_UPLOAD_BYTES"])
     for attempt in range(3):
@@ -208,10 +208,22 @@ def _place_version(document: Document, supersedes: Document | None) -> None:
 
 def _clean_title(title: str) -> str:
     """A title as text every database stores: control characters (NUL among
-    them) and lone surrogates become spaces, runs of spaces one, 300 at most."""
+    them) and lone surrogates become spaces, runs of spaces one."""
     cleaned = "".join(" " if not c.isprintable() or "\ud800" <= c <= "\udfff" else c
                       for c in title)
-    return " ".join(cleaned.split())[:300] or "Untitled"
+    return " ".join(cleaned.split()) or "Untitled"
+
+
+def _check_title(title: str, filename: str) -> str:
+    """The title to store (the file name's stem when none is given), cleaned;
+    one over ``TITLE_MAX`` characters as sent (what a form's maxlength and the
+    API's maxLength count) is refused, never cut."""
+    given = title or Path(filename).stem
+    if len(given) > TITLE_MAX:
+        what = "The title" if title else "The title (the file name, as no title was given)"
+        raise DocumentRejected("title-too-long", f"{what} is {len(given)} characters; the "
+                               f"limit is {TITLE_MAX}. Nothing was stored.", status=400)
+    return _clean_title(given)
 
 
 def _safe_name(filename: str) -> str:

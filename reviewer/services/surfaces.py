@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from reviewer.models import Surface, SurfaceChange
+from reviewer.models.surfaces import REASON_MAX
 
 __all__ = ["JUDGE_SETTINGS", "SURFACE_SETTINGS", "TRACKED_SETTINGS", "surface_update"]
 
@@ -33,8 +34,9 @@ def surface_update(*, surface: Surface, changed_by: Any, reason: str,
     ``SurfaceChange`` with ``{field: [old, new]}`` for those that differ.
 
     Returns the change, or None when every value was already so (nothing is
-    recorded). Raises ValidationError for a missing reason or a value the
-    surface refuses (threshold outside (0, 1], an unknown policy…), with
+    recorded). Raises ValidationError for a missing reason, one over
+    ``REASON_MAX`` characters, or a value the surface refuses (threshold
+    outside (0, 1], an unknown policy, a description over its limit…), with
     nothing saved; PermissionDenied unless ``changed_by`` may change surfaces.
     """
     unknown = sorted(set(fields) - set(TRACKED_SETTINGS))
@@ -46,6 +48,9 @@ def surface_update(*, surface: Surface, changed_by: Any, reason: str,
     reason = reason.strip()
     if not reason:
         raise ValidationError({"reason": "Say why: the reason is kept with the change."})
+    if len(reason) > REASON_MAX:
+        raise ValidationError({"reason": f"The reason is {len(reason)} characters; the limit "
+                                         f"is {REASON_MAX}."})
     with transaction.atomic():
         # Locked so that two changes at once each record the value the other left.
         current = Surface.objects.select_for_update().get(pk=surface.pk)

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from reviewer.models import Surface
+from reviewer.models.surfaces import REASON_MAX
 from reviewer.selectors.surfaces import change_rows, surface_changes, surface_list
 from reviewer.services.surfaces import SURFACE_SETTINGS, surface_update
 from reviewer.views.base import HtmxHttpRequest, permission_required
@@ -27,7 +28,8 @@ class SurfaceForm(forms.Form):
     """A surface's settings and the reason for changing them. Ranges are the
     model's to check (its constraints), through ``surface_update``."""
 
-    description = forms.CharField(max_length=300, required=False)
+    description = forms.CharField(
+        max_length=Surface._meta.get_field("description").max_length, required=False)
     threshold = forms.FloatField(widget=forms.NumberInput(
         attrs={"step": "0.01", "min": "0.01", "max": "1"}))
     policy = forms.ChoiceField(choices=Surface.Policy.choices)
@@ -35,7 +37,7 @@ class SurfaceForm(forms.Form):
         attrs={"step": "0.05", "min": "0", "max": "1"}))
     require_quotes = forms.BooleanField(required=False)
     high_stakes = forms.BooleanField(required=False)
-    reason = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 2}),
+    reason = forms.CharField(max_length=REASON_MAX, widget=forms.Textarea(attrs={"rows": 2}),
                              help_text="Kept with the change in the history below.")
 
     @classmethod
