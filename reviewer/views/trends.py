@@ -15,6 +15,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from reviewer.models import ReviewDecision, TrendAlert
+from reviewer.selectors.alerts import alert_answers_query, alert_history, alert_owner_choices
 from reviewer.selectors.judgements import judgement_counts
 from reviewer.selectors.trends import (
     DECISIONS,
@@ -27,6 +28,7 @@ from reviewer.selectors.trends import (
     trend_filters_from,
     trend_options,
 )
+from reviewer.services.alerts import can_handle_alerts
 from reviewer.services.stats import (
     COVERAGE_BUCKETS,
     LATENCY_BUCKETS,
@@ -152,6 +154,20 @@ def _alert_title(alert: TrendAlert) -> str:
             + (f"; new model: {alert.new_models}" if alert.new_models else ""))
 
 
+def alert_item(alert: TrendAlert, *, error: str = "") -> dict[str, Any]:
+    """What the page shows of one alert: its sentence, the triage link to the
+    answers behind it, its handling and history (``#trend-alert``)."""
+    return {"alert": alert, "sentence": _alert_title(alert), "error": error,
+            "answers_query": alert_answers_query(alert), "history": alert_history(alert),
+            "note_max": TrendAlert.NOTE_MAX_LENGTH, "note_length": len(alert.note)}
+
+
+def alert_handling(user: Any) -> dict[str, Any]:
+    """Whether ``user`` may act on alerts and whom an alert can be given to."""
+    can_handle = can_handle_alerts(user)
+    return {"can_handle": can_handle, "owners": alert_owner_choices() if can_handle else []}
+
+
 def _markers(rows: _Rows, alerts: Sequence[TrendAlert], outcome: str) -> list[Marker]:
     index = {bucket.date(): i for i, bucket in enumerate(rows.buckets)
              if bucket.hour == 0}
@@ -250,7 +266,8 @@ def trends(request: HtmxHttpRequest) -> HttpResponse:
     alerts = trend_alerts(filters)
     options = trend_options()
     context = {"filters": filters, "query": filters.query(), "alerts": alerts,
-               "alert_rows": [(alert, _alert_title(alert)) for alert in alerts],
+               "alert_items": [alert_item(alert) for alert in alerts],
+               **alert_handling(request.user),
                "charts": _charts(filters, alerts, options["models"]), **options,
                "judgements": judgement_counts(since=filters.since, until=filters.until,
                                               surface=filters.surface)}
