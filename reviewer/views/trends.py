@@ -297,12 +297,17 @@ def _csv_rows(chart: str, filters: TrendFilters) -> tuple[list[str], Iterable[Se
     if chart == "changes":
         return (["day", "surface", "model", "outcome", "change", "answers", "with_outcome",
                  "rate", "low", "high", "baseline_answers", "baseline_with_outcome",
-                 "baseline_rate", "baseline_low", "baseline_high", "new_models"],
+                 "baseline_rate", "baseline_low", "baseline_high", "new_models",
+                 "acknowledged_by", "acknowledged_at", "owner", "note"],
                 [(a.day.isoformat(), a.surface.name, a.model, a.outcome,
                   "rise" if a.direction > 0 else "fall", a.answers, a.hits, round(a.rate, 4),
                   round(a.low, 4), round(a.high, 4), a.baseline_answers, a.baseline_hits,
                   round(a.baseline_rate, 4), round(a.baseline_low, 4),
-                  round(a.baseline_high, 4), a.new_models) for a in trend_alerts(filters)])
+                  round(a.baseline_high, 4), a.new_models,
+                  a.acknowledged_by.get_username() if a.acknowledged_by else "",
+                  a.acknowledged_at.isoformat() if a.acknowledged_at else "",
+                  a.owner.get_username() if a.owner else "", a.note)
+                 for a in trend_alerts(filters)])
     rows = trend_counts(filters)
     if chart == "answers":
         return ["bucket", "model", "answers"], [(when(r["bucket"]), r["model"], r["answers"])

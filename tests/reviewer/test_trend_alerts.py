@@ -5,6 +5,8 @@ behind an alert; the htmx fragment."""
 
 from __future__ import annotations
 
+import csv
+import io
 from datetime import date
 from typing import Any
 from urllib.parse import parse_qs
@@ -166,3 +168,18 @@ def test_htmx_gets_the_alert_fragment_and_a_refusal_with_the_limit(
                                                                "back": "surface=chat"})
     assert response.status_code == 302 and response["Location"].startswith("/trends/?surface=chat")
     assert response["Location"].endswith(f"#alert-{alert.pk}")
+
+
+def test_the_changes_export_carries_the_handling(alert: TrendAlert, supervisor: Any) -> None:
+    alert_acknowledge(alert=alert, by=supervisor)
+    alert_assign(alert=alert, owner=supervisor, by=supervisor)
+    alert_note(alert=alert, note="=cmd() looked", by=supervisor)
+    client = Client()
+    client.force_login(supervisor)
+    rows = list(csv.reader(io.StringIO(client.get(
+        f"/trends/export?chart=changes&start={DAY}&end={DAY}").content.decode())))
+    header, row = rows
+    handling = dict(zip(header, row, strict=True))
+    assert (handling["acknowledged_by"], handling["owner"]) == ("sue", "sue")
+    assert handling["acknowledged_at"].startswith(alert.acknowledged_at.date().isoformat())
+    assert handling["note"] == "'=cmd() looked"  # a formula is quoted, as every cell
