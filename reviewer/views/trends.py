@@ -159,7 +159,7 @@ def alert_item(alert: TrendAlert, *, error: str = "") -> dict[str, Any]:
     answers behind it, its handling and history (``#trend-alert``)."""
     return {"alert": alert, "sentence": _alert_title(alert), "error": error,
             "answers_query": alert_answers_query(alert), "history": alert_history(alert),
-            "note_max": TrendAlert.NOTE_MAX_LENGTH, "note_length": len(alert.note)}
+            "note_max": TrendAlert.NOTE_MAX_LENGTH}
 
 
 def alert_handling(user: Any) -> dict[str, Any]:

@@ -1,19 +1,8 @@
-// Rate-change alerts on the trends page: a live character count beside each
-// note box (its limit is the box's maxlength, which the server enforces
-// too), and a refused change's message shown in place of the alert.
+// Rate-change alerts on the trends page: a refused change (a note over the
+// limit, say) comes back as the alert's fragment with the server's message
+// and status 400, which htmx would leave unswapped, so show it. (The note
+// box's counter is static/js/char-counter.mjs's, as for every limited field.)
 
-function updateCount(box) {
-  const counter = document.getElementById(box.dataset.charCount);
-  if (counter) counter.textContent = `${box.value.length} / ${box.maxLength} characters`;
-}
-
-document.addEventListener("input", (event) => {
-  const box = event.target;
-  if (box instanceof HTMLTextAreaElement && box.dataset.charCount) updateCount(box);
-});
-
-// htmx leaves 4xx responses unswapped; the alert's fragment carries the
-// server's message (a note over the limit, say), so show it.
 document.body.addEventListener("htmx:beforeSwap", (event) => {
   const { xhr, target } = event.detail;
   if (xhr.status === 400 && target && target.matches("li[data-alert]")) {

@@ -57,10 +57,10 @@ def test_an_alert_links_to_its_answers_and_is_acknowledged_owned_and_noted(
     # The note's limit is shown and counted as one types.
     box = alert_item.get_by_label("Note")
     assert box.get_attribute("maxlength") == "1000"
-    counter = alert_item.locator(".char-count")
-    assert counter.text_content().strip() == "0 / 1000 characters"
+    counter = alert_item.locator(".char-counter")
+    assert counter.text_content().strip() == "0 / 1,000 characters"
     box.fill("Model-b rollout; asked the vendor.")
-    assert counter.text_content().strip() == "34 / 1000 characters"
+    assert counter.text_content().strip() == "34 / 1,000 characters"
     alert_item.get_by_role("button", name="Save note").click()
     alert_item.locator(".alert-note", has_text="Model-b rollout; asked the vendor.").wait_for()
 

@@ -136,7 +136,7 @@ def test_the_page_offers_actions_to_supervisors_and_shows_readers_the_state(
     alert_acknowledge(alert=alert, by=supervisor)
     alert_note(alert=alert, note="Vendor asked.", by=supervisor)
     page = _page(supervisor)
-    assert 'maxlength="1000"' in page and "13 / 1000 characters" in page
+    assert 'name="note" rows="2" maxlength="1000">Vendor asked.</textarea>' in page
     assert ">Reopen</button>" in page and ">Set owner</button>" in page
     assert (f'href="/triage/?{alert_answers_query(alert)}"'.replace("&", "&amp;") in page)
     read = _page(reader)
