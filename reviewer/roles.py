@@ -7,7 +7,8 @@ people; the admin can do both. Views and services check permissions
 - reviewer: reads answers and documents, decides answers in their own queue
   and unassigned ones.
 - supervisor: everything a reviewer can, plus every queue, assigning,
-  exporting, trends and surfaces.
+  exporting, trends (acknowledging rate-change alerts, giving them an owner
+  and a note) and surfaces.
 - calibrator: labels matches (blind: without answers' verdicts), opens the
   documents they come from, and sees surfaces and their calibration curves.
 - admin: a superuser (``is_superuser``), which has every permission.
@@ -33,7 +34,7 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         *_REVIEWER_PERMISSIONS,
         "reviewer.view_all_queues", "reviewer.assign_answer", "reviewer.export_answers",
         "reviewer.view_trends", "reviewer.view_surface", "reviewer.change_surface",
-        "reviewer.add_document", "reviewer.view_matchlabel",
+        "reviewer.add_document", "reviewer.view_matchlabel", "reviewer.change_trendalert",
     ),
     CALIBRATOR: ("reviewer.label_matches", "reviewer.view_document", "reviewer.view_surface"),
 }
@@ -52,6 +53,7 @@ _PERMISSION_NAMES = {
     "export_answers": "Can export the triage queue",
     "view_trends": "Can see trends",
     "label_matches": "Can label matches to calibrate thresholds",
+    "change_trendalert": "Can change trend alert",
 }
 
 

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from reviewer.views import (
+    alerts,
     answers,
     calibrate,
     calibration,
@@ -29,6 +30,11 @@ urlpatterns = [
     path("documents/<int:document_id>/file", answers.document_file, name="document-file"),
     path("trends/", trends.trends, name="trends"),
     path("trends/export", trends.trends_export, name="trends-export"),
+    path("trends/alerts/<int:alert_id>/acknowledge", alerts.alert_acknowledge_view,
+         name="alert-acknowledge"),
+    path("trends/alerts/<int:alert_id>/reopen", alerts.alert_reopen_view, name="alert-reopen"),
+    path("trends/alerts/<int:alert_id>/owner", alerts.alert_assign_view, name="alert-assign"),
+    path("trends/alerts/<int:alert_id>/note", alerts.alert_note_view, name="alert-note"),
     path("surfaces/", surfaces.surfaces, name="surfaces"),
     path("surfaces/<int:surface_id>/edit", surfaces.surface_edit, name="surface-edit"),
     path("calibrate/", calibrate.calibrate, name="calibrate"),

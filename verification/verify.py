@@ -354,8 +354,9 @@ def _check_quote(
                 message = (
                     f"quote found in [{found.label}] after normalisation"
                     if found.alignment.exact
-                    else f"quote matches [{found.label}] at {found.alignment.score:.2f} "
-                    f"(threshold {threshold:.2f}): {_describe(found.differences)}"
+                    else f"quote matches [{found.label}] at "
+                    f"{_score_text(found.alignment.score, threshold)} "
+                    f"(threshold {_threshold_text(threshold)}): {_describe(found.differences)}"
                 )
                 citations.append(_citation(
                     outcome, found.label, group, quote, found, markers=markers, message=message,
@@ -462,6 +463,17 @@ def _where(found: Found) -> str:
 
 def _labels(labels: Sequence[str]) -> str:
     return ", ".join(f"[{label}]" for label in labels)
+
+
+def _threshold_text(threshold: float) -> str:
+    """A threshold as set: two decimals, or up to four when it has more
+    (0.9859 is not shown as 0.99)."""
+    return f"{threshold:.2f}" if round(threshold, 2) == threshold else f"{threshold:.4g}"
+
+
+def _score_text(score: float, threshold: float) -> str:
+    """A score with as many decimals as its threshold needs to be told apart."""
+    return f"{score:.2f}" if round(threshold, 2) == threshold else f"{score:.4f}"
 
 
 def _describe(differences: Sequence[Difference], *, meaning_only: bool = False) -> str:

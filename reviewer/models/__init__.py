@@ -12,7 +12,7 @@ from .clients import ApiClient
 from .deletion import DeletionRecord
 from .documents import Chunk, Document, Page
 from .judgements import Judgement
-from .stats import AnswerStats, QueueGroup, TrendAlert
+from .stats import AnswerStats, QueueGroup, TrendAlert, TrendAlertEvent
 from .surfaces import SurfaceChange
 from .verdicts import ReverificationRun, VerdictRecord
 from .workspaces import Workspace
@@ -39,6 +39,7 @@ __all__ = [
     "Surface",
     "SurfaceChange",
     "TrendAlert",
+    "TrendAlertEvent",
     "VerdictRecord",
     "Workspace",
 ]

@@ -10,6 +10,7 @@ thousand rows however many answers there are.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from .answers import Surface
@@ -94,10 +95,18 @@ class AnswerStats(models.Model):
 
 class TrendAlert(models.Model):
     """A day on which an outcome's rate left its previous fortnight's range
-    (``reviewer.changepoint``): stored once, so it is logged and shown once."""
+    (``reviewer.changepoint``): stored once, so it is logged and shown once.
+
+    A supervisor acknowledges it, gives it an owner and a note
+    (``reviewer.services.alerts``); the fields hold the current state, each
+    change is kept as a ``TrendAlertEvent``.
+    """
 
     #: ``model`` of an alert on all of a surface's models together.
     ALL_MODELS = "*"
+    #: The longest note, in characters: the form says so and the service
+    #: refuses a longer one (nothing is cut).
+    NOTE_MAX_LENGTH = 1000
 
     day = models.DateField()
     surface = models.ForeignKey(Surface, on_delete=models.CASCADE, related_name="+")
@@ -116,6 +125,12 @@ class TrendAlert(models.Model):
     # ("model-b"): the likely cause, said on the chart.
     new_models = models.CharField(max_length=400, blank=True)
     created = models.DateTimeField(auto_now_add=True)
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                        on_delete=models.PROTECT, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.PROTECT, related_name="+")
+    note = models.CharField(max_length=NOTE_MAX_LENGTH, blank=True)
 
     class Meta:
         ordering = ["day", "surface", "model", "outcome"]
@@ -134,6 +149,32 @@ class TrendAlert(models.Model):
     @property
     def baseline_rate(self) -> float:
         return self.baseline_hits / self.baseline_answers if self.baseline_answers else 0.0
+
+
+class TrendAlertEvent(models.Model):
+    """One change to an alert's handling: who, when, what (acknowledged,
+    reopened, the owner set, the note changed) and the value it took."""
+
+    class Action(models.TextChoices):
+        ACKNOWLEDGE = "acknowledge", "acknowledged"
+        REOPEN = "reopen", "reopened"
+        ASSIGN = "assign", "set the owner"
+        NOTE = "note", "changed the note"
+
+    alert = models.ForeignKey(TrendAlert, on_delete=models.CASCADE, related_name="events")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT,
+                              related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+    action = models.CharField(max_length=12, choices=Action)
+    # The owner's username ("" for nobody) or the note's new text.
+    value = models.CharField(max_length=TrendAlert.NOTE_MAX_LENGTH, blank=True)
+    previous = models.CharField(max_length=TrendAlert.NOTE_MAX_LENGTH, blank=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.actor_id} {self.action} alert {self.alert_id}"
 
 
 class QueueGroup(models.Model):

@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from reviewer.changepoint import BASELINE_DAYS, Comparison, DayCount, compare_series
 from reviewer.models import AnswerStats, ReviewDecision, Surface, TrendAlert
+from reviewer.selectors.alerts import alerts_for_handling
 from reviewer.services.stats import (
     COUNT_COLUMNS,
     DECISION_COLUMNS,
@@ -187,13 +188,13 @@ def decision_times(filters: TrendFilters) -> list[dict[str, Any]]:
 def trend_alerts(filters: TrendFilters) -> list[TrendAlert]:
     """Stored rate changes in the range, for the surface and model shown (all
     models' alerts are shown unless one model is chosen)."""
-    alerts = TrendAlert.objects.filter(day__gte=filters.start, day__lte=filters.end)
+    # With owner, acknowledger and history, for the alerts' handling.
+    alerts = alerts_for_handling().filter(day__gte=filters.start, day__lte=filters.end)
     if filters.surface:
         alerts = alerts.filter(surface__name=filters.surface)
     if filters.model:
         alerts = alerts.filter(model=filters.model)
-    return list(alerts.select_related("surface").order_by("day", "outcome", "surface__name",
-                                                          "model"))
+    return list(alerts.order_by("day", "outcome", "surface__name", "model"))
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ class SurfaceForm(forms.Form):
     description = forms.CharField(
         max_length=Surface._meta.get_field("description").max_length, required=False)
     threshold = forms.FloatField(widget=forms.NumberInput(
-        attrs={"step": "0.01", "min": "0.01", "max": "1"}))
+        attrs={"step": "0.0001", "min": "0.0001", "max": "1"}))
     policy = forms.ChoiceField(choices=Surface.Policy.choices)
     min_coverage = forms.FloatField(label="Minimum coverage", widget=forms.NumberInput(
         attrs={"step": "0.05", "min": "0", "max": "1"}))

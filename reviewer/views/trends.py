@@ -15,6 +15,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from reviewer.models import ReviewDecision, TrendAlert
+from reviewer.selectors.alerts import alert_answers_query, alert_history, alert_owner_choices
 from reviewer.selectors.judgements import judgement_counts
 from reviewer.selectors.trends import (
     DECISIONS,
@@ -27,6 +28,7 @@ from reviewer.selectors.trends import (
     trend_filters_from,
     trend_options,
 )
+from reviewer.services.alerts import can_handle_alerts
 from reviewer.services.stats import (
     COVERAGE_BUCKETS,
     LATENCY_BUCKETS,
@@ -152,6 +154,20 @@ def _alert_title(alert: TrendAlert) -> str:
             + (f"; new model: {alert.new_models}" if alert.new_models else ""))
 
 
+def alert_item(alert: TrendAlert, *, error: str = "") -> dict[str, Any]:
+    """What the page shows of one alert: its sentence, the triage link to the
+    answers behind it, its handling and history (``#trend-alert``)."""
+    return {"alert": alert, "sentence": _alert_title(alert), "error": error,
+            "answers_query": alert_answers_query(alert), "history": alert_history(alert),
+            "note_max": TrendAlert.NOTE_MAX_LENGTH}
+
+
+def alert_handling(user: Any) -> dict[str, Any]:
+    """Whether ``user`` may act on alerts and whom an alert can be given to."""
+    can_handle = can_handle_alerts(user)
+    return {"can_handle": can_handle, "owners": alert_owner_choices() if can_handle else []}
+
+
 def _markers(rows: _Rows, alerts: Sequence[TrendAlert], outcome: str) -> list[Marker]:
     index = {bucket.date(): i for i, bucket in enumerate(rows.buckets)
              if bucket.hour == 0}
@@ -250,7 +266,8 @@ def trends(request: HtmxHttpRequest) -> HttpResponse:
     alerts = trend_alerts(filters)
     options = trend_options()
     context = {"filters": filters, "query": filters.query(), "alerts": alerts,
-               "alert_rows": [(alert, _alert_title(alert)) for alert in alerts],
+               "alert_items": [alert_item(alert) for alert in alerts],
+               **alert_handling(request.user),
                "charts": _charts(filters, alerts, options["models"]), **options,
                "judgements": judgement_counts(since=filters.since, until=filters.until,
                                               surface=filters.surface)}
@@ -280,12 +297,17 @@ def _csv_rows(chart: str, filters: TrendFilters) -> tuple[list[str], Iterable[Se
     if chart == "changes":
         return (["day", "surface", "model", "outcome", "change", "answers", "with_outcome",
                  "rate", "low", "high", "baseline_answers", "baseline_with_outcome",
-                 "baseline_rate", "baseline_low", "baseline_high", "new_models"],
+                 "baseline_rate", "baseline_low", "baseline_high", "new_models",
+                 "acknowledged_by", "acknowledged_at", "owner", "note"],
                 [(a.day.isoformat(), a.surface.name, a.model, a.outcome,
                   "rise" if a.direction > 0 else "fall", a.answers, a.hits, round(a.rate, 4),
                   round(a.low, 4), round(a.high, 4), a.baseline_answers, a.baseline_hits,
                   round(a.baseline_rate, 4), round(a.baseline_low, 4),
-                  round(a.baseline_high, 4), a.new_models) for a in trend_alerts(filters)])
+                  round(a.baseline_high, 4), a.new_models,
+                  a.acknowledged_by.get_username() if a.acknowledged_by else "",
+                  a.acknowledged_at.isoformat() if a.acknowledged_at else "",
+                  a.owner.get_username() if a.owner else "", a.note)
+                 for a in trend_alerts(filters)])
     rows = trend_counts(filters)
     if chart == "answers":
         return ["bucket", "model", "answers"], [(when(r["bucket"]), r["model"], r["answers"])

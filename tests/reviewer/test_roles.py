@@ -5,6 +5,7 @@ with its history."""
 from __future__ import annotations
 
 import re
+from datetime import date
 from io import StringIO
 from typing import Any, NamedTuple
 
@@ -17,6 +18,7 @@ from django.core.management import CommandError, call_command
 from django.http import HttpRequest, HttpResponse
 from django.test import override_settings
 from django.urls import URLPattern, include, path, resolve
+from django.utils import timezone
 
 from reviewer import ui_urls
 from reviewer import urls as root_urls
@@ -28,6 +30,7 @@ from reviewer.models import (
     ReviewDecision,
     Surface,
     SurfaceChange,
+    TrendAlert,
 )
 from reviewer.roles import ROLE_PERMISSIONS
 from reviewer.services.answers import answer_submit
@@ -96,6 +99,12 @@ MATRIX = (
     Row("POST", "/labels/import",                    (403, 403, 200, 403, 200), {"file": LABELS}),
     Row("GET", "/trends/",                           (403, 403, 200, 403, 200)),
     Row("GET", "/trends/export?chart=outcomes",      (403, 403, 200, 403, 200)),
+    # Rate-change alerts: supervisors act on them.
+    Row("POST", "/trends/alerts/{alert}/acknowledge", (403, 403, 302, 403, 302)),
+    Row("POST", "/trends/alerts/{acked}/reopen",     (403, 403, 302, 403, 302)),
+    Row("POST", "/trends/alerts/{alert}/owner",      (403, 403, 302, 403, 302), {"owner": ""}),
+    Row("POST", "/trends/alerts/{alert}/note",       (403, 403, 302, 403, 302),
+        {"note": "Looked at it"}),
     Row("GET", "/calibrate/",                        (403, 403, 200, 200, 200)),
     Row("GET", "/calibrate/{surface_name}/label",    (403, 403, 403, 200, 200)),
     Row("POST", "/calibrate/{surface_name}/label/record", (403, 403, 403, 302, 302),
@@ -136,15 +145,23 @@ def world(text_pdf: Any) -> dict[str, Any]:
         match_start=0, match_end=20, score=0.9, stratum="0.85–0.90", content_hash="world")
     for name, label in (("ann", "faithful"), ("bob", "changed")):
         MatchLabel.objects.create(item=disputed, labeller_name=name, label=label)
+    figures = {"day": date(2026, 3, 2), "surface": surface, "model": "*", "direction": 1,
+               "answers": 20, "hits": 10, "baseline_answers": 280, "baseline_hits": 14,
+               "low": 0.25, "high": 0.75, "baseline_low": 0.02, "baseline_high": 0.09}
+    alert = TrendAlert.objects.create(outcome="fabricated-marker", **figures)
+    acked = TrendAlert.objects.create(outcome="quote-altered", acknowledged_at=timezone.now(),
+                                      acknowledged_by=get_user_model().objects.create_user(
+                                          "acker"), **figures)
     return {"answer": answer, "document": document, "surface": surface, "run": run,
-            "item": item, "disputed": disputed}
+            "item": item, "disputed": disputed, "alert": alert, "acked": acked}
 
 
 def _ids(world: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {"answer": world["answer"].pk, "document": world["document"].pk,
             "surface": world["surface"].pk, "surface_name": world["surface"].name,
             "run": world["run"].pk, "item": world["item"].pk,
-            "disputed": world["disputed"].pk, **extra}
+            "disputed": world["disputed"].pk, "alert": world["alert"].pk,
+            "acked": world["acked"].pk, **extra}
 
 
 def _user(make_user: Any, role: str) -> Any:
@@ -204,7 +221,7 @@ def test_the_matrix_covers_every_ui_url() -> None:
     routed = {f"reviewer:{p.name}" for p in ui_urls.urlpatterns
               if isinstance(p, URLPattern) and p.name} | {"api-docs"}
     ids = {"answer": 1, "document": 1, "surface": 1, "surface_name": "default", "run": 1,
-           "item": 1, "disputed": 1}
+           "item": 1, "disputed": 1, "alert": 1, "acked": 1}
     covered = {resolve(row.url.format(**ids).partition("?")[0]).view_name for row in MATRIX}
     assert routed - covered == set()
 
