@@ -20,6 +20,7 @@ urlpatterns = [
     path("answers/<int:answer_id>/", answers.answer_review, name="answer"),
     path("answers/<int:answer_id>/decide", answers.answer_decide, name="answer-decide"),
     path("answers/<int:answer_id>/undo", answers.answer_undo, name="answer-undo"),
+    path("answers/<int:answer_id>/presence", answers.answer_presence, name="answer-presence"),
     path("triage/", triage.triage, name="triage"),
     path("triage/assign", triage.triage_assign, name="triage-assign"),
     path("triage/export", triage.triage_export, name="triage-export"),

@@ -16,8 +16,8 @@ from django.conf import settings
 from reviewer.models import Answer, CitationVerdict, SentenceVerdict
 from verification.report import REVIEW_OUTCOMES
 
-__all__ = ["FAILING_OUTCOMES", "failing_citations", "review_safety", "review_served",
-           "review_trail", "undo_seconds"]
+__all__ = ["FAILING_OUTCOMES", "failing_citations", "review_current", "review_safety",
+           "review_served", "review_trail", "undo_seconds"]
 
 # A citation is failing when the verdict counts it against the answer (and a
 # strip policy removes its sentence): these outcomes, or a citation of a
@@ -87,6 +87,24 @@ def review_seen(trail: list[dict[str, Any]]) -> int:
     decision form sends back, so a decision made on a stale page is caught."""
     applied = [item["row"].pk for item in trail if item["row"].applied]
     return applied[-1] if applied else 0
+
+
+def review_current(trail: list[dict[str, Any]]) -> Any | None:
+    """The decision whose state the answer is in (None: no decision stands,
+    the answer is pending): the latest applied decision, an undo handing
+    back to the one before the decision it undid. The page names it before
+    a decision key changes it ("This answer is Approved by rex. Reject it?")."""
+    standing: list[Any] = []
+    for item in trail:
+        row = item["row"]
+        if not row.applied:
+            continue
+        if row.decision == "undo":
+            if standing and standing[-1].pk == row.undoes_id:
+                standing.pop()
+        else:
+            standing.append(row)
+    return standing[-1] if standing else None
 
 
 def review_served(answer: Answer) -> dict[str, Any]:

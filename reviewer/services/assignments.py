@@ -27,15 +27,21 @@ from reviewer.services.queue_counts import (
 
 __all__ = [
     "IN_REVIEW_MINUTES",
+    "PRESENCE_MINUTES",
     "AssignmentRefused",
+    "answer_heartbeat",
     "answer_open",
     "answers_assign",
     "in_review_by_other",
     "reviewers",
 ]
 
-#: How long an opened review page counts as someone deciding the answer.
-IN_REVIEW_MINUTES = 15
+#: How long an opened review page counts as someone deciding the answer
+#: without a heartbeat: the open page sends one a minute (while it is shown),
+#: so a closed or long-hidden page stops counting after a few minutes.
+PRESENCE_MINUTES = 3
+#: The former name of the same window.
+IN_REVIEW_MINUTES = PRESENCE_MINUTES
 
 
 class AssignmentRefused(ValueError):
@@ -94,7 +100,10 @@ def answers_assign(*, answer_ids: Iterable[int], assignee: Any | None, assigned_
 
 def answer_open(*, answer: Answer, user: Any) -> None:
     """Mark ``answer`` as being decided by ``user`` (who opened its review
-    page), unless someone else opened it within the last minutes."""
+    page), unless someone else's page for it is still alive.
+
+    ``in_review_since`` is when that presence was last confirmed: the page's
+    opening, then each of its heartbeats (``answer_heartbeat``)."""
     if not user.has_perm("reviewer.decide_answer") or answer.review_state != "pending":
         return
     now = timezone.now()
@@ -104,12 +113,32 @@ def answer_open(*, answer: Answer, user: Any) -> None:
     answer.in_review_by, answer.in_review_since = user, now
 
 
+def answer_heartbeat(*, answer: Answer, user: Any) -> bool:
+    """The open review page of ``user`` is still there: keep their presence
+    on ``answer`` (or take it over from someone whose page went quiet).
+    Returns whether ``user`` is the one shown as deciding it.
+
+    A presence already given up (the answer decided) is not taken again."""
+    if answer.in_review_by_id is None:
+        return False
+    if answer.in_review_by_id == user.pk:
+        if answer.review_state != "pending":
+            return False
+        now = timezone.now()
+        Answer.objects.filter(pk=answer.pk, in_review_by=user).update(in_review_since=now)
+        answer.in_review_since = now
+        return True
+    answer_open(answer=answer, user=user)
+    return answer.in_review_by_id == user.pk
+
+
 def in_review_by_other(answer: Answer, user: Any, *, now: Any = None) -> Any | None:
-    """Who else has had this answer open in the last IN_REVIEW_MINUTES, or None."""
+    """Who else has this answer's review page open: someone whose page was
+    last heard from (opened, or its heartbeat) within PRESENCE_MINUTES; or None."""
     if answer.in_review_by_id is None or answer.in_review_by_id == user.pk:
         return None
     since = answer.in_review_since
     now = now or timezone.now()
-    if since is None or now - since > timedelta(minutes=IN_REVIEW_MINUTES):
+    if since is None or now - since > timedelta(minutes=PRESENCE_MINUTES):
         return None
     return answer.in_review_by

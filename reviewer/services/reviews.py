@@ -20,7 +20,12 @@ from reviewer.selectors.reviews import failing_citations, undo_seconds
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.stats import stats_record_decision
 
-__all__ = ["DecisionConflict", "DecisionRefused", "review_decide", "review_undo"]
+__all__ = ["NOTE_MAX_CHARS", "DecisionConflict", "DecisionRefused", "review_decide",
+           "review_undo"]
+
+#: The longest note a decision keeps. The page shows it (``maxlength`` and a
+#: counter); a longer note is refused with this number, never cut.
+NOTE_MAX_CHARS = 5000
 
 _STATE = {
     ReviewDecision.Decision.APPROVE: Answer.ReviewState.APPROVED,
@@ -91,7 +96,13 @@ def review_decide(
     if not reviewer.has_perm("reviewer.decide_answer"):  # type: ignore[attr-defined]
         raise DecisionRefused("not-allowed", "Deciding answers needs the reviewer role.")
     kind = ReviewDecision.Decision(decision)
-    note = note.strip()[:5000]
+    # A form posts line breaks as CRLF; the page's maxlength counts one each.
+    note = note.replace("\r\n", "\n").strip()
+    if len(note) > NOTE_MAX_CHARS:
+        raise DecisionRefused(
+            "note-too-long",
+            f"Not recorded: the note is {len(note):,} characters long and a note can hold at "
+            f"most {NOTE_MAX_CHARS:,}. Shorten it (nothing was cut or kept).")
     with transaction.atomic():
         # Lock the answer: two decisions at once are taken one after the other,
         # each seeing the state the other left.

@@ -15,6 +15,7 @@ from django.db.models import Prefetch
 from django.http import FileResponse, Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import trigger_client_event
 
@@ -30,6 +31,7 @@ from reviewer.selectors.answers import answer_get_for_review, answer_list
 from reviewer.selectors.documents import pdf_highlight
 from reviewer.selectors.judgements import citation_judgement
 from reviewer.selectors.reviews import (
+    review_current,
     review_safety,
     review_seen,
     review_served,
@@ -40,8 +42,14 @@ from reviewer.selectors.sources import SourceReferenceError
 from reviewer.selectors.triage import TriageFilters, triage_next
 from reviewer.selectors.verdict_history import verdict_history
 from reviewer.selectors.workspaces import answers_visible, documents_visible
-from reviewer.services.assignments import answer_open, in_review_by_other
+from reviewer.services.assignments import (
+    PRESENCE_MINUTES,
+    answer_heartbeat,
+    answer_open,
+    in_review_by_other,
+)
 from reviewer.services.reviews import (
+    NOTE_MAX_CHARS,
     DecisionConflict,
     DecisionRefused,
     review_decide,
@@ -360,6 +368,7 @@ def _reason_words(reason: str) -> str:
 
 
 @require_GET
+@never_cache  # never shown again from the back/forward or HTTP cache: a stale page could act
 @permission_required("reviewer.view_answer")
 def answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     if not answers_visible(Answer.objects.filter(pk=answer_id), request.user).exists():
@@ -386,13 +395,15 @@ def _answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     # Appended to the page's own links (sentences, citations, passages), so
     # that a reload after opening one still knows the queue it came from.
     keep = "&" + urlencode({"queue": queue}) if queue is not None else ""
-    if request.htmx and sentence is not None:
+    # htmx restoring a page from history asks for the whole page, not a panel.
+    fragment = bool(request.htmx) and not request.htmx.history_restore_request
+    if fragment and sentence is not None:
         response = render(request, "reviewer/review.html#sentence-panel",
                           {**_panel_context(answer, sentence, citation, pdfs=pdfs),
                            "keep": keep})
         return trigger_client_event(response, "highlight",
                                     _highlight_event(answer, citation, passage, user=request.user))
-    if request.htmx and request.GET.get("verdict") in ("previous", "current"):
+    if fragment and request.GET.get("verdict") in ("previous", "current"):
         return render(request, "reviewer/review.html#previous-verdict",
                       {"answer": answer, "keep": keep, **_history_context(answer, request)})
     sentences = [_sentence_item(answer.text, row, row.citations.all())
@@ -407,7 +418,9 @@ def _answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         "keep": keep, **_history_context(answer, request),
     }
     trail = review_trail(answer)
-    context.update({"trail": trail, "seen": review_seen(trail), "served": review_served(answer),
+    context.update({"trail": trail, "seen": review_seen(trail), "standing": review_current(trail),
+                    "note_max": NOTE_MAX_CHARS, "presence_minutes": PRESENCE_MINUTES,
+                    "served": review_served(answer),
                     "safety": review_safety(answer, shown=citation),
                     "cannot_decide": _cannot_decide(answer, request.user)})
     answer_open(answer=answer, user=request.user)
@@ -465,7 +478,7 @@ def _decision_context(answer_id: int) -> dict[str, Any]:
         pk=answer_id)
     trail = review_trail(answer)
     return {"answer": answer, "trail": trail, "seen": review_seen(trail),
-            "decision_choices": ReviewDecision.Decision.choices}
+            "standing": review_current(trail), "decision_choices": ReviewDecision.Decision.choices}
 
 
 def _refused(request: HtmxHttpRequest, refused: DecisionRefused) -> HttpResponse:
@@ -473,7 +486,7 @@ def _refused(request: HtmxHttpRequest, refused: DecisionRefused) -> HttpResponse
     403 for someone else's decision, 409 when the answer's trail has moved on
     or the window has closed, 422 for what the reviewer must do first. The
     message is shown in the decision form."""
-    status = {"unknown-decision": 400, "not-yours": 403, "not-allowed": 403,
+    status = {"unknown-decision": 400, "note-too-long": 400, "not-yours": 403, "not-allowed": 403,
               "not-your-queue": 403, "unopened-failures": 422,
               "note-required": 422}.get(refused.code, 409)
     if not request.htmx:
@@ -505,6 +518,7 @@ def _recorded(request: HtmxHttpRequest, answer_id: int, record: ReviewDecision
 
 
 @require_POST
+@never_cache
 @permission_required("reviewer.decide_answer")
 def answer_decide(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """Record a decision. Approving with failing citations unopened needs
@@ -530,6 +544,7 @@ def _seen(value: str | None) -> int | None:
 
 
 @require_POST
+@never_cache
 @permission_required("reviewer.decide_answer")
 def answer_undo(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     """Undo one of this answer's decisions (``decision``: its id) within the window."""
@@ -545,6 +560,18 @@ def answer_undo(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
     except DecisionRefused as refused:
         return _refused(request, refused)
     return _recorded(request, answer_id, record)
+
+
+@require_POST
+@never_cache
+@permission_required("reviewer.decide_answer")
+def answer_presence(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
+    """The open review page's heartbeat. While it beats, others see this
+    reviewer deciding the answer; once it stops (the page closed or hidden)
+    that lapses within PRESENCE_MINUTES."""
+    answer = get_object_or_404(answers_visible(Answer.objects.all(), request.user), pk=answer_id)
+    answer_heartbeat(answer=answer, user=request.user)
+    return HttpResponse(status=204)
 
 
 @require_GET

@@ -29,9 +29,21 @@ document.body.addEventListener("highlight", (event) => showHighlight(event.detai
 const initial = JSON.parse(document.getElementById("initial-highlight")?.textContent || "null");
 if (initial) showHighlight(initial);
 
+// ---- Never a stale page ---------------------------------------------------
+// The server sends the page no-store; a page the browser still brings back
+// from its back/forward cache is reloaded before a key can act on it, and
+// htmx keeps no snapshot of it (hx-history="false"), so Back to an address
+// this page pushed loads it afresh.
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted) window.location.reload();
+});
+if (window.htmx) window.htmx.config.refreshOnHistoryMiss = true;
+
 // Keyboard: j/k move, n jumps to the next failing sentence, Enter opens,
 // a/r/e decide, u undoes, f shows failing sentences only, ? shows the keys.
-// Typing in a field is never intercepted, nor is a key while a dialog is open.
+// Typing in a field is never intercepted (an "r" in the note is an "r"), nor
+// is a key while a dialog is open; in the note, Ctrl+Enter (Cmd+Enter) is
+// done writing and Escape leaves it.
 const sentences = [...document.querySelectorAll("li.sentence")];
 const list = document.querySelector("ol.sentences");
 let current = -1;
@@ -112,15 +124,16 @@ document.addEventListener("keydown", (event) => {
   event.preventDefault();
 });
 
-// A sentence opened by mouse becomes the keyboard's current one too. Its
-// words open its evidence as its badge does (a paraphrase has no quote to
+// A sentence opened by mouse becomes the keyboard's current one too. A click
+// anywhere on it opens its evidence as its badge does (a paraphrase has no quote to
 // click); a link inside it (a marker, a Markdown link) keeps its own target,
 // and selecting words to copy them opens nothing.
 document.querySelector("ol.sentences")?.addEventListener("click", (event) => {
   const li = event.target.closest("li.sentence");
   if (!li) return;
   select(sentences.indexOf(li));
-  if (event.target.closest("a[href]") || !event.target.closest(".sentence-text")) return;
+  // Anywhere on the row: its words, its margins, the space beside its badge.
+  if (event.target.closest("a[href]")) return;
   if (String(window.getSelection?.() ?? "").trim()) return;
   li.querySelector("a.sentence-open")?.click();
 });
@@ -208,6 +221,45 @@ if (safety) {
   showOpened();
 }
 
+// ---- The note ------------------------------------------------------------
+// Multi-line; its limit is shown as a counter. Ctrl+Enter (Cmd+Enter) ends
+// it: the decision waiting for a note (a key pressed before writing it) is
+// made at once, else the keys act again (a, r, e decide with the note).
+const note = form?.querySelector("#decision-note");
+const noteCount = document.getElementById("note-count");
+let waitingDecision = null;
+
+function showNoteCount() {
+  if (!note || !noteCount) return;
+  const max = Number(noteCount.dataset.max);
+  noteCount.textContent = `${note.value.length} / ${max} characters`;
+  noteCount.classList.toggle("note-full", note.value.length >= max);
+}
+note?.addEventListener("input", showNoteCount);
+note?.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    event.stopPropagation();
+    const waiting = waitingDecision;
+    waitingDecision = null;
+    if (waiting) {
+      form.querySelector(`button[value="${waiting}"]`)?.click();
+    } else {
+      form.querySelector(".buttons")?.focus();
+      showError("");
+      showHint("Note kept: press a, r or e (or a button) to decide with it.");
+    }
+  } else if (event.key === "Escape") {
+    event.preventDefault();
+    form.querySelector(".buttons")?.focus();
+  }
+});
+
+function showHint(message) {
+  const hint = document.getElementById("note-hint");
+  if (hint) hint.textContent = message;
+}
+
 document.body.addEventListener("htmx:afterRequest", (event) => {
   const { xhr, successful, target } = event.detail;
   if (successful && target?.id === "sentence-panel" && xhr?.responseURL) {
@@ -217,7 +269,13 @@ document.body.addEventListener("htmx:afterRequest", (event) => {
   }
   if (event.detail.elt === form) {
     form.querySelector("#decision-confirmed").value = "";
-    if (successful) form.querySelector("#decision-note").value = "";
+    // A refused decision (shown as an error) keeps the note to fix.
+    if (successful && xhr.status < 300) {
+      form.querySelector("#decision-note").value = "";
+      waitingDecision = null;
+      showHint("");
+      showNoteCount();
+    }
   }
 });
 
@@ -226,16 +284,39 @@ function showError(message) {
   if (error) error.textContent = message;
 }
 
-// Checked before the request goes: a note where the surface needs one, and a
-// confirmation before approving with failing citations unopened.
+// Checked before the request goes: a confirmation naming the decision that
+// stands on an answer already decided, a note where the surface needs one,
+// and a confirmation before approving with failing citations unopened.
+const redecideDialog = document.getElementById("confirm-redecide");
+const VERB = { approve: "Approve", reject: "Reject", escalate: "Escalate" };
+let redecideConfirmed = null;
+
+// The answer's state as the page shows it now (decisions swap it in).
+function standing() {
+  const state = document.getElementById("review-state-now");
+  if (!state || !state.dataset.state || state.dataset.state === "pending") return null;
+  return { label: state.dataset.stateLabel, by: state.dataset.decidedBy };
+}
+
 document.body.addEventListener("htmx:confirm", (event) => {
   if (event.detail.elt !== form) return;
   const decision = event.detail.triggeringEvent?.submitter?.value;
-  const note = form.querySelector("#decision-note");
   showOpened();
+  const now = standing();
+  if (now && VERB[decision] && redecideConfirmed !== decision) {
+    event.preventDefault();
+    redecideDialog.dataset.decision = decision;
+    redecideDialog.querySelector("h2").textContent =
+      `This answer is ${now.label}${now.by ? ` by ${now.by}` : ""}. ${VERB[decision]} it?`;
+    redecideDialog.querySelector('[data-action="confirm"]').textContent = `${VERB[decision]} it`;
+    redecideDialog.showModal();
+    return;
+  }
+  redecideConfirmed = null;
   if (safety?.noteRequired && (decision === "approve" || decision === "reject") && !note.value.trim()) {
     event.preventDefault();
-    showError("Not recorded: write a note first (high-stakes surface).");
+    waitingDecision = decision;
+    showError(`Not recorded: write a note first (high-stakes surface), then Ctrl+Enter to ${decision}.`);
     note.focus();
     return;
   }
@@ -246,12 +327,24 @@ document.body.addEventListener("htmx:confirm", (event) => {
   }
 });
 
+redecideDialog?.addEventListener("click", (event) => {
+  const action = event.target.closest("[data-action]")?.dataset.action;
+  if (action === "confirm") {
+    redecideDialog.close();
+    redecideConfirmed = redecideDialog.dataset.decision;
+    form.querySelector(`button[value="${redecideConfirmed}"]`)?.click();
+  } else if (action === "cancel") {
+    redecideDialog.close();
+  }
+});
+
 confirmDialog?.addEventListener("click", (event) => {
   const action = event.target.closest("[data-action]")?.dataset.action;
   const link = event.target.closest("a[href]");
   if (action === "confirm") {
     confirmDialog.close();
     form.querySelector("#decision-confirmed").value = "1";
+    redecideConfirmed = "approve"; // asked already, if it was decided
     form.querySelector('button[value="approve"]').click();
   } else if (action === "cancel" || link) {
     confirmDialog.close();
@@ -307,4 +400,41 @@ const loadedToast = document.getElementById("toast");
 if (loadedToast && !loadedToast.hidden) {
   loadedToast.dataset.started = "1";
   startToast(loadedToast);
+}
+
+// ---- Presence --------------------------------------------------------------
+// While this page is shown, a heartbeat a minute keeps "being decided by you"
+// on triage; hidden or closed, it stops, and the presence lapses a few
+// minutes after the last one (no request on closing: nothing to lose).
+const review = document.querySelector(".review[data-presence]");
+const csrf = form?.querySelector("input[name=csrfmiddlewaretoken]")?.value;
+const HEARTBEAT_MS = 60_000;
+let heartbeat = null;
+
+function beat() {
+  if (!review || !csrf) return;
+  fetch(review.dataset.presence, {
+    method: "POST", credentials: "same-origin", cache: "no-store",
+    headers: { "X-CSRFToken": csrf },
+  }).catch(() => { /* offline: the presence lapses on its own */ });
+}
+
+function startBeating(now) {
+  if (heartbeat !== null) return;
+  if (now) beat();
+  heartbeat = setInterval(beat, HEARTBEAT_MS);
+}
+
+function stopBeating() {
+  clearInterval(heartbeat);
+  heartbeat = null;
+}
+
+if (review) {
+  if (document.visibilityState !== "hidden") startBeating(false); // opening counted
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") stopBeating();
+    else startBeating(true);
+  });
+  window.addEventListener("pagehide", stopBeating);
 }

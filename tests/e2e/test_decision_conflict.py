@@ -39,8 +39,12 @@ def test_the_second_reviewer_is_told_and_decides_on_what_is_on_screen(page: Any)
     answer.refresh_from_db()
     assert answer.review_state == "escalated"
 
-    # Now deciding again is a decision on the escalated answer, and is applied.
+    # Now deciding again is a decision on the escalated answer: the page names
+    # the decision that stands first (issue 22), and it is applied.
     page.keyboard.press("a")
+    dialog = page.locator("#confirm-redecide")
+    assert dialog.locator("h2").inner_text() == "This answer is Escalated by zoe. Approve it?"
+    dialog.get_by_role("button", name="Approve it").click()
     page.wait_for_selector("#decisions .review-state:has-text('Approved')")
     applied = ReviewDecision.objects.filter(answer=answer, applied=True).order_by("pk")
     assert [(d.reviewer.get_username(), d.decision) for d in applied] == [

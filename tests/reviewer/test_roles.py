@@ -81,6 +81,8 @@ MATRIX = (
         {"decision": "escalate"}),
     Row("POST", "/answers/{answer}/undo",            (403, 302, 302, 403, 302),
         {"decision": "{decision}"}),
+    # The open review page's heartbeat: whoever may decide.
+    Row("POST", "/answers/{answer}/presence",        (403, 204, 204, 403, 204)),
     Row("GET", "/documents/",                        (403, 200, 200, 200, 200)),
     Row("GET", "/documents/{document}/",             (403, 200, 200, 200, 200)),
     Row("GET", "/documents/{document}/row",          (403, 200, 200, 200, 200)),

@@ -506,7 +506,7 @@ def test_the_review_page_says_who_else_has_the_answer_open(client: Any,
     answer.refresh_from_db()
     assert answer.in_review_by_id == people["rex"].pk  # not taken over
     since = timezone.localtime(answer.in_review_since).strftime("%H:%M")
-    assert "rex has had this answer open since" in html and since in html
+    assert "rex has this answer open now" in html and since in html
     # The first to open an answer is recorded as deciding it, and the queue says so.
     other = _make(counts={"quote-altered": 1})
     client.get(f"/answers/{other.pk}/")
