@@ -197,8 +197,163 @@ def test_a_claim_flag_is_labelled_with_the_keyboard_blind_at_1280x720(page: Any)
     page.screenshot(path=os.path.join(os.environ.get("CITEGUARD_SCREENSHOTS") or "/tmp",
                                       "labelling-claim.png"))
     # The sentence, its flag's two sides and the passage with the flagged
-    # words marked are on the first screen (the buttons are not: issue 22).
+    # words marked are on the first screen, and so are the label buttons
+    # (issue 22: they stick to the window's bottom).
     sentence = page.locator(".label-claim").bounding_box()
     assert sentence is not None and sentence["y"] + sentence["height"] <= 720, sentence
+    assert _off_screen(page.locator("#label-queue .label-buttons button")) == []
     _press(page, "1", until_item_is_not=item.pk)
     assert MatchLabel.objects.get(item=item, labeller_name="demo").label == "right-flag"
+
+
+# Issue 22: the labeller's page and the calibration page at 1280x720 ---------------------
+
+SCREEN = {"width": 1280, "height": 720}
+
+
+def _off_screen(elements: Any) -> list[dict[str, float]]:
+    """The boxes of ``elements`` (a locator) that are not wholly in the window."""
+    return elements.evaluate_all(
+        """(els) => els.map((el) => el.getBoundingClientRect()).filter((r) =>
+            r.top < -0.5 || r.left < -0.5 || r.bottom > innerHeight + 0.5
+            || r.right > innerWidth + 0.5).map((r) => ({top: r.top, bottom: r.bottom,
+            left: r.left, right: r.right}))""")
+
+
+def test_v_shows_the_pdf_and_the_label_buttons_on_one_screen_at_1280x720(page: Any) -> None:
+    base = page.url.split("/answers")[0]
+    surface = Surface.objects.get(name="benefits-chat")
+    calibration_sample(surface=surface, size=50)
+    item = (CalibrationItem.objects.filter(surface=surface, labels=None)
+            .exclude(document=None).exclude(pages=[]).first())
+    assert item is not None
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{base}/calibrate/benefits-chat/label?item={item.pk}")
+    page.keyboard.press("v")
+    page.wait_for_selector("#label-viewer .cg-highlight", state="attached", timeout=30_000)
+    page.wait_for_timeout(300)  # let the viewer's scroll to the highlight settle
+    assert page.locator("#label-viewer").is_visible()
+    buttons = page.locator("#label-queue .label-buttons button")
+    assert buttons.count() == 3
+    # The PDF's frame, the passage highlighted in it and every label button
+    # are inside the 1280x720 window, with no scrolling after the key (a passage
+    # running onto the next page shows its start).
+    assert _off_screen(page.locator("#label-viewer")) == []
+    assert _off_screen(page.locator("#label-viewer .cg-highlight").first) == []
+    assert _off_screen(buttons) == []
+    # ... and the buttons are not hidden under the PDF.
+    hit = buttons.first.evaluate(
+        "(b) => { const r = b.getBoundingClientRect();"
+        " return b.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }")
+    assert hit
+    # A key labels the item with the PDF open.
+    _press(page, "1", until_item_is_not=item.pk)
+    assert MatchLabel.objects.get(item=item, labeller_name="demo").label == "faithful"
+    page.screenshot(path="/tmp/labeller-v.png")
+
+
+def test_undo_survives_a_reload_and_a_new_session(page: Any, chromium: Any) -> None:
+    base = page.url.split("/answers")[0]
+    surface = Surface.objects.get(name="benefits-chat")
+    calibration_sample(surface=surface, size=50)
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{base}/calibrate/benefits-chat/label")
+    first = _item(page)
+    _press(page, "2", until_item_is_not=first)
+    assert MatchLabel.objects.filter(item_id=first, labeller_name="demo").exists()
+
+    page.reload()
+    assert page.locator("#label-queue button[data-key=u]").is_enabled()
+
+    # Another browser, logged in afresh: a new session, the same undo.
+    context = chromium.new_context(viewport=SCREEN, bypass_csp=True)
+    other = context.new_page()
+    other.goto(f"{base}/accounts/login/")
+    other.fill("input[name=username]", "demo")
+    other.fill("input[name=password]", "demo")
+    other.click("button[type=submit]")
+    other.wait_for_url(lambda url: "/accounts/login/" not in url)
+    other.goto(f"{base}/calibrate/benefits-chat/label")
+    undo = other.locator("#label-queue button[data-key=u]")
+    assert undo.is_enabled()
+    shown = _item(other)
+    other.keyboard.press("u")
+    other.wait_for_function(
+        f"document.querySelector('#label-queue .label-item')?.dataset.item !== '{shown}'")
+    assert _item(other) == first  # the labelled item, back to label again
+    assert other.locator(".label-message").inner_text() == "Label undone."
+    assert not MatchLabel.objects.filter(item_id=first, labeller_name="demo").exists()
+    context.close()
+
+
+def _submit(payloads: list[dict[str, Any]]) -> None:
+    from reviewer.models import ApiClient
+    from reviewer.services.answers import answer_submit
+
+    client = ApiClient.objects.get(name="demo")
+    for data in payloads:
+        answer_submit(client=client, data=data)
+
+
+LEAVE = ("Section 4. Leave. Part-time employees working at least 20 hours a week are "
+         "eligible on the same terms as full-time employees. Up to five unused days may be "
+         "carried over into the next calendar year.")
+
+
+def _payload(n: int, quote: str) -> dict[str, Any]:
+    return {"id": f"issue22-{n}", "surface": "benefits-chat", "model": "model-a",
+            "question": "Who is eligible?", "answer": f'The plan says "{quote}" [S1].',
+            "sources": [{"marker": "S1", "text": LEAVE}]}
+
+
+def _shown(page: Any) -> tuple[str, str]:
+    return (page.locator(".label-quote blockquote").inner_text(),
+            page.locator(".label-source mark.compared").inner_text())
+
+
+def test_near_duplicate_items_are_drawn_once(page: Any) -> None:
+    from verification import normalize
+
+    base = page.url.split("/answers")[0]
+    surface = Surface.objects.get(name="benefits-chat")
+    CalibrationItem.objects.filter(surface=surface).delete()
+    # The same altered quote twice, typed a little differently (case,
+    # spacing, curly apostrophes): one item to label, not two.
+    _submit([_payload(1, "Up to six unused days may be carried over into the next year"),
+             _payload(2, "up to six  unused days may be carried over into the next  Year")])
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{base}/calibrate/benefits-chat/label")
+    seen: list[tuple[str, str]] = []
+    while page.locator("#label-queue .label-item").count():
+        seen.append(_shown(page))
+        last = page.locator("#left-count").inner_text() == "1"
+        _press(page, "3", until_item_is_not=None if last else _item(page))
+    keys = [tuple(normalize(text).text for text in pair) for pair in seen]
+    assert any("six unused days" in quote for quote, _ in keys)
+    assert len(keys) == len(set(keys)), [k for k in keys if keys.count(k) > 1]
+
+
+def _inside_word(text: str, at: int) -> bool:
+    if at <= 0 or at >= len(text):
+        return False
+    left, right = text[at - 1], text[at]
+    return ((left.isalnum() or left == "-") and right.isalnum()) or (
+        left.isalnum() and right == "-")
+
+
+def test_source_windows_start_and_end_at_word_edges(page: Any) -> None:
+    base = page.url.split("/answers")[0]
+    surface = Surface.objects.get(name="benefits-chat")
+    CalibrationItem.objects.filter(surface=surface).delete()
+    # A quote that drops "Part-": its aligned window starts inside "Part-time".
+    _submit([_payload(3, "time employees working at least 20 hours a week are eligible")])
+    calibration_sample(surface=surface, size=50)
+    item = CalibrationItem.objects.get(surface=surface, quote__startswith="time employees")
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{base}/calibrate/benefits-chat/label?item={item.pk}")
+    excerpt = page.locator(".label-source .excerpt").inner_text().strip("…")
+    window = page.locator(".label-source mark.compared").inner_text()
+    assert window.startswith("Part-time employees"), window
+    at = excerpt.index(window)
+    for edge in (0, at, at + len(window), len(excerpt)):
+        assert not _inside_word(excerpt, edge), (edge, excerpt[max(0, edge - 10):edge + 10])
