@@ -357,3 +357,85 @@ def test_source_windows_start_and_end_at_word_edges(page: Any) -> None:
     at = excerpt.index(window)
     for edge in (0, at, at + len(window), len(excerpt)):
         assert not _inside_word(excerpt, edge), (edge, excerpt[max(0, edge - 10):edge + 10])
+
+
+_CHART_GEOMETRY = """(figure) => {
+  const svg = figure.querySelector("svg[role=img]");
+  const ctm = svg.getScreenCTM();
+  const screen = (x, y) => { const p = new DOMPoint(x, y).matrixTransform(ctm);
+                             return [p.x, p.y]; };
+  const ticks = [...svg.querySelectorAll(".axis text[text-anchor=middle]")].map(
+    (t) => [t.textContent, screen(Number(t.getAttribute("x")), 0)[0]]);
+  // Every curve sampled every half unit along its segments, and its dots.
+  const points = (line) => line.getAttribute("points").trim().split(/\\s+/).map(
+    (p) => p.split(",").map(Number));
+  const samples = [];
+  for (const line of svg.querySelectorAll(".series polyline")) {
+    const pts = points(line);
+    for (let i = 0; i < pts.length; i++) {
+      samples.push(screen(...pts[i]));
+      if (i + 1 < pts.length) {
+        const [[x1, y1], [x2, y2]] = [pts[i], pts[i + 1]];
+        const n = Math.ceil(Math.hypot(x2 - x1, y2 - y1) * 2);
+        for (let k = 1; k < n; k++) {
+          samples.push(screen(x1 + (x2 - x1) * k / n, y1 + (y2 - y1) * k / n));
+        }
+      }
+    }
+  }
+  for (const dot of svg.querySelectorAll(".series circle")) {
+    const r = dot.getBoundingClientRect();
+    samples.push([r.x + r.width / 2, r.y + r.height / 2]);
+  }
+  const xs = [...svg.querySelectorAll(".series polyline")].flatMap(
+    (line) => points(line).map((p) => screen(...p)[0]));
+  const labels = [...svg.querySelectorAll(".change-label")].map((t) => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+  });
+  const hits = labels.flatMap((box) => samples.filter(([x, y]) =>
+    x > box.left && x < box.right && y > box.top && y < box.bottom).slice(0, 1).map(
+    ([x, y]) => ({label: box.text, x, y})));
+  return {ticks, labels, hits, left: Math.min(...xs), right: Math.max(...xs)};
+}"""
+
+
+def test_the_curves_span_the_labels_with_a_zoom_on_0_9_to_1_and_labels_clear_of_lines(
+        page: Any) -> None:
+    from reviewer.selectors.calibration import labelled_matches
+
+    _load_calibration()
+    surface = Surface.objects.get(name="benefits-chat")
+    lowest = min(match.score for match in labelled_matches(surface))
+    base = page.url.split("/answers")[0]
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{base}/calibrate/benefits-chat/")
+    charts = [figure.evaluate(_CHART_GEOMETRY)
+              for figure in page.locator("figure.calibration-chart").all()]
+    by_first_tick = {chart["ticks"][0][0]: chart for chart in charts if chart["ticks"]}
+    # The whole curve: its axis starts at (or just under) the lowest labelled
+    # score, not at a fixed 0.5, and the curve starts at that score.
+    main = charts[0]
+    start = float(main["ticks"][0][0])
+    assert lowest - 0.05 < start <= lowest, (start, lowest)
+    assert main["ticks"][-1][0] in ("1.0", "1.00")
+    at = main["ticks"][0][1] + (lowest - start) / (1.0 - start) * (
+        main["ticks"][-1][1] - main["ticks"][0][1])
+    assert abs(main["left"] - at) < 1.5
+    # The zoom: 0.90 to 1.00 across a whole panel, where the 0.9-1.0 range
+    # gets the panel's full width instead of a fifth of it.
+    zoom = by_first_tick.get("0.90")
+    assert zoom is not None, [chart["ticks"] for chart in charts]
+    assert zoom["ticks"][-1][0] == "1.00"
+    assert abs(zoom["left"] - zoom["ticks"][0][1]) < 1.5
+    assert abs(zoom["right"] - zoom["ticks"][-1][1]) < 1.5
+    width_of_tenth = zoom["ticks"][-1][1] - zoom["ticks"][0][1]
+    assert width_of_tenth > 3 * (main["ticks"][-1][1] - main["ticks"][0][1]) * 0.1 / (
+        1.0 - start)
+    # The threshold labels are drawn, and none covers a curve or its dots.
+    for chart in (main, zoom):
+        assert {label["text"].split()[0] for label in chart["labels"]} >= {
+            "current", "recommended"}, chart["labels"]
+        assert chart["hits"] == [], chart["hits"]
+    page.locator("#curves-heading").scroll_into_view_if_needed()
+    page.screenshot(path="/tmp/labeller-chart.png")
