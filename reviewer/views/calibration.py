@@ -29,6 +29,7 @@ from reviewer.selectors.calibration_report import (
     calibration_report,
     change_estimate,
     change_examples,
+    change_labels,
     check_precision,
     disagreement,
     surface_agreement,
@@ -43,6 +44,8 @@ from verification.calibration import BootstrapInterval
 
 DEFAULT_TARGET = 0.95
 TARGET_RANGE = (0.5, 0.999)
+#: The longest reason kept with an applied threshold, in characters.
+REASON_LIMIT = 2000
 #: The labels as the settle buttons offer them, with the queue's keys.
 LABEL_KEYS = (("1", "faithful"), ("2", "changed"), ("3", "other"))
 
@@ -92,8 +95,13 @@ class ApplyForm(forms.Form):
     with the message the page shows."""
 
     threshold = forms.FloatField(widget=forms.NumberInput(attrs={"step": "any"}))
-    reason = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 2}),
-                             help_text="Kept with the change in the surface's history.")
+    reason = forms.CharField(
+        max_length=REASON_LIMIT,
+        widget=forms.Textarea(attrs={"rows": 2, "data-counter": "reason-count"}),
+        help_text="Kept with the change in the surface's history.",
+        error_messages={"max_length": f"A reason is at most {REASON_LIMIT:,} characters; "
+                                      "this one has %(show_value)s. Shorten it: nothing "
+                                      "is cut."})
     target = forms.FloatField(min_value=TARGET_RANGE[0], max_value=TARGET_RANGE[1],
                               widget=forms.HiddenInput)
 
@@ -205,9 +213,10 @@ def _page_context(request: HtmxHttpRequest, surface: Surface, *,
                                             recommendation.threshold)
     can_change = user.has_perm("reviewer.change_surface")
     can_view_answers = user.has_perm("reviewer.view_answer")
-    estimate = examples = None
+    estimate = examples = moving_labels = None
     if chosen is not None:
         estimate = change_estimate(surface, chosen)
+        moving_labels = change_labels(surface, chosen)
         if can_view_answers:
             examples = change_examples(surface, chosen)
     if form is None and can_change:
@@ -243,14 +252,14 @@ def _page_context(request: HtmxHttpRequest, surface: Surface, *,
         },
         "min_labels": MIN_LABELS_PER_BAND,
         "chosen": chosen, "threshold_note": threshold_note,
-        "estimate": estimate, "examples": examples,
+        "estimate": estimate, "examples": examples, "moving_labels": moving_labels,
         "runs": surface_runs(surface), "active_run": active_run(surface),
         "agreement": agreement, "claim_agreement": claim_agreement,
         "disagreements": [*agreement.disagreements, *claim_agreement.disagreements],
         "unsettled": agreement.unsettled + claim_agreement.unsettled,
         "check_precision": [_precision_row(row) for row in check_precision(surface)],
         "can_change": can_change, "can_view_answers": can_view_answers, "form": form,
-        "label_keys": LABEL_KEYS,
+        "label_keys": LABEL_KEYS, "reason_limit": REASON_LIMIT,
         "active_statuses": ACTIVE_RUN_STATUSES,
     }
 

@@ -439,3 +439,121 @@ def test_the_curves_span_the_labels_with_a_zoom_on_0_9_to_1_and_labels_clear_of_
         assert chart["hits"] == [], chart["hits"]
     page.locator("#curves-heading").scroll_into_view_if_needed()
     page.screenshot(path="/tmp/labeller-chart.png")
+
+
+def _counted_label(item: CalibrationItem) -> str | None:
+    labels = {label.label for label in item.labels.all()}
+    if item.settled_label:
+        return item.settled_label
+    return labels.pop() if len(labels) == 1 else None
+
+
+def test_the_page_says_how_many_citations_a_new_threshold_flags_were_labelled_faithful(
+        page: Any) -> None:
+    import re
+
+    from reviewer.models import CitationVerdict
+
+    _load_calibration()
+    base = page.url.split("/answers")[0]
+    surface = Surface.objects.get(name="benefits-chat")
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{base}/calibrate/benefits-chat/")
+    recommended = page.locator(".recommended").get_attribute("data-threshold")
+    assert recommended is not None and float(recommended) > surface.threshold
+    page.goto(f"{base}/calibrate/benefits-chat/?threshold={recommended}#preview")
+    # Counted independently: verified fuzzily now, scored under the new
+    # threshold; and the counted label of the items drawn from them.
+    moving = set(CitationVerdict.objects.filter(
+        answer__surface=surface, superseded=False, outcome="verified-fuzzy",
+        score__gte=surface.threshold, score__lt=float(recommended))
+        .values_list("id", flat=True))
+    faithful = sum(1 for item in CalibrationItem.objects.filter(
+        surface=surface, kind="match", citation_id__in=moving).prefetch_related("labels")
+        if _counted_label(item) == "faithful")
+    assert moving and faithful
+    text = page.locator("#preview").inner_text()
+    found = re.search(r"Of the (\d+) citations? (\S+) would newly flag, (\d+) (?:was|were) "
+                      r"labelled faithful", text)
+    assert found, text
+    assert (int(found[1]), found[2], int(found[3])) == (len(moving), recommended, faithful)
+    assert page.locator(".estimate strong").nth(2).inner_text() == str(len(moving))
+
+
+def test_a_band_that_cannot_be_filled_says_so_and_does_not_withhold_the_recommendation(
+        page: Any) -> None:
+    from reviewer.models import CitationVerdict
+
+    _load_calibration()
+    surface = Surface.objects.get(name="benefits-chat")
+    band = (0.95, 0.98)
+    # Leave 5 labelled matches in 0.95-0.98 and nothing else to draw there:
+    # the other stored citations in the band are gone (superseded).
+    in_band = list(CalibrationItem.objects.filter(
+        surface=surface, kind="match", score__gte=band[0], score__lt=band[1])
+        .prefetch_related("labels").order_by("pk"))
+    kept = [item for item in in_band if _counted_label(item)][:5]
+    assert len(kept) == 5
+    gone = CitationVerdict.objects.filter(
+        answer__surface=surface, score__gte=band[0], score__lt=band[1]).exclude(
+        pk__in=[item.citation_id for item in kept])
+    gone.update(superseded=True)
+    CalibrationItem.objects.filter(pk__in=[i.pk for i in in_band if i not in kept]).delete()
+    # The band below it can still be filled: fill it (10 labels), so that only
+    # the exhausted band stands between the labels and a recommendation.
+    from django.contrib.auth import get_user_model
+
+    from reviewer.services.calibration import label_record
+
+    calibrator = get_user_model().objects.get(username="calibrator")
+    below = [item for item in CalibrationItem.objects.filter(
+        surface=surface, kind="match", score__gte=0.90, score__lt=0.95)
+        .prefetch_related("labels").order_by("pk")]
+    counted = sum(1 for item in below if _counted_label(item))
+    for item in [item for item in below if not item.labels.all()][:max(0, 10 - counted)]:
+        label_record(item=item, labeller=calibrator, label="changed")
+
+    base = page.url.split("/answers")[0]
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{base}/calibrate/benefits-chat/")
+    row = page.locator('tr[data-band="0.95–0.98"]')
+    assert row.locator("td").nth(4).inner_text() == "5"
+    assert "no match is left to label in this band" in row.inner_text()
+    # A recommendation, not "Not enough labels: 5 in 0.95–0.98".
+    assert page.locator(".withheld").count() == 0, page.locator(".withheld").inner_text()
+    assert page.locator(".recommended").count() == 1
+    said = page.locator(".rec-bands").inner_text()
+    assert said.startswith("Recommended from the labels in the bands ")
+    assert "0.98–1.00" in said.split("Left out")[0]
+    assert "0.95–0.98" not in said.split("Left out")[0]
+    assert "Left out, as nothing is left to label in it: 0.95–0.98 (5 labels)." in said
+    # Labelling cannot change that: the queue has nothing in that band.
+    assert not CalibrationItem.objects.filter(
+        surface=surface, labels=None, score__gte=band[0], score__lt=band[1]).exists()
+
+
+def test_the_reason_shows_its_limit_and_a_longer_one_is_refused_naming_it(page: Any) -> None:
+    _load_calibration()
+    surface = Surface.objects.get(name="benefits-chat")
+    base = page.url.split("/answers")[0]
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{base}/calibrate/benefits-chat/")
+    reason = page.locator(".apply-form textarea[name=reason]")
+    assert reason.get_attribute("maxlength") == "2000"
+    counter = page.locator("#reason-count")
+    assert counter.inner_text() == "0 of 2,000 characters"
+    reason.press_sequentially("Calibrated")
+    assert counter.inner_text() == "10 of 2,000 characters"
+    # Typing stops at the limit...
+    reason.fill("x" * 1999)
+    reason.press_sequentially("yz")
+    assert len(reason.input_value()) == 2000
+    assert counter.inner_text() == "2,000 of 2,000 characters"
+    # ... and a longer one sent anyway is refused, naming the limit; nothing applied.
+    reason.evaluate("(box) => { box.removeAttribute('maxlength'); box.value = 'x'.repeat(2500); }")
+    page.click(".apply-form button[type=submit]")
+    page.wait_for_load_state()
+    errors = page.locator(".apply-form .errorlist").inner_text()
+    assert "at most 2,000 characters" in errors and "2500" in errors
+    surface.refresh_from_db()
+    assert surface.threshold == 0.92

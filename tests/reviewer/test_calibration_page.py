@@ -126,8 +126,10 @@ def test_the_figures_are_the_hand_computed_ones(client: Any, supervisor: Any,
     assert "at 0.94: precision 100% (3 of 8 labels accepted)" in html
     assert "at 0.94: recall 60% (3 of 8 labels accepted)" in html
     assert "at 0.94: false-alarm rate 40% (3 of 8 labels accepted)" in html
-    # The curves are drawn, with the current threshold marked.
-    assert html.count('<g class="series"') == 3
+    # The curves are drawn, with the current threshold marked: three curves
+    # in each of the two panels (the whole range and the 0.90-1.00 zoom,
+    # issue 22).
+    assert html.count('<g class="series"') == 6
     assert 'data-threshold="current"' in html
     assert "From 8 counted labels (5 faithful, 2 meaning changed, 1 not this passage)" in html
 
