@@ -120,17 +120,21 @@ def test_labels_move_the_curve_and_applying_a_threshold_re_verifies(page: Any) -
     before = _curve(page)
     assert before and all(before)
 
-    # Label three matches as meaning-changed with the keyboard.
+    # Label three matches as faithful with the keyboard. (Meaning-changed,
+    # before issue 22: near-duplicate items are drawn once now, so the demo
+    # has fewer labels, and three more changed ones leave no threshold that
+    # meets the target with the labels left.)
     page.goto(f"{base}/calibrate/benefits-chat/label")
     for _ in range(3):
-        _press(page, "2", until_item_is_not=_item(page))
+        _press(page, "1", until_item_is_not=_item(page))
     page.goto(f"{base}/calibrate/benefits-chat/")
     after_counted = int(page.locator(".band-counts tbody td:nth-child(5)").evaluate_all(
         "cells => cells.reduce((sum, cell) => sum + Number(cell.textContent), 0)"))
     assert after_counted == counted + 3
-    assert _curve(page) != before  # three more changed quotes: lower precision somewhere
+    assert _curve(page) != before  # three more faithful quotes: the curves move
 
     # Apply the recommended threshold with a reason: the answers are re-verified.
+    assert page.locator(".withheld").count() == 0, page.locator(".withheld").inner_text()
     recommended = page.locator(".recommended").get_attribute("data-threshold")
     assert recommended is not None
     assert page.locator(".apply-form input[name=threshold]").input_value() == recommended
