@@ -54,7 +54,7 @@ __all__ = ["ACTIVE_RUN_STATUSES", "MIN_LABELS_PER_BAND", "BandCount", "Calibrati
            "PointSummary", "SurfaceAgreement", "active_run", "band_counts",
            "bands_left_to_label", "calibration_report", "change_estimate", "change_examples",
            "change_labels", "check_precision", "disagreement", "point_summary",
-           "recommendation_for", "surface_agreement", "surface_runs"]
+           "recommendation_bands", "recommendation_for", "surface_agreement", "surface_runs"]
 
 #: A band near the recommendation with fewer labels withholds it
 #: (``recommend_threshold``'s default, named here so the page can say it).
@@ -183,6 +183,24 @@ def bands_left_to_label(surface: Surface, bands: Sequence[Band]) -> set[Band]:
     return {band for band in bands if any(band[0] <= score < band[1] for score in scores)}
 
 
+def recommendation_bands(surface: Surface, matches: Sequence[LabelledMatch],
+                         bands: tuple[Band, ...]) -> tuple[list[BandCount], tuple[Band, ...]]:
+    """The band table's rows, a thin band that nothing is left to label in
+    marked exhausted, and the bands a recommendation weighs: all but the
+    exhausted ones (all of them when every one is exhausted: there is
+    nothing to weigh without them, and "Not enough labels" stays the truth)."""
+    rows = band_counts(matches, bands)
+    if any(row.thin for row in rows):
+        open_bands = bands_left_to_label(surface, bands)
+        marked = [replace(row, exhausted=True)
+                  if row.thin and row.band is not None and row.band not in open_bands else row
+                  for row in rows]
+        if any(row.band is not None and not row.exhausted for row in marked):
+            rows = marked
+    exhausted = {row.band for row in rows if row.exhausted}
+    return rows, tuple(band for band in bands if band not in exhausted)
+
+
 def calibration_report(surface: Surface, *, target_precision: float,
                        matches: list[LabelledMatch] | None = None) -> CalibrationReport:
     """The curve (every labelled score, the grid, and the current threshold),
@@ -195,18 +213,7 @@ def calibration_report(surface: Surface, *, target_precision: float,
         matches = labelled_matches(surface)
     bands = bands_around(surface.threshold)
     counts = Counter(match.label for match in matches)
-    rows = band_counts(matches, bands)
-    if any(row.thin for row in rows):
-        open_bands = bands_left_to_label(surface, bands)
-        marked = [replace(row, exhausted=True)
-                  if row.thin and row.band is not None and row.band not in open_bands else row
-                  for row in rows]
-        # Every band exhausted: there is nothing to weigh without them, and
-        # the reason ("Not enough labels") stays the truth.
-        if any(row.band is not None and not row.exhausted for row in marked):
-            rows = marked
-    exhausted = {row.band for row in rows if row.exhausted}
-    used = tuple(band for band in bands if band not in exhausted)
+    rows, used = recommendation_bands(surface, matches, bands)
     return CalibrationReport(
         matches=matches, bands=bands,
         curve=threshold_curve(matches, {*default_thresholds(matches), surface.threshold}),
