@@ -661,6 +661,22 @@ def test_a_thin_band_with_nothing_left_to_label_is_left_out_of_the_recommendatio
     assert "Weighed the labels in the bands 0.75–0.80 (12)" in html
 
 
+def test_applying_a_recommendation_made_without_an_exhausted_band_records_it_followed(
+        client: Any, supervisor: Any, legal: Surface,
+        django_capture_on_commit_callbacks: Any) -> None:
+    well_labelled(legal)
+    extra = CalibrationItem.objects.filter(surface=legal, score__gte=0.95, score__lt=0.98)
+    CalibrationItem.objects.filter(pk__in=list(extra.values_list("pk", flat=True)[4:])).delete()
+    client.force_login(supervisor)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/calibrate/legal/apply", {
+            "threshold": "0.9", "reason": "As recommended", "target": "0.85"})
+    assert response.status_code == 302
+    evidence = SurfaceChange.objects.get(surface=legal).evidence
+    assert evidence["recommended_threshold"] == 0.9
+    assert evidence["followed_recommendation"] is True
+
+
 def test_a_band_is_open_while_a_stored_citation_in_it_is_left_to_draw(legal: Surface) -> None:
     from reviewer.selectors.calibration_report import bands_left_to_label
 
