@@ -561,3 +561,28 @@ def test_the_reason_shows_its_limit_and_a_longer_one_is_refused_naming_it(page: 
     assert "at most 2,000 characters" in errors and "2500" in errors
     surface.refresh_from_db()
     assert surface.threshold == 0.92
+
+
+def test_the_labelling_and_calibration_pages_run_under_the_policy(csp_page: Any) -> None:
+    """The side-by-side PDF, the sticky buttons and the reason's counter need
+    no inline script or style."""
+    from tests.e2e.test_csp import _watch
+
+    page = csp_page
+    violations = _watch(page)
+    base = page.url.split("/answers")[0]
+    surface = Surface.objects.get(name="benefits-chat")
+    calibration_sample(surface=surface, size=50)
+    item = (CalibrationItem.objects.filter(surface=surface, labels=None)
+            .exclude(document=None).exclude(pages=[]).first())
+    assert item is not None
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{base}/calibrate/benefits-chat/label?item={item.pk}")
+    page.keyboard.press("v")
+    page.wait_for_selector("#label-viewer .cg-highlight", state="attached", timeout=30_000)
+    assert page.evaluate("() => document.querySelector('.label-page.pdf-open') !== null")
+    page.goto(f"{base}/calibrate/benefits-chat/")
+    page.locator(".apply-form textarea[name=reason]").press_sequentially("Why")
+    assert page.locator("#reason-count").inner_text() == "3 of 2,000 characters"
+    page.wait_for_timeout(300)  # a late violation still reaches the console
+    assert violations == []
