@@ -151,3 +151,35 @@ KIND_LABELS: dict[str, tuple[str, ...]] = {
     CalibrationItem.Kind.CLAIM: (MatchLabel.Label.RIGHT_FLAG, MatchLabel.Label.FALSE_ALARM,
                                  MatchLabel.Label.UNCLEAR),
 }
+
+
+class LabelStep(models.Model):
+    """One step of a labeller's queue on a surface, a label or a skip, kept so
+    that **u** can take the last one back after a reload, on another device or
+    in a new session (the undo history is stored, not kept in the session).
+
+    A skip step is also what keeps a skipped item out of its labeller's queue
+    until that skip is undone; a label step goes with its label."""
+
+    class Kind(models.TextChoices):
+        LABEL = "label", "Label"
+        SKIP = "skip", "Skip"
+
+    labeller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                 related_name="+")
+    surface = models.ForeignKey(Surface, on_delete=models.CASCADE, related_name="+")
+    item = models.ForeignKey(CalibrationItem, on_delete=models.CASCADE, related_name="steps")
+    kind = models.CharField(max_length=5, choices=Kind)
+    # A label step's label: deleting the label (undone, or replaced by an
+    # import) removes the step with it.
+    label = models.ForeignKey(MatchLabel, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="+")
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["labeller", "surface", "created", "pk"]
+        indexes = [models.Index(fields=["labeller", "surface", "kind"],
+                                name="label_step_by_labeller")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of item {self.item_id} by {self.labeller_id}"

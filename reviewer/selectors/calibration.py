@@ -15,11 +15,12 @@ from typing import Any
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from reviewer.models import CalibrationItem, MatchLabel, Surface
+from reviewer.models.calibration import LabelStep
 from reviewer.services.calibration import LABELLERS_PER_ITEM
 from verification.calibration import LabelledMatch
 
-__all__ = ["ItemLabels", "item_labels", "labelled_matches", "next_item", "queue_left",
-           "surfaces_to_label"]
+__all__ = ["ItemLabels", "can_undo", "item_labels", "labelled_matches", "next_item",
+           "queue_left", "skipped_items", "surfaces_to_label"]
 
 
 @dataclass(frozen=True)
@@ -63,8 +64,8 @@ def labelled_matches(surface: Surface) -> list[LabelledMatch]:
 
 def _open_items(surface: Surface, user: Any, *, second: bool,
                 skipped: Collection[int]) -> QuerySet[CalibrationItem]:
-    """Items ``user`` may label now: not labelled by them, not skipped this
-    session, not settled, not of a deleted answer; unlabelled ones, or
+    """Items ``user`` may label now: not labelled by them, not skipped (and
+    not un-skipped), not settled, not of a deleted answer; unlabelled ones, or
     (``second``) ones with one label by someone else."""
     wanted = 1 if second else 0
     return (CalibrationItem.objects.filter(surface=surface, settled_label="")
@@ -86,6 +87,19 @@ def queue_left(surface: Surface, user: Any, *, second: bool = False,
                skipped: Collection[int] = ()) -> int:
     """How many items ``user`` could still label."""
     return _open_items(surface, user, second=second, skipped=skipped).count()
+
+
+def skipped_items(surface: Surface, user: Any) -> list[int]:
+    """The items ``user`` skipped on ``surface`` and has not un-skipped (the
+    skips are stored steps: they outlive a reload and the session)."""
+    return list(LabelStep.objects.filter(labeller=user, surface=surface,
+                                         kind=LabelStep.Kind.SKIP)
+                .values_list("item_id", flat=True))
+
+
+def can_undo(surface: Surface, user: Any) -> bool:
+    """Whether ``user`` has a step on ``surface`` that **u** can take back."""
+    return LabelStep.objects.filter(labeller=user, surface=surface).exists()
 
 
 def surfaces_to_label() -> QuerySet[Surface]:

@@ -41,14 +41,16 @@ from reviewer.models import (
     MatchLabel,
     Surface,
 )
+from reviewer.models.calibration import LabelStep
 from reviewer.selectors.sources import answers_sources
 from reviewer.services.answers import verification_config
-from verification import Citation, SentenceResult, canonical_label, verify_answer
+from verification import Citation, SentenceResult, canonical_label, normalize, verify_answer
 from verification.calibration import bands_around, stratified_sample
 
 __all__ = ["CLAIM_CHECKS", "CLAIM_OUTCOMES", "CONTEXT_CHARS", "LABELLERS_PER_ITEM",
            "SAMPLED_OUTCOMES", "LabelRefused", "calibration_sample", "calibration_sample_claims",
-           "content_hash", "item_settle", "label_record", "label_undo", "snapshot"]
+           "content_hash", "item_label", "item_settle", "item_skip", "label_record", "label_undo",
+           "snapshot", "step_undo", "word_edges"]
 
 #: Characters of the source shown either side of the aligned window.
 CONTEXT_CHARS = 300
@@ -78,9 +80,72 @@ class LabelRefused(Exception):
 
 
 def content_hash(surface_name: str, quote: str, window: str) -> str:
-    """One item per match: the surface, the quote and the source window."""
-    data = "\0".join((surface_name, quote, window)).encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
+    """One item per match: the surface, the quote and the source window, both
+    normalised as verification compares them (case, spacing, curly quotes,
+    ligatures, a hyphen at a line end), so that near-duplicates, the same
+    quote and window as extracted or typed a little differently, are drawn
+    once."""
+    data = "\0".join((surface_name, normalize(quote).text, normalize(window).text))
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+#: Characters that join two parts of one word ("Part-time", "don't").
+_JOINERS = "-\u2010\u2011'\u2019"
+#: How far a window's edge moves to reach a word's edge, at most.
+_WORD_REACH = 40
+
+
+def _inside_word(text: str, at: int) -> bool:
+    """Whether offset ``at`` of ``text`` falls inside a word (between two of
+    its letters or digits, or beside a joiner between them)."""
+    if at <= 0 or at >= len(text):
+        return False
+    left, right = text[at - 1], text[at]
+    if left.isalnum() and right.isalnum():
+        return True
+    if left in _JOINERS and right.isalnum():
+        return at >= 2 and text[at - 2].isalnum()
+    if right in _JOINERS and left.isalnum():
+        return at + 1 < len(text) and text[at + 1].isalnum()
+    return False
+
+
+def word_edges(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` widened to whole words: an aligned window that
+    starts at "time" in "Part-time" starts at "Part" instead (a labeller
+    would read the cut as a difference). An empty window stays as it is."""
+    if end <= start:
+        return start, end
+    lo, hi = start, end
+    while _inside_word(text, lo) and start - lo < _WORD_REACH:
+        lo -= 1
+    while _inside_word(text, hi) and hi - end < _WORD_REACH:
+        hi += 1
+    return lo, hi
+
+
+def _edge_before(text: str, at: int, reach: int) -> int:
+    """An offset at or before ``at`` (within ``reach`` more characters) on a
+    word's edge, else the first one after it."""
+    lo = at
+    while _inside_word(text, lo) and at - lo < reach:
+        lo -= 1
+    if not _inside_word(text, lo):
+        return lo
+    while _inside_word(text, at):
+        at += 1
+    return at
+
+
+def _edge_after(text: str, at: int, reach: int) -> int:
+    hi = at
+    while _inside_word(text, hi) and hi - at < reach:
+        hi += 1
+    if not _inside_word(text, hi):
+        return hi
+    while _inside_word(text, at):
+        at -= 1
+    return at
 
 
 @dataclass(frozen=True)
@@ -95,15 +160,12 @@ class Snapshot:
 
 def snapshot(text: str, start: int, end: int, furniture: Sequence[Sequence[int]] = (),
              context: int = CONTEXT_CHARS) -> Snapshot:
-    """``text[start:end]`` with ``context`` characters either side (widened to
-    a word's edge), the window's offsets and the furniture inside, relative
-    to the snapshot."""
-    lo = max(0, start - context)
-    while lo > 0 and not text[lo - 1].isspace() and start - lo < context + 40:
-        lo -= 1
-    hi = min(len(text), end + context)
-    while hi < len(text) and not text[hi].isspace() and hi - end < context + 40:
-        hi += 1
+    """``text[start:end]`` widened to whole words (``word_edges``) with
+    about ``context`` characters either side, cut at a word's edge too; the
+    window's offsets and the furniture inside, relative to the snapshot."""
+    start, end = word_edges(text, start, end)
+    lo = min(start, _edge_before(text, max(0, start - context), _WORD_REACH))
+    hi = max(end, _edge_after(text, min(len(text), end + context), _WORD_REACH))
     inside = [[max(s, lo) - lo, min(e, hi) - lo] for s, e in furniture if s < hi and e > lo]
     return Snapshot(text[lo:hi], start - lo, end - lo, inside)
 
@@ -148,8 +210,9 @@ def _item_fields(surface: Surface, citation: dict[str, Any],
         "match_start": shot.match_start, "match_end": shot.match_end,
         "furniture": shot.furniture, "source_marker": source["marker"], "score": score,
         "outcome": citation["outcome"], "threshold": surface.threshold,
-        "content_hash": content_hash(surface.name, citation["quote"],
-                                     source["text"][start:end]),
+        "content_hash": content_hash(
+            surface.name, citation["quote"],
+            shot.source_text[shot.match_start:shot.match_end]),
         "document_id": source["document_id"] if pages else None, "pages": pages or [],
     }
 
@@ -353,6 +416,44 @@ def label_undo(*, labeller: Any, label_id: int) -> CalibrationItem:
     item = label.item
     label.delete()
     return item
+
+
+def item_label(*, item: CalibrationItem, labeller: Any, label: str) -> MatchLabel:
+    """The queue's label: ``label_record``, and a step **u** can take back
+    (stored, so it outlives a reload and the session)."""
+    with transaction.atomic():
+        recorded = label_record(item=item, labeller=labeller, label=label)
+        LabelStep.objects.create(labeller=labeller, surface_id=item.surface_id, item=item,
+                                 kind=LabelStep.Kind.LABEL, label=recorded)
+    return recorded
+
+
+def item_skip(*, item: CalibrationItem, labeller: Any) -> LabelStep:
+    """Skip ``item`` in ``labeller``'s queue (others still see it) until the
+    skip is undone; a step **u** can take back."""
+    if not labeller.has_perm("reviewer.label_matches"):
+        raise PermissionDenied("labelling matches needs the calibrator role")
+    return LabelStep.objects.create(labeller=labeller, surface_id=item.surface_id, item=item,
+                                    kind=LabelStep.Kind.SKIP)
+
+
+def step_undo(*, labeller: Any, surface: Surface) -> tuple[str, CalibrationItem] | None:
+    """Take back ``labeller``'s last step on ``surface`` (a label or a skip)
+    and return its kind and its item, to show again; None when there is none. A settled
+    item's label stays (``LabelRefused``), and its step is dropped so the
+    next **u** reaches the step before."""
+    with transaction.atomic():
+        step = (LabelStep.objects.select_for_update().select_related("item")
+                .filter(labeller=labeller, surface=surface).order_by("-created", "-pk").first())
+        if step is None:
+            return None
+        item = step.item
+        if step.kind == LabelStep.Kind.SKIP or step.label_id is None:
+            step.delete()
+            return LabelStep.Kind.SKIP, item
+        label_id = step.label_id
+        step.delete()
+    return LabelStep.Kind.LABEL, label_undo(labeller=labeller, label_id=label_id)
 
 
 def item_settle(*, item: CalibrationItem, settled_by: Any, label: str) -> CalibrationItem:

@@ -20,11 +20,12 @@ from reviewer.selectors.calibration import labelled_matches
 from reviewer.selectors.calibration_report import (
     ACTIVE_RUN_STATUSES,
     point_summary,
+    recommendation_bands,
     recommendation_for,
 )
 from reviewer.services.reverify import reverification_start, runs_fail_stale
 from reviewer.services.surfaces import surface_update
-from verification.calibration import LABELS, LabelledMatch, bands_around
+from verification.calibration import LABELS, Band, LabelledMatch, bands_around
 
 __all__ = ["EVIDENCE_KEYS", "AppliedThreshold", "calibration_apply", "calibration_evidence"]
 
@@ -43,12 +44,15 @@ class AppliedThreshold:
 
 
 def calibration_evidence(matches: list[LabelledMatch], *, current: float, threshold: float,
-                         target_precision: float) -> dict[str, Any]:
+                         target_precision: float,
+                         bands: tuple[Band, ...] | None = None) -> dict[str, Any]:
     """The labels' figures at ``threshold`` and the recommendation for
-    ``target_precision`` (bands around the ``current`` threshold, as the page
-    showed them), as JSON data with the keys ``EVIDENCE_KEYS``."""
+    ``target_precision`` (weighing ``bands``, by default the bands around the
+    ``current`` threshold; the page leaves out the exhausted ones), as JSON
+    data with the keys ``EVIDENCE_KEYS``."""
     at = point_summary(matches, threshold)
-    recommendation = recommendation_for(matches, target_precision, bands_around(current))
+    recommendation = recommendation_for(matches, target_precision,
+                                        bands_around(current) if bands is None else bands)
     interval = recommendation.threshold_interval
     counts = Counter(match.label for match in matches)
     return {
@@ -103,8 +107,10 @@ def calibration_apply(*, surface: Surface, applied_by: Any, threshold: float, re
                 latest is not None and latest.threshold == threshold
                 and latest.status == ReverificationRun.Status.FAILED):
             raise ValidationError({"threshold": f"The threshold is {threshold:g} already."})
-        evidence = calibration_evidence(labelled_matches(locked), current=locked.threshold,
-                                        threshold=threshold, target_precision=target_precision)
+        matches = labelled_matches(locked)
+        _, bands = recommendation_bands(locked, matches, bands_around(locked.threshold))
+        evidence = calibration_evidence(matches, current=locked.threshold, threshold=threshold,
+                                        target_precision=target_precision, bands=bands)
         change = surface_update(surface=surface, changed_by=applied_by, reason=reason,
                                 evidence=evidence, threshold=threshold)
         if change is None:  # the same threshold, to finish a failed run: recorded as such

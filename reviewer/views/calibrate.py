@@ -4,8 +4,9 @@
 Blind: the page shows the quote, the source window it was compared with
 (differences marked as on the review page) and the PDF highlight, never the
 score, the outcome or the answer. Keys: 1 faithful, 2 meaning changed, 3 not
-this passage, s skip, u undo, v the PDF. Skips and the undo history live in
-the session, per surface.
+this passage, s skip, u undo, v the PDF. Skips and the undo history are
+stored steps (``LabelStep``), per labeller and surface: **u** still takes the
+last label back after a reload, in another tab or a new session.
 
 A claim item (a flag the sentence check raised on a paraphrase) shows the
 sentence, its likely passage and the finding's two sides ("3 years" against
@@ -25,15 +26,22 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from reviewer.models import CalibrationItem, Document, MatchLabel, Surface
-from reviewer.selectors.calibration import next_item, queue_left, surfaces_to_label
+from reviewer.selectors.calibration import (
+    can_undo,
+    next_item,
+    queue_left,
+    skipped_items,
+    surfaces_to_label,
+)
 from reviewer.selectors.documents import pdf_highlight
 from reviewer.selectors.workspaces import documents_visible
 from reviewer.services.calibration import (
     LabelRefused,
     calibration_sample,
     calibration_sample_claims,
-    label_record,
-    label_undo,
+    item_label,
+    item_skip,
+    step_undo,
 )
 from reviewer.views.base import HtmxHttpRequest, permission_required
 from reviewer.views.passages import source_runs
@@ -41,8 +49,6 @@ from verification import word_diff
 
 #: Items drawn at once when a labeller finds the queue empty.
 BATCH = 50
-#: Undo steps kept per surface and session.
-HISTORY = 50
 #: The keys and the label each gives, in the order the page lists them.
 KEYS = (("1", MatchLabel.Label.FAITHFUL), ("2", MatchLabel.Label.CHANGED),
         ("3", MatchLabel.Label.OTHER))
@@ -64,44 +70,6 @@ def calibrate(request: HtmxHttpRequest) -> HttpResponse:
         "surfaces": surfaces_to_label(),
         "can_label": request.user.has_perm("reviewer.label_matches"),
     })
-
-
-class _Session:
-    """A labeller's skips and undo steps for one surface, in the session."""
-
-    def __init__(self, request: HtmxHttpRequest, surface: Surface) -> None:
-        self.request = request
-        state = request.session.get("calibrate", {})
-        self.state: dict[str, Any] = state.get(surface.name, {"skipped": [], "history": []})
-        self.key = surface.name
-
-    @property
-    def skipped(self) -> list[int]:
-        return list(self.state["skipped"])
-
-    def push(self, step: list[Any]) -> None:
-        self.state["history"] = [*self.state["history"], step][-HISTORY:]
-
-    def pop(self) -> list[Any] | None:
-        history = list(self.state["history"])
-        step = history.pop() if history else None
-        self.state["history"] = history
-        return step
-
-    def skip(self, item_id: int) -> None:
-        self.state["skipped"] = [*self.state["skipped"], item_id]
-
-    def unskip(self, item_id: int) -> None:
-        self.state["skipped"] = [i for i in self.state["skipped"] if i != item_id]
-
-    def save(self) -> None:
-        state = dict(self.request.session.get("calibrate", {}))
-        state[self.key] = self.state
-        self.request.session["calibrate"] = state
-
-    @property
-    def can_undo(self) -> bool:
-        return bool(self.state["history"])
 
 
 def _second(request: HtmxHttpRequest) -> bool:
@@ -153,23 +121,25 @@ def _highlight(item: CalibrationItem | None, user: Any = None) -> dict[str, Any]
                       else "the passage the quote was compared with")}
 
 
-def _queue_context(request: HtmxHttpRequest, surface: Surface, session: _Session,
+def _queue_context(request: HtmxHttpRequest, surface: Surface,
                    item: CalibrationItem | None = None) -> dict[str, Any]:
     second = _second(request)
+    skipped = skipped_items(surface, request.user)
     if item is None:
-        item = next_item(surface, request.user, second=second, skipped=session.skipped)
+        item = next_item(surface, request.user, second=second, skipped=skipped)
     if item is None and not second:
         # The queue ran dry: draw the next batch of matches (stratified, as
         # the first) and of claim flags (in turn by check).
         calibration_sample(surface=surface, size=BATCH)
         calibration_sample_claims(surface=surface, size=BATCH)
-        item = next_item(surface, request.user, second=second, skipped=session.skipped)
+        item = next_item(surface, request.user, second=second, skipped=skipped)
     context: dict[str, Any] = {
-        "surface": surface, "second": second, "keys": _keys(item), "can_undo": session.can_undo,
-        "left": queue_left(surface, request.user, second=second, skipped=session.skipped),
+        "surface": surface, "second": second, "keys": _keys(item),
+        "can_undo": can_undo(surface, request.user),
+        "left": queue_left(surface, request.user, second=second, skipped=skipped),
         "labelled": MatchLabel.objects.filter(
             item__surface=surface, labeller_name=request.user.get_username()).count(),
-        "skipped": len(session.skipped),
+        "skipped": len(skipped),
         "highlight": _highlight(item, request.user),
     }
     if item is not None:
@@ -177,10 +147,9 @@ def _queue_context(request: HtmxHttpRequest, surface: Surface, session: _Session
     return context
 
 
-def _respond(request: HtmxHttpRequest, surface: Surface, session: _Session,
+def _respond(request: HtmxHttpRequest, surface: Surface,
              item: CalibrationItem | None = None, status: int = 200) -> HttpResponse:
-    session.save()
-    context = _queue_context(request, surface, session, item)
+    context = _queue_context(request, surface, item)
     if request.htmx:
         return render(request, "reviewer/calibrate.html#label-queue", context, status=status)
     if request.method == "POST":
@@ -196,8 +165,7 @@ def _respond(request: HtmxHttpRequest, surface: Surface, session: _Session,
                   status=status)
 
 
-def _wanted_item(request: HtmxHttpRequest, surface: Surface,
-                 session: _Session) -> CalibrationItem | None:
+def _wanted_item(request: HtmxHttpRequest, surface: Surface) -> CalibrationItem | None:
     """``?item=`` when it is still open to this labeller (a redirect after a
     plain POST, or an undo), else None (the next one)."""
     raw = request.GET.get("item", "")
@@ -212,8 +180,7 @@ def _wanted_item(request: HtmxHttpRequest, surface: Surface,
 @permission_required("reviewer.label_matches", every_workspace=True)
 def calibrate_label(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     chosen = get_object_or_404(Surface, name=surface)
-    session = _Session(request, chosen)
-    return _respond(request, chosen, session, _wanted_item(request, chosen, session))
+    return _respond(request, chosen, _wanted_item(request, chosen))
 
 
 def _posted_item(request: HtmxHttpRequest, surface: Surface) -> CalibrationItem:
@@ -227,29 +194,25 @@ def _posted_item(request: HtmxHttpRequest, surface: Surface) -> CalibrationItem:
 def calibrate_label_post(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     """Record a label (``label`` = one the item's kind takes, or its key)."""
     chosen = get_object_or_404(Surface, name=surface)
-    session = _Session(request, chosen)
     item = _posted_item(request, chosen)
     value = dict(_keys(item)).get(request.POST.get("label", ""), request.POST.get("label", ""))
     try:
-        label = label_record(item=item, labeller=request.user, label=value)
+        label = item_label(item=item, labeller=request.user, label=value)
     except LabelRefused as refused:
         messages.warning(request, str(refused))
-        return _respond(request, chosen, session, status=409 if not request.htmx else 200)
-    session.push(["label", label.pk, item.pk])
+        return _respond(request, chosen, status=409 if not request.htmx else 200)
     messages.success(request, f"Labelled “{label.get_label_display()}”.")
-    return _respond(request, chosen, session)
+    return _respond(request, chosen)
 
 
 @require_POST
 @permission_required("reviewer.label_matches", every_workspace=True)
 def calibrate_skip(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     chosen = get_object_or_404(Surface, name=surface)
-    session = _Session(request, chosen)
     item = _posted_item(request, chosen)
-    session.skip(item.pk)
-    session.push(["skip", item.pk])
+    item_skip(item=item, labeller=request.user)
     messages.info(request, "Skipped: it stays in the queue for others.")
-    return _respond(request, chosen, session)
+    return _respond(request, chosen)
 
 
 @require_POST
@@ -257,21 +220,14 @@ def calibrate_skip(request: HtmxHttpRequest, surface: str) -> HttpResponse:
 def calibrate_undo(request: HtmxHttpRequest, surface: str) -> HttpResponse:
     """Take back the last label or skip on this surface and show its item again."""
     chosen = get_object_or_404(Surface, name=surface)
-    session = _Session(request, chosen)
-    step = session.pop()
-    if step is None:
-        messages.info(request, "Nothing to undo.")
-        return _respond(request, chosen, session)
-    kind, *ids = step
-    if kind == "skip":
-        session.unskip(ids[0])
-        messages.info(request, "Skip undone.")
-        item = CalibrationItem.objects.filter(pk=ids[0], surface=chosen).first()
-        return _respond(request, chosen, session, item)
     try:
-        item = label_undo(labeller=request.user, label_id=ids[0])
+        undone = step_undo(labeller=request.user, surface=chosen)
     except LabelRefused as refused:
         messages.warning(request, str(refused))
-        return _respond(request, chosen, session)
-    messages.info(request, "Label undone.")
-    return _respond(request, chosen, session, item)
+        return _respond(request, chosen)
+    if undone is None:
+        messages.info(request, "Nothing to undo.")
+        return _respond(request, chosen)
+    kind, item = undone
+    messages.info(request, "Skip undone." if kind == "skip" else "Label undone.")
+    return _respond(request, chosen, item)

@@ -29,6 +29,7 @@ from reviewer.selectors.calibration_report import (
     calibration_report,
     change_estimate,
     change_examples,
+    change_labels,
     check_precision,
     disagreement,
     surface_agreement,
@@ -43,6 +44,8 @@ from verification.calibration import BootstrapInterval
 
 DEFAULT_TARGET = 0.95
 TARGET_RANGE = (0.5, 0.999)
+#: The longest reason kept with an applied threshold, in characters.
+REASON_LIMIT = 2000
 #: The labels as the settle buttons offer them, with the queue's keys.
 LABEL_KEYS = (("1", "faithful"), ("2", "changed"), ("3", "other"))
 
@@ -92,14 +95,41 @@ class ApplyForm(forms.Form):
     with the message the page shows."""
 
     threshold = forms.FloatField(widget=forms.NumberInput(attrs={"step": "any"}))
-    reason = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 2}),
-                             help_text="Kept with the change in the surface's history.")
+    reason = forms.CharField(
+        max_length=REASON_LIMIT,
+        widget=forms.Textarea(attrs={"rows": 2, "data-counter": "reason-count"}),
+        help_text="Kept with the change in the surface's history.",
+        error_messages={"max_length": f"A reason is at most {REASON_LIMIT:,} characters; "
+                                      "this one has %(show_value)s. Shorten it: nothing "
+                                      "is cut."})
     target = forms.FloatField(min_value=TARGET_RANGE[0], max_value=TARGET_RANGE[1],
                               widget=forms.HiddenInput)
 
 
-def _curve_chart(report: CalibrationReport, surface: Surface) -> LineChart:
-    curve = report.curve
+#: The zoomed panel: where faithful quotes with light noise crowd, and where
+#: thresholds are set.
+ZOOM = (0.9, 1.0)
+
+
+def _curve_chart(report: CalibrationReport, surface: Surface,
+                 span: tuple[float, float] | None = None) -> LineChart:
+    """The curves over the thresholds the labels cover (from the lowest
+    labelled score, or the current or recommended threshold when lower, to
+    1), or over ``span`` (the zoom); the markers' labels sit above the plot,
+    clear of the lines."""
+    recommended = report.recommendation.threshold
+    if span is None:
+        lowest = min([m.score for m in report.matches] or [0.5])
+        lowest = min(lowest, surface.threshold, recommended or 1.0)
+        span = (math.floor(round(lowest * 20, 9)) / 20, 1.0)
+        key, title = "calibration", "Accepting as verified at each threshold"
+        step = 0.1
+    else:
+        key = "calibration-zoom"
+        title = f"Zoom: thresholds {span[0]:.2f} to {span[1]:.2f}"
+        step = 0.02
+    first, last = span
+    curve = [p for p in report.curve if first - 1e-9 <= p.threshold <= last + 1e-9]
     thresholds = [point.threshold for point in curve]
 
     def titles(name: str, values: list[float | None]) -> list[str]:
@@ -113,21 +143,30 @@ def _curve_chart(report: CalibrationReport, surface: Surface) -> LineChart:
             ("false-alarm rate", [p.false_alarm_rate for p in curve]))):
         lines.append(Series(name, values, titles(name, values), PALETTE[n],
                             ("", "6 3", "2 3")[n]))
-    markers = [Marker(thresholds.index(surface.threshold), f"current {surface.threshold:g}",
-                      f"The surface's threshold now: {surface.threshold:g}", 1, "current")]
-    recommended = report.recommendation.threshold
-    if recommended is not None:
+    markers = []
+    if surface.threshold in thresholds:
+        markers.append(Marker(thresholds.index(surface.threshold),
+                              f"current {surface.threshold:g}",
+                              f"The surface's threshold now: {surface.threshold:g}", 1,
+                              "current"))
+    if recommended is not None and recommended in thresholds:
         markers.append(Marker(thresholds.index(recommended), f"recommended {recommended:.4g}",
                               f"Recommended for {percent(report.recommendation.target_precision)}"
                               f" precision: {recommended:.4g}", -1, "recommended"))
-    first = thresholds[0]
-    ticks = [(k / 10, f"{k / 10:.1f}") for k in range(11) if k / 10 >= first - 1e-9]
+    if step >= 0.1:  # tenths, and the span's own start when it is not one
+        tenth = math.ceil(round(first * 10, 9))
+        ticks = [(k / 10, f"{k / 10:.1f}") for k in range(tenth, 11)]
+        if tenth / 10 - first > 1e-9:
+            ticks.insert(0, (first, f"{first:.2f}"))
+    else:
+        ticks = [(round(first + k * step, 2), f"{first + k * step:.2f}")
+                 for k in range(round((last - first) / step) + 1)]
     return line_chart(
-        key="calibration", title="Accepting as verified at each threshold",
+        key=key, title=title,
         description=(f"precision, recall and false-alarm rate of {len(report.matches)} labels "
-                     "against the threshold"),
+                     f"against the threshold, from {first:.2f} to {last:.2f}"),
         labels=[f"{t:.4g}" for t in thresholds], series=lines, fmt=percent, markers=markers,
-        floor=1.0, x_values=thresholds, x_ticks=ticks)
+        floor=1.0, x_values=thresholds, x_ticks=ticks, x_span=span, labels_above=True)
 
 
 def _bootstrap_text(interval: BootstrapInterval | None) -> str:
@@ -174,9 +213,10 @@ def _page_context(request: HtmxHttpRequest, surface: Surface, *,
                                             recommendation.threshold)
     can_change = user.has_perm("reviewer.change_surface")
     can_view_answers = user.has_perm("reviewer.view_answer")
-    estimate = examples = None
+    estimate = examples = moving_labels = None
     if chosen is not None:
         estimate = change_estimate(surface, chosen)
+        moving_labels = change_labels(surface, chosen)
         if can_view_answers:
             examples = change_examples(surface, chosen)
     if form is None and can_change:
@@ -187,6 +227,7 @@ def _page_context(request: HtmxHttpRequest, surface: Surface, *,
     claim_agreement = surface_agreement(surface, CalibrationItem.Kind.CLAIM)
     return {
         "surface": surface, "report": report, "chart": _curve_chart(report, surface),
+        "zoom_chart": _curve_chart(report, surface, ZOOM),
         "target": target, "target_percent": percent(target), "target_note": target_note,
         "rec": recommendation,
         "rec_figures": None if recommendation.threshold is None else {
@@ -211,14 +252,14 @@ def _page_context(request: HtmxHttpRequest, surface: Surface, *,
         },
         "min_labels": MIN_LABELS_PER_BAND,
         "chosen": chosen, "threshold_note": threshold_note,
-        "estimate": estimate, "examples": examples,
+        "estimate": estimate, "examples": examples, "moving_labels": moving_labels,
         "runs": surface_runs(surface), "active_run": active_run(surface),
         "agreement": agreement, "claim_agreement": claim_agreement,
         "disagreements": [*agreement.disagreements, *claim_agreement.disagreements],
         "unsettled": agreement.unsettled + claim_agreement.unsettled,
         "check_precision": [_precision_row(row) for row in check_precision(surface)],
         "can_change": can_change, "can_view_answers": can_view_answers, "form": form,
-        "label_keys": LABEL_KEYS,
+        "label_keys": LABEL_KEYS, "reason_limit": REASON_LIMIT,
         "active_statuses": ACTIVE_RUN_STATUSES,
     }
 

@@ -155,37 +155,75 @@ def _x_ticks(labels: Sequence[str], xs: Sequence[float], most: int = 6) -> list[
     return [(xs[i], labels[i]) for i in range(0, len(labels), step)]
 
 
-def _y(value: float, top_value: float) -> float:
-    plot = (HEIGHT - BOTTOM) - TOP
+def _y(value: float, top_value: float, top: float = TOP) -> float:
+    plot = (HEIGHT - BOTTOM) - top
     return (HEIGHT - BOTTOM) - plot * min(value, top_value) / top_value
 
 
-def _y_ticks(top_value: float, fmt: Callable[[float], str]) -> list[tuple[float, str]]:
+def _y_ticks(top_value: float, fmt: Callable[[float], str],
+             top: float = TOP) -> list[tuple[float, str]]:
     """Round ticks: quarters of 1 and 2 × 10ⁿ, fifths of 2.5 and 5 × 10ⁿ."""
     leading = round(top_value / 10 ** math.floor(math.log10(top_value)), 1)
     parts = 5 if leading in (2.5, 5.0) else 4
-    return [(_y(top_value * i / parts, top_value), fmt(top_value * i / parts))
+    return [(_y(top_value * i / parts, top_value, top), fmt(top_value * i / parts))
             for i in range(parts + 1)]
+
+
+#: A marker label's row in the strip above the plot, and its characters'
+#: width (12.5 px bold, generously): enough to keep two labels apart.
+STRIP_ROW, LABEL_CHAR = 15, 7.6
+
+
+def _strip_labels(xs: Sequence[float], labels: Sequence[str]
+                  ) -> list[tuple[float, str, int]]:
+    """Places for marker labels in a strip above the plot, where no line is
+    drawn: (text x, anchor, row) for each, beside its marker (after it, or
+    before it near the right edge), a row down when it would touch another."""
+    placed: list[tuple[float, str, int]] = [(0.0, "start", 0)] * len(labels)
+    taken: list[tuple[int, float, float]] = []  # row, from, to
+    for i in sorted(range(len(labels)), key=lambda k: xs[k]):
+        width = LABEL_CHAR * len(labels[i])
+        x = xs[i]
+        if x + 4 + width <= WIDTH - 2:
+            anchor, lo, hi = "start", x + 4, x + 4 + width
+        else:
+            anchor, lo, hi = "end", x - 4 - width, x - 4
+        row = 0
+        while any(r == row and lo < b + 6 and a < hi + 6 for r, a, b in taken):
+            row += 1
+        taken.append((row, lo, hi))
+        placed[i] = (round(x + 4 if anchor == "start" else x - 4, 1), anchor, row)
+    return placed
 
 
 def line_chart(*, key: str, title: str, description: str, labels: Sequence[str],
                series: Sequence[Series], fmt: Callable[[float], str],
                markers: Sequence[Marker] = (), floor: float = 0.0,
                x_values: Sequence[float] | None = None,
-               x_ticks: Sequence[tuple[float, str]] = ()) -> LineChart:
+               x_ticks: Sequence[tuple[float, str]] = (),
+               x_span: tuple[float, float] | None = None,
+               labels_above: bool = False) -> LineChart:
     """Lines over the buckets ``labels``; gaps (None) break a line. The y
     axis runs from 0 to a round value above the largest (at least ``floor``).
 
     Buckets sit evenly along the x axis; with ``x_values`` (one per label,
     ascending) they sit at those values on a linear axis instead, ticked at
-    ``x_ticks`` (value, text) — for a curve over unevenly spaced points."""
+    ``x_ticks`` (value, text) — for a curve over unevenly spaced points —
+    from ``x_span``'s first value to its second (default: the first and last
+    of ``x_values``).
+
+    ``labels_above`` puts the markers' labels in a strip above the plot, one
+    row per label that would touch another, so that no label covers a line."""
     if x_values is None:
         xs = _x_positions(len(labels))
     else:
         if len(x_values) != len(labels):
             raise ValueError("x_values needs one value per label")
-        scale = _x_scaled(x_values)
+        scale = _x_scaled(list(x_span) if x_span else x_values)
         xs = [scale(value) for value in x_values]
+    strip = (_strip_labels([xs[m.index] for m in markers], [m.label for m in markers])
+             if labels_above else [])
+    top = TOP + (STRIP_ROW * (1 + max(row for _, _, row in strip)) if strip else 0)
     largest = max((v for s in series for v in s.values if v is not None), default=0.0)
     top_value = nice_ceiling(max(largest, floor))
     drawn = []
@@ -197,7 +235,7 @@ def line_chart(*, key: str, title: str, description: str, labels: Sequence[str],
                     paths.append(current)
                 current = []
                 continue
-            y = _y(value, top_value)
+            y = _y(value, top_value, top)
             current.append(f"{x:.1f},{y:.1f}")
             dots.append((round(x, 1), round(y, 1), point_title))
         if current:
@@ -208,20 +246,23 @@ def line_chart(*, key: str, title: str, description: str, labels: Sequence[str],
     for n, marker in enumerate(markers):
         x = xs[marker.index]
         y = TOP + 12 + 14 * (n % 4)
-        tip = (HEIGHT - BOTTOM) - 2 if marker.direction > 0 else TOP + 2
+        tip = (HEIGHT - BOTTOM) - 2 if marker.direction > 0 else top + 2
         triangle = (f"{x - 5:.1f},{tip:.1f} {x + 5:.1f},{tip:.1f} {x:.1f},{tip - 9:.1f}"
                     if marker.direction > 0 else
                     f"{x - 5:.1f},{tip:.1f} {x + 5:.1f},{tip:.1f} {x:.1f},{tip + 9:.1f}")
         anchor = "end" if x > LEFT + 0.6 * ((WIDTH - RIGHT) - LEFT) else "start"
         text_x = round(x - 4 if anchor == "end" else x + 4, 1)
+        if strip:
+            text_x, anchor, row = strip[n]
+            y = TOP + 11 + STRIP_ROW * row
         placed.append(_DrawnMarker(round(x, 1), y, text_x, anchor, triangle, marker.label,
                                    marker.title, marker.direction, marker.outcome))
     return LineChart(key=key, title=title, description=description, series=drawn,
                      markers=placed,
                      axis=Axis(_x_ticks(labels, xs) if x_values is None else
                                [(round(scale(value), 1), text) for value, text in x_ticks],
-                               _y_ticks(top_value, fmt)),
-                     empty=not any(d.dots for d in drawn))
+                               _y_ticks(top_value, fmt, top)),
+                     empty=not any(d.dots for d in drawn), top=top)
 
 
 def bar_chart(*, key: str, title: str, description: str, labels: Sequence[str],

@@ -6,6 +6,16 @@ import { CiteViewer } from "./citeguard-viewer.mjs";
 
 const frame = document.getElementById("label-viewer");
 const container = document.getElementById("pdf-viewer");
+const page = document.querySelector(".label-page");
+
+// The PDF opens beside the item, as tall as the window, and the window
+// scrolls to it: the passage in the PDF, the quote and the label buttons
+// (which stick to the window's bottom) are then on one screen.
+function setOpen(open) {
+  frame.hidden = !open;
+  page?.classList.toggle("pdf-open", open);
+  revealWindow();
+}
 let viewer = null;
 
 function currentHighlight() {
@@ -15,10 +25,12 @@ function currentHighlight() {
 async function showPdf() {
   const detail = currentHighlight();
   if (!detail?.url) {
-    frame.hidden = true;
+    setOpen(false);
     return;
   }
-  frame.hidden = false;
+  const opening = frame.hidden;
+  setOpen(true);
+  if (opening) frame.scrollIntoView({ block: "start" });
   frame.querySelector(".viewer-title").textContent = detail.title || "";
   viewer ??= new CiteViewer(container, {
     pdfjsBase: container.dataset.pdfjsBase,
@@ -29,16 +41,25 @@ async function showPdf() {
 
 function togglePdf() {
   if (frame.hidden) showPdf();
-  else frame.hidden = true;
+  else setOpen(false);
 }
 
 document.addEventListener("click", (event) => {
   if (event.target.closest?.(".show-pdf")) togglePdf();
 });
 
+// The source excerpt scrolls (inside itself) to the compared window.
+function revealWindow() {
+  const excerpt = document.querySelector("#label-queue .label-source .excerpt");
+  const mark = excerpt?.querySelector("mark.compared");
+  if (mark) excerpt.scrollTop = Math.max(0, mark.offsetTop - excerpt.offsetTop - 24);
+}
+revealWindow();
+
 // A new item came in: an open viewer follows it (or closes when it has no PDF).
 document.body.addEventListener("htmx:afterSwap", (event) => {
   if (event.detail.target?.id === "label-queue" || event.target?.id === "label-queue") {
+    revealWindow();
     if (!frame.hidden) showPdf();
   }
 });

@@ -394,3 +394,101 @@ def test_claim_labels_stay_out_of_the_threshold_curves(make_user: Any, shop: Sur
         label_record(item=item, labeller=ann, label="right-flag")
     assert labelled_matches(shop) == [] and item_labels(shop) == []
     assert len(item_labels(shop, kind="claim")) == 3
+
+
+# Issue 22: stored undo, near-duplicates drawn once, windows at word edges -------------
+
+
+def test_undo_steps_are_stored_and_outlive_the_session(client: Any, make_user: Any,
+                                                       legal: Surface) -> None:
+    from reviewer.selectors.calibration import can_undo, skipped_items
+    from reviewer.services.calibration import item_label, item_skip, step_undo
+
+    cal = make_user("cal", "calibrator")
+    calibration_sample(surface=legal, size=10, seed=1)
+    first, second = CalibrationItem.objects.filter(surface=legal).order_by("position")[:2]
+    assert not can_undo(legal, cal)
+    item_skip(item=first, labeller=cal)
+    item_label(item=second, labeller=cal, label="changed")
+    assert skipped_items(legal, cal) == [first.pk] and can_undo(legal, cal)
+    assert next_item(legal, cal, skipped=skipped_items(legal, cal)) not in (first, second)
+    # A new session (a fresh login): u takes back the label, then the skip.
+    client.force_login(cal)
+    client.logout()
+    client.force_login(cal)
+    response = client.post("/calibrate/legal/label/undo", headers={"HX-Request": "true"})
+    assert response.context["item"].pk == second.pk
+    assert "Label undone." in response.content.decode()
+    assert not MatchLabel.objects.filter(item=second).exists()
+    assert step_undo(labeller=cal, surface=legal) == ("skip", first)
+    assert skipped_items(legal, cal) == [] and not can_undo(legal, cal)
+    assert step_undo(labeller=cal, surface=legal) is None
+
+
+def test_undo_is_per_labeller_and_a_settled_label_stays(make_user: Any,
+                                                         legal: Surface) -> None:
+    from reviewer.services.calibration import item_label, step_undo
+
+    ann, ben = make_user("ann", "calibrator"), make_user("ben", "calibrator")
+    boss = make_user("boss", "supervisor")
+    calibration_sample(surface=legal, size=10, seed=1)
+    item = CalibrationItem.objects.filter(surface=legal).first()
+    assert item is not None
+    item_label(item=item, labeller=ann, label="faithful")
+    item_label(item=item, labeller=ben, label="changed")
+    assert step_undo(labeller=ben, surface=legal) == ("label", item)  # ben's, not ann's
+    assert [label.labeller_name for label in item.labels.all()] == ["ann"]
+    item_settle(item=item, settled_by=boss, label="faithful")
+    with pytest.raises(LabelRefused):
+        step_undo(labeller=ann, surface=legal)
+    assert item.labels.count() == 1
+    assert step_undo(labeller=ann, surface=legal) is None  # the refused step is gone
+
+
+def test_near_duplicates_are_drawn_once() -> None:
+    from reviewer.services.calibration import content_hash
+
+    surface = Surface.objects.create(name="dups", threshold=0.92)
+    source = ". ".join(SENTENCES) + "."
+    altered = SENTENCES[0].replace("five", "six")
+    for quote in (altered, altered.lower().replace(" ", "  "),
+                  altered.replace("employer", "employer\u2019s").replace("employer\u2019s",
+                                                                          "employer")):
+        answer_submit(client=None, data={"answer": f'It says "{quote}" [S1].',
+                                         "surface": "dups",
+                                         "sources": [{"marker": "S1", "text": source}]})
+    assert CitationVerdict.objects.filter(answer__surface=surface).count() == 3
+    drawn = calibration_sample(surface=surface, size=10, controls=0)
+    assert len(drawn) == 1
+    assert calibration_sample(surface=surface, size=10, controls=0) == []
+    assert (content_hash("s", "Part-time  Employees", "part-time employees")
+            == content_hash("s", "part-time employees", "Part-time\nemployees"))
+    assert content_hash("s", "a quote", "a window") != content_hash("s", "a quote", "a windows")
+
+
+@pytest.mark.parametrize(("text", "start", "end", "window"), [
+    ("Leave. Part-time employees accrue days.", 12, 26, "Part-time employees"),
+    ("Leave. Part-time employees accrue days.", 7, 23, "Part-time employees"),
+    ("We don't pay it.", 6, 11, "don't pay"),
+    ("Exact words here.", 0, 5, "Exact"),
+    ("Exact words here.", 6, 11, "words"),
+    ("(Part-time) staff", 6, 10, "Part-time"),
+])
+def test_windows_widen_to_word_edges(text: str, start: int, end: int, window: str) -> None:
+    from reviewer.services.calibration import snapshot, word_edges
+
+    lo, hi = word_edges(text, start, end)
+    assert text[lo:hi] == window
+    shot = snapshot(text, start, end, context=3)
+    assert shot.source_text[shot.match_start:shot.match_end] == window
+
+
+def test_a_snapshot_s_context_is_cut_at_word_edges() -> None:
+    from reviewer.services.calibration import snapshot
+
+    text = "Section 1. Eligibility. Part-time employees working twenty hours are eligible."
+    start = text.index("working")
+    shot = snapshot(text, start, start + len("working"), context=14)
+    # 14 characters back land inside "Part-time", 14 on after a space.
+    assert shot.source_text == "Part-time employees working twenty hours "
+    assert shot.source_text[shot.match_start:shot.match_end] == "working"

@@ -126,8 +126,10 @@ def test_the_figures_are_the_hand_computed_ones(client: Any, supervisor: Any,
     assert "at 0.94: precision 100% (3 of 8 labels accepted)" in html
     assert "at 0.94: recall 60% (3 of 8 labels accepted)" in html
     assert "at 0.94: false-alarm rate 40% (3 of 8 labels accepted)" in html
-    # The curves are drawn, with the current threshold marked.
-    assert html.count('<g class="series"') == 3
+    # The curves are drawn, with the current threshold marked: three curves
+    # in each of the two panels (the whole range and the 0.90-1.00 zoom,
+    # issue 22).
+    assert html.count('<g class="series"') == 6
     assert 'data-threshold="current"' in html
     assert "From 8 counted labels (5 faithful, 2 meaning changed, 1 not this passage)" in html
 
@@ -590,3 +592,136 @@ def test_a_claim_disagreement_is_settled_with_a_claim_label(
     rows = _precision_rows(page(client, legal))
     assert rows["negation"][1:] == ["1", "0", "0", "100%",
                                     f"{percent(wilson(1, 1)[0])}–100%", "0"]
+
+
+# Issue 22 ----------------------------------------------------------------------------
+
+
+def test_the_labels_of_the_citations_a_threshold_moves_are_counted(
+        client: Any, supervisor: Any, legal: Surface) -> None:
+    from reviewer.selectors.calibration_report import change_labels
+
+    fuzzy = submit(f'The plan says "{FUZZY}" [S1]. It adds "{EXACT}" [S1].')
+    citation = fuzzy.citations.get(outcome="quote-not-found")  # 0.9008 at 0.92
+    # Lowering to 0.85 accepts it: its item was labelled meaning-changed.
+    labelled = item(legal, 0.9008, "changed")
+    labelled.citation = citation
+    labelled.save()
+    item(legal, 0.91, "faithful")  # no citation moving: not counted
+    moved = change_labels(legal, 0.85)
+    assert (moved.flags, moved.moving, moved.labelled, moved.faithful, moved.not_faithful) == (
+        False, 1, 1, 0, 1)
+    client.force_login(supervisor)
+    html = page(client, legal, "?threshold=0.85")
+    assert ("Of the <strong>1</strong> citation 0.85 would newly accept, <strong>1</strong> "
+            "was labelled meaning changed or not this passage") in html
+    # Raising past 0.9008 with the surface at 0.9: it would newly flag it.
+    legal.threshold = 0.9
+    legal.save()
+    citation.outcome = "verified-fuzzy"
+    citation.save()
+    labelled.labels.update(label="faithful")
+    moved = change_labels(legal, 0.9859)
+    assert (moved.flags, moved.moving, moved.faithful) == (True, 1, 1)
+    html = page(client, legal, "?threshold=0.9859")
+    assert ("Of the <strong>1</strong> citation 0.9859 would newly flag, <strong>1</strong> "
+            "was labelled faithful (1 of them labelled: 1 faithful") in html
+    # Nothing labelled: the count says so.
+    labelled.labels.all().delete()
+    assert change_labels(legal, 0.9859).labelled == 0
+    assert "<strong>0</strong> were labelled faithful (0 of them labelled" in page(
+        client, legal, "?threshold=0.9859")
+
+
+def test_a_thin_band_with_nothing_left_to_label_is_left_out_of_the_recommendation(
+        client: Any, supervisor: Any, legal: Surface) -> None:
+    well_labelled(legal)
+    # 0.95-0.98 down to 4 labels, and nothing left in it to label.
+    extra = CalibrationItem.objects.filter(surface=legal, score__gte=0.95, score__lt=0.98)
+    CalibrationItem.objects.filter(pk__in=list(extra.values_list("pk", flat=True)[4:])).delete()
+    report = calibration_report(legal, target_precision=0.85)
+    (exhausted,) = report.exhausted
+    assert (exhausted.name, exhausted.total, exhausted.thin) == ("0.95–0.98", 4, True)
+    assert (0.95, 0.98) not in report.bands_used and len(report.bands_used) == 5
+    assert report.recommendation.threshold == 0.9
+    client.force_login(supervisor)
+    html = page(client, legal, "?target=0.85")
+    assert 'class="withheld"' not in html
+    assert ("Recommended from the labels in the bands 0.75–0.80 (12), 0.80–0.85 (12), "
+            "0.85–0.90 (12), 0.90–0.95 (12), 0.98–1.00 (12). Left out, as nothing is left to "
+            "label in it: 0.95–0.98 (4 labels).") in html
+    assert "no match is left to label in this band" in html
+
+    # An unlabelled item in the band: it can be filled, so it withholds again.
+    item(legal, 0.96)
+    report = calibration_report(legal, target_precision=0.85)
+    assert report.exhausted == [] and report.recommendation.threshold is None
+    assert report.recommendation.reason == "Not enough labels: 4 in 0.95–0.98 (10 needed)."
+    html = page(client, legal, "?target=0.85")
+    assert "Weighed the labels in the bands 0.75–0.80 (12)" in html
+
+
+def test_applying_a_recommendation_made_without_an_exhausted_band_records_it_followed(
+        client: Any, supervisor: Any, legal: Surface,
+        django_capture_on_commit_callbacks: Any) -> None:
+    well_labelled(legal)
+    extra = CalibrationItem.objects.filter(surface=legal, score__gte=0.95, score__lt=0.98)
+    CalibrationItem.objects.filter(pk__in=list(extra.values_list("pk", flat=True)[4:])).delete()
+    client.force_login(supervisor)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post("/calibrate/legal/apply", {
+            "threshold": "0.9", "reason": "As recommended", "target": "0.85"})
+    assert response.status_code == 302
+    evidence = SurfaceChange.objects.get(surface=legal).evidence
+    assert evidence["recommended_threshold"] == 0.9
+    assert evidence["followed_recommendation"] is True
+
+
+def test_a_band_is_open_while_a_stored_citation_in_it_is_left_to_draw(legal: Surface) -> None:
+    from reviewer.selectors.calibration_report import bands_left_to_label
+
+    submit(f'The plan says "{FUZZY}" [S1].')  # 0.9008, not drawn yet
+    bands = bands_around(0.92)
+    assert bands_left_to_label(legal, bands) == {(0.9, 0.95)}
+    from reviewer.services.calibration import calibration_sample
+
+    drawn = calibration_sample(surface=legal, size=5, controls=0)
+    assert len(drawn) == 1
+    assert bands_left_to_label(legal, bands) == {(0.9, 0.95)}  # drawn, not labelled
+    MatchLabel.objects.create(item=drawn[0], labeller_name="ann", label="faithful")
+    assert bands_left_to_label(legal, bands) == set()
+
+
+def test_the_reason_s_limit_is_shown_and_a_longer_one_is_refused_naming_it(
+        client: Any, supervisor: Any, legal: Surface) -> None:
+    client.force_login(supervisor)
+    html = page(client, legal)
+    assert re.search(r'<textarea name="reason"[^>]* maxlength="2000"', html)
+    assert 'id="reason-count"' in html and "At most 2000 characters." in html
+    response = client.post("/calibrate/legal/apply",
+                           {"threshold": "0.9", "reason": "x" * 2001, "target": "0.95"})
+    assert response.status_code == 400
+    assert ("A reason is at most 2,000 characters; this one has 2001. Shorten it: nothing "
+            "is cut.") in unescape(response.content.decode())
+    assert not SurfaceChange.objects.exists()
+    legal.refresh_from_db()
+    assert legal.threshold == 0.92
+
+
+def test_the_chart_labels_sit_above_the_plot_apart() -> None:
+    from reviewer.views.charts import Marker, Series, line_chart
+
+    values = [0.5 + k / 20 for k in range(11)]
+    chart = line_chart(key="k", title="t", description="d", labels=[str(v) for v in values],
+                       series=[Series("precision", [1.0] * 11, [""] * 11)], fmt=str,
+                       markers=[Marker(8, "current 0.9", "", 1, "current"),
+                                Marker(9, "recommended 0.9861", "", -1, "recommended")],
+                       floor=1.0, x_values=values, x_ticks=[(0.5, "0.5"), (1.0, "1.0")],
+                       x_span=(0.4, 1.0), labels_above=True)
+    first, second = chart.markers
+    # Both labels above the plot (whose top is the 100% line), in two rows as
+    # they would touch in one.
+    assert first.y < chart.top and second.y < chart.top and first.y != second.y
+    assert all(float(p.split(",")[1]) >= chart.top for p in chart.series[0].paths[0].split())
+    # The span starts at 0.4, not at the first value.
+    assert chart.axis.x_ticks[0][0] > chart.left

@@ -136,7 +136,9 @@ def test_two_labellers_agree_beyond_chance_disagree_on_a_few_and_leave_a_queue(
 def test_loading_again_adds_nothing(loaded: dict[str, Surface]) -> None:
     counts = (Answer.objects.count(), CalibrationItem.objects.count(),
               MatchLabel.objects.count())
-    assert counts[2] > 300
+    # Near-duplicates (the same quote and window once normalised) are drawn
+    # once since issue 22, so the demo holds fewer items and labels than before.
+    assert counts[2] > 200
     said: list[str] = []
     assert load_calibration(client=ApiClient.objects.get(name="demo"), say=said.append) == 0
     assert said == ["  calibration: benefits-chat kept as loaded before",
