@@ -97,7 +97,7 @@ class ApplyForm(forms.Form):
     threshold = forms.FloatField(widget=forms.NumberInput(attrs={"step": "any"}))
     reason = forms.CharField(
         max_length=REASON_LIMIT,
-        widget=forms.Textarea(attrs={"rows": 2, "data-counter": "reason-count"}),
+        widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Kept with the change in the surface's history.",
         error_messages={"max_length": f"A reason is at most {REASON_LIMIT:,} characters; "
                                       "this one has %(show_value)s. Shorten it: nothing "
@@ -259,7 +259,7 @@ def _page_context(request: HtmxHttpRequest, surface: Surface, *,
         "unsettled": agreement.unsettled + claim_agreement.unsettled,
         "check_precision": [_precision_row(row) for row in check_precision(surface)],
         "can_change": can_change, "can_view_answers": can_view_answers, "form": form,
-        "label_keys": LABEL_KEYS, "reason_limit": REASON_LIMIT,
+        "label_keys": LABEL_KEYS,
         "active_statuses": ACTIVE_RUN_STATUSES,
     }
 

@@ -544,15 +544,15 @@ def test_the_reason_shows_its_limit_and_a_longer_one_is_refused_naming_it(page: 
     page.goto(f"{base}/calibrate/benefits-chat/")
     reason = page.locator(".apply-form textarea[name=reason]")
     assert reason.get_attribute("maxlength") == "2000"
-    counter = page.locator("#reason-count")
-    assert counter.inner_text() == "0 of 2,000 characters"
+    counter = page.locator(".apply-form .char-counter")
+    assert counter.inner_text() == "0 / 2,000 characters"
     reason.press_sequentially("Calibrated")
-    assert counter.inner_text() == "10 of 2,000 characters"
+    assert counter.inner_text() == "10 / 2,000 characters"
     # Typing stops at the limit...
     reason.fill("x" * 1999)
     reason.press_sequentially("yz")
     assert len(reason.input_value()) == 2000
-    assert counter.inner_text() == "2,000 of 2,000 characters"
+    assert counter.inner_text() == "2,000 / 2,000 characters"
     # ... and a longer one sent anyway is refused, naming the limit; nothing applied.
     reason.evaluate("(box) => { box.removeAttribute('maxlength'); box.value = 'x'.repeat(2500); }")
     page.click(".apply-form button[type=submit]")
@@ -583,6 +583,6 @@ def test_the_labelling_and_calibration_pages_run_under_the_policy(csp_page: Any)
     assert page.evaluate("() => document.querySelector('.label-page.pdf-open') !== null")
     page.goto(f"{base}/calibrate/benefits-chat/")
     page.locator(".apply-form textarea[name=reason]").press_sequentially("Why")
-    assert page.locator("#reason-count").inner_text() == "3 of 2,000 characters"
+    assert page.locator(".apply-form .char-counter").inner_text() == "3 / 2,000 characters"
     page.wait_for_timeout(300)  # a late violation still reaches the console
     assert violations == []

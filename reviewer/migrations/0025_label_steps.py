@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviewer', '0023_surface_claim_checks'),
+        ('reviewer', '0024_trend_alert_handling'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
