@@ -231,6 +231,153 @@ function unionBox(boxes) {
   return { left, top, width: right - left, height: bottom - top };
 }
 
+/**
+ * Where the words of a page are: one quadrilateral per text item (four PDF
+ * user-space points), from pdf.js's getTextContent, kept per PDFPageProxy.
+ * Each runs along the item's baseline for its width, from 0.35 of the font
+ * height below it to 1.05 above: a margin around what pdf.js's text layer
+ * spans (font ascent above the baseline, the rest of 1 em below) and the ink.
+ */
+const glyphCache = new WeakMap();
+
+function pageGlyphs(pdfPage) {
+  let promise = glyphCache.get(pdfPage);
+  if (!promise) {
+    promise = pdfPage.getTextContent().then(({ items }) => {
+      const quads = [];
+      for (const item of items) {
+        if (typeof item.str !== "string" || !item.str.trim()) continue;
+        const [a, b, c, d, e, f] = item.transform;
+        const along = Math.hypot(a, b) || 1;
+        const fontHeight = Math.hypot(c, d) || along;
+        const length = Math.max(item.width || 0, item.height || 0, 0);
+        const [ux, uy] = [a / along, b / along];
+        const [nx, ny] = [c / fontHeight, d / fontHeight];
+        const quad = [];
+        for (const s of [0, length]) {
+          for (const t of [-0.35 * fontHeight, 1.05 * fontHeight]) {
+            quad.push([e + ux * s + nx * t, f + uy * s + ny * t]);
+          }
+        }
+        quads.push(quad);
+      }
+      return quads;
+    });
+    promise.catch(() => glyphCache.delete(pdfPage));
+    glyphCache.set(pdfPage, promise);
+  }
+  return promise;
+}
+
+/** A quadrilateral of PDF points as a box in the viewport's CSS pixels. */
+function quadBox(viewport, quad) {
+  let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+  for (const [x, y] of quad) {
+    const [vx, vy] = viewport.convertToViewportPoint(x, y);
+    left = Math.min(left, vx);
+    right = Math.max(right, vx);
+    top = Math.min(top, vy);
+    bottom = Math.max(bottom, vy);
+  }
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+const TAG_GAP = 3;
+
+/** The free stretches [start, end] of the band y..y+h of a `width`-wide page. */
+function freeStretches(obstacles, width, y, h) {
+  const blocked = obstacles
+    .filter((o) => o.top < y + h + TAG_GAP && y - TAG_GAP < o.top + o.height)
+    .map((o) => [o.left - TAG_GAP, o.left + o.width + TAG_GAP])
+    .sort((p, q) => p[0] - q[0]);
+  const free = [];
+  let x = 0;
+  for (const [start, end] of blocked) {
+    if (start > x) free.push([x, Math.min(start, width)]);
+    x = Math.max(x, end);
+    if (x >= width) break;
+  }
+  if (x < width) free.push([x, width]);
+  return free.filter(([start, end]) => end > start);
+}
+
+/** The left edge nearest the anchor's for a `w`-wide tag in the band, or null. */
+function nearestX(obstacles, width, anchor, y, w, h) {
+  let best = null;
+  for (const [start, end] of freeStretches(obstacles, width, y, h)) {
+    if (end - start < w) continue;
+    // Beside the box (after it, or before it) or as close to its start as the stretch allows.
+    const x = Math.min(Math.max(anchor.left, start), end - w);
+    if (best === null || Math.abs(x - anchor.left) < Math.abs(best - anchor.left)) best = x;
+  }
+  return best;
+}
+
+/** [x, y] of the free band nearest `lineY` (up to `reach` px away), or null. */
+function nearestFreeLine(obstacles, pageWidth, pageHeight, anchor, lineY, w, h, reach) {
+  for (let dy = 2; dy <= reach; dy += 2) {
+    for (const y of [lineY - dy, lineY + dy]) {
+      if (y < 0 || y + h > pageHeight) continue;
+      const x = nearestX(obstacles, pageWidth, anchor, y, w, h);
+      if (x !== null) return [x, y];
+    }
+  }
+  return null;
+}
+
+/**
+ * Put `tag` (already in the page, so measurable) where it covers none of
+ * `obstacles` (the page's words, boxes and earlier tags, viewport pixels):
+ * at the anchor box's line, beside the box or in the page margin; else on
+ * a free line just above or below; else wrapped into the widest free
+ * stretch of its line; else at the nearest free line; else just above the
+ * page. Returns its box.
+ */
+function placeTag(tag, anchor, obstacles, pageWidth, pageHeight, { below = false } = {}) {
+  tag.classList.remove("cg-tag-wrapped");
+  tag.style.removeProperty("width");
+  const w = tag.offsetWidth;
+  const h = tag.offsetHeight;
+  const lineY = Math.max(0, Math.min(anchor.top + (anchor.height - h) / 2, pageHeight - h));
+  const put = (x, y, width = w, height = h) => {
+    tag.style.left = `${x}px`;
+    tag.style.top = `${y}px`;
+    return { left: x, top: y, width, height };
+  };
+  let x;
+  // A cue pointing on ("continues on page N ↓") reads best under its box.
+  const underY = anchor.top + anchor.height + TAG_GAP + 1;
+  if (below && underY + h <= pageHeight) {
+    x = nearestX(obstacles, pageWidth, anchor, underY, w, h);
+    if (x !== null) return put(x, underY);
+  }
+  x = nearestX(obstacles, pageWidth, anchor, lineY, w, h);
+  if (x !== null) return put(x, lineY);
+  // A free line right above or below (a blank line between paragraphs).
+  const near = nearestFreeLine(obstacles, pageWidth, pageHeight, anchor, lineY, w, h, anchor.height + 2 * h);
+  if (near) return put(...near);
+  // Wrapped into a margin narrower than the words.
+  const stretches = freeStretches(obstacles, pageWidth, lineY, h)
+    .sort((p, q) => q[1] - q[0] - (p[1] - p[0]));
+  for (const [start, end] of stretches) {
+    const room = end - start;
+    if (room < 36) break;
+    tag.classList.add("cg-tag-wrapped");
+    tag.style.width = `${room}px`;
+    const tall = tag.offsetHeight;
+    const y = Math.max(0, Math.min(anchor.top, pageHeight - tall));
+    const fits = freeStretches(obstacles, pageWidth, y, tall)
+      .some(([s, e]) => s <= start + 0.5 && e >= end - 0.5);
+    if (fits) return put(start, y, room, tall);
+    tag.classList.remove("cg-tag-wrapped");
+    tag.style.removeProperty("width");
+  }
+  // The nearest free line anywhere (the top or foot margin at worst).
+  const far = nearestFreeLine(obstacles, pageWidth, pageHeight, anchor, lineY, w, h, pageHeight);
+  if (far) return put(...far);
+  return put(Math.max(0, Math.min(anchor.left, pageWidth - w)), -h - TAG_GAP);
+}
+
 function placeBox(el, left, top, width, height) {
   el.style.left = `${left}px`;
   el.style.top = `${top}px`;
@@ -313,6 +460,8 @@ export class CiteViewer {
   #userZoomed = false;
   #toolbar = null;
   #renderedPages = new Set();
+  /** PDFPageProxy -> its words' quadrilaterals (see pageGlyphs), once known. */
+  #glyphs = new WeakMap();
 
   /**
    * @param {HTMLElement} element  sized by the page; the viewer fills it.
@@ -850,10 +999,24 @@ export class CiteViewer {
         groupPages.set(item.group, pages);
       }
     }
+    // Tags go where they cover no word of the page: they wait for the page's
+    // text positions (asked for once per page, usually long before).
+    const pdfPage = pageView.pdfPage;
+    const glyphs = pdfPage ? this.#glyphs.get(pdfPage) : undefined;
+    if (pdfPage && glyphs === undefined) {
+      pageGlyphs(pdfPage).then((quads) => {
+        this.#glyphs.set(pdfPage, quads);
+        if (this.#highlights.has(page) && pageView.pdfPage === pdfPage) this.#drawPage(page);
+      }, () => this.#glyphs.set(pdfPage, []));
+    }
     const fragment = document.createDocumentFragment();
     const labelled = new Set();
+    const boxes = [];
+    const tags = [];
     items.forEach((item, index) => {
-      const { left, top, width, height } = viewportBox(pageView.viewport, item.rect);
+      const box = viewportBox(pageView.viewport, item.rect);
+      const { left, top, width, height } = box;
+      boxes.push(box);
       const el = document.createElement("div");
       el.className = `cg-highlight cg-outcome-${item.css}`;
       if (page === firstPage && index === 0) {
@@ -866,6 +1029,7 @@ export class CiteViewer {
       el.setAttribute("aria-hidden", "true");
       placeBox(el, left, top, width, height);
       fragment.append(el);
+      if (glyphs === undefined) return;
       const pages = groupPages.get(item.group);
       if (pages[0] === page && !labelled.has(item.group)) {
         labelled.add(item.group);
@@ -873,13 +1037,7 @@ export class CiteViewer {
         tag.className = `cg-tag cg-tag-label cg-outcome-${item.css}`;
         tag.textContent = item.label;
         tag.setAttribute("aria-hidden", "true");
-        // Above the box, or under it when the box is at the top of the page.
-        tag.style.left = `${left}px`;
-        if (top >= 20) {
-          tag.style.bottom = `${pageView.viewport.height - top + 3}px`;
-        } else {
-          tag.style.top = `${top + height + 3}px`;
-        }
+        tags.push({ el: tag, anchor: box, below: false });
         fragment.append(tag);
       }
       const here = pages.indexOf(page);
@@ -891,16 +1049,22 @@ export class CiteViewer {
         cue.className = `cg-tag cg-continues cg-outcome-${item.css}`;
         cue.dataset.nextPage = String(next);
         cue.textContent = `continues on page ${next} ↓`;
-        cue.style.left = `${left}px`;
-        cue.style.top = `${Math.min(top + height + 4, pageView.viewport.height - 22)}px`;
         cue.addEventListener("click", () => {
           const target = this.#highlights.get(next)?.find((other) => other.group === item.group);
           if (target) this.#scrollTo(next, [target.rect]);
         });
+        tags.push({ el: cue, anchor: box, below: true });
         fragment.append(cue);
       }
     });
     div.append(fragment);
+    if (tags.length) {
+      const { viewport } = pageView;
+      const obstacles = [...glyphs.map((quad) => quadBox(viewport, quad)), ...boxes];
+      for (const { el, anchor, below } of tags) {
+        obstacles.push(placeTag(el, anchor, obstacles, viewport.width, viewport.height, { below }));
+      }
+    }
     return items.length;
   }
 
