@@ -101,6 +101,9 @@ function outcomeOf(outcome, label) {
   return { css, label: typeof label === "string" && label ? label : words };
 }
 
+/** pdf.js's RenderingStates.FINISHED. */
+const RENDERING_FINISHED = 3;
+
 const VIEWER_CSS = new URL("../css/viewer.css", import.meta.url).href;
 
 /** pdf.js libraries, loaded once per base URL: Map<base, Promise<{lib, viewerLib}>>. */
@@ -110,6 +113,7 @@ function loadPdfjs(base) {
   let promise = libraries.get(base);
   if (!promise) {
     promise = (async () => {
+      mark("pdfjs-load");
       // Order matters: pdf_viewer.mjs reads globalThis.pdfjsLib when evaluated.
       const lib = await import(new URL("build/pdf.min.mjs", base).href);
       globalThis.pdfjsLib ??= lib;
@@ -117,6 +121,7 @@ function loadPdfjs(base) {
       if (!lib.GlobalWorkerOptions.workerSrc) {
         lib.GlobalWorkerOptions.workerSrc = new URL("build/pdf.worker.min.mjs", base).href;
       }
+      mark("pdfjs-loaded");
       return { lib, viewerLib };
     })();
     promise.catch(() => libraries.delete(base));
@@ -150,6 +155,15 @@ function waitForLink(link) {
 }
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A performance mark "citeguard-viewer:<name>" (DevTools' timeline, bench/review.py). */
+function mark(name, detail) {
+  try {
+    performance.mark(`citeguard-viewer:${name}`, detail === undefined ? undefined : { detail });
+  } catch {
+    // marks are diagnostics only
+  }
+}
 
 function abortError(message) {
   return new DOMException(message, "AbortError");
@@ -460,6 +474,10 @@ export class CiteViewer {
   #userZoomed = false;
   #toolbar = null;
   #renderedPages = new Set();
+  /** url -> loading task of a document prefetch() opened and open() has not taken yet. */
+  #prefetched = new Map();
+  /** The highlight waiting for its page's canvas before it counts as drawn: {seq, page}. */
+  #pendingDrawn = null;
   /** PDFPageProxy -> its words' quadrilaterals (see pageGlyphs), once known. */
   #glyphs = new WeakMap();
 
@@ -711,6 +729,7 @@ export class CiteViewer {
     for (const page of wanted.keys()) {
       drawn += this.#drawPage(page);
     }
+    mark("highlight-placed", { seq });
     const first = this.#firstPassage();
     if (scroll && first) {
       this.#fitIfTooBig();
@@ -727,6 +746,79 @@ export class CiteViewer {
     }
     this.#announce(wanted);
     this.#updateToolbar();
+    if (first) {
+      this.#pendingDrawn = { seq, page: first.page };
+      if (viewer.getPageView(first.page - 1)?.renderingState === RENDERING_FINISHED) this.#signalDrawn();
+    }
+    return drawn;
+  }
+
+  /**
+   * The highlight is drawn once its boxes are on a page whose canvas pdf.js
+   * has painted: then (in the next frame) the element gets
+   * data-highlight-drawn="<n>" (n counts highlights) and dispatches a bubbling
+   * "highlightdrawn" event, detail {page, at: performance.now()}.
+   */
+  #signalDrawn() {
+    const pending = this.#pendingDrawn;
+    if (!pending || pending.seq !== this.#highlightSeq) return;
+    this.#pendingDrawn = null;
+    requestAnimationFrame(() => {
+      if (pending.seq !== this.#highlightSeq) return;
+      const at = performance.now();
+      mark("highlight-drawn", { page: pending.page });
+      this.#host.dataset.highlightDrawn = String(pending.seq);
+      this.#host.dispatchEvent(new CustomEvent("highlightdrawn", {
+        bubbles: true, detail: { page: pending.page, at },
+      }));
+    });
+  }
+
+  /**
+   * Get ready to show `documents` ([{url, pages: [n, ...]}], most likely first)
+   * without showing anything: load pdf.js and its worker, open each document
+   * and draw its `pages` once off screen, so that pdf.js has parsed them and
+   * loaded their fonts, and learn where their words are (for the tags). A
+   * later open() of one of these URLs takes the opened document. Call it when
+   * the page is idle; it never throws (a document that fails shows its error
+   * when it is opened for real). Resolves with how many pages were drawn.
+   */
+  async prefetch(documents) {
+    let drawn = 0;
+    try {
+      await this.#init();
+      mark("prefetch-start");
+      for (const { url, pages = [] } of documents ?? []) {
+        if (typeof url !== "string" || !url) continue;
+        const absolute = new URL(url, document.baseURI).href;
+        if (absolute === this.#url || this.#prefetched.has(absolute)) continue;
+        const task = this.#getDocument(absolute);
+        this.#prefetched.set(absolute, task);
+        const pdfDocument = await task.promise;
+        for (const number of new Set(pages)) {
+          if (!Number.isInteger(number) || number < 1 || number > pdfDocument.numPages) continue;
+          const pdfPage = await pdfDocument.getPage(number);
+          const glyphs = pageGlyphs(pdfPage).then((quads) => this.#glyphs.set(pdfPage, quads));
+          // Drawn as PDFViewer will (same intent and annotation mode), at a
+          // small size: the parsing and fonts are what it keeps.
+          const viewport = pdfPage.getViewport({ scale: 0.25 });
+          const canvas = document.createElement("canvas");
+          canvas.width = Math.ceil(viewport.width);
+          canvas.height = Math.ceil(viewport.height);
+          await pdfPage.render({
+            canvas, canvasContext: canvas.getContext("2d"), viewport,
+            annotationMode: this.#libs.lib.AnnotationMode.ENABLE,
+          }).promise;
+          await glyphs;
+          canvas.width = canvas.height = 0;
+          drawn++;
+        }
+      }
+      mark("prefetch-done", { pages: drawn });
+      this.#host.dataset.prefetched = String(drawn);
+    } catch (error) {
+      if (error?.name !== "AbortError") console.warn("CiteViewer: prefetch stopped", error);
+    }
     return drawn;
   }
 
@@ -762,6 +854,8 @@ export class CiteViewer {
 
   /** Close the document and empty the element. */
   destroy() {
+    for (const task of this.#prefetched.values()) task.destroy();
+    this.#prefetched.clear();
     this.#generation++;
     this.#highlightSeq++;
     this.#loadingTask?.destroy();
@@ -821,6 +915,7 @@ export class CiteViewer {
       // One worker for every document this viewer opens: switching documents
       // does not start (and parse) pdf.worker.min.mjs again.
       this.#worker = new libs.lib.PDFWorker({ name: "citeguard-viewer" });
+      this.#worker.promise.then(() => mark("worker-ready"), () => {});
 
       eventBus.on("pagesinit", () => {
         this.#applyScale();
@@ -836,6 +931,10 @@ export class CiteViewer {
         }
         if (this.#highlights.has(pageNumber)) {
           this.#drawPage(pageNumber);
+        }
+        if (!cssTransform && !isDetailView) {
+          mark("page-rendered", { page: pageNumber });
+          if (this.#pendingDrawn?.page === pageNumber) this.#signalDrawn();
         }
       });
       // The page boxes change size at once on zoom/rotation; move the overlays
@@ -867,11 +966,14 @@ export class CiteViewer {
 
   async #load(url, generation) {
     this.clear();
-    this.#setState("loading", "Loading the PDF…");
+    mark("open", { url });
+    const prefetched = this.#prefetched.get(url);
+    this.#prefetched.delete(url);
+    // A prefetched document is (nearly) there: no "Loading" screen flashes.
+    this.#setState("loading", prefetched ? "" : "Loading the PDF…");
     let pdfDocument = null;
     try {
       await this.#init();
-      const { lib } = this.#libs;
       this.#pdfViewer.setDocument(null);
       await this.#loadingTask?.destroy();
       this.#loadingTask = null;
@@ -883,23 +985,9 @@ export class CiteViewer {
         throw abortError("open() was superseded by a later call.");
       }
 
-      const task = (this.#loadingTask = lib.getDocument({
-        url,
-        // Scanned and faxed pages: pdf.js 6 decodes JBIG2, CCITT (through the
-        // JBIG2 module) and JPX (OpenJPEG) images with WebAssembly fetched from
-        // wasmUrl, and draws them blank without it; qcms (colour profiles)
-        // comes from there too, the CMYK profile from iccUrl. CJK text needs
-        // cMapUrl; the 14 standard fonts (unembedded Helvetica, Times…) and
-        // OCR layers in them need standardFontDataUrl.
-        cMapUrl: new URL("cmaps/", this.#base).href,
-        cMapPacked: true,
-        standardFontDataUrl: new URL("standard_fonts/", this.#base).href,
-        wasmUrl: new URL("wasm/", this.#base).href,
-        iccUrl: new URL("iccs/", this.#base).href,
-        isEvalSupported: false,
-        worker: this.#worker,
-      }));
+      const task = (this.#loadingTask = prefetched ?? this.#getDocument(url));
       pdfDocument = await task.promise;
+      mark("document-ready", { url, prefetched: Boolean(prefetched) });
       if (generation !== this.#generation) {
         throw abortError("open() was superseded by a later call.");
       }
@@ -913,6 +1001,7 @@ export class CiteViewer {
       if (generation !== this.#generation) {
         throw abortError("open() was superseded by a later call.");
       }
+      mark("pages-laid-out");
       // pdf.js starts on page 1 without a "pagechanging" event.
       this.#host.dataset.currentPage = String(this.#pdfViewer.currentPageNumber);
       this.#setState("ready");
@@ -930,6 +1019,26 @@ export class CiteViewer {
       pdfDocument?.destroy();
       throw abortError("open() was superseded by a later call.");
     }
+  }
+
+  #getDocument(url) {
+    const { lib } = this.#libs;
+    return lib.getDocument({
+      url,
+      // Scanned and faxed pages: pdf.js 6 decodes JBIG2, CCITT (through the
+      // JBIG2 module) and JPX (OpenJPEG) images with WebAssembly fetched from
+      // wasmUrl, and draws them blank without it; qcms (colour profiles)
+      // comes from there too, the CMYK profile from iccUrl. CJK text needs
+      // cMapUrl; the 14 standard fonts (unembedded Helvetica, Times…) and
+      // OCR layers in them need standardFontDataUrl.
+      cMapUrl: new URL("cmaps/", this.#base).href,
+      cMapPacked: true,
+      standardFontDataUrl: new URL("standard_fonts/", this.#base).href,
+      wasmUrl: new URL("wasm/", this.#base).href,
+      iccUrl: new URL("iccs/", this.#base).href,
+      isEvalSupported: false,
+      worker: this.#worker,
+    });
   }
 
   #describeError(error, url) {

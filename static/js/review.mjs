@@ -18,12 +18,21 @@ async function showHighlight(detail) {
     return;
   }
   if (title) title.textContent = detail.title || "";
+  await ensureViewer().show(detail);
+}
+
+function ensureViewer() {
   viewer ??= new CiteViewer(container, {
     pdfjsBase: container.dataset.pdfjsBase,
     toolbar: frame.querySelector(".viewer-toolbar"),
   });
-  await viewer.show(detail);
+  return viewer;
 }
+
+// The first click finds pdf.js, its worker and the cited pages ready: they
+// are loaded and drawn off screen once the page is idle.
+const cited = JSON.parse(document.getElementById("cited-documents")?.textContent || "[]");
+if (cited.length) (window.requestIdleCallback ?? setTimeout)(() => ensureViewer().prefetch(cited));
 
 document.body.addEventListener("highlight", (event) => showHighlight(event.detail));
 const initial = JSON.parse(document.getElementById("initial-highlight")?.textContent || "null");
