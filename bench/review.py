@@ -102,7 +102,7 @@ CLICK = """([selector, poll]) => { window.benchResult = new Promise((resolve, re
     const fresh = [...viewer.querySelectorAll('.cg-highlight:not([data-bench-old])')]
       .some((box) => box.closest('.page')?.querySelector('canvas'));
     // Without the viewer's event (older code), a new box on a painted page.
-    if (fresh && (poll || !('highlightDrawn' in viewer.dataset))) finish(performance.now(), 'poll');
+    if (fresh && poll) finish(performance.now(), 'poll');
     else requestAnimationFrame(check);
   };
   link.addEventListener('click', (event) => {
@@ -173,7 +173,8 @@ def click(page: Any, selector: str, poll: bool) -> dict[str, Any]:
 
 
 def review_trials(context: Any, url: str, sentences: list[tuple[int, list[int]]],
-                  trials: int, *, poll: bool, cold: bool) -> tuple[list[dict], list[dict]]:
+                  trials: int, *, poll: bool, cold: bool, verbose: bool
+                  ) -> tuple[list[dict], list[dict]]:
     firsts, laters = [], []
     for trial in range(trials + 1):  # the first trial warms the browser's cache
         answer, indexes = sentences[trial % len(sentences)]
@@ -185,13 +186,22 @@ def review_trials(context: Any, url: str, sentences: list[tuple[int, list[int]]]
         page.goto(f"{url}/answers/{answer}/")
         page.wait_for_load_state("networkidle")
         page.wait_for_timeout(1000)
-        a = click(page, f"#sentence-{first} a.sentence-open", poll)
+        # The warm-up also finds out whether the viewer says when it has drawn.
+        a = click(page, f"#sentence-{first} a.sentence-open", poll or not trial)
+        if not trial:
+            page.wait_for_timeout(1000)
+            poll = poll or page.evaluate(
+                "!('highlightDrawn' in document.getElementById('pdf-viewer').dataset)")
         page.wait_for_timeout(400)
         b = click(page, f"#sentence-{later} a.sentence-open", poll)
         page.close()
         if trial:
             firsts.append(a)
             laters.append(b)
+            if verbose:
+                print(f"  answer {answer} sentence {first}: {a['ms']:.0f} ms "
+                      f"({', '.join(f'{n} {t:.0f}' for n, t in a['marks'])}); "
+                      f"sentence {later}: {b['ms']:.0f} ms", flush=True)
     return firsts, laters
 
 
@@ -227,6 +237,9 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true",
                         help="review pages without their prefetch list "
                              "(the first click loads pdf.js)")
+    parser.add_argument("--verbose", action="store_true", help="print every review trial")
+    parser.add_argument("--labels", action=argparse.BooleanOptionalAction, default=True,
+                        help="time the labelling page too (default)")
     parser.add_argument("--keep", type=Path, help="keep the server's folder here")
     args = parser.parse_args()
     if not CHROMIUM.exists():
@@ -253,8 +266,9 @@ def main() -> None:
             context = browser.new_context(viewport=VIEWPORT, bypass_csp=True)
             log_in(context, running.url)
             firsts, laters = review_trials(context, running.url, sentences, args.trials,
-                                           poll=args.poll, cold=args.cold)
-            labels = label_trials(context, running.url, args.trials)
+                                           poll=args.poll, cold=args.cold,
+                                           verbose=args.verbose)
+            labels = label_trials(context, running.url, args.trials) if args.labels else []
             browser.close()
 
     first_ms = [t["ms"] for t in firsts]

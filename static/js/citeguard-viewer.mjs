@@ -763,6 +763,7 @@ export class CiteViewer {
     const pending = this.#pendingDrawn;
     if (!pending || pending.seq !== this.#highlightSeq) return;
     this.#pendingDrawn = null;
+    mark("highlight-on-painted-page", { page: pending.page });
     requestAnimationFrame(() => {
       if (pending.seq !== this.#highlightSeq) return;
       const at = performance.now();
@@ -779,15 +780,36 @@ export class CiteViewer {
    * without showing anything: load pdf.js and its worker, open each document
    * and draw its `pages` once off screen, so that pdf.js has parsed them and
    * loaded their fonts, and learn where their words are (for the tags). A
-   * later open() of one of these URLs takes the opened document. Call it when
-   * the page is idle; it never throws (a document that fails shows its error
-   * when it is opened for real). Resolves with how many pages were drawn.
+   * later open() of one of these URLs takes the opened document. With
+   * `show`, the first document is opened in the viewer itself and its first
+   * cited page drawn there (the element must have its size: the page may
+   * keep it out of sight meanwhile), so that the first highlight on it only
+   * draws its boxes. Call it when the page is idle; it never throws (a
+   * document that fails shows its error when it is opened for real).
+   * Resolves with how many pages were drawn.
    */
-  async prefetch(documents) {
+  async prefetch(documents, { show = false } = {}) {
     let drawn = 0;
     try {
       await this.#init();
       mark("prefetch-start");
+      const first = documents?.[0];
+      if (show && typeof first?.url === "string" && first.url && !this.#url) {
+        const rendered = new Promise((resolve) => {
+          const onRendered = ({ pageNumber, cssTransform, isDetailView }) => {
+            if (!cssTransform && !isDetailView && pageNumber === (first.pages?.[0] ?? 1)) {
+              this.#eventBus.off("pagerendered", onRendered);
+              resolve();
+            }
+          };
+          this.#eventBus.on("pagerendered", onRendered);
+          setTimeout(resolve, 5000);
+        });
+        await this.open(first.url);
+        this.goToPage(first.pages?.[0] ?? 1);
+        await rendered;
+        mark("prefetch-shown", { url: first.url });
+      }
       for (const { url, pages = [] } of documents ?? []) {
         if (typeof url !== "string" || !url) continue;
         const absolute = new URL(url, document.baseURI).href;
