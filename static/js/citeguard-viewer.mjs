@@ -11,6 +11,8 @@
  *   viewer.zoom(1.5);            // or "page-width", "page-fit", "auto"
  *   viewer.clear();
  *   CiteViewer.listen(viewer);   // follow htmx's server-driven `highlight` events
+ *   viewer.prefetch([{ url, pages: [3, 4] }], { show: true });   // when the page is idle
+ *   element.addEventListener("highlightdrawn", (e) => e.detail.at);   // boxes on a painted page
  *
  * Coordinates: every rectangle is in PDF USER SPACE points, as written in the
  * PDF file (origin at the bottom left of the user space, y up; MediaBox/CropBox
@@ -36,7 +38,14 @@
  * outcome: yellow, dashed, hatched, "cited passage". A group's `label`
  * replaces the default words. The first box of each group carries its label;
  * a group that runs onto a later page gets a "continues on page N" cue (a
- * button that scrolls there) under its last box on the earlier page.
+ * button that scrolls there) by its last box on the earlier page. Labels and
+ * cues never cover a word of the page: from pdf.js's text positions they go
+ * beside the box on its line or into the page margin there, else onto a free
+ * line next to it, else wrapped into the margin.
+ *
+ * Speed: prefetch() (on idle) loads pdf.js and its worker, opens the cited
+ * PDFs and draws their pages, so that the first highlight costs what later
+ * ones do. Each step leaves a performance mark "citeguard-viewer:<step>".
  *
  * Toolbar: pass `toolbar: element` and the viewer fills it with a page
  * indicator ("page 3 of 23", type a number to go there), zoom out / in / fit

@@ -42,13 +42,9 @@ async function prefetch() {
     const column = getComputedStyle(frame.parentElement);
     frame.style.width = `${frame.parentElement.clientWidth - parseFloat(column.paddingLeft) - parseFloat(column.paddingRight)}px`;
     frame.classList.add("cg-prefetching");
-    frame.hidden = false;
   }
   await ensureViewer().prefetch(cited, { show: offscreen });
-  if (frame.classList.contains("cg-prefetching")) {
-    frame.classList.remove("cg-prefetching");
-    frame.hidden = true;
-  }
+  frame.classList.remove("cg-prefetching");
   frame.style.removeProperty("width");
 }
 
