@@ -11,7 +11,7 @@ is downloaded) at 1280x720, against a live server this script starts:
 Run from the repository root (after ``make setup``)::
 
     .venv/bin/python bench/review.py              # 30 trials each; about 2 minutes
-    .venv/bin/python bench/review.py --trials 10  # shorter
+    .venv/bin/python bench/review.py --quick      # 10 trials each
     .venv/bin/python bench/review.py --cold       # the review page without its prefetch
 
 It builds a throwaway folder with a fresh SQLite database, migrates it,
@@ -232,6 +232,7 @@ def summary(label: str, values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trials", type=int, default=30)
+    parser.add_argument("--quick", action="store_true", help="10 trials each")
     parser.add_argument("--poll", action="store_true",
                         help="time the highlight by polling for its boxes, as for older code")
     parser.add_argument("--cold", action="store_true",
@@ -242,6 +243,8 @@ def main() -> None:
                         help="time the labelling page too (default)")
     parser.add_argument("--keep", type=Path, help="keep the server's folder here")
     args = parser.parse_args()
+    if args.quick:
+        args.trials = 10
     if not CHROMIUM.exists():
         raise SystemExit(f"{CHROMIUM} is missing (bin/setup installs Debian's chromium)")
     from playwright.sync_api import sync_playwright
@@ -293,7 +296,7 @@ def main() -> None:
     if marks:
         print("  where the first click's time goes (median ms after the click, viewer marks):")
         for name, times in sorted(marks.items(), key=lambda item: statistics.median(item[1])):
-            print(f"    {name:<22} {statistics.median(times):6.0f}"
+            print(f"    {name:<26} {statistics.median(times):6.0f}"
                   f"   (in {len(times)} of {len(firsts)})")
     if labels:
         print("\nlabelling page: key press -> next item shown")
