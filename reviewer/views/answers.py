@@ -330,6 +330,42 @@ def _highlight_event(answer: Answer, citation: CitationVerdict | None,
             "pages": first["pages"], "groups": groups}
 
 
+#: At most this many documents, and pages in all, are prefetched for a review page.
+PREFETCH_DOCUMENTS = 3
+PREFETCH_PAGES = 8
+
+
+def _cited_documents(answer: Answer, user: Any) -> list[dict[str, Any]]:
+    """The PDFs the answer's citations point to and their pages, in the
+    order the answer first cites them: [{"url", "pages"}]. The viewer opens
+    them and draws those pages once the page is idle, so that the first
+    click on a sentence finds them ready. Nothing for a user who may not
+    open documents."""
+    if not user.has_perm("reviewer.view_document"):
+        return []
+    sources = _sources(answer)
+    pages: dict[int, list[int]] = {}
+    for sentence in answer.sentences.all():
+        for citation in sentence.citations.all():
+            for passage in _passages(citation, sources):
+                if passage.source.document_id is None or not passage.pages:
+                    continue
+                wanted = pages.setdefault(passage.source.document_id, [])
+                wanted.extend(p["page"] for p in passage.pages if p["page"] not in wanted)
+    documents = documents_visible(Document.objects.defer("text"), user).in_bulk(pages)
+    cited, budget = [], PREFETCH_PAGES
+    for document_id, numbers in pages.items():
+        document = documents.get(document_id)
+        if document is None or not document.file or budget <= 0:
+            continue
+        cited.append({"url": reverse("reviewer:document-file", args=[document.pk]),
+                      "pages": numbers[:budget]})
+        budget -= len(numbers[:budget])
+        if len(cited) == PREFETCH_DOCUMENTS:
+            break
+    return cited
+
+
 def _pick(answer: Answer, request: HtmxHttpRequest
           ) -> tuple[SentenceVerdict | None, CitationVerdict | None]:
     sentences = list(answer.sentences.all())
@@ -416,6 +452,7 @@ def _answer_review(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
         "highlight": (_highlight_event(answer, citation, passage, user=request.user)
                       if citation else None),
         "keep": keep, **_history_context(answer, request),
+        "cited_documents": _cited_documents(answer, request.user),
     }
     trail = review_trail(answer)
     context.update({"trail": trail, "seen": review_seen(trail), "standing": review_current(trail),

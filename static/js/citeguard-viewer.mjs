@@ -11,6 +11,8 @@
  *   viewer.zoom(1.5);            // or "page-width", "page-fit", "auto"
  *   viewer.clear();
  *   CiteViewer.listen(viewer);   // follow htmx's server-driven `highlight` events
+ *   viewer.prefetch([{ url, pages: [3, 4] }], { show: true });   // when the page is idle
+ *   element.addEventListener("highlightdrawn", (e) => e.detail.at);   // boxes on a painted page
  *
  * Coordinates: every rectangle is in PDF USER SPACE points, as written in the
  * PDF file (origin at the bottom left of the user space, y up; MediaBox/CropBox
@@ -36,7 +38,14 @@
  * outcome: yellow, dashed, hatched, "cited passage". A group's `label`
  * replaces the default words. The first box of each group carries its label;
  * a group that runs onto a later page gets a "continues on page N" cue (a
- * button that scrolls there) under its last box on the earlier page.
+ * button that scrolls there) by its last box on the earlier page. Labels and
+ * cues never cover a word of the page: from pdf.js's text positions they go
+ * beside the box on its line or into the page margin there, else onto a free
+ * line next to it, else wrapped into the margin.
+ *
+ * Speed: prefetch() (on idle) loads pdf.js and its worker, opens the cited
+ * PDFs and draws their pages, so that the first highlight costs what later
+ * ones do. Each step leaves a performance mark "citeguard-viewer:<step>".
  *
  * Toolbar: pass `toolbar: element` and the viewer fills it with a page
  * indicator ("page 3 of 23", type a number to go there), zoom out / in / fit
@@ -101,6 +110,9 @@ function outcomeOf(outcome, label) {
   return { css, label: typeof label === "string" && label ? label : words };
 }
 
+/** pdf.js's RenderingStates.FINISHED. */
+const RENDERING_FINISHED = 3;
+
 const VIEWER_CSS = new URL("../css/viewer.css", import.meta.url).href;
 
 /** pdf.js libraries, loaded once per base URL: Map<base, Promise<{lib, viewerLib}>>. */
@@ -110,6 +122,7 @@ function loadPdfjs(base) {
   let promise = libraries.get(base);
   if (!promise) {
     promise = (async () => {
+      mark("pdfjs-load");
       // Order matters: pdf_viewer.mjs reads globalThis.pdfjsLib when evaluated.
       const lib = await import(new URL("build/pdf.min.mjs", base).href);
       globalThis.pdfjsLib ??= lib;
@@ -117,6 +130,7 @@ function loadPdfjs(base) {
       if (!lib.GlobalWorkerOptions.workerSrc) {
         lib.GlobalWorkerOptions.workerSrc = new URL("build/pdf.worker.min.mjs", base).href;
       }
+      mark("pdfjs-loaded");
       return { lib, viewerLib };
     })();
     promise.catch(() => libraries.delete(base));
@@ -150,6 +164,15 @@ function waitForLink(link) {
 }
 
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A performance mark "citeguard-viewer:<name>" (DevTools' timeline, bench/review.py). */
+function mark(name, detail) {
+  try {
+    performance.mark(`citeguard-viewer:${name}`, detail === undefined ? undefined : { detail });
+  } catch {
+    // marks are diagnostics only
+  }
+}
 
 function abortError(message) {
   return new DOMException(message, "AbortError");
@@ -229,6 +252,153 @@ function unionBox(boxes) {
   const right = Math.max(...boxes.map((b) => b.left + b.width));
   const bottom = Math.max(...boxes.map((b) => b.top + b.height));
   return { left, top, width: right - left, height: bottom - top };
+}
+
+/**
+ * Where the words of a page are: one quadrilateral per text item (four PDF
+ * user-space points), from pdf.js's getTextContent, kept per PDFPageProxy.
+ * Each runs along the item's baseline for its width, from 0.35 of the font
+ * height below it to 1.05 above: a margin around what pdf.js's text layer
+ * spans (font ascent above the baseline, the rest of 1 em below) and the ink.
+ */
+const glyphCache = new WeakMap();
+
+function pageGlyphs(pdfPage) {
+  let promise = glyphCache.get(pdfPage);
+  if (!promise) {
+    promise = pdfPage.getTextContent().then(({ items }) => {
+      const quads = [];
+      for (const item of items) {
+        if (typeof item.str !== "string" || !item.str.trim()) continue;
+        const [a, b, c, d, e, f] = item.transform;
+        const along = Math.hypot(a, b) || 1;
+        const fontHeight = Math.hypot(c, d) || along;
+        const length = Math.max(item.width || 0, item.height || 0, 0);
+        const [ux, uy] = [a / along, b / along];
+        const [nx, ny] = [c / fontHeight, d / fontHeight];
+        const quad = [];
+        for (const s of [0, length]) {
+          for (const t of [-0.35 * fontHeight, 1.05 * fontHeight]) {
+            quad.push([e + ux * s + nx * t, f + uy * s + ny * t]);
+          }
+        }
+        quads.push(quad);
+      }
+      return quads;
+    });
+    promise.catch(() => glyphCache.delete(pdfPage));
+    glyphCache.set(pdfPage, promise);
+  }
+  return promise;
+}
+
+/** A quadrilateral of PDF points as a box in the viewport's CSS pixels. */
+function quadBox(viewport, quad) {
+  let left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+  for (const [x, y] of quad) {
+    const [vx, vy] = viewport.convertToViewportPoint(x, y);
+    left = Math.min(left, vx);
+    right = Math.max(right, vx);
+    top = Math.min(top, vy);
+    bottom = Math.max(bottom, vy);
+  }
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+const TAG_GAP = 3;
+
+/** The free stretches [start, end] of the band y..y+h of a `width`-wide page. */
+function freeStretches(obstacles, width, y, h) {
+  const blocked = obstacles
+    .filter((o) => o.top < y + h + TAG_GAP && y - TAG_GAP < o.top + o.height)
+    .map((o) => [o.left - TAG_GAP, o.left + o.width + TAG_GAP])
+    .sort((p, q) => p[0] - q[0]);
+  const free = [];
+  let x = 0;
+  for (const [start, end] of blocked) {
+    if (start > x) free.push([x, Math.min(start, width)]);
+    x = Math.max(x, end);
+    if (x >= width) break;
+  }
+  if (x < width) free.push([x, width]);
+  return free.filter(([start, end]) => end > start);
+}
+
+/** The left edge nearest the anchor's for a `w`-wide tag in the band, or null. */
+function nearestX(obstacles, width, anchor, y, w, h) {
+  let best = null;
+  for (const [start, end] of freeStretches(obstacles, width, y, h)) {
+    if (end - start < w) continue;
+    // Beside the box (after it, or before it) or as close to its start as the stretch allows.
+    const x = Math.min(Math.max(anchor.left, start), end - w);
+    if (best === null || Math.abs(x - anchor.left) < Math.abs(best - anchor.left)) best = x;
+  }
+  return best;
+}
+
+/** [x, y] of the free band nearest `lineY` (up to `reach` px away), or null. */
+function nearestFreeLine(obstacles, pageWidth, pageHeight, anchor, lineY, w, h, reach) {
+  for (let dy = 2; dy <= reach; dy += 2) {
+    for (const y of [lineY - dy, lineY + dy]) {
+      if (y < 0 || y + h > pageHeight) continue;
+      const x = nearestX(obstacles, pageWidth, anchor, y, w, h);
+      if (x !== null) return [x, y];
+    }
+  }
+  return null;
+}
+
+/**
+ * Put `tag` (already in the page, so measurable) where it covers none of
+ * `obstacles` (the page's words, boxes and earlier tags, viewport pixels):
+ * at the anchor box's line, beside the box or in the page margin; else on
+ * a free line just above or below; else wrapped into the widest free
+ * stretch of its line; else at the nearest free line; else just above the
+ * page. Returns its box.
+ */
+function placeTag(tag, anchor, obstacles, pageWidth, pageHeight, { below = false } = {}) {
+  tag.classList.remove("cg-tag-wrapped");
+  tag.style.removeProperty("width");
+  const w = tag.offsetWidth;
+  const h = tag.offsetHeight;
+  const lineY = Math.max(0, Math.min(anchor.top + (anchor.height - h) / 2, pageHeight - h));
+  const put = (x, y, width = w, height = h) => {
+    tag.style.left = `${x}px`;
+    tag.style.top = `${y}px`;
+    return { left: x, top: y, width, height };
+  };
+  let x;
+  // A cue pointing on ("continues on page N ↓") reads best under its box.
+  const underY = anchor.top + anchor.height + TAG_GAP + 1;
+  if (below && underY + h <= pageHeight) {
+    x = nearestX(obstacles, pageWidth, anchor, underY, w, h);
+    if (x !== null) return put(x, underY);
+  }
+  x = nearestX(obstacles, pageWidth, anchor, lineY, w, h);
+  if (x !== null) return put(x, lineY);
+  // A free line right above or below (a blank line between paragraphs).
+  const near = nearestFreeLine(obstacles, pageWidth, pageHeight, anchor, lineY, w, h, anchor.height + 2 * h);
+  if (near) return put(...near);
+  // Wrapped into a margin narrower than the words.
+  const stretches = freeStretches(obstacles, pageWidth, lineY, h)
+    .sort((p, q) => q[1] - q[0] - (p[1] - p[0]));
+  for (const [start, end] of stretches) {
+    const room = end - start;
+    if (room < 36) break;
+    tag.classList.add("cg-tag-wrapped");
+    tag.style.width = `${room}px`;
+    const tall = tag.offsetHeight;
+    const y = Math.max(0, Math.min(anchor.top, pageHeight - tall));
+    const fits = freeStretches(obstacles, pageWidth, y, tall)
+      .some(([s, e]) => s <= start + 0.5 && e >= end - 0.5);
+    if (fits) return put(start, y, room, tall);
+    tag.classList.remove("cg-tag-wrapped");
+    tag.style.removeProperty("width");
+  }
+  // The nearest free line anywhere (the top or foot margin at worst).
+  const far = nearestFreeLine(obstacles, pageWidth, pageHeight, anchor, lineY, w, h, pageHeight);
+  if (far) return put(...far);
+  return put(Math.max(0, Math.min(anchor.left, pageWidth - w)), -h - TAG_GAP);
 }
 
 function placeBox(el, left, top, width, height) {
@@ -313,6 +483,12 @@ export class CiteViewer {
   #userZoomed = false;
   #toolbar = null;
   #renderedPages = new Set();
+  /** url -> loading task of a document prefetch() opened and open() has not taken yet. */
+  #prefetched = new Map();
+  /** The highlight waiting for its page's canvas before it counts as drawn: {seq, page}. */
+  #pendingDrawn = null;
+  /** PDFPageProxy -> its words' quadrilaterals (see pageGlyphs), once known. */
+  #glyphs = new WeakMap();
 
   /**
    * @param {HTMLElement} element  sized by the page; the viewer fills it.
@@ -562,6 +738,7 @@ export class CiteViewer {
     for (const page of wanted.keys()) {
       drawn += this.#drawPage(page);
     }
+    mark("highlight-placed", { seq });
     const first = this.#firstPassage();
     if (scroll && first) {
       this.#fitIfTooBig();
@@ -578,6 +755,101 @@ export class CiteViewer {
     }
     this.#announce(wanted);
     this.#updateToolbar();
+    if (first) {
+      this.#pendingDrawn = { seq, page: first.page };
+      if (viewer.getPageView(first.page - 1)?.renderingState === RENDERING_FINISHED) this.#signalDrawn();
+    }
+    return drawn;
+  }
+
+  /**
+   * The highlight is drawn once its boxes are on a page whose canvas pdf.js
+   * has painted: then (in the next frame) the element gets
+   * data-highlight-drawn="<n>" (n counts highlights) and dispatches a bubbling
+   * "highlightdrawn" event, detail {page, at: performance.now()}.
+   */
+  #signalDrawn() {
+    const pending = this.#pendingDrawn;
+    if (!pending || pending.seq !== this.#highlightSeq) return;
+    this.#pendingDrawn = null;
+    mark("highlight-on-painted-page", { page: pending.page });
+    requestAnimationFrame(() => {
+      if (pending.seq !== this.#highlightSeq) return;
+      const at = performance.now();
+      mark("highlight-drawn", { page: pending.page });
+      this.#host.dataset.highlightDrawn = String(pending.seq);
+      this.#host.dispatchEvent(new CustomEvent("highlightdrawn", {
+        bubbles: true, detail: { page: pending.page, at },
+      }));
+    });
+  }
+
+  /**
+   * Get ready to show `documents` ([{url, pages: [n, ...]}], most likely first)
+   * without showing anything: load pdf.js and its worker, open each document
+   * and draw its `pages` once off screen, so that pdf.js has parsed them and
+   * loaded their fonts, and learn where their words are (for the tags). A
+   * later open() of one of these URLs takes the opened document. With
+   * `show`, the first document is opened in the viewer itself and its first
+   * cited page drawn there (the element must have its size: the page may
+   * keep it out of sight meanwhile), so that the first highlight on it only
+   * draws its boxes. Call it when the page is idle; it never throws (a
+   * document that fails shows its error when it is opened for real).
+   * Resolves with how many pages were drawn.
+   */
+  async prefetch(documents, { show = false } = {}) {
+    let drawn = 0;
+    try {
+      await this.#init();
+      mark("prefetch-start");
+      const first = documents?.[0];
+      if (show && typeof first?.url === "string" && first.url && !this.#url) {
+        const rendered = new Promise((resolve) => {
+          const onRendered = ({ pageNumber, cssTransform, isDetailView }) => {
+            if (!cssTransform && !isDetailView && pageNumber === (first.pages?.[0] ?? 1)) {
+              this.#eventBus.off("pagerendered", onRendered);
+              resolve();
+            }
+          };
+          this.#eventBus.on("pagerendered", onRendered);
+          setTimeout(resolve, 5000);
+        });
+        await this.open(first.url);
+        this.goToPage(first.pages?.[0] ?? 1);
+        await rendered;
+        mark("prefetch-shown", { url: first.url });
+      }
+      for (const { url, pages = [] } of documents ?? []) {
+        if (typeof url !== "string" || !url) continue;
+        const absolute = new URL(url, document.baseURI).href;
+        if (absolute === this.#url || this.#prefetched.has(absolute)) continue;
+        const task = this.#getDocument(absolute);
+        this.#prefetched.set(absolute, task);
+        const pdfDocument = await task.promise;
+        for (const number of new Set(pages)) {
+          if (!Number.isInteger(number) || number < 1 || number > pdfDocument.numPages) continue;
+          const pdfPage = await pdfDocument.getPage(number);
+          const glyphs = pageGlyphs(pdfPage).then((quads) => this.#glyphs.set(pdfPage, quads));
+          // Drawn as PDFViewer will (same intent and annotation mode), at a
+          // small size: the parsing and fonts are what it keeps.
+          const viewport = pdfPage.getViewport({ scale: 0.25 });
+          const canvas = document.createElement("canvas");
+          canvas.width = Math.ceil(viewport.width);
+          canvas.height = Math.ceil(viewport.height);
+          await pdfPage.render({
+            canvas, canvasContext: canvas.getContext("2d"), viewport,
+            annotationMode: this.#libs.lib.AnnotationMode.ENABLE,
+          }).promise;
+          await glyphs;
+          canvas.width = canvas.height = 0;
+          drawn++;
+        }
+      }
+      mark("prefetch-done", { pages: drawn });
+      this.#host.dataset.prefetched = String(drawn);
+    } catch (error) {
+      if (error?.name !== "AbortError") console.warn("CiteViewer: prefetch stopped", error);
+    }
     return drawn;
   }
 
@@ -613,6 +885,8 @@ export class CiteViewer {
 
   /** Close the document and empty the element. */
   destroy() {
+    for (const task of this.#prefetched.values()) task.destroy();
+    this.#prefetched.clear();
     this.#generation++;
     this.#highlightSeq++;
     this.#loadingTask?.destroy();
@@ -672,6 +946,7 @@ export class CiteViewer {
       // One worker for every document this viewer opens: switching documents
       // does not start (and parse) pdf.worker.min.mjs again.
       this.#worker = new libs.lib.PDFWorker({ name: "citeguard-viewer" });
+      this.#worker.promise.then(() => mark("worker-ready"), () => {});
 
       eventBus.on("pagesinit", () => {
         this.#applyScale();
@@ -687,6 +962,10 @@ export class CiteViewer {
         }
         if (this.#highlights.has(pageNumber)) {
           this.#drawPage(pageNumber);
+        }
+        if (!cssTransform && !isDetailView) {
+          mark("page-rendered", { page: pageNumber });
+          if (this.#pendingDrawn?.page === pageNumber) this.#signalDrawn();
         }
       });
       // The page boxes change size at once on zoom/rotation; move the overlays
@@ -718,11 +997,14 @@ export class CiteViewer {
 
   async #load(url, generation) {
     this.clear();
-    this.#setState("loading", "Loading the PDF…");
+    mark("open", { url });
+    const prefetched = this.#prefetched.get(url);
+    this.#prefetched.delete(url);
+    // A prefetched document is (nearly) there: no "Loading" screen flashes.
+    this.#setState("loading", prefetched ? "" : "Loading the PDF…");
     let pdfDocument = null;
     try {
       await this.#init();
-      const { lib } = this.#libs;
       this.#pdfViewer.setDocument(null);
       await this.#loadingTask?.destroy();
       this.#loadingTask = null;
@@ -734,23 +1016,9 @@ export class CiteViewer {
         throw abortError("open() was superseded by a later call.");
       }
 
-      const task = (this.#loadingTask = lib.getDocument({
-        url,
-        // Scanned and faxed pages: pdf.js 6 decodes JBIG2, CCITT (through the
-        // JBIG2 module) and JPX (OpenJPEG) images with WebAssembly fetched from
-        // wasmUrl, and draws them blank without it; qcms (colour profiles)
-        // comes from there too, the CMYK profile from iccUrl. CJK text needs
-        // cMapUrl; the 14 standard fonts (unembedded Helvetica, Times…) and
-        // OCR layers in them need standardFontDataUrl.
-        cMapUrl: new URL("cmaps/", this.#base).href,
-        cMapPacked: true,
-        standardFontDataUrl: new URL("standard_fonts/", this.#base).href,
-        wasmUrl: new URL("wasm/", this.#base).href,
-        iccUrl: new URL("iccs/", this.#base).href,
-        isEvalSupported: false,
-        worker: this.#worker,
-      }));
+      const task = (this.#loadingTask = prefetched ?? this.#getDocument(url));
       pdfDocument = await task.promise;
+      mark("document-ready", { url, prefetched: Boolean(prefetched) });
       if (generation !== this.#generation) {
         throw abortError("open() was superseded by a later call.");
       }
@@ -764,6 +1032,7 @@ export class CiteViewer {
       if (generation !== this.#generation) {
         throw abortError("open() was superseded by a later call.");
       }
+      mark("pages-laid-out");
       // pdf.js starts on page 1 without a "pagechanging" event.
       this.#host.dataset.currentPage = String(this.#pdfViewer.currentPageNumber);
       this.#setState("ready");
@@ -781,6 +1050,26 @@ export class CiteViewer {
       pdfDocument?.destroy();
       throw abortError("open() was superseded by a later call.");
     }
+  }
+
+  #getDocument(url) {
+    const { lib } = this.#libs;
+    return lib.getDocument({
+      url,
+      // Scanned and faxed pages: pdf.js 6 decodes JBIG2, CCITT (through the
+      // JBIG2 module) and JPX (OpenJPEG) images with WebAssembly fetched from
+      // wasmUrl, and draws them blank without it; qcms (colour profiles)
+      // comes from there too, the CMYK profile from iccUrl. CJK text needs
+      // cMapUrl; the 14 standard fonts (unembedded Helvetica, Times…) and
+      // OCR layers in them need standardFontDataUrl.
+      cMapUrl: new URL("cmaps/", this.#base).href,
+      cMapPacked: true,
+      standardFontDataUrl: new URL("standard_fonts/", this.#base).href,
+      wasmUrl: new URL("wasm/", this.#base).href,
+      iccUrl: new URL("iccs/", this.#base).href,
+      isEvalSupported: false,
+      worker: this.#worker,
+    });
   }
 
   #describeError(error, url) {
@@ -850,10 +1139,24 @@ export class CiteViewer {
         groupPages.set(item.group, pages);
       }
     }
+    // Tags go where they cover no word of the page: they wait for the page's
+    // text positions (asked for once per page, usually long before).
+    const pdfPage = pageView.pdfPage;
+    const glyphs = pdfPage ? this.#glyphs.get(pdfPage) : undefined;
+    if (pdfPage && glyphs === undefined) {
+      pageGlyphs(pdfPage).then((quads) => {
+        this.#glyphs.set(pdfPage, quads);
+        if (this.#highlights.has(page) && pageView.pdfPage === pdfPage) this.#drawPage(page);
+      }, () => this.#glyphs.set(pdfPage, []));
+    }
     const fragment = document.createDocumentFragment();
     const labelled = new Set();
+    const boxes = [];
+    const tags = [];
     items.forEach((item, index) => {
-      const { left, top, width, height } = viewportBox(pageView.viewport, item.rect);
+      const box = viewportBox(pageView.viewport, item.rect);
+      const { left, top, width, height } = box;
+      boxes.push(box);
       const el = document.createElement("div");
       el.className = `cg-highlight cg-outcome-${item.css}`;
       if (page === firstPage && index === 0) {
@@ -866,6 +1169,7 @@ export class CiteViewer {
       el.setAttribute("aria-hidden", "true");
       placeBox(el, left, top, width, height);
       fragment.append(el);
+      if (glyphs === undefined) return;
       const pages = groupPages.get(item.group);
       if (pages[0] === page && !labelled.has(item.group)) {
         labelled.add(item.group);
@@ -873,13 +1177,7 @@ export class CiteViewer {
         tag.className = `cg-tag cg-tag-label cg-outcome-${item.css}`;
         tag.textContent = item.label;
         tag.setAttribute("aria-hidden", "true");
-        // Above the box, or under it when the box is at the top of the page.
-        tag.style.left = `${left}px`;
-        if (top >= 20) {
-          tag.style.bottom = `${pageView.viewport.height - top + 3}px`;
-        } else {
-          tag.style.top = `${top + height + 3}px`;
-        }
+        tags.push({ el: tag, anchor: box, below: false });
         fragment.append(tag);
       }
       const here = pages.indexOf(page);
@@ -891,16 +1189,22 @@ export class CiteViewer {
         cue.className = `cg-tag cg-continues cg-outcome-${item.css}`;
         cue.dataset.nextPage = String(next);
         cue.textContent = `continues on page ${next} ↓`;
-        cue.style.left = `${left}px`;
-        cue.style.top = `${Math.min(top + height + 4, pageView.viewport.height - 22)}px`;
         cue.addEventListener("click", () => {
           const target = this.#highlights.get(next)?.find((other) => other.group === item.group);
           if (target) this.#scrollTo(next, [target.rect]);
         });
+        tags.push({ el: cue, anchor: box, below: true });
         fragment.append(cue);
       }
     });
     div.append(fragment);
+    if (tags.length) {
+      const { viewport } = pageView;
+      const obstacles = [...glyphs.map((quad) => quadBox(viewport, quad)), ...boxes];
+      for (const { el, anchor, below } of tags) {
+        obstacles.push(placeTag(el, anchor, obstacles, viewport.width, viewport.height, { below }));
+      }
+    }
     return items.length;
   }
 

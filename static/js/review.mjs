@@ -11,6 +11,7 @@ let viewer = null;
 // outcome?, label?}; CiteViewer.show() documents the shape.
 async function showHighlight(detail) {
   const hasPdf = Boolean(detail && detail.url);
+  frame.classList.remove("cg-prefetching");
   frame.hidden = !hasPdf;
   document.querySelector(".split-handle")?.toggleAttribute("hidden", !hasPdf);
   if (!hasPdf) {
@@ -18,11 +19,33 @@ async function showHighlight(detail) {
     return;
   }
   if (title) title.textContent = detail.title || "";
+  await ensureViewer().show(detail);
+}
+
+function ensureViewer() {
   viewer ??= new CiteViewer(container, {
     pdfjsBase: container.dataset.pdfjsBase,
     toolbar: frame.querySelector(".viewer-toolbar"),
   });
-  await viewer.show(detail);
+  return viewer;
+}
+
+// The first click finds pdf.js, its worker and the cited pages ready: once
+// the page is idle they are loaded and drawn, the first in the viewer laid
+// out out of sight at the width it will have.
+const cited = JSON.parse(document.getElementById("cited-documents")?.textContent || "[]");
+if (cited.length) (window.requestIdleCallback ?? setTimeout)(prefetch);
+
+async function prefetch() {
+  const offscreen = frame.hidden;
+  if (offscreen) {
+    const column = getComputedStyle(frame.parentElement);
+    frame.style.width = `${frame.parentElement.clientWidth - parseFloat(column.paddingLeft) - parseFloat(column.paddingRight)}px`;
+    frame.classList.add("cg-prefetching");
+  }
+  await ensureViewer().prefetch(cited, { show: offscreen });
+  frame.classList.remove("cg-prefetching");
+  frame.style.removeProperty("width");
 }
 
 document.body.addEventListener("highlight", (event) => showHighlight(event.detail));
