@@ -518,6 +518,8 @@ class TriagePage:
     number: int
     num_pages: int
     facets: dict[str, list[FacetValue]]
+    #: Said beside the filters' notes: a page asked for past the last one.
+    notes: tuple[str, ...] = ()
 
     @property
     def has_previous(self) -> bool:
@@ -538,13 +540,19 @@ class TriagePage:
 
 def triage_page(filters: TriageFilters, user: Any) -> TriagePage:
     """One page of the queue and the counts: two queries (the groups, which
-    also give the total, and the page's rows)."""
+    also give the total, and the page's rows). A page past the last is the
+    last, with a note saying so: never an empty table under a pager."""
     total, facets = triage_counts(filters, user)
     num_pages = max(1, math.ceil(total / PAGE_SIZE))
     number = min(filters.page, num_pages)
+    notes: tuple[str, ...] = ()
+    if filters.page > num_pages:
+        notes = (f"Ignored page “{filters.page}”: the queue has {num_pages} "
+                 f"page{'s' if num_pages != 1 else ''}; showing page {number}.",)
     offset = (number - 1) * PAGE_SIZE
     rows = list(_rows(triage_queryset(filters, user))[offset:offset + PAGE_SIZE]) if total else []
-    return TriagePage(rows=rows, total=total, number=number, num_pages=num_pages, facets=facets)
+    return TriagePage(rows=rows, total=total, number=number, num_pages=num_pages, facets=facets,
+                      notes=notes)
 
 
 def triage_next(answer: Answer, filters: TriageFilters, user: Any) -> int | None:
