@@ -157,11 +157,20 @@ class TriageFilters:
         if (values.get("date_from") and values.get("date_to")
                 and values["date_from"] > values["date_to"]):
             notes.append("The from date is after the to date: nothing can match.")
-        values["model"] = text("model")
+        model = text("model")
+        if model and not QueueGroup.objects.filter(model=model, answers__gt=0).exists():
+            notes.append(f"Ignored model “{model}”: no answer has that model.")
+        elif model:
+            values["model"] = model
         values["q"] = text("q", 300)
-        values["disagree"] = text("disagree", 10).lower() in ("1", "on", "true")
+        disagree = text("disagree", 10).lower()
+        values["disagree"] = disagree in ("1", "on", "true")
+        if disagree and disagree not in ("1", "on", "true", "0", "off", "false"):
+            notes.append(f"Ignored rungs disagree “{disagree}”: use 1 or leave it out.")
         page = text("page", 10)
         values["page"] = int(page) if page.isdigit() and int(page) > 0 else 1
+        if page and values["page"] == 1 and page != "1":
+            notes.append(f"Ignored page “{page}”: give a page number from 1; showing page 1.")
 
         surface = text("surface")
         if surface:

@@ -191,13 +191,16 @@ def test_bad_filter_values_are_ignored_with_a_note_never_an_error(
     answer = _make(counts={"quote-altered": 1})
     response = _get(client, people["sue"], verdict="maybe", outcome="typo", state="lost",
                     coverage_below="150", **{"from": "yesterday", "to": "2026-13-40"},
-                    surface="no-such-surface", assignee="ghost", page="-3")
+                    surface="no-such-surface", assignee="ghost", page="-3",
+                    model="gpt-9", disagree="maybe")
     assert response.status_code == 200
     html = response.content.decode()
     for words in ("Ignored verdict “maybe”", "Ignored outcome “typo”",
                   "Ignored review state “lost”", "Ignored coverage below “150”",
                   "Ignored from date “yesterday”", "Ignored to date “2026-13-40”",
-                  "Ignored surface “no-such-surface”", "Ignored assignee “ghost”"):
+                  "Ignored surface “no-such-surface”", "Ignored assignee “ghost”",
+                  "Ignored model “gpt-9”: no answer has that model.",
+                  "Ignored rungs disagree “maybe”", "Ignored page “-3”"):
         assert words in html
     assert _ids(response) == [answer.pk]  # the ignored filters filter nothing
     assert _get(client, people["sue"], coverage_below="abc").status_code == 200
@@ -207,6 +210,7 @@ def test_filters_round_trip_through_the_query_string(people: dict[str, Any],
                                                      surfaces: dict[str, Surface]) -> None:
     query = ("q=cap&state=any&verdict=fail&outcome=quote-altered&surface=legal&model=m"
              "&assignee=me&coverage_below=70&from=2026-01-02&to=2026-02-03&page=3")
+    _make(model="m")  # a model no answer has is a bad value, dropped with a note
     filters = TriageFilters.from_query(QueryDict(query), user=people["sue"])
     assert not filters.notes
     assert QueryDict(filters.query()) == QueryDict(query)
@@ -372,9 +376,15 @@ def test_bulk_assign_records_history_and_refreshes_the_list(
     history = list(Assignment.objects.values_list("answer_id", "assignee_id", "assigned_by_id"))
     assert sorted(history) == sorted([(first.pk, rex.pk, sue.pk), (second.pk, rex.pk, sue.pk)])
 
-    # Unassigning ("nobody") is a history row too; unchanged answers are not.
-    response = client.post("/triage/assign", {"answer": [first.pk, third.pk], "assignee": ""},
+    # No choice is refused with a message, never taken for "nobody".
+    response = client.post("/triage/assign", {"answer": [first.pk], "assignee": ""},
                            headers=HTMX)
+    assert "Choose whom to assign the selected answers to" in response.content.decode()
+    assert Answer.objects.get(pk=first.pk).assigned_to_id == rex.pk
+    assert Assignment.objects.count() == 2
+    # Unassigning ("nobody", chosen) is a history row too; unchanged answers are not.
+    response = client.post("/triage/assign", {"answer": [first.pk, third.pk],
+                                              "assignee": "(nobody)"}, headers=HTMX)
     assert "Assigned 1 answer back to nobody (1 already were)." in response.content.decode()
     first.refresh_from_db()
     assert first.assigned_to_id is None
@@ -585,7 +595,7 @@ def test_the_review_pages_own_links_keep_the_queue_through_a_reload(
     from reviewer.services.answers import answer_submit
 
     answer = answer_submit(client=None, data={
-        "answer": 'It matches "up to 7 percent of salary" [S1].',
+        "answer": 'It matches "up to 7 percent of salary" [S1].', "model": "m",
         "sources": [{"marker": "S1", "text": "It matches up to 5 percent of salary."}]}).answer
     client.force_login(people["sue"])
     page = client.get(f"/answers/{answer.pk}/?queue=model%3Dm").content.decode()
