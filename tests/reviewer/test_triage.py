@@ -89,7 +89,7 @@ def _get(client: Any, user: Any, **params: Any) -> Any:
 
 # ---- order and the default queue -------------------------------------------
 
-def test_the_queue_puts_the_worst_first_then_low_coverage_then_the_oldest(
+def test_the_queue_puts_the_worst_first_then_most_failing_then_high_stakes_then_oldest(
     client: Any, people: dict[str, Any]
 ) -> None:
     uncited_new = _make(counts={"uncited-claim": 1}, coverage=0.5, age_days=1)
@@ -107,11 +107,17 @@ def test_the_queue_puts_the_worst_first_then_low_coverage_then_the_oldest(
     unsupported = _make(verdict="flag", counts={"claim-unsupported": 1, "wrong-source": 1},
                         coverage=1.0, age_days=9)
 
+    # Same severity and number of failing outcomes: a high-stakes surface first.
+    clinical = Surface.objects.create(name="clinical", high_stakes=True)
+    uncited_stakes = _make(counts={"uncited-claim": 1}, coverage=0.9, age_days=0.5,
+                           surface=clinical)
+
     response = _get(client, people["sue"])
     assert response.status_code == 200
-    assert _ids(response) == [fabricated.pk, altered_low.pk, altered_full.pk, mismatch.pk,
-                              tie_a.pk, tie_b.pk, unsupported.pk, uncited_old.pk,
-                              uncited_new.pk]
+    # Two altered quotes before one (coverage no longer decides), and so on.
+    assert _ids(response) == [fabricated.pk, altered_full.pk, altered_low.pk, mismatch.pk,
+                              tie_a.pk, tie_b.pk, unsupported.pk, uncited_stakes.pk,
+                              uncited_old.pk, uncited_new.pk]
     html = response.content.decode()
     assert "1 fabricated · 3 uncited" in html
     assert "1 altered · coverage 40%" in html
@@ -127,12 +133,25 @@ def test_by_default_the_queue_holds_what_needs_a_human(client: Any,
     approved = _make(counts={"quote-altered": 1}, state="approved")
     escalated = _make(counts={"quote-altered": 1}, state="escalated")
 
-    assert set(_ids(_get(client, people["sue"]))) == {failing.pk, flagged.pk}
+    # A reviewer's default queue: what nobody decided. A supervisor's holds the
+    # escalations too (they are for supervisors), first.
+    assert set(_ids(_get(client, people["rita"]))) == {failing.pk, flagged.pk}
+    assert _ids(_get(client, people["sue"])) == [escalated.pk, failing.pk, flagged.pk]
     assert set(_ids(_get(client, people["sue"], state="any"))) == {
         failing.pk, flagged.pk, passed.pk, approved.pk, escalated.pk}
     assert _ids(_get(client, people["sue"], state="approved")) == [approved.pk]
     assert set(_ids(_get(client, people["sue"], state="pending"))) == {
         failing.pk, flagged.pk, passed.pk}
+    # Next in queue after a supervisor decides an escalation: the next escalation.
+    from reviewer.services.reviews import review_decide
+
+    second = _make(counts={"uncited-claim": 1}, state="escalated")
+    filters = TriageFilters.from_query(QueryDict(""), user=people["sue"])
+    assert triage_next(escalated, filters, people["sue"]) == second.pk
+    review_decide(answer=escalated, reviewer=people["sue"], decision="approve", confirmed=True)
+    escalated.refresh_from_db()
+    assert triage_next(escalated, filters, people["sue"]) == second.pk
+    assert triage_next(second, filters, people["sue"]) == failing.pk
 
 
 # ---- each filter -------------------------------------------------------------
@@ -496,7 +515,7 @@ def test_the_review_page_carries_the_queue_and_links_the_next_answer(
 
     # After a decision the answer leaves the queue; the next one is still offered.
     decided = client.post(f"/answers/{middle.pk}/decide",
-                          {"decision": "escalate", "queue": "model=m"}, headers=HTMX)
+                          {"decision": "reject", "queue": "model=m"}, headers=HTMX)
     assert decided.status_code == 200
     body = decided.content.decode()
     assert 'id="queue-next" hx-swap-oob="true"' in body
