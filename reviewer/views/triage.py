@@ -47,7 +47,13 @@ def _context(request: HtmxHttpRequest, filters: TriageFilters,
     for row in rows:
         row["judged"] = judged.get(row["answer"].pk)
     can_assign = user.has_perm("reviewer.assign_answer")
+    # My queue says how many unassigned answers wait beside it (the same
+    # filters otherwise), so "0 answers" never hides the work.
+    unassigned = next((value.count for value in page.facets["assignee"]
+                       if value.value == "none"), 0)
     return {
+        "mine": filters.assignee == "me", "unassigned": unassigned,
+        "unassigned_query": filters.query(assignee="none", page=1),
         "filters": filters, "page": page, "rows": rows, "facets": page.facets,
         "query": filters.query(page=1), "page_query": filters.query(page=page.number),
         "prev_query": filters.query(page=page.number - 1),

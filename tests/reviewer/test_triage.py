@@ -628,3 +628,21 @@ def test_the_review_pages_own_links_keep_the_queue_through_a_reload(
     assert 'href="/triage/?model=m"' in reloaded.content.decode()
     plain = client.get(f"/answers/{answer.pk}/").content.decode()
     assert 'href="?sentence=0"' in plain and "queue=" not in plain
+
+
+def test_my_queue_says_how_many_unassigned_answers_wait_and_links_them(
+        client: Any, people: dict[str, Any]) -> None:
+    rita = people["rita"]
+    unassigned = [_make(counts={"quote-altered": 1}) for _ in range(3)]
+    _make(counts={"quote-altered": 1}, assigned_to=people["rex"])  # not hers to see
+    response = _get(client, rita, assignee="me")
+    html = html_lib.unescape(response.content.decode())
+    assert _ids(response) == []
+    assert "0 assigned to you — " in html
+    assert '<a href="?assignee=none" hx-get="?assignee=none">3 unassigned</a>' in html
+    assert set(_ids(_get(client, rita, assignee="none"))) == {a.pk for a in unassigned}
+    answers_assign(answer_ids=[unassigned[0].pk], assignee=rita, assigned_by=people["sue"])
+    html = html_lib.unescape(_get(client, rita, assignee="me").content.decode())
+    assert "1 assigned to you — " in html and ">2 unassigned</a>" in html
+    # Not on other queues.
+    assert "assigned to you" not in _get(client, rita).content.decode()
