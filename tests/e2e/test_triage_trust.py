@@ -118,10 +118,13 @@ def test_supervisor_sees_escalations_first_then_most_failing_then_high_stakes(
     page = small
     page.goto(f"{_base(page)}/triage/")
     rows = _rows(page)
-    assert rows[0] == escalated.pk
-    assert page.locator(f"tr[data-answer='{escalated.pk}']").get_by_text("Escalated").count()
+    # Same severity: two failing outcomes above one, a high-stakes surface
+    # above an ordinary one, though both are newer.
     assert rows.index(both_new.pk) < rows.index(alone_old.pk)
     assert rows.index(stakes_new.pk) < rows.index(alone_old.pk)
+    # And the escalation on top, in the default view.
+    assert rows[0] == escalated.pk
+    assert page.locator(f"tr[data-answer='{escalated.pk}']").get_by_text("Escalated").count()
 
 
 def test_assign_needs_a_choice_and_never_unassigns_by_default(small: Any) -> None:
