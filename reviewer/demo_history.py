@@ -1,11 +1,12 @@
 """Five weeks of demo answers for the trends page, with a model change in it.
 
 Answers on the demo surfaces, built from the demo documents' text as inline
-sources and sent through the real path (``answer_submit``), then backdated:
+sources and sent through the real path (``answer_submit``) as having arrived then:
 "model-a" serves the first three weeks, "model-b" the last two, and model-b
 cites a source that was never injected (a fabricated marker) about ten times
-as often. Reviewers decide some of the failing ones after a few hours, so the
-decision charts have something to show. Seeded: the same answers every run.
+as often. Reviewers decide some of the failing ones after a few hours
+(``review_decide``, as made then), so the decision charts have something to
+show and the triage queue's counts stay true. Seeded: the same answers every run.
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from reviewer import demo
-from reviewer.models import Answer, ApiClient, ReviewDecision
+from reviewer.models import Answer, ApiClient, CitationVerdict
 from reviewer.services.answers import answer_submit
-from reviewer.services.rows import insert_rows
-from reviewer.services.stats import stats_rebuild
+from reviewer.services.reviews import review_decide
 from reviewer.services.trends import trend_alerts_check
 
 __all__ = ["HISTORY_DAYS", "ID_PREFIX", "SWITCH_AFTER_DAYS", "load_history"]
@@ -100,8 +100,11 @@ def _payload(rng: random.Random, surface: str, model: str, external_id: str) -> 
 
 def load_history(*, client: ApiClient, today: date | None = None,
                  say: Callable[[str], None] = lambda line: None) -> int:
-    """Submit and backdate the history (unless loaded before), rebuild the
-    trends summary and check it for changes; returns the answers added."""
+    """Submit the history (unless loaded before), as it arrived and was
+    decided, and check the trends summary for changes; returns the answers
+    added. Every answer and decision goes through the services
+    (``answer_submit``, ``review_decide``), so the kept counts (trends' and
+    the triage queue's) count them as they are: nothing to rebuild."""
     today = today or timezone.now().astimezone(UTC).date()
     added = 0
     if not Answer.objects.filter(client=client, external_id__startswith=ID_PREFIX).exists():
@@ -109,7 +112,6 @@ def load_history(*, client: ApiClient, today: date | None = None,
         say(f"  history: {added} answers over {HISTORY_DAYS} days, model-a then model-b")
     else:
         say("  history: kept as loaded before")
-    stats_rebuild()
     alerts = trend_alerts_check(days=HISTORY_DAYS + 1, today=today)
     for alert in alerts:
         say(f"  rate change: {alert.day} {alert.surface.name} {alert.model} {alert.outcome} "
@@ -124,8 +126,6 @@ def _submit_history(client: ApiClient, today: date) -> int:
     # One transaction: a commit per answer would cost more than verifying it.
     with transaction.atomic():
         _submit_days(rng, client, first_day, arrived)
-        for pk, moment in arrived.items():
-            Answer.objects.filter(pk=pk).update(created=moment)
         _decide_some(rng, arrived)
     return len(arrived)
 
@@ -138,23 +138,23 @@ def _submit_days(rng: random.Random, client: ApiClient, first_day: date,
         for surface, per_day in PER_DAY.items():
             for n in range(max(1, round(per_day * rng.uniform(0.8, 1.2)))):
                 external_id = f"{ID_PREFIX}{surface}-{day_index:02d}-{n:02d}"
-                answer = answer_submit(client=client,
-                                       data=_payload(rng, surface, model, external_id)).answer
+                payload = _payload(rng, surface, model, external_id)
                 moment = datetime.combine(day, time(7), tzinfo=UTC) + timedelta(
                     minutes=rng.randrange(13 * 60))
+                answer = answer_submit(client=client, data=payload, received_at=moment).answer
                 arrived[answer.pk] = moment
 
 
 def _decide_some(rng: random.Random, arrived: dict[int, datetime]) -> None:
     """Decisions on about 60 % of the failing answers, a few hours after
-    each arrived, by the demo's reviewers. Inserted as the history they are
-    (review_decide records decisions made now), never changed afterwards."""
+    each arrived, by the demo's reviewers, through ``review_decide`` as made
+    then (``decided_at``), every failing citation opened."""
     people = list(get_user_model().objects.filter(username__in=("reviewer", "reviewer2")))
     if not people:
         return
     now = timezone.now()
-    rows, states = [], defaultdict(list)
     failing = Answer.objects.filter(pk__in=arrived).exclude(verdict=Answer.Verdict.PASS)
+    planned = []
     for pk in failing.order_by("pk").values_list("pk", flat=True):
         if rng.random() > 0.6:
             continue
@@ -162,12 +162,13 @@ def _decide_some(rng: random.Random, arrived: dict[int, datetime]) -> None:
         if when >= now:
             continue
         decision = rng.choices(["approve", "reject", "escalate"], weights=(5, 4, 1))[0]
-        state = {"approve": "approved", "reject": "rejected", "escalate": "escalated"}[decision]
-        rows.append({"answer_id": pk, "reviewer_id": rng.choice(people).pk,
-                     "decision": decision, "note": "demo history", "from_state": "pending",
-                     "to_state": state, "undoes_id": None, "unopened_failures": [],
-                     "created": when})
-        states[state].append(pk)
-    insert_rows(ReviewDecision, rows)
-    for state, pks in states.items():
-        Answer.objects.filter(pk__in=pks).update(review_state=state)
+        planned.append((pk, decision, rng.choice(people), when))
+    citations = defaultdict(list)
+    for answer_id, pk in CitationVerdict.objects.filter(
+            answer_id__in=[pk for pk, *_ in planned]).values_list("answer_id", "pk"):
+        citations[answer_id].append(pk)
+    answers = Answer.objects.in_bulk([pk for pk, *_ in planned])
+    # In the order they were made, as the trail and the summary's hours say.
+    for pk, decision, person, when in sorted(planned, key=lambda plan: plan[3]):
+        review_decide(answer=answers[pk], reviewer=person, decision=decision,
+                      note="demo history", opened=citations[pk], decided_at=when)

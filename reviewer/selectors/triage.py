@@ -5,9 +5,10 @@ Filters come from the URL (``TriageFilters.from_query``) and go back into it
 (``TriageFilters.query``), so a queue is a link. Values that make no sense are
 dropped with a note the page shows, never an error.
 
-The queue's order is total (severity desc, coverage asc, created asc, pk asc)
-and matches the ``answer_triage_order`` index, so the first page and "next
-in queue" (a keyset query) read a few index entries, not the table.
+The queue's order is total: escalated answers first in a supervisor's
+default queue (which holds them), then severity desc, the number of failing
+outcomes desc, high-stakes surfaces first, created asc, pk asc; "next in
+queue" is a keyset query on the same keys.
 
 Counts per filter value are sums over groups of answers sharing the facet
 columns' values; each facet's counts ("as if this facet were not set, with
@@ -50,8 +51,8 @@ from reviewer.severity import OUTCOME_BITS, OUTCOME_COLUMNS, SEVERITY_ORDER, rea
 
 __all__ = [
     "ANY_STATE", "EXPORT_COLUMNS", "FACETS", "NEEDS_REVIEW", "PAGE_SIZE", "FacetValue",
-    "TriageFilters", "TriagePage", "row_reason", "search_vector", "triage_counts",
-    "triage_export_rows", "triage_next", "triage_page", "triage_queryset",
+    "TriageFilters", "TriagePage", "escalations_first", "row_reason", "search_vector",
+    "triage_counts", "triage_export_rows", "triage_next", "triage_page", "triage_queryset",
 ]
 
 PAGE_SIZE = 50
@@ -157,13 +158,22 @@ class TriageFilters:
         if (values.get("date_from") and values.get("date_to")
                 and values["date_from"] > values["date_to"]):
             notes.append("The from date is after the to date: nothing can match.")
-        values["model"] = text("model")
+        model = text("model")
+        if model and not QueueGroup.objects.filter(model=model, answers__gt=0).exists():
+            notes.append(f"Ignored model “{model}”: no answer has that model.")
+        elif model:
+            values["model"] = model
         # Words searched for have no natural limit: never cut (a cut query
         # finds other answers, without a word).
         values["q"] = text("q", None)
-        values["disagree"] = text("disagree", 10).lower() in ("1", "on", "true")
+        disagree = text("disagree", 10).lower()
+        values["disagree"] = disagree in ("1", "on", "true")
+        if disagree and disagree not in ("1", "on", "true", "0", "off", "false"):
+            notes.append(f"Ignored rungs disagree “{disagree}”: use 1 or leave it out.")
         page = text("page", 10)
         values["page"] = int(page) if page.isdigit() and int(page) > 0 else 1
+        if page and values["page"] == 1 and page != "1":
+            notes.append(f"Ignored page “{page}”: give a page number from 1; showing page 1.")
 
         surface = text("surface")
         if surface:
@@ -253,13 +263,21 @@ def _unfaceted(filters: TriageFilters, user: Any) -> QuerySet[Answer]:
     return answers
 
 
-def _facet_q(filters: TriageFilters, skip: str = "") -> Q:
+def escalations_first(user: Any) -> bool:
+    """Whether ``user``'s default queue holds the escalated answers too, on
+    top: escalations are for those who see every queue (supervisors)."""
+    return bool(user.has_perm("reviewer.view_all_queues"))
+
+
+def _facet_q(filters: TriageFilters, user: Any, skip: str = "") -> Q:
     """The counted filters as one condition, leaving out ``skip``."""
     condition = Q()
     if skip != "state":
         if filters.state == NEEDS_REVIEW:
-            condition &= Q(review_state=Answer.ReviewState.PENDING) & ~Q(
-                verdict=Answer.Verdict.PASS)
+            needing = Q(review_state=Answer.ReviewState.PENDING) & ~Q(verdict=Answer.Verdict.PASS)
+            if escalations_first(user):
+                needing |= Q(review_state=Answer.ReviewState.ESCALATED)
+            condition &= needing
         elif filters.state != ANY_STATE:
             condition &= Q(review_state=filters.state)
     if skip != "verdict" and filters.verdict:
@@ -275,13 +293,58 @@ def _facet_q(filters: TriageFilters, skip: str = "") -> Q:
     return condition
 
 
-def _ordered(answers: QuerySet[Answer]) -> QuerySet[Answer]:
-    return answers.order_by("-severity", "coverage", "created", "pk")
+def _order_keys(filters: TriageFilters, user: Any) -> list[tuple[str, Any, bool]]:
+    """The queue's order as (annotation, expression, descending): escalated
+    first (a supervisor's default queue), then severity, the number of
+    failing outcomes (citations and claims), high-stakes surfaces first,
+    then the oldest."""
+    failing = sum((F(column) for column in OUTCOME_COLUMNS.values()), Value(0))
+    keys: list[tuple[str, Any, bool]] = []
+    if filters.state == NEEDS_REVIEW and escalations_first(user):
+        keys.append(("q_escalated", Case(When(review_state=Answer.ReviewState.ESCALATED,
+                                              then=Value(1)), default=Value(0)), True))
+    keys += [
+        ("q_severity", F("severity"), True),
+        ("q_failing", failing, True),
+        ("q_stakes", Case(When(surface__high_stakes=True, then=Value(1)), default=Value(0)),
+         True),
+        ("q_created", F("created"), False),
+        ("q_pk", F("pk"), False),
+    ]
+    return keys
+
+
+def _ordered(answers: QuerySet[Answer], filters: TriageFilters, user: Any
+             ) -> QuerySet[Answer]:
+    keys = _order_keys(filters, user)
+    return (answers.alias(**{name: expression for name, expression, _ in keys})
+            .order_by(*(f"-{name}" if descending else name for name, _, descending in keys)))
+
+
+def _order_values(answer: Answer, filters: TriageFilters, user: Any) -> dict[str, Any]:
+    """``answer``'s values of the order's keys (as ``_order_keys`` computes
+    them). An answer just moved out of escalated (a supervisor decided it)
+    keeps its place among the escalations, so the next is the next of them."""
+    keys = _order_keys(filters, user)
+    escalated = answer.review_state == Answer.ReviewState.ESCALATED
+    if not escalated and keys[0][0] == "q_escalated":
+        escalated = (ReviewDecision.objects.filter(answer=answer, applied=True)
+                     .order_by("-created", "-pk").values_list("from_state", flat=True)
+                     .first()) == Answer.ReviewState.ESCALATED
+    surface = answer.surface if answer.surface_id is not None else None
+    values = {
+        "q_escalated": int(escalated),
+        "q_severity": answer.severity,
+        "q_failing": sum(getattr(answer, column) for column in OUTCOME_COLUMNS.values()),
+        "q_stakes": int(bool(surface is not None and surface.high_stakes)),
+        "q_created": answer.created, "q_pk": answer.pk,
+    }
+    return {name: values[name] for name, _, _ in keys}
 
 
 def triage_queryset(filters: TriageFilters, user: Any) -> QuerySet[Answer]:
     """Every answer in the filtered queue, in queue order (no columns chosen)."""
-    return _ordered(_unfaceted(filters, user).filter(_facet_q(filters)))
+    return _ordered(_unfaceted(filters, user).filter(_facet_q(filters, user)), filters, user)
 
 
 def _rows(answers: QuerySet[Answer]) -> QuerySet[Answer]:
@@ -340,7 +403,9 @@ def _kept_condition(filters: TriageFilters, user: Any, skip: str) -> tuple[str, 
         params.append(user.pk)
     if skip != "state":
         if filters.state == NEEDS_REVIEW:
-            parts.append("g.review_state = 'pending' AND g.verdict <> 'pass'")
+            parts.append("((g.review_state = 'pending' AND g.verdict <> 'pass')"
+                         + (" OR g.review_state = 'escalated')" if escalations_first(user)
+                            else ")"))
         elif filters.state != ANY_STATE:
             parts.append("g.review_state = %s")
             params.append(filters.state)
@@ -429,8 +494,9 @@ def _facet_keys(facet: str, group: Mapping[str, Any], user: Any) -> Iterator[tup
     """The (value, label) pairs of ``facet`` a group counts towards."""
     if facet == "state":
         yield ANY_STATE, "any state"
-        if group["review_state"] == "pending" and group["verdict"] != "pass":
-            yield NEEDS_REVIEW, "needs review"
+        if ((group["review_state"] == "pending" and group["verdict"] != "pass")
+                or (group["review_state"] == "escalated" and escalations_first(user))):
+            yield NEEDS_REVIEW, _needs_review_label(user)
         yield group["review_state"], Answer.ReviewState(group["review_state"]).label.lower()
     elif facet == "verdict":
         yield group["verdict"], Answer.Verdict(group["verdict"]).label.lower()
@@ -478,7 +544,7 @@ def triage_counts(filters: TriageFilters, user: Any, *, kept: bool | None = None
                 counts[value] = counts.get(value, 0) + group["n"]
                 labels[value] = label
         selected = _selected(facet, filters)
-        for value, label in _fixed_values(facet):
+        for value, label in _fixed_values(facet, user):
             labels.setdefault(value, label)
         if selected and selected not in labels:
             labels[selected] = selected
@@ -487,10 +553,15 @@ def triage_counts(filters: TriageFilters, user: Any, *, kept: bool | None = None
     return total, facets
 
 
-def _fixed_values(facet: str) -> list[tuple[str, str]]:
+def _needs_review_label(user: Any) -> str:
+    return ("needs review, escalated first" if user is not None and escalations_first(user)
+            else "needs review")
+
+
+def _fixed_values(facet: str, user: Any = None) -> list[tuple[str, str]]:
     """Values a facet always offers, even when none of the answers has them."""
     if facet == "state":
-        return [(NEEDS_REVIEW, "needs review"),
+        return [(NEEDS_REVIEW, _needs_review_label(user)),
                 *((v, str(label).lower()) for v, label in Answer.ReviewState.choices),
                 (ANY_STATE, "any state")]
     if facet == "verdict":
@@ -520,6 +591,8 @@ class TriagePage:
     number: int
     num_pages: int
     facets: dict[str, list[FacetValue]]
+    #: Said beside the filters' notes: a page asked for past the last one.
+    notes: tuple[str, ...] = ()
 
     @property
     def has_previous(self) -> bool:
@@ -540,23 +613,32 @@ class TriagePage:
 
 def triage_page(filters: TriageFilters, user: Any) -> TriagePage:
     """One page of the queue and the counts: two queries (the groups, which
-    also give the total, and the page's rows)."""
+    also give the total, and the page's rows). A page past the last is the
+    last, with a note saying so: never an empty table under a pager."""
     total, facets = triage_counts(filters, user)
     num_pages = max(1, math.ceil(total / PAGE_SIZE))
     number = min(filters.page, num_pages)
+    notes: tuple[str, ...] = ()
+    if filters.page > num_pages:
+        notes = (f"Ignored page “{filters.page}”: the queue has {num_pages} "
+                 f"page{'s' if num_pages != 1 else ''}; showing page {number}.",)
     offset = (number - 1) * PAGE_SIZE
     rows = list(_rows(triage_queryset(filters, user))[offset:offset + PAGE_SIZE]) if total else []
-    return TriagePage(rows=rows, total=total, number=number, num_pages=num_pages, facets=facets)
+    return TriagePage(rows=rows, total=total, number=number, num_pages=num_pages, facets=facets,
+                      notes=notes)
 
 
 def triage_next(answer: Answer, filters: TriageFilters, user: Any) -> int | None:
     """The id of the answer after ``answer`` in the filtered queue's order
     (whether or not ``answer`` itself is still in it), or None at the end."""
-    severity, coverage, created = answer.severity, answer.coverage, answer.created
-    after = (Q(severity__lt=severity)
-             | Q(severity=severity, coverage__gt=coverage)
-             | Q(severity=severity, coverage=coverage, created__gt=created)
-             | Q(severity=severity, coverage=coverage, created=created, pk__gt=answer.pk))
+    values = _order_values(answer, filters, user)
+    keys = _order_keys(filters, user)
+    after = Q()
+    for index, (name, _, descending) in enumerate(keys):
+        step = Q(**{f"{name}__{'lt' if descending else 'gt'}": values[name]})
+        for earlier, _, _ in keys[:index]:
+            step &= Q(**{earlier: values[earlier]})
+        after |= step
     return (triage_queryset(filters, user).filter(after).values_list("pk", flat=True).first())
 
 

@@ -10,14 +10,16 @@ Every write that changes an answer's counted values calls
 answer), ``review_decide`` and ``review_undo`` (review state),
 ``answers_assign`` (assignee). Anything else that changes them (a bulk import,
 a bench, an upgrade) runs ``manage.py rebuild_stats``, which calls
-``queue_counts_rebuild``; the tests hold the kept counts equal to a rebuild.
+``queue_counts_rebuild``; the tests hold the kept counts equal to a rebuild,
+and ``manage.py rebuild_stats --check`` (``reviewer.services.recount``, on a
+schedule) logs any drift from a recount as an error and repairs it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
@@ -28,7 +30,7 @@ from reviewer.models import Answer, QueueGroup
 from reviewer.severity import OUTCOME_COLUMNS, outcome_mask
 
 __all__ = ["KEY_SOURCE_FIELDS", "QueueKey", "queue_counts_move", "queue_counts_rebuild",
-           "queue_key", "queue_key_of_row"]
+           "queue_counts_recount", "queue_counts_write", "queue_key", "queue_key_of_row"]
 
 logger = logging.getLogger("citeguard.queue")
 
@@ -96,16 +98,27 @@ def queue_counts_move(*, remove: Iterable[QueueKey] = (), add: Iterable[QueueKey
             raise RuntimeError(f"could not update the queue counts of group {key}")
 
 
-def queue_counts_rebuild() -> int:
-    """Recompute every group from the answers; returns the number of groups."""
+def queue_counts_recount() -> Counter[QueueKey]:
+    """Every group's count from the answers (one GROUP BY), without writing."""
     grouped: Counter[QueueKey] = Counter()
     rows = (Answer.objects.order_by().values(*KEY_SOURCE_FIELDS)
             .annotate(n=Count("pk")))
     for row in rows.iterator(chunk_size=2000):
         grouped[queue_key_of_row(row)] += row["n"]
+    return grouped
+
+
+def queue_counts_write(grouped: Mapping[QueueKey, int]) -> int:
+    """Replace every kept group with ``grouped``; returns the number of groups."""
     with transaction.atomic():
         QueueGroup.objects.all().delete()
         QueueGroup.objects.bulk_create(
             (QueueGroup(**dict(zip(_KEY_FIELDS, key, strict=True)), answers=n)
-             for key, n in grouped.items()), batch_size=1000)
-    return len(grouped)
+             for key, n in grouped.items() if n), batch_size=1000)
+    return sum(1 for n in grouped.values() if n)
+
+
+def queue_counts_rebuild() -> int:
+    """Recompute every group from the answers; returns the number of groups."""
+    with transaction.atomic():
+        return queue_counts_write(queue_counts_recount())

@@ -9,7 +9,7 @@ again here, so a second key press or a hand-written request meets them too.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -75,6 +75,7 @@ def _ids(values: Iterable[object]) -> set[int]:
 def review_decide(
     *, answer: Answer, reviewer: AbstractBaseUser, decision: str, note: str = "",
     opened: Iterable[object] = (), confirmed: bool = False, seen: int | None = None,
+    decided_at: datetime | None = None,
 ) -> ReviewDecision:
     """Record a decision (reviewer, time, the state before and after) and move
     the answer's state.
@@ -90,6 +91,9 @@ def review_decide(
     is still recorded, unapplied and pointing at it, and ``DecisionConflict``
     is raised after the commit: both are kept, the answer's state is the
     winner's.
+
+    ``decided_at`` records a decision made earlier (an import of history, the
+    demo's): stored and counted (trends, the queue) as made then.
     """
     if decision not in _STATE:
         raise DecisionRefused("unknown-decision", f"There is no decision {decision!r}.")
@@ -149,20 +153,27 @@ def review_decide(
             conflict = DecisionConflict(lost, latest)
         else:
             conflict = None
-            record = _apply(answer, reviewer, kind, note, unopened)
+            record = _apply(answer, reviewer, kind, note, unopened, decided_at)
     if conflict is not None:
         raise conflict
     return record
 
 
 def _apply(answer: Answer, reviewer: AbstractBaseUser, kind: ReviewDecision.Decision,
-           note: str, unopened: list[int]) -> ReviewDecision:
+           note: str, unopened: list[int], decided_at: datetime | None = None
+           ) -> ReviewDecision:
     """Record ``kind`` as applied and move the answer's state (inside the lock)."""
     record = ReviewDecision(answer=answer, reviewer=reviewer, decision=kind, note=note,
                             from_state=answer.review_state, to_state=_STATE[kind],
                             unopened_failures=unopened)
     record.full_clean()
-    record.save()
+    if decided_at is None:
+        record.save()
+    else:
+        # created is auto_now_add, and a decision is never updated: a raw
+        # save stores the time given instead of now.
+        record.created = decided_at
+        record.save_base(raw=True)
     first = not (ReviewDecision.objects.filter(answer=answer, applied=True)
                  .exclude(pk=record.pk).exclude(decision=ReviewDecision.Decision.UNDO).exists())
     stats_record_decision(answer=answer, decision=kind.value, decided_at=record.created,

@@ -51,6 +51,7 @@ __all__ = [
     "LATENCY_BUCKETS",
     "OUTCOME_STATS",
     "VERDICT_STATS",
+    "StatsKey",
     "decision_time_percentile",
     "latency_percentile",
     "stats_increments",
@@ -58,6 +59,8 @@ __all__ = [
     "stats_rebuild",
     "stats_record_answer",
     "stats_record_decision",
+    "stats_recount",
+    "stats_write",
 ]
 
 #: The summary column counting answers with ≥ 1 of each outcome, and the
@@ -265,6 +268,39 @@ def _rebuild_aggregates() -> dict[str, Count | Sum]:
     return aggregates
 
 
+#: A summary row's key: (hour, surface id, model).
+StatsKey = tuple[datetime, int | None, str]
+
+
+def stats_recount() -> dict[StatsKey, dict[str, int]]:
+    """Every summary row's counts from the answers and decisions, without
+    writing: one grouped query over the answers, one over the decisions."""
+    # all_objects: a deleted answer still arrived (and may have been decided),
+    # as the kept counts say; deleting hides it, it does not rewrite history.
+    grouped = (Answer.all_objects.order_by().annotate(bucket=TruncHour("created"))
+               .values("bucket", "surface_id", "model").annotate(**_rebuild_aggregates()))
+    decisions = _decision_counts()
+    rows: dict[StatsKey, dict[str, int]] = {}
+    for row in grouped.iterator(chunk_size=2000):
+        key = (_hour(row["bucket"]), row["surface_id"], row["model"])
+        rows[key] = {**{column: row[column] or 0 for column in COUNT_COLUMNS},
+                     **dict.fromkeys(DECISION_COLUMNS, 0), **decisions.pop(key, {})}
+    # Hours with first decisions but no answers arriving.
+    for key, counts in decisions.items():
+        rows[key] = {**dict.fromkeys(COUNT_COLUMNS, 0), **counts}
+    return rows
+
+
+def stats_write(rows: Mapping[StatsKey, Mapping[str, int]]) -> int:
+    """Replace the whole summary table with ``rows``; returns its rows."""
+    with transaction.atomic():
+        AnswerStats.objects.all().delete()
+        created = AnswerStats.objects.bulk_create(
+            (AnswerStats(hour=hour, surface_id=surface_id, model=model, **counts)
+             for (hour, surface_id, model), counts in rows.items()), batch_size=1000)
+    return len(created)
+
+
 def stats_rebuild() -> int:
     """Recompute the whole summary table from the answers; returns its rows.
 
@@ -273,29 +309,8 @@ def stats_rebuild() -> int:
     arriving meanwhile are counted by their own ``stats_record_answer`` once
     the rebuild commits; run it again if in doubt, it is idempotent.
     """
-    # all_objects: a deleted answer still arrived (and may have been decided),
-    # as the kept counts say; deleting hides it, it does not rewrite history.
-    grouped = (Answer.all_objects.order_by().annotate(bucket=TruncHour("created"))
-               .values("bucket", "surface_id", "model").annotate(**_rebuild_aggregates()))
     with transaction.atomic():
-        decisions = _decision_counts()
-        AnswerStats.objects.all().delete()
-        batch: list[AnswerStats] = []
-        total = 0
-        for row in grouped.iterator(chunk_size=2000):
-            key = (_hour(row["bucket"]), row["surface_id"], row["model"])
-            batch.append(AnswerStats(
-                hour=key[0], surface_id=key[1], model=key[2],
-                **{column: row[column] or 0 for column in COUNT_COLUMNS},
-                **decisions.pop(key, {})))
-            if len(batch) == 1000:
-                total += len(AnswerStats.objects.bulk_create(batch))
-                batch = []
-        # Hours with first decisions but no answers arriving.
-        batch.extend(AnswerStats(hour=hour, surface_id=surface_id, model=model, **counts)
-                     for (hour, surface_id, model), counts in decisions.items())
-        total += len(AnswerStats.objects.bulk_create(batch, batch_size=1000))
-    return total
+        return stats_write(stats_recount())
 
 
 def _decision_counts() -> dict[tuple[datetime, int | None, str], dict[str, int]]:

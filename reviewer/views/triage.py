@@ -32,6 +32,9 @@ from reviewer.services.assignments import (
 )
 from reviewer.views.base import HtmxHttpRequest, export_response, permission_required
 
+#: The assign control's value for "nobody": parentheses are in no username.
+UNASSIGN = "(nobody)"
+
 
 def _context(request: HtmxHttpRequest, filters: TriageFilters,
              message: str = "", message_level: str = "") -> dict[str, Any]:
@@ -44,13 +47,19 @@ def _context(request: HtmxHttpRequest, filters: TriageFilters,
     for row in rows:
         row["judged"] = judged.get(row["answer"].pk)
     can_assign = user.has_perm("reviewer.assign_answer")
+    # My queue says how many unassigned answers wait beside it (the same
+    # filters otherwise), so "0 answers" never hides the work.
+    unassigned = next((value.count for value in page.facets["assignee"]
+                       if value.value == "none"), 0)
     return {
+        "mine": filters.assignee == "me", "unassigned": unassigned,
+        "unassigned_query": filters.query(assignee="none", page=1),
         "filters": filters, "page": page, "rows": rows, "facets": page.facets,
         "query": filters.query(page=1), "page_query": filters.query(page=page.number),
         "prev_query": filters.query(page=page.number - 1),
         "next_query": filters.query(page=page.number + 1),
         "can_assign": can_assign, "can_export": user.has_perm("reviewer.export_answers"),
-        "assignable": reviewers() if can_assign else [],
+        "assignable": reviewers() if can_assign else [], "unassign": UNASSIGN,
         "message": message, "message_level": message_level,
     }
 
@@ -76,7 +85,8 @@ def triage(request: HtmxHttpRequest) -> HttpResponse:
 @permission_required("reviewer.assign_answer")
 def triage_assign(request: HtmxHttpRequest) -> HttpResponse:
     """Assign the checked answers (``answer``, repeated) to ``assignee`` (a
-    username; empty: unassign), then show the queue ``queue`` again."""
+    username, or ``UNASSIGN``: back to nobody; empty is refused: a choice is
+    needed), then show the queue ``queue`` again."""
     queue = request.POST.get("queue", "")
     filters = TriageFilters.from_query(QueryDict(queue), user=request.user)
     ids = [value for value in request.POST.getlist("answer") if value.isdigit()
@@ -87,7 +97,10 @@ def triage_assign(request: HtmxHttpRequest) -> HttpResponse:
     username = request.POST.get("assignee", "").strip()
     message, level = "", "success"
     assignee = None
-    if username:
+    if not username:
+        message, level = ("Choose whom to assign the selected answers to, or “nobody "
+                          "(unassign)” to take them out of every queue."), "error"
+    elif username != UNASSIGN:
         assignee = get_user_model().objects.filter(username=username).first()
         if assignee is None:
             message, level = f"There is no user {username!r}.", "error"

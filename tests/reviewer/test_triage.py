@@ -89,7 +89,7 @@ def _get(client: Any, user: Any, **params: Any) -> Any:
 
 # ---- order and the default queue -------------------------------------------
 
-def test_the_queue_puts_the_worst_first_then_low_coverage_then_the_oldest(
+def test_the_queue_puts_the_worst_first_then_most_failing_then_high_stakes_then_oldest(
     client: Any, people: dict[str, Any]
 ) -> None:
     uncited_new = _make(counts={"uncited-claim": 1}, coverage=0.5, age_days=1)
@@ -107,11 +107,17 @@ def test_the_queue_puts_the_worst_first_then_low_coverage_then_the_oldest(
     unsupported = _make(verdict="flag", counts={"claim-unsupported": 1, "wrong-source": 1},
                         coverage=1.0, age_days=9)
 
+    # Same severity and number of failing outcomes: a high-stakes surface first.
+    clinical = Surface.objects.create(name="clinical", high_stakes=True)
+    uncited_stakes = _make(counts={"uncited-claim": 1}, coverage=0.9, age_days=0.5,
+                           surface=clinical)
+
     response = _get(client, people["sue"])
     assert response.status_code == 200
-    assert _ids(response) == [fabricated.pk, altered_low.pk, altered_full.pk, mismatch.pk,
-                              tie_a.pk, tie_b.pk, unsupported.pk, uncited_old.pk,
-                              uncited_new.pk]
+    # Two altered quotes before one (coverage no longer decides), and so on.
+    assert _ids(response) == [fabricated.pk, altered_full.pk, altered_low.pk, mismatch.pk,
+                              tie_a.pk, tie_b.pk, unsupported.pk, uncited_stakes.pk,
+                              uncited_old.pk, uncited_new.pk]
     html = response.content.decode()
     assert "1 fabricated · 3 uncited" in html
     assert "1 altered · coverage 40%" in html
@@ -127,12 +133,25 @@ def test_by_default_the_queue_holds_what_needs_a_human(client: Any,
     approved = _make(counts={"quote-altered": 1}, state="approved")
     escalated = _make(counts={"quote-altered": 1}, state="escalated")
 
-    assert set(_ids(_get(client, people["sue"]))) == {failing.pk, flagged.pk}
+    # A reviewer's default queue: what nobody decided. A supervisor's holds the
+    # escalations too (they are for supervisors), first.
+    assert set(_ids(_get(client, people["rita"]))) == {failing.pk, flagged.pk}
+    assert _ids(_get(client, people["sue"])) == [escalated.pk, failing.pk, flagged.pk]
     assert set(_ids(_get(client, people["sue"], state="any"))) == {
         failing.pk, flagged.pk, passed.pk, approved.pk, escalated.pk}
     assert _ids(_get(client, people["sue"], state="approved")) == [approved.pk]
     assert set(_ids(_get(client, people["sue"], state="pending"))) == {
         failing.pk, flagged.pk, passed.pk}
+    # Next in queue after a supervisor decides an escalation: the next escalation.
+    from reviewer.services.reviews import review_decide
+
+    second = _make(counts={"uncited-claim": 1}, state="escalated")
+    filters = TriageFilters.from_query(QueryDict(""), user=people["sue"])
+    assert triage_next(escalated, filters, people["sue"]) == second.pk
+    review_decide(answer=escalated, reviewer=people["sue"], decision="approve", confirmed=True)
+    escalated.refresh_from_db()
+    assert triage_next(escalated, filters, people["sue"]) == second.pk
+    assert triage_next(second, filters, people["sue"]) == failing.pk
 
 
 # ---- each filter -------------------------------------------------------------
@@ -191,13 +210,16 @@ def test_bad_filter_values_are_ignored_with_a_note_never_an_error(
     answer = _make(counts={"quote-altered": 1})
     response = _get(client, people["sue"], verdict="maybe", outcome="typo", state="lost",
                     coverage_below="150", **{"from": "yesterday", "to": "2026-13-40"},
-                    surface="no-such-surface", assignee="ghost", page="-3")
+                    surface="no-such-surface", assignee="ghost", page="-3",
+                    model="gpt-9", disagree="maybe")
     assert response.status_code == 200
     html = response.content.decode()
     for words in ("Ignored verdict “maybe”", "Ignored outcome “typo”",
                   "Ignored review state “lost”", "Ignored coverage below “150”",
                   "Ignored from date “yesterday”", "Ignored to date “2026-13-40”",
-                  "Ignored surface “no-such-surface”", "Ignored assignee “ghost”"):
+                  "Ignored surface “no-such-surface”", "Ignored assignee “ghost”",
+                  "Ignored model “gpt-9”: no answer has that model.",
+                  "Ignored rungs disagree “maybe”", "Ignored page “-3”"):
         assert words in html
     assert _ids(response) == [answer.pk]  # the ignored filters filter nothing
     assert _get(client, people["sue"], coverage_below="abc").status_code == 200
@@ -207,6 +229,7 @@ def test_filters_round_trip_through_the_query_string(people: dict[str, Any],
                                                      surfaces: dict[str, Surface]) -> None:
     query = ("q=cap&state=any&verdict=fail&outcome=quote-altered&surface=legal&model=m"
              "&assignee=me&coverage_below=70&from=2026-01-02&to=2026-02-03&page=3")
+    _make(model="m")  # a model no answer has is a bad value, dropped with a note
     filters = TriageFilters.from_query(QueryDict(query), user=people["sue"])
     assert not filters.notes
     assert QueryDict(filters.query()) == QueryDict(query)
@@ -372,9 +395,15 @@ def test_bulk_assign_records_history_and_refreshes_the_list(
     history = list(Assignment.objects.values_list("answer_id", "assignee_id", "assigned_by_id"))
     assert sorted(history) == sorted([(first.pk, rex.pk, sue.pk), (second.pk, rex.pk, sue.pk)])
 
-    # Unassigning ("nobody") is a history row too; unchanged answers are not.
-    response = client.post("/triage/assign", {"answer": [first.pk, third.pk], "assignee": ""},
+    # No choice is refused with a message, never taken for "nobody".
+    response = client.post("/triage/assign", {"answer": [first.pk], "assignee": ""},
                            headers=HTMX)
+    assert "Choose whom to assign the selected answers to" in response.content.decode()
+    assert Answer.objects.get(pk=first.pk).assigned_to_id == rex.pk
+    assert Assignment.objects.count() == 2
+    # Unassigning ("nobody", chosen) is a history row too; unchanged answers are not.
+    response = client.post("/triage/assign", {"answer": [first.pk, third.pk],
+                                              "assignee": "(nobody)"}, headers=HTMX)
     assert "Assigned 1 answer back to nobody (1 already were)." in response.content.decode()
     first.refresh_from_db()
     assert first.assigned_to_id is None
@@ -486,7 +515,7 @@ def test_the_review_page_carries_the_queue_and_links_the_next_answer(
 
     # After a decision the answer leaves the queue; the next one is still offered.
     decided = client.post(f"/answers/{middle.pk}/decide",
-                          {"decision": "escalate", "queue": "model=m"}, headers=HTMX)
+                          {"decision": "reject", "queue": "model=m"}, headers=HTMX)
     assert decided.status_code == 200
     body = decided.content.decode()
     assert 'id="queue-next" hx-swap-oob="true"' in body
@@ -585,7 +614,7 @@ def test_the_review_pages_own_links_keep_the_queue_through_a_reload(
     from reviewer.services.answers import answer_submit
 
     answer = answer_submit(client=None, data={
-        "answer": 'It matches "up to 7 percent of salary" [S1].',
+        "answer": 'It matches "up to 7 percent of salary" [S1].', "model": "m",
         "sources": [{"marker": "S1", "text": "It matches up to 5 percent of salary."}]}).answer
     client.force_login(people["sue"])
     page = client.get(f"/answers/{answer.pk}/?queue=model%3Dm").content.decode()
@@ -599,3 +628,21 @@ def test_the_review_pages_own_links_keep_the_queue_through_a_reload(
     assert 'href="/triage/?model=m"' in reloaded.content.decode()
     plain = client.get(f"/answers/{answer.pk}/").content.decode()
     assert 'href="?sentence=0"' in plain and "queue=" not in plain
+
+
+def test_my_queue_says_how_many_unassigned_answers_wait_and_links_them(
+        client: Any, people: dict[str, Any]) -> None:
+    rita = people["rita"]
+    unassigned = [_make(counts={"quote-altered": 1}) for _ in range(3)]
+    _make(counts={"quote-altered": 1}, assigned_to=people["rex"])  # not hers to see
+    response = _get(client, rita, assignee="me")
+    html = html_lib.unescape(response.content.decode())
+    assert _ids(response) == []
+    assert "0 assigned to you — " in html
+    assert '<a href="?assignee=none" hx-get="?assignee=none">3 unassigned</a>' in html
+    assert set(_ids(_get(client, rita, assignee="none"))) == {a.pk for a in unassigned}
+    answers_assign(answer_ids=[unassigned[0].pk], assignee=rita, assigned_by=people["sue"])
+    html = html_lib.unescape(_get(client, rita, assignee="me").content.decode())
+    assert "1 assigned to you — " in html and ">2 unassigned</a>" in html
+    # Not on other queues.
+    assert "assigned to you" not in _get(client, rita).content.decode()
