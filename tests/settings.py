@@ -19,3 +19,8 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # not turn the other's costly request into a 503.
 CITEGUARD = {**CITEGUARD,  # noqa: F405
              "HEAVY_VERIFY_LOCK_DIR": tempfile.mkdtemp(prefix="citeguard-test-locks-")}
+
+# The live server's request threads share the in-memory SQLite test database's
+# one connection: they take turns (tests/serial_requests.py).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    MIDDLEWARE = ["tests.serial_requests.SerialRequestsMiddleware", *MIDDLEWARE]  # noqa: F405
