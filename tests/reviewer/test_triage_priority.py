@@ -342,3 +342,23 @@ def test_postgresql_reads_the_default_queues_from_the_index_without_sorting(
         plan = triage_queryset(filters, user)[:50].explain()
         assert "answer_triage_queue" in plan, plan
         assert "Sort" not in plan, plan
+
+
+def test_the_migrations_backfill_computes_what_the_app_does(make_user: Any) -> None:
+    """The migration's one UPDATE (its own SQL: a migration imports no app
+    code) stamps every answer, soft-deleted ones too, as Answer.save would."""
+    import importlib
+
+    backfill = importlib.import_module("reviewer.migrations.0026_answer_triage_priority").BACKFILL
+    _random_queue(random.Random(5))
+    Answer.objects.filter(pk__in=Answer.objects.values("pk")[:5]).update(
+        deleted_at=timezone.now())
+    huge = Answer.objects.order_by("pk").first()
+    Answer.all_objects.filter(pk=huge.pk).update(severity=1, uncited_count=10**12)
+    expected = {a.pk: _recomputed(a) for a in Answer.all_objects.all()}
+    assert len(set(expected.values())) > 10
+    Answer.all_objects.update(triage_priority=0)
+    with connection.cursor() as cursor:
+        cursor.execute(backfill)
+    assert dict(Answer.all_objects.values_list("pk", "triage_priority")) == expected
+    assert expected[huge.pk] == 10**12 + FAILING_CAP * 10 + _recomputed(huge) % 10
