@@ -83,8 +83,8 @@ def outcome_mask(columns: Mapping[str, int]) -> int:
 #: indexed): severity × PRIORITY_SEVERITY + failing outcomes × PRIORITY_FAILING +
 #: 1 on a high-stakes surface. Read in decimal: 3_000_000_000_021 is severity 3,
 #: 2 failing outcomes, high stakes. The failing count is capped at FAILING_CAP so
-#: it never reaches the severity's digits; no answer comes near it (an answer's
-#: text is bounded far below 10¹¹ citations), so ordering by the number is
+#: it never reaches the severity's digits, a cap no answer can reach (eight
+#: 32-bit count columns sum below 1.8 × 10¹⁰), so ordering by the number is
 #: ordering by (severity, failing, high stakes) exactly.
 PRIORITY_SEVERITY = 10**12
 PRIORITY_FAILING = 10
