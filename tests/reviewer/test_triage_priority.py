@@ -141,6 +141,22 @@ def test_re_verifying_moves_the_priority_with_the_counts(make_user: Any) -> None
     assert_priorities_kept()
 
 
+def test_re_verifying_stores_the_claim_outcomes_counts_and_their_priority(
+        make_user: Any) -> None:
+    legal = Surface.objects.create(name="legal", threshold=0.92, claim_checks_off=["number"])
+    sue = make_user("sue", "supervisor")
+    answer = _submit("The employer matches contributions up to seven percent of salary after "
+                     "one full year of continuous service [S1].", surface="legal")
+    assert answer.claim_mismatch_count == 0
+    surface_update(surface=legal, changed_by=sue, reason="numbers matter",
+                   claim_checks_off=[])
+    answer_reverify(answer=answer)
+    assert answer.counts["claim-mismatch"] == 1
+    # Stored, not only set on the object (it was left out of the UPDATE).
+    assert Answer.objects.filter(pk=answer.pk, claim_mismatch_count=1).exists()
+    assert_priorities_kept()
+
+
 def test_decisions_and_undo_leave_the_priority_as_its_recomputation(make_user: Any) -> None:
     Surface.objects.create(name="legal", threshold=0.92, high_stakes=True)
     sue = make_user("sue", "supervisor")
