@@ -21,8 +21,8 @@ Each page is requested in-process with Django's test client (view, template
 and queries; no HTTP server), as a logged-in supervisor or reviewer, ``--repeat``
 times after two warm-ups; the median is reported. The small and the large
 database are the same database: the large one is the small one plus the rest,
-so the ratio compares like with like. ``EXPLAIN ANALYZE`` of the queue's main
-query is printed at both sizes.
+so the ratio compares like with like. ``EXPLAIN ANALYZE`` of the queue's page
+query, default and filtered, is printed at both sizes.
 """
 
 from __future__ import annotations
@@ -110,6 +110,7 @@ def insert_answers(count: int, *, rng: random.Random, surfaces: list[Any],
                    users: dict[str, Any], now: Any) -> None:
     """``count`` more answers with verdicts, decisions and assignments."""
     from reviewer.models import Answer, ReviewDecision
+    from reviewer.severity import triage_priority
 
     created_field = Answer._meta.get_field("created")
     created_field.auto_now_add = False  # type: ignore[attr-defined]  # backdated rows
@@ -154,13 +155,18 @@ def insert_answers(count: int, *, rng: random.Random, surfaces: list[Any],
         created = now - timedelta(seconds=rng.randint(0, 90 * 86400))
         question = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14))) + "?"
         text = ". ".join(" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(4))
+        surface = rng.choice(surfaces)
+        # bulk_create skips Answer.save, which stamps the queue's priority.
+        priority = triage_priority({**columns, "severity": severity},
+                                   high_stakes=surface.high_stakes)
         batch.append(Answer(
-            surface=rng.choice(surfaces), model=rng.choice(MODELS), question=question,
+            surface=surface, model=rng.choice(MODELS), question=question,
             text=text, verdict=verdict, action="serve" if verdict == "pass" else "flag",
             coverage=coverage, claims=claims, attributed_claims=claims - min(uncited, claims),
             counts={**counts, "verified": rng.randint(0, 6)}, reasons=[], notes=[],
             threshold=0.9, elapsed_ms=rng.lognormvariate(0.5, 0.8), served_answer=text,
             review_state=state, created=created, severity=severity, assigned_to=assigned,
+            triage_priority=priority,
             assigned_at=created if assigned else None, **columns))
         if len(batch) == 5000:
             flush()
@@ -204,15 +210,19 @@ def time_pages(users: dict[str, Any], repeat: int) -> dict[str, float]:
 
 
 def explain_queue(users: dict[str, Any]) -> str:
+    """EXPLAIN ANALYZE of the page query of the supervisor's default queue
+    and of a filtered one."""
     from django.http import QueryDict
 
     from reviewer.selectors.triage import TriageFilters, triage_queryset
 
-    filters = TriageFilters.from_query(QueryDict(
-        "surface=legal-research&outcome=quote-altered&coverage_below=90"),
-        user=users["supervisor"])
-    queryset = triage_queryset(filters, users["supervisor"])[:50]
-    return str(queryset.explain(analyze=True, buffers=True))
+    plans = []
+    for query in ("", "surface=legal-research&outcome=quote-altered&coverage_below=90"):
+        filters = TriageFilters.from_query(QueryDict(query), user=users["supervisor"])
+        queryset = triage_queryset(filters, users["supervisor"])[:50]
+        plans.append(f"-- /triage/?{query}\n"
+                     + str(queryset.explain(analyze=True, buffers=True)))
+    return "\n\n".join(plans)
 
 
 def false_alarms(now: Any) -> int:
@@ -264,7 +274,8 @@ def main() -> None:
               f"(each one a false alarm): {false_alarms(now)} "
               f"over {len(SURFACES) * (len(MODELS) + 1) * 6} series")
         for size, plan in explains.items():
-            print(f"\nEXPLAIN ANALYZE of the filtered queue's page query at {size:,} answers:")
+            print(f"\nEXPLAIN ANALYZE of the queue's page query (default, filtered) at "
+                  f"{size:,} answers:")
             print(plan)
     finally:
         from django.db import connections

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["OUTCOME_BITS", "OUTCOME_COLUMNS", "SEVERITY_ORDER", "outcome_columns", "outcome_mask",
-           "reason_words", "severity"]
+__all__ = ["FAILING_CAP", "OUTCOME_BITS", "OUTCOME_COLUMNS", "PRIORITY_FAILING",
+           "PRIORITY_SEVERITY", "SEVERITY_ORDER", "outcome_columns", "outcome_mask",
+           "reason_words", "severity", "triage_priority"]
 
 #: Outcomes worst first: a fabricated marker is always a defect; an altered
 #: quote changes what the source says, and so does a sentence whose passage
@@ -76,6 +77,26 @@ def outcome_mask(columns: Mapping[str, int]) -> int:
     columns (``OUTCOME_COLUMNS``' values)."""
     return sum(bit for outcome, bit in OUTCOME_BITS.items()
                if columns.get(OUTCOME_COLUMNS[outcome], 0) > 0)
+
+
+#: The triage queue's keys before age, in one stored number (``Answer.triage_priority``,
+#: indexed): severity × PRIORITY_SEVERITY + failing outcomes × PRIORITY_FAILING +
+#: 1 on a high-stakes surface. Read in decimal: 3_000_000_000_021 is severity 3,
+#: 2 failing outcomes, high stakes. The failing count is capped at FAILING_CAP so
+#: it never reaches the severity's digits, a cap no answer can reach (eight
+#: 32-bit count columns sum below 1.8 × 10¹⁰), so ordering by the number is
+#: ordering by (severity, failing, high stakes) exactly.
+PRIORITY_SEVERITY = 10**12
+PRIORITY_FAILING = 10
+FAILING_CAP = PRIORITY_SEVERITY // PRIORITY_FAILING - 1
+
+
+def triage_priority(columns: Mapping[str, int], *, high_stakes: bool) -> int:
+    """The queue's priority of an answer from its triage columns (``severity``
+    and ``OUTCOME_COLUMNS``' values) and its surface's ``high_stakes``."""
+    failing = sum(int(columns.get(column, 0)) for column in OUTCOME_COLUMNS.values())
+    return (int(columns.get("severity", 0)) * PRIORITY_SEVERITY
+            + min(failing, FAILING_CAP) * PRIORITY_FAILING + int(bool(high_stakes)))
 
 
 def reason_words(counts: Mapping[str, int], coverage: float | None = None) -> str:

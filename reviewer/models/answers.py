@@ -8,11 +8,14 @@ later re-ingestion cannot change what was verified.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from reviewer.severity import OUTCOME_COLUMNS, triage_priority
 from verification.claims import CHECKS
 
 from .clients import ApiClient
@@ -106,6 +109,10 @@ class Surface(models.Model):
         return tuple(c for c in CHECKS if c not in self.claim_checks_off)
 
 
+#: The fields ``Answer.triage_priority`` is computed from.
+PRIORITY_INPUTS = frozenset({"severity", "surface", "surface_id", *OUTCOME_COLUMNS.values()})
+
+
 class AnswerQuerySet(models.QuerySet["Answer"]):
     def submitted_as(self, client: ApiClient | None, external_id: str) -> AnswerQuerySet:
         """The answer ``client`` submitted under ``external_id`` (at most one).
@@ -179,6 +186,13 @@ class Answer(models.Model):
     uncited_count = models.PositiveIntegerField(default=0, editable=False)
     claim_mismatch_count = models.PositiveIntegerField(default=0, editable=False)
     claim_unsupported_count = models.PositiveIntegerField(default=0, editable=False)
+    # The queue's keys before age in one indexed number (reviewer.severity.
+    # triage_priority: severity, failing outcomes, the surface's high stakes),
+    # so the queue reads its rows in index order instead of sorting them. Kept
+    # by ``save`` (below), re-verification, and ``surface_update`` (a surface's
+    # high stakes changing restamps its answers); ``rebuild_stats --check``
+    # recounts it.
+    triage_priority = models.BigIntegerField(default=0, editable=False)
     # Whose queue the answer is in (None: unassigned, anyone with the reviewer
     # role may take it); each change is also an ``Assignment`` row.
     assigned_to = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
@@ -214,12 +228,35 @@ class Answer(models.Model):
         ]
         indexes = [
             models.Index(fields=["verdict", "review_state", "-created"]),
+            # The coverage filter's (its third column): no longer the queue's order.
             models.Index(fields=["review_state", "-severity", "coverage", "created"],
                          name="answer_triage_order"),
+            # The queue's order (reviewer.selectors.triage), over the answers a
+            # default queue holds: a supervisor's (needing review or escalated,
+            # escalated first: 'escalated' < 'pending') and a reviewer's
+            # (needing review) read their first page straight from it.
+            models.Index(fields=["review_state", "-triage_priority", "created", "id"],
+                         name="answer_triage_queue",
+                         condition=(Q(review_state="pending") & ~Q(verdict="pass"))
+                         | Q(review_state="escalated")),
         ]
 
     def __str__(self) -> str:
         return f"answer {self.pk} ({self.verdict})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Saved with its ``triage_priority`` recomputed whenever a column it
+        is computed from is saved (every field, or one of them named in
+        ``update_fields``)."""
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or not PRIORITY_INPUTS.isdisjoint(update_fields):
+            surface = self.surface if self.surface_id is not None else None
+            self.triage_priority = triage_priority(
+                {name: getattr(self, name) for name in ("severity", *OUTCOME_COLUMNS.values())},
+                high_stakes=bool(surface is not None and surface.high_stakes))
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "triage_priority"}
+        super().save(*args, **kwargs)
 
 
 class AssignmentQuerySet(models.QuerySet["Assignment"]):

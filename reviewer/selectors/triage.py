@@ -297,21 +297,27 @@ def _order_keys(filters: TriageFilters, user: Any) -> list[tuple[str, Any, bool]
     """The queue's order as (annotation, expression, descending): escalated
     first (a supervisor's default queue), then severity, the number of
     failing outcomes (citations and claims), high-stakes surfaces first,
-    then the oldest."""
-    failing = sum((F(column) for column in OUTCOME_COLUMNS.values()), Value(0))
+    then the oldest.
+
+    Severity, failing outcomes and high stakes are one stored number,
+    ``Answer.triage_priority`` (reviewer.severity.triage_priority), and the
+    escalations come first by ``review_state`` itself: a supervisor's default
+    queue holds only 'escalated' and 'pending' answers, and 'escalated' sorts
+    first. So the order is plain columns, the ``answer_triage_queue`` index's,
+    and PostgreSQL reads a page in index order instead of sorting every row."""
     keys: list[tuple[str, Any, bool]] = []
     if filters.state == NEEDS_REVIEW and escalations_first(user):
-        keys.append(("q_escalated", Case(When(review_state=Answer.ReviewState.ESCALATED,
-                                              then=Value(1)), default=Value(0)), True))
+        keys.append(("q_escalated", F("review_state"), False))
     keys += [
-        ("q_severity", F("severity"), True),
-        ("q_failing", failing, True),
-        ("q_stakes", Case(When(surface__high_stakes=True, then=Value(1)), default=Value(0)),
-         True),
+        ("q_priority", F("triage_priority"), True),
         ("q_created", F("created"), False),
         ("q_pk", F("pk"), False),
     ]
     return keys
+
+
+#: The escalated key's values, in queue order (the tests hold them sorted).
+_ESCALATED_FIRST = (Answer.ReviewState.ESCALATED.value, Answer.ReviewState.PENDING.value)
 
 
 def _ordered(answers: QuerySet[Answer], filters: TriageFilters, user: Any
@@ -324,19 +330,17 @@ def _ordered(answers: QuerySet[Answer], filters: TriageFilters, user: Any
 def _order_values(answer: Answer, filters: TriageFilters, user: Any) -> dict[str, Any]:
     """``answer``'s values of the order's keys (as ``_order_keys`` computes
     them). An answer just moved out of escalated (a supervisor decided it)
-    keeps its place among the escalations, so the next is the next of them."""
+    keeps its place among the escalations, so the next is the next of them;
+    any other answer out of the queue takes the place of one needing review."""
     keys = _order_keys(filters, user)
     escalated = answer.review_state == Answer.ReviewState.ESCALATED
     if not escalated and keys[0][0] == "q_escalated":
         escalated = (ReviewDecision.objects.filter(answer=answer, applied=True)
                      .order_by("-created", "-pk").values_list("from_state", flat=True)
                      .first()) == Answer.ReviewState.ESCALATED
-    surface = answer.surface if answer.surface_id is not None else None
     values = {
-        "q_escalated": int(escalated),
-        "q_severity": answer.severity,
-        "q_failing": sum(getattr(answer, column) for column in OUTCOME_COLUMNS.values()),
-        "q_stakes": int(bool(surface is not None and surface.high_stakes)),
+        "q_escalated": _ESCALATED_FIRST[0] if escalated else _ESCALATED_FIRST[1],
+        "q_priority": answer.triage_priority,
         "q_created": answer.created, "q_pk": answer.pk,
     }
     return {name: values[name] for name, _, _ in keys}

@@ -31,6 +31,7 @@ from reviewer.selectors.answers import (
 from reviewer.selectors.documents import document_locate
 from reviewer.selectors.sources import source_reference
 from reviewer.services.judgements import judgements_enqueue
+from reviewer.services.priority import surface_high_stakes_held
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.rows import insert_rows
 from reviewer.services.stats import stats_record_answer
@@ -190,6 +191,9 @@ def answer_submit(*, client: ApiClient | None, data: Any,
     notes = list(native["notes"]) if input_format != "native" else []
     try:
         with transaction.atomic():
+            # The queue's priority (Answer.save) ranks high stakes with the
+            # setting as it is now, not as read before verifying.
+            surface.high_stakes = surface_high_stakes_held(surface.pk)
             answer = Answer.objects.create(
                 client=client, external_id=payload.id or "", surface=surface,
                 model=payload.model or "", question=payload.question or "",

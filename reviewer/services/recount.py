@@ -16,6 +16,11 @@ PostgreSQL a ``SHARE ROW EXCLUSIVE`` lock; SQLite has one writer anyway)
 while the rows are read, so a decision landing meanwhile is never taken for
 drift: it is counted either in both the kept and the true numbers or in
 neither, and moves the repaired counts after the check commits.
+
+It also recomputes every answer's stored queue priority
+(``Answer.triage_priority``, kept by the same writers and by a surface's
+high-stakes change) and logs and restamps those that differ, holding surface
+changes off meanwhile (the value it recomputes reads the surface).
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
-from reviewer.models import AnswerStats, QueueGroup, Surface
+from reviewer.models import Answer, AnswerStats, QueueGroup, Surface
+from reviewer.services.priority import answers_priority_drifted, answers_priority_restamp
 from reviewer.services.queue_counts import QueueKey, queue_counts_recount, queue_counts_write
 from reviewer.services.stats import (
     COUNT_COLUMNS,
@@ -52,7 +58,7 @@ LOGGED_LINES = 50
 class Drift:
     """One kept count that differs from the recount."""
 
-    table: str  # "queue" or "trends"
+    table: str  # "queue", "trends" or "priority" (one answer's queue priority)
     where: str  # the group or row, in words
     kept: int
     true: int
@@ -62,6 +68,8 @@ class Drift:
 class CountsCheck:
     queue_groups: int = 0
     stats_rows: int = 0
+    #: Answers whose stored queue priority was checked.
+    answers: int = 0
     drifts: list[Drift] = field(default_factory=list)
     #: Per queue filter value whose count drifted ("state=approved"): (kept, true).
     facets: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -76,6 +84,7 @@ def counts_check(*, repair: bool = True) -> CountsCheck:
     check = CountsCheck()
     _check_queue(check, repair=repair)
     _check_stats(check, repair=repair)
+    _check_priority(check, repair=repair)
     for line, drift in enumerate(check.drifts):
         if line == LOGGED_LINES:
             logger.error("kept counts drifted: %d more groups or rows not listed",
@@ -92,12 +101,13 @@ def counts_check(*, repair: bool = True) -> CountsCheck:
     return check
 
 
-def _lock(model: type[QueueGroup] | type[AnswerStats]) -> None:
+def _lock(model: type[QueueGroup] | type[AnswerStats] | type[Surface],
+          mode: str = "SHARE ROW EXCLUSIVE") -> None:
     """Hold off writers of ``model``'s table until the transaction ends."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(f"LOCK TABLE {connection.ops.quote_name(model._meta.db_table)} "
-                           "IN SHARE ROW EXCLUSIVE MODE")
+                           f"IN {mode} MODE")
 
 
 def _check_queue(check: CountsCheck, *, repair: bool) -> None:
@@ -194,6 +204,23 @@ def _check_stats(check: CountsCheck, *, repair: bool) -> None:
                         before.get(column, 0), after.get(column, 0)))
         if repair:
             stats_write(true)
+
+
+def _check_priority(check: CountsCheck, *, repair: bool) -> None:
+    """Every answer's stored queue priority against its recomputation: one
+    query for those that differ, one UPDATE to restamp them. Surfaces are
+    locked against changes meanwhile (a high-stakes change restamps its
+    answers: seen half-done, it would look like drift); answers being stored
+    or re-verified compute their own under row locks the queries wait on."""
+    with transaction.atomic():
+        _lock(Surface, "SHARE")
+        check.answers = Answer.all_objects.count()
+        drifted = list(answers_priority_drifted().order_by("pk")
+                       .values_list("pk", "triage_priority", "true_priority"))
+        for pk, kept, true in drifted:
+            check.drifts.append(Drift("priority", f"answer {pk} triage_priority", kept, true))
+        if drifted and repair:
+            answers_priority_restamp()
 
 
 def _hour_words(hour: datetime) -> str:

@@ -54,6 +54,7 @@ from reviewer.services.answers import (
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.rows import insert_rows, update_rows
 from reviewer.services.stats import stats_increments, stats_move_answers
+from reviewer.severity import OUTCOME_COLUMNS, triage_priority
 from verification import VerificationConfig, verify_answer
 
 __all__ = ["BATCH_SIZE", "ReverifyOutcome", "answer_reverify", "answers_reverify",
@@ -65,10 +66,11 @@ logger = logging.getLogger("citeguard.reverify")
 #: much at a time, and a failure loses at most this much work.
 BATCH_SIZE = 100
 
+#: Every column ``verdict_columns`` sets (the claim outcomes' counts too: left
+#: out, a re-verification that found a new mismatch stored none), and the
+#: queue's priority computed from them.
 _VERDICT_COLUMNS = ("verdict", "coverage", "claims", "attributed_claims", "counts", "reasons",
-                    "threshold", "severity", "fabricated_count", "altered_count",
-                    "not_found_count", "wrong_source_count", "unattributed_count",
-                    "uncited_count")
+                    "threshold", "severity", *OUTCOME_COLUMNS.values(), "triage_priority")
 _SENTENCE_COLUMNS = tuple(key for key in SENTENCE_KEYS if key != "index")
 @dataclass(frozen=True)
 class ReverifyOutcome:
@@ -141,6 +143,10 @@ def _store(verified_answers: dict[int, Answer],
     locked = list(Answer.objects.select_for_update().filter(pk__in=list(verified))
                   .defer("text", "question").order_by("pk"))
     ids = [answer.pk for answer in locked]
+    # Read after the lock: a surface_update restamping these answers' priority
+    # has committed (we waited on its row locks) or will restamp after us.
+    high_stakes = dict(Surface.objects.filter(pk__in={a.surface_id for a in locked})
+                       .values_list("pk", "high_stakes"))
     old_rows = stored_sentences(ids, with_ids=True)
     recorded = set(VerdictRecord.objects.filter(answer_id__in=ids)
                    .values_list("answer_id", flat=True).distinct())
@@ -175,6 +181,8 @@ def _store(verified_answers: dict[int, Answer],
             SentenceVerdict.objects.filter(answer_id=answer.pk).delete()
             verdict_rows_insert(answer.pk, data)
         columns = verdict_columns(report)
+        columns["triage_priority"] = triage_priority(
+            columns, high_stakes=high_stakes.get(answer.surface_id, False))
         for name, value in columns.items():
             setattr(answer, name, value)
         answer_updates.append({"id": answer.pk, **columns})

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from reviewer.models import Surface, SurfaceChange
 from reviewer.models.surfaces import REASON_MAX
+from reviewer.services.priority import answers_priority_restamp
 
 __all__ = ["JUDGE_SETTINGS", "SURFACE_SETTINGS", "TRACKED_SETTINGS", "surface_update"]
 
@@ -67,6 +68,12 @@ def surface_update(*, surface: Surface, changed_by: Any, reason: str,
         if not changes:
             return None
         current.save(update_fields=list(changes))
+        if "high_stakes" in changes:
+            # The queue ranks a high-stakes surface's answers first among
+            # equals: their stored priority moves with it, in this transaction
+            # (the surface row stays locked until it commits, so an answer
+            # stored meanwhile reads the new setting: ``answer_submit``).
+            answers_priority_restamp(surface_ids=[current.pk], high_stakes=current.high_stakes)
         change = SurfaceChange(surface=current, changed_by=changed_by, changes=changes,
                                reason=reason, evidence=evidence or {})
         change.full_clean()

@@ -34,6 +34,7 @@ from reviewer.roles import CALIBRATOR, REVIEWER, SUPERVISOR, sync_roles
 from reviewer.services.answers import AnswerRejected, answer_submit
 from reviewer.services.clients import api_client_create
 from reviewer.services.documents import document_ingest, document_upload
+from reviewer.services.priority import answers_priority_restamp
 
 DEMO_USER = "demo"
 #: One account per role, each with its name as password (the admin is demo).
@@ -72,7 +73,10 @@ class Command(BaseCommand):
             # They review the demo's answers, which are the default workspace's.
             Workspace.objects.default().users.add(person)
         for name, fields in demo.SURFACES.items():
-            Surface.objects.update_or_create(name=name, defaults=fields)
+            surface, _ = Surface.objects.update_or_create(name=name, defaults=fields)
+            # Written around surface_update: an answer loaded before keeps its
+            # queue priority only if its high stakes did not change.
+            answers_priority_restamp(surface_ids=[surface.pk], high_stakes=surface.high_stakes)
 
         documents: list[Document] = []
         for key, (title, build) in demo.DOCUMENTS.items():

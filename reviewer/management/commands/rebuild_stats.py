@@ -1,5 +1,5 @@
-"""``manage.py rebuild_stats``: recompute trends' summary table and the triage
-queue's counts from the answers.
+"""``manage.py rebuild_stats``: recompute trends' summary table, the triage
+queue's counts and every answer's queue priority from the answers.
 
 Answers stored through ``answer_submit`` are counted as they arrive; run this
 after importing answers another way, or once after upgrading to a release
@@ -20,14 +20,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from reviewer.services.priority import answers_priority_restamp
 from reviewer.services.queue_counts import queue_counts_rebuild
 from reviewer.services.recount import counts_check
 from reviewer.services.stats import stats_rebuild
 
 
 class Command(BaseCommand):
-    help = ("Recompute the trends summary table (AnswerStats) and the triage queue's counts "
-            "(QueueGroup) from all answers; with --check, first compare and log any drift.")
+    help = ("Recompute the trends summary table (AnswerStats), the triage queue's counts "
+            "(QueueGroup) and its priorities (Answer.triage_priority) from all answers; with "
+            "--check, first compare and log any drift.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--check", action="store_true",
@@ -43,9 +45,12 @@ class Command(BaseCommand):
                     f"kept counts had drifted from the rows in {len(check.drifts)} groups or "
                     "rows (logged above on citeguard.counts); repaired", returncode=1)
             self.stdout.write(f"kept counts match a recount: {check.queue_groups} triage "
-                              f"queue groups, {check.stats_rows} trends summary rows")
+                              f"queue groups, {check.stats_rows} trends summary rows, "
+                              f"{check.answers} answers' queue priorities")
             return
         rows = stats_rebuild()
         self.stdout.write(f"trends summary rebuilt: {rows} rows (hour × surface × model)")
         groups = queue_counts_rebuild()
         self.stdout.write(f"triage queue counts rebuilt: {groups} groups")
+        restamped = answers_priority_restamp()
+        self.stdout.write(f"triage queue priorities restamped: {restamped} answers changed")
