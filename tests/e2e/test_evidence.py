@@ -282,4 +282,4 @@ def test_clicking_a_paraphrased_sentence_draws_its_likely_passage_in_its_own_sty
     assert page.locator(f"#sentence-{mismatch.sentence.index} mark.claim-finding"
                         ).inner_text() == "$800"
     figure(f"\nlikely passage drawn {first_ms:.0f} ms after clicking a paraphrased sentence's "
-           f"words (PDF opened by the click), {open_ms:.0f} ms with the PDF already open")
+           f"words (the first click on the page), {open_ms:.0f} ms with the PDF already open")
