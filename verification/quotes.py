@@ -5,8 +5,9 @@ blocks. Straight and curly pairs nest either way round: the outermost pair is
 the quote and the pairs inside it are its text, so ``"tick the “Yes” box"`` is
 one quote of the whole phrase, not a quote of ``Yes``. Pairs nest properly or
 not at all: a mark never pairs with one on the other side of an open pair's
-mark (``"a “b" c”`` quotes ``b" c``), nor across a block, whose marks are its
-own text. An unclosed mark is text, and the pairs inside it stand alone.
+mark (``"a “b "c" d" e”`` quotes ``b "c" d" e``), nor across a block, whose
+marks are its own text. An unclosed mark is text, and the pairs inside it
+stand alone.
 
 One exception comes first: a straight quote closes at the next straight mark
 when the curly marks between them do not pair among themselves (a closing mark
@@ -14,7 +15,8 @@ before any opening one, or an opening one left open). Those curly marks are
 then its text, cut off at its edges, and pair with nothing outside it: a model
 quoting a bibliography across titles writes ``"Sales Rise,” Daily News, 3 May;
 “Costs Fall" [S1] and "ledger (What Finance Doesn’t Say),” Review 2 (2001)"
-[S4]``, two quotes, one for each marker. So ``"a “b" c”`` quotes ``a “b``.
+[S4]``, two quotes, one for each marker. So ``"a “b" c”`` quotes ``a “b``, not
+``b" c``.
 
 A straight mark opens after a space, a bracket or a dash, never before a space
 (``he said " …``), and closes before a space, punctuation or the end; Markdown
