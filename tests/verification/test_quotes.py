@@ -208,8 +208,16 @@ def test_curly_quote_holding_an_unclosed_straight_quote() -> None:
 
 def test_a_straight_pair_does_not_cross_a_curly_pair() -> None:
     # The straight mark inside the curly pair cannot close the one before it.
+    answer = 'A "b \u201cc "d" e" f\u201d g [S1].'
+    assert only_quote(answer).text == 'c "d" e" f'
+
+
+def test_a_curly_mark_left_open_inside_a_straight_pair_is_its_text() -> None:
+    # Issue 23, item 5 changed this: it quoted 'c" d' (the curly pair first).
+    # The curly marks between the straight ones do not pair, so the straight
+    # pair closes at the next straight mark and its curly mark is text.
     answer = 'A "b \u201cc" d\u201d e [S1].'
-    assert only_quote(answer).text == 'c" d'
+    assert only_quote(answer).text == "b \u201cc"
 
 
 def test_curly_pair_after_straight_pair() -> None:
@@ -250,3 +258,114 @@ def test_unclosed_outer_curly_quote_leaves_its_inner_pair() -> None:
 def test_a_lone_closing_curly_mark_inside_a_straight_quote_is_text() -> None:
     answer = 'It says "the core\u201d rule applies" [S1].'
     assert only_quote(answer).text == "the core\u201d rule applies"
+
+
+# --- Quote marks that do not pair inside a quote (issue 23, item 5) ----------
+
+# A model quotes a bibliography across two titles: the curly marks are the
+# bibliography's own, cut off at the edges of each quote.
+BIBLIOGRAPHY = (
+    'The list cites "Sales Rise,\u201d Daily News, 3 May; \u201cCosts Fall" [S1] and '
+    '"ledger (What Finance Doesn\u2019t Say),\u201d Review 2 (2001)" [S4].'
+)
+
+
+def test_a_straight_quote_closes_at_the_next_straight_mark_when_its_curly_marks_do_not_pair(
+) -> None:
+    # The "“Costs … Say),”" pair used to be taken first, so the straight mark
+    # after "Fall" could not close and both titles merged into one quote.
+    quotes = parse_quotes(BIBLIOGRAPHY)
+    assert [(q.kind, q.text) for q in quotes] == [
+        ("straight", "Sales Rise,\u201d Daily News, 3 May; \u201cCosts Fall"),
+        ("straight", "ledger (What Finance Doesn\u2019t Say),\u201d Review 2 (2001)"),
+    ]
+    for quote in quotes:
+        assert BIBLIOGRAPHY[quote.start : quote.end] == quote.text
+        assert BIBLIOGRAPHY[quote.outer_start] == BIBLIOGRAPHY[quote.outer_end - 1] == '"'
+
+
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        # A closing mark before any opening one.
+        ('It cites "Sales Rise,\u201d Daily News, 3 May" [S1].',
+         "Sales Rise,\u201d Daily News, 3 May"),
+        # An opening mark left open.
+        ('It cites "Daily News, 3 May; \u201cCosts Fall" [S1].',
+         "Daily News, 3 May; \u201cCosts Fall"),
+        # Both, with a curly pair after the quote that must stay out of it.
+        ('It cites "Rise,\u201d News; \u201cCosts Fall" [S1] and \u201cmore words\u201d [S2].',
+         "Rise,\u201d News; \u201cCosts Fall"),
+    ],
+)
+def test_unpaired_curly_marks_inside_a_straight_quote_are_text(answer: str, text: str) -> None:
+    assert parse_quotes(answer)[0].text == text
+
+
+def test_the_unpaired_marks_do_not_pair_with_marks_outside_the_quote() -> None:
+    # The opening mark inside the first quote once paired with the closing
+    # mark inside the second; each is text of its own quote now.
+    answer = 'It cites "a \u201cb" [S1] and "c\u201d d" [S2].'
+    assert [q.text for q in parse_quotes(answer)] == ["a \u201cb", "c\u201d d"]
+
+
+# Mirror cases: what already worked keeps working.
+
+
+def test_a_curly_pair_nested_inside_a_straight_quote_stays_one_quote() -> None:
+    answer = 'It says "He said \u201cyes\u201d today" [S1].'
+    quote = only_quote(answer)
+    assert (quote.kind, quote.text) == ("straight", "He said \u201cyes\u201d today")
+
+
+def test_a_curly_pair_and_an_inner_straight_pair_inside_a_straight_quote() -> None:
+    answer = 'It says "the \u201cso-called "core" rule\u201d applies" [S1].'
+    assert only_quote(answer).text == "the \u201cso-called \"core\" rule\u201d applies"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ledger (What Finance Doesn\u2019t Say)",
+        "the Smiths\u2019 house on the corner",
+        "the Smiths\u2019 house, which Doesn\u2019t sell",
+    ],
+)
+@pytest.mark.parametrize(("open_", "close"), [('"', '"'), ("\u201c", "\u201d")])
+def test_apostrophes_are_never_quote_marks(text: str, open_: str, close: str) -> None:
+    answer = f"It cites {open_}{text}{close} [S1] and {open_}more words{close} [S2]."
+    assert [q.text for q in parse_quotes(answer)] == [text, "more words"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        # A straight quote whose text ends with a closing curly mark.
+        ('It cites "Sales Rise,\u201d" [S1].', "Sales Rise,\u201d"),
+        # A curly quote: its closing mark is only at its end.
+        ("It cites \u201cSales Rise, Daily News, 3 May\u201d [S1].",
+         "Sales Rise, Daily News, 3 May"),
+        # A curly quote holding a straight mark that pairs with nothing.
+        ('It cites \u201cSales Rise," Daily News\u201d [S1].', 'Sales Rise," Daily News'),
+    ],
+)
+def test_a_quote_with_a_closing_curly_mark_only_at_its_end(answer: str, text: str) -> None:
+    assert only_quote(answer).text == text
+
+
+@pytest.mark.parametrize(
+    ("answer", "texts"),
+    [
+        # The same bibliography with single curly marks: they are never
+        # delimiters, so the straight marks pair as they always did.
+        ('The list cites "Sales Rise,\u2019 Daily News, 3 May; \u2018Costs Fall" [S1] and '
+         '"ledger (What Finance Doesn\u2019t Say),\u2019 Review 2 (2001)" [S4].',
+         ["Sales Rise,\u2019 Daily News, 3 May; \u2018Costs Fall",
+          "ledger (What Finance Doesn\u2019t Say),\u2019 Review 2 (2001)"]),
+        ("The list cites 'Sales Rise,' Daily News [S1].", []),
+        ("It cites \u2018Sales Rise\u2019 in the Daily News [S1].", []),
+        ('It says "tick \u2018Yes\u2019 on line 7" [S1].', ["tick \u2018Yes\u2019 on line 7"]),
+    ],
+)
+def test_single_quotes_never_delimit_or_unpair(answer: str, texts: list[str]) -> None:
+    assert [q.text for q in parse_quotes(answer)] == texts

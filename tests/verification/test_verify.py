@@ -1272,3 +1272,33 @@ def test_a_number_changed_inside_a_word_is_altered(quote: str, source: str) -> N
     citation = verify_answer(f'"{quote}" [S1].', {"S1": source}).citations[0]
     assert citation.outcome == "quote-altered"
     assert "number" in citation.message
+
+
+# Issue 23, item 5: quote marks that do not pair inside a quote.
+
+
+def test_two_bibliography_quotes_with_unpaired_curly_marks_are_each_checked_by_their_marker(
+) -> None:
+    # The two straight quotes used to merge into one (the curly marks paired
+    # across them), so [S1] fell inside the quote and went unchecked.
+    answer = (
+        'The list cites "Sales Rise,\u201d Daily News, 3 May; \u201cCosts Fall" [S1] and '
+        '"ledger (What Finance Doesn\u2019t Say),\u201d Review 2 (2001)" [S4].'
+    )
+    sources = {
+        "S1": "Press: \u201cSales Rise,\u201d Daily News, 3 May; \u201cCosts Fall,\u201d "
+              "Daily News, 9 May.",
+        "S4": "Books: Hall, J., \u201cledger (What Finance Doesn\u2019t Say),\u201d Review 2 "
+              "(2001), 14\u201329.",
+    }
+    report = verify_answer(answer, sources)
+    assert [(c.marker, c.source_marker, c.outcome, c.quote) for c in report.citations] == [
+        ("S1", "S1", "verified",
+         "Sales Rise,\u201d Daily News, 3 May; \u201cCosts Fall"),
+        ("S4", "S4", "verified",
+         "ledger (What Finance Doesn\u2019t Say),\u201d Review 2 (2001)"),
+    ]
+    for citation in report.citations:
+        assert citation.quote_start is not None and citation.quote_end is not None
+        assert answer[citation.quote_start : citation.quote_end] == citation.quote
+    assert report.verdict == "pass"
