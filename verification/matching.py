@@ -886,7 +886,10 @@ def _sentence_head(
     negation that governs the sentence (:func:`_negating_head`). ``whole``:
     ``tokens`` reach back to the start of the text (else the head must start
     after a mark or a line of its own, inside them)."""
-    at = _words_back(source, tokens, opens - 1, tokens[opens].start(), _HEAD_WORDS + 1)
+    mark = tokens[opens]
+    if mark.group() in "([" and mark.start() > 0 and source.text[mark.start() - 1] != " ":
+        return None  # glued to the word before: a function's argument, "nor(s)"
+    at = _words_back(source, tokens, opens - 1, mark.start(), _HEAD_WORDS + 1)
     if at < 0:
         if not whole:
             return None  # the sentence starts further back than was read
@@ -897,26 +900,56 @@ def _sentence_head(
     return at + 1 if _negating_head([t.group() for t in tokens[at + 1 : opens]]) else None
 
 
+#: Words that make a parenthetical of their own, never an item of a list:
+#: "No patient, however, should drive, or…".
+_ASIDES = frozenset((
+    "however", "therefore", "moreover", "furthermore", "though", "ever", "even", "again",
+    "then", "thus", "indeed", "also", "still", "please", "alone",
+))
+
+
+def _series(source: NormalizedText, head: Sequence[str], aside: Sequence[str], after: int) -> bool:
+    """Whether a head, a comma-delimited ``aside`` and the words from
+    ``after`` (where the aside's closing comma ends) are items of a list,
+    not a negation and its parenthetical: "no impairment, minimal, moderate,
+    or marked", "never, rarely, sometimes, often". The head can be an item
+    (one word, or "no" and a noun), the aside is a word or two, and so is
+    the next item, which a comma ends."""
+    if (len(head) > 1 and head[0] != "no") or not 0 < len(aside) <= 2 or (
+            len(aside) == 1 and aside[0] in _ASIDES):
+        return False
+    for words, token in enumerate(_TOKEN.finditer(source.text, after, after + 60)):
+        if not token.group()[0].isalnum():
+            return words > 0 and token.group() == ","
+        if words == 2:
+            return False
+    return False
+
+
 def _parenthetical_negation(
     source: NormalizedText, before: Sequence[re.Match[str]], whole: bool, start: int, end: int
 ) -> int | None:
     """The index in ``before`` (tokens of ``source.text`` up to the window at
     ``[start, end)``) of the first word of a sentence-initial negation cut off
-    from the window by a parenthetical: "Do not, under any circumstances, | start treatment",
-    "Never (even in an emergency) | exceed 4 g", "Never, | even in an
-    emergency, exceed 4 g". The mark that closes such a parenthetical does
-    not end the clause: the negation governs what follows it.
+    from the window by a parenthetical: "Do not, under any circumstances, |
+    start treatment", "Never (even in an emergency) | exceed 4 g", "Never, |
+    even in an emergency, exceed 4 g". The mark that closes such a
+    parenthetical does not end the clause: the negation governs what follows
+    it. A list whose first item is a negation ("no impairment, minimal,
+    moderate, or marked") is not one (:func:`_series`).
     """
     if not before or _line_ends(source, before[-1].end(), start):
         return None
-    mark = before[-1].group()
+    words = [t.group() for t in before]
+    mark = words[-1]
     if mark in _PARENTHESES and not _joined(source.text, before[-1]):
         # The window follows the parenthetical's closing mark.
         at = _words_back(source, before, len(before) - 2, before[-1].start(),
                          _PARENTHETICAL_WORDS)
-        if 0 <= at < len(before) - 2 and before[at].group() == _PARENTHESES[mark]:
+        if 0 <= at < len(before) - 2 and words[at] == _PARENTHESES[mark]:
             head = _sentence_head(source, before, at, whole)
-            if head is not None:
+            if head is not None and not (mark == "," and _series(
+                    source, words[head:at], words[at + 1 : -1], before[-1].end())):
                 return head
     if mark not in _PARENTHESES.values():
         return None
@@ -928,7 +961,11 @@ def _parenthetical_negation(
     if (closes is None or closes == 0 or closes + 1 == len(inside)
             or _PARENTHESES.get(inside[closes].group()) != mark):
         return None
-    return _sentence_head(source, before, len(before) - 1, whole)
+    head = _sentence_head(source, before, len(before) - 1, whole)
+    if head is None or (mark == "," and _series(
+            source, words[head:-1], [t.group() for t in inside[:closes]], inside[closes].end())):
+        return None
+    return head
 
 
 def negation_before(source: NormalizedText, alignment: Alignment) -> Difference | None:

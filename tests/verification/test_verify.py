@@ -1168,6 +1168,14 @@ def test_a_copy_elsewhere_that_leaves_out_a_negation_still_says_where_it_is(
         "start treatment on a single elevated reading")
 
 
+def test_a_copy_elsewhere_after_a_negation_and_its_parenthetical_says_so() -> None:
+    sources = {"S1": "Never, even in an emergency, exceed 4 g a day.", "S2": OTHER}
+    citation = only_citation(verify_answer('It says "exceed 4 g a day" [S2].', sources))
+    assert (citation.outcome, citation.source_marker) == ("wrong-source", "S1")
+    assert ("[S1], where it leaves out “Never, even in an emergency,” just before the quoted "
+            "words (negation)") in citation.message
+
+
 def test_a_quote_in_its_cited_source_after_a_negation_is_altered_there() -> None:
     # Left out in both: the cited source's copy is the one to report.
     sources = {"S1": NEGATED, "S2": "Never start treatment on a single elevated reading."}
