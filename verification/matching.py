@@ -9,8 +9,9 @@ normalised source, ``source_*`` the original source text.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -22,9 +23,9 @@ from .seeding import ROUNDING, SEED_CHARS, ratio_ceiling, seed_anchors, seed_cha
 from .sentences import ABBREVIATIONS
 
 __all__ = [
-    "SEED_CHARS", "SEED_MATCH_MIN_CHARS", "Alignment", "Difference", "align", "compare",
-    "find_exact", "find_letter_spaced", "negation_before", "rough_window", "seed_anchors",
-    "seed_chain", "seeded_window", "word_swap", "words_between",
+    "SEED_CHARS", "SEED_MATCH_MIN_CHARS", "Alignment", "Difference", "across_parenthetical",
+    "align", "compare", "find_exact", "find_letter_spaced", "negation_before", "rough_window",
+    "seed_anchors", "seed_chain", "seeded_window", "word_swap", "words_between",
 ]
 
 
@@ -793,6 +794,9 @@ _CONTEXT_STOPS = frozenset(".,;:!?()[]{}\"-")
 #: send to the regional office…" governs "the regional office" only for an
 #: answer that says "send to" itself (see :func:`words_between`).
 _MAX_BETWEEN = 2
+#: Normalised characters before a window read for a negation: a sentence's
+#: head and a parenthetical ("No pregnant woman, whatever her age or stage, ").
+_LOOKBACK = 100
 _LINE_BREAK_CHARS = frozenset("\n\r\u2028\u2029\x0b\x0c\x85")
 
 
@@ -818,6 +822,152 @@ def _line_ends(source: NormalizedText, start: int, end: int) -> bool:
     return breaks > 1 or (o1 < len(source.original) and source.original[o1].isupper())
 
 
+#: Most words of a parenthetical a sentence-initial negation reaches across:
+#: "under any circumstances", "even in an emergency", "whatever their age".
+_PARENTHETICAL_WORDS = 8
+#: Most words of a sentence's head up to its negation: "Never", "Do not",
+#: "Patients must never", "No pregnant woman".
+_HEAD_WORDS = 4
+#: First words of a head that is a subordinate clause, not the sentence's
+#: own negation: "If not treated, or if treated late, the infection spreads".
+_SUBORDINATORS = frozenset((
+    "if", "when", "whenever", "whether", "unless", "although", "though", "because", "since",
+    "while", "whereas", "once", "until", "as", "where", "after", "before", "even", "or",
+))
+#: Nouns after a sentence-initial "No" that make an idiom, not a negated
+#: subject: "No doubt, as the authors say, the dose is safe".
+_NO_IDIOMS = frozenset(("doubt", "matter", "wonder", "question", "thanks"))
+
+
+def _negating_head(words: Sequence[str]) -> bool:
+    """Whether ``words`` (a sentence's first words, up to the mark that opens
+    a parenthetical) hold a negation that governs the rest of the sentence:
+    "Do not", "Never", "Patients must never", "No patient". Not a subordinate
+    clause ("If not treated"), an interjection ("No, …") or an idiom ("No
+    doubt")."""
+    if not 0 < len(words) <= _HEAD_WORDS or words[0] in _SUBORDINATORS:
+        return False
+    last = words[-1]
+    return (last in ("not", "never", "cannot", "nor") or last.endswith("n't")
+            or (words[0] == "no" and 2 <= len(words) <= 3 and words[1] not in _NO_IDIOMS))
+
+
+#: Marks that close a parenthetical, and the mark that opens each.
+_PARENTHESES = {",": ",", ")": "(", "]": "[", "-": "-"}
+
+
+def _joined(text: str, token: re.Match[str]) -> bool:
+    """Whether ``token`` is a hyphen inside a word ("life-threatening")."""
+    return (token.group() == "-" and token.start() > 0 and text[token.start() - 1] != " "
+            and token.end() < len(text) and text[token.end()] != " ")
+
+
+def _words_back(source: NormalizedText, tokens: Sequence[re.Match[str]], at: int,
+                following: int, most: int) -> int:
+    """The index of the token before the run of words that ends at
+    ``tokens[at]`` (-1 at the start of ``tokens``): back over at most
+    ``most`` words, to punctuation or a line that ends on its own."""
+    while at >= 0 and most > 0:
+        token = tokens[at]
+        if not (token.group()[0].isalnum() or _joined(source.text, token)) or _line_ends(
+                source, token.end(), following):
+            break
+        following = token.start()
+        at -= 1
+        most -= 1
+    return at
+
+
+def _sentence_head(
+    source: NormalizedText, tokens: Sequence[re.Match[str]], opens: int, whole: bool
+) -> int | None:
+    """The index in ``tokens`` of the first word of a sentence whose head,
+    ending at ``tokens[opens]`` (the mark that opens a parenthetical), is a
+    negation that governs the sentence (:func:`_negating_head`). ``whole``:
+    ``tokens`` reach back to the start of the text (else the head must start
+    after a mark or a line of its own, inside them)."""
+    mark = tokens[opens]
+    if mark.group() in "([" and mark.start() > 0 and source.text[mark.start() - 1] != " ":
+        return None  # glued to the word before: a function's argument, "nor(s)"
+    at = _words_back(source, tokens, opens - 1, mark.start(), _HEAD_WORDS + 1)
+    if at < 0:
+        if not whole:
+            return None  # the sentence starts further back than was read
+    elif tokens[at].group() == "," or (
+            tokens[at].group()[0].isalnum()
+            and not _line_ends(source, tokens[at].end(), tokens[at + 1].start())):
+        return None  # a clause of a longer sentence: "If the patient does not, …, start"
+    return at + 1 if _negating_head([t.group() for t in tokens[at + 1 : opens]]) else None
+
+
+#: Words that make a parenthetical of their own, never an item of a list:
+#: "No patient, however, should drive, or…".
+_ASIDES = frozenset((
+    "however", "therefore", "moreover", "furthermore", "though", "ever", "even", "again",
+    "then", "thus", "indeed", "also", "still", "please", "alone",
+))
+
+
+def _series(source: NormalizedText, head: Sequence[str], aside: Sequence[str], after: int) -> bool:
+    """Whether a head, a comma-delimited ``aside`` and the words from
+    ``after`` (where the aside's closing comma ends) are items of a list,
+    not a negation and its parenthetical: "no impairment, minimal, moderate,
+    or marked", "never, rarely, sometimes, often". The head can be an item
+    (one word, or "no" and a noun), the aside is a word or two, and so is
+    the next item, which a comma ends."""
+    if (len(head) > 1 and head[0] != "no") or not 0 < len(aside) <= 2 or (
+            len(aside) == 1 and aside[0] in _ASIDES):
+        return False
+    for words, token in enumerate(_TOKEN.finditer(source.text, after, after + 60)):
+        if not token.group()[0].isalnum():
+            return words > 0 and token.group() == ","
+        if words == 2:
+            return False
+    return False
+
+
+def _parenthetical_negation(
+    source: NormalizedText, before: Sequence[re.Match[str]], whole: bool, start: int, end: int
+) -> int | None:
+    """The index in ``before`` (tokens of ``source.text`` up to the window at
+    ``[start, end)``) of the first word of a sentence-initial negation cut off
+    from the window by a parenthetical: "Do not, under any circumstances, |
+    start treatment", "Never (even in an emergency) | exceed 4 g", "Never, |
+    even in an emergency, exceed 4 g". The mark that closes such a
+    parenthetical does not end the clause: the negation governs what follows
+    it. A list whose first item is a negation ("no impairment, minimal,
+    moderate, or marked") is not one (:func:`_series`).
+    """
+    if not before or _line_ends(source, before[-1].end(), start):
+        return None
+    words = [t.group() for t in before]
+    mark = words[-1]
+    if mark in _PARENTHESES and not _joined(source.text, before[-1]):
+        # The window follows the parenthetical's closing mark.
+        at = _words_back(source, before, len(before) - 2, before[-1].start(),
+                         _PARENTHETICAL_WORDS)
+        if 0 <= at < len(before) - 2 and words[at] == _PARENTHESES[mark]:
+            head = _sentence_head(source, before, at, whole)
+            if head is not None and not (mark == "," and _series(
+                    source, words[head:at], words[at + 1 : -1], before[-1].end())):
+                return head
+    if mark not in _PARENTHESES.values():
+        return None
+    # The window starts with the parenthetical and runs past its closing mark.
+    inside = list(itertools.islice(_TOKEN.finditer(source.text, start, end),
+                                   _PARENTHETICAL_WORDS + 2))
+    closes = next((i for i, token in enumerate(inside)
+                   if not (token.group()[0].isalnum() or _joined(source.text, token))), None)
+    if (closes is None or closes == 0 or closes + 1 == len(inside)
+            or _PARENTHESES.get(inside[closes].group()) != mark):
+        return None
+    head = _sentence_head(source, before, len(before) - 1, whole)
+    if head is None or (mark == "," and _series(
+            source, words[head:-1], [t.group() for t in inside[:closes]], inside[closes].end())):
+        return None
+    return head
+
+
 def negation_before(source: NormalizedText, alignment: Alignment) -> Difference | None:
     """A negation just outside the aligned window that governs the quoted words.
 
@@ -839,10 +989,14 @@ def negation_before(source: NormalizedText, alignment: Alignment) -> Difference 
     text = source.text
     start, end = alignment.norm_start, alignment.norm_end
     if start < end and text[start] not in _CONTEXT_STOPS:
-        lookback = max(0, start - 80)
+        lookback = max(0, start - _LOOKBACK)
         before = list(_TOKEN.finditer(text, lookback, start))
         if before and before[0].start() == lookback > 0 and text[lookback - 1] != " ":
             before = before[1:]  # cut by the lookback's edge: not a word of the text
+        across = _parenthetical_negation(source, before, lookback == 0, start, end)
+        if across is not None:
+            return Difference(op="omit-before", quote="", reasons=("negation",),
+                              source=text[before[across].start() : before[-1].end()])
         between: list[str] = []  # the words from here to the quote
         others = 0
         following = start
@@ -873,9 +1027,18 @@ def words_between(difference: Difference) -> tuple[str, ...]:
     quote, other than those it reaches across: "send", "to" for "not send to";
     none for "not" or "not even be". A negation separated from the quote by
     such words governs it only when the answer repeats them."""
-    if difference.op != "omit-before":
+    if difference.op != "omit-before" or across_parenthetical(difference):
         return ()
     return tuple(w for w in difference.source.split()[1:] if w not in _REACHED_ACROSS)
+
+
+def across_parenthetical(difference: Difference) -> bool:
+    """Whether an ``omit-before`` difference is a sentence's negating head and
+    the parenthetical after it ("do not, under any circumstances,"): it
+    governs the quote whatever words the answer repeats."""
+    return difference.op == "omit-before" and any(
+        token.group() in _PARENTHESES and not _joined(difference.source, token)
+        for token in _TOKEN.finditer(difference.source))
 
 
 def word_swap(

@@ -11,10 +11,12 @@ from types import MappingProxyType
 
 from .config import VerificationConfig
 from .coverage import is_claim
+from .diff import negation_context
 from .finding import Found, find, letters, verbatim_elsewhere
 from .markers import MarkerGroup, parse_markers
 from .matching import (
     Difference,
+    across_parenthetical,
     words_between,
 )
 from .normalize import (
@@ -235,7 +237,7 @@ def _fabricated(
 ) -> Citation:
     """A marker that was never injected (``group`` is None for a quote block
     naming one), with where the quote really is when it was ``found``."""
-    where = f"; the quote appears in {_where(found)}" if found else ""
+    where = f"; the quote appears in {_where(found, pool)}" if found else ""
     if group is None:
         return _citation(
             "fabricated-marker", label, None, quote, found, markers=(label,),
@@ -356,7 +358,8 @@ def _check_quote(
                     if found.alignment.exact
                     else f"quote matches [{found.label}] at "
                     f"{_score_text(found.alignment.score, threshold)} "
-                    f"(threshold {_threshold_text(threshold)}): {_describe(found.differences)}"
+                    f"(threshold {_threshold_text(threshold)}): "
+                    f"{_describe(found.differences, said=_said(found, pool))}"
                 )
                 citations.append(_citation(
                     outcome, found.label, group, quote, found, markers=markers, message=message,
@@ -387,11 +390,11 @@ def _check_quote(
             return fabrications(elsewhere)
         if not cited:
             outcome, message = "unattributed-quote", (
-                f"the quote carries no marker; it appears in {_where(elsewhere)}"
+                f"the quote carries no marker; it appears in {_where(elsewhere, pool)}"
             )
         else:
             outcome, message = "wrong-source", (
-                f"the quote cites {_labels(cited)} but appears in {_where(elsewhere)}"
+                f"the quote cites {_labels(cited)} but appears in {_where(elsewhere, pool)}"
             )
         citations.append(_citation(
             outcome, valid[0] if valid else None, group, quote, elsewhere,
@@ -414,7 +417,7 @@ def _check_quote(
             "quote-altered", cited_best.label, group, quote, cited_best, markers=markers,
             message=f"the quote aligns with [{cited_best.label}] at "
             f"{cited_best.alignment.score:.2f} but changes its meaning: "
-            f"{_describe(cited_best.differences, meaning_only=True)}",
+            f"{_describe(cited_best.differences, meaning_only=True, said=_said(cited_best, pool))}",
             normalizations=folds, pool=pool,
         ))
     else:
@@ -455,10 +458,26 @@ def _reportable(elsewhere: Found | None, cited: Found | None, threshold: float) 
     return elsewhere.alignment.exact and not cited.alignment.exact
 
 
-def _where(found: Found) -> str:
+def _where(found: Found, pool: SourcePool) -> str:
     """``[label]``, and the negation the quote leaves out there, if any."""
     left_out = [d for d in found.differences if d.op in ("omit-before", "omit-after")]
-    return f"[{found.label}]" + (f", where it {_describe(left_out)}" if left_out else "")
+    return f"[{found.label}]" + (
+        f", where it {_describe(left_out, said=_said(found, pool))}" if left_out else "")
+
+
+def _said(found: Found, pool: SourcePool) -> Mapping[Difference, str]:
+    """A negation across a parenthetical as the source says it ("Do not, under
+    any circumstances,"), not in its normalised words: a reviewer must read
+    the very words that reverse the quote."""
+    said = {}
+    for difference in found.differences:
+        if across_parenthetical(difference):
+            context = negation_context(pool.by_label[found.label].text,
+                                       found.alignment.source_start,
+                                       found.alignment.source_end, difference)
+            if context is not None:
+                said[difference] = context.words
+    return said
 
 
 def _labels(labels: Sequence[str]) -> str:
@@ -476,7 +495,10 @@ def _score_text(score: float, threshold: float) -> str:
     return f"{score:.2f}" if round(threshold, 2) == threshold else f"{score:.4f}"
 
 
-def _describe(differences: Sequence[Difference], *, meaning_only: bool = False) -> str:
+def _describe(differences: Sequence[Difference], *, meaning_only: bool = False,
+              said: Mapping[Difference, str] = MappingProxyType({})) -> str:
+    """The differences in words; ``said``: a difference's words as the source
+    says them, where they are not its normalised ``source``."""
     parts = []
     for difference in differences:
         if meaning_only and not difference.reasons:
@@ -488,7 +510,8 @@ def _describe(differences: Sequence[Difference], *, meaning_only: bool = False) 
         elif difference.op == "move":
             what = f"moves “{difference.quote}”"
         elif difference.op == "omit-before":
-            what = f"leaves out “{difference.source}” just before the quoted words"
+            what = (f"leaves out “{said.get(difference, difference.source)}” just before the "
+                    "quoted words")
         elif difference.op == "omit-after":
             what = f"stops just before “{difference.source}”"
         else:

@@ -174,6 +174,16 @@ def test_a_negation_after_the_quote_is_shown_in_context(logged_in: Any) -> None:
     assert "…The dose should <strong>not</strong>…" in html
 
 
+def test_a_negation_across_a_parenthetical_is_shown_in_the_sources_words(logged_in: Any) -> None:
+    answer = inline('It says "exceed 4 g a day" [S1].',
+                    S1="Dosing. Never, even in an emergency, exceed 4 g a day.")
+    citation = CitationVerdict.objects.get(answer=answer)
+    assert citation.outcome == "quote-altered"
+    html, _ = panel(logged_in, answer, f"citation={citation.pk}")
+    context = html.split('class="negation-context"')[1].split("</p>")[0]
+    assert "Source: <strong>Never, even in an emergency,</strong> exceed 4 g a day…" in context
+
+
 # --- the word diff leaves out what normalisation accounted for ---------------
 
 

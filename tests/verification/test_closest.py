@@ -148,6 +148,19 @@ def test_the_negation_before_a_quote_in_the_sources_words() -> None:
     assert (context.side, context.lead, context.words) == ("before", "Do ", "not")
 
 
+def test_a_negation_across_a_parenthetical_in_the_sources_words() -> None:
+    source = "Guidance. Do NOT, under any circumstances, start treatment before the culture."
+    (citation,) = verify_answer('It says "start treatment before the culture" [S1].',
+                                {"S1": source}).citations
+    assert citation.outcome == "quote-altered"
+    (difference,) = citation.differences
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    context = negation_context(source, citation.chunk_start, citation.chunk_end, difference)
+    assert context is not None
+    assert (context.side, context.lead, context.words) == (
+        "before", "", "Do NOT, under any circumstances,")
+
+
 def test_a_negation_reached_across_keeps_its_words() -> None:
     source = "Notes:\nThe court did NOT even consider the appeal."
     difference = Difference("omit-before", "not even", "", ("negation",))

@@ -798,6 +798,73 @@ def test_a_negation_that_does_not_govern_the_quoted_words_is_no_context(
     assert left_out(source, quote) is None
 
 
+@pytest.mark.parametrize(("source", "quote", "expected"), [
+    ("Do not, under any circumstances, start treatment.", "start treatment",
+     "do not, under any circumstances,"),
+    ("Never, even in an emergency, exceed 4 g a day.", "exceed 4 g a day",
+     "never, even in an emergency,"),
+    ("No patient, whatever their age, should receive the drug.", "should receive the drug",
+     "no patient, whatever their age,"),
+    ("Patients must never, as a rule, receive both.", "receive both",
+     "patients must never, as a rule,"),
+    ("Don't, whatever the reading, start treatment.", "start treatment",
+     "don't, whatever the reading,"),
+    # Brackets and spaced dashes are parentheticals too; a hyphen inside one is a word.
+    ("Never (even in an emergency) exceed 4 g a day.", "exceed 4 g a day",
+     "never (even in an emergency)"),
+    ("Never \u2014 even with COVID-19 \u2014 exceed 4 g.", "exceed 4 g",
+     "never - even with covid-19 -"),
+    # A sentence after another, after a heading, after a bullet.
+    ("Dosing. Do not, in any case, exceed 4 g.", "exceed 4 g", "do not, in any case,"),
+    ("Dosing\nDo not, in any case, exceed 4 g.", "exceed 4 g", "do not, in any case,"),
+    ("\u2022 Do not, in any case, exceed 4 g.", "exceed 4 g", "do not, in any case,"),
+    # The quote starts with the parenthetical and runs past it.
+    ("Never, even in an emergency, exceed 4 g a day.", "even in an emergency, exceed 4 g",
+     "never,"),
+    # From the corpus (the US Constitution, a drug sheet).
+    ("No State shall, without the Consent of the Congress, lay any Imposts or Duties.",
+     "lay any Imposts or Duties", "no state shall, without the consent of the congress,"),
+    ("[No Capitation, or other direct, Tax shall be laid.", "Tax shall be laid",
+     "no capitation, or other direct,"),
+    ("No gross external, soft tissue, or skeletal alterations have been observed.",
+     "or skeletal alterations have been observed", "no gross external, soft tissue,"),
+    ("No patient, however, should drive, or operate machinery.", "should drive",
+     "no patient, however,"),
+])
+def test_a_sentence_initial_negation_reaches_across_a_parenthetical(
+    source: str, quote: str, expected: str
+) -> None:
+    assert left_out(source, quote) == ("omit-before", expected)
+    assert words_between(Difference("omit-before", expected, "", ("negation",))) == ()
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    ("If not treated, or if treated late, the infection spreads.", "the infection spreads"),
+    ("If the patient does not respond, after 48 hours, start treatment.", "start treatment"),
+    ("Staff said that they do not, as a rule, start treatment.", "start treatment"),
+    ("No, not at all, the dose is 4 g a day.", "the dose is 4 g a day"),
+    ("No doubt, as the authors say, the dose is 4 g a day.", "the dose is 4 g a day"),
+    ("No more than 4 g, in any case, should be given.", "should be given"),
+    ("Not all patients, in our series, respond.", "respond"),
+    # A list whose first item is a negation (from the corpus), a rating scale.
+    ("Rate the impairment: no impairment, minimal, moderate, or marked.",
+     "moderate, or marked"),
+    ("Rate the impairment: no impairment, minimal, moderate, or marked.",
+     "minimal, moderate, or marked"),
+    ("Never, rarely, sometimes, often, always.", "sometimes, often, always"),
+    ("No pain, mild pain, moderate pain, or severe pain.", "moderate pain, or severe pain"),
+    # A bracket glued to the word before is no parenthetical: "nor(s)" is a function.
+    ("Then nor(s) is a smooth map.", "is a smooth map"),
+    # A head longer than a few words is a clause of its own.
+    ("Those on the ward who are not yet, as we saw, eligible wait.", "eligible wait"),
+    # The quote is only the parenthetical, or a parenthetical of another clause.
+    ("Never, even in an emergency, exceed 4 g a day.", "even in an emergency"),
+    ("Do not wait: in every case, start treatment at once.", "start treatment at once"),
+])
+def test_a_parenthetical_that_no_negation_heads_ends_the_search(source: str, quote: str) -> None:
+    assert left_out(source, quote) is None
+
+
 @pytest.mark.parametrize(("words", "between"), [
     ("not", ()), ("not even be", ()), ("not send to", ("send", "to")),
     ("not remedy it", ("remedy",)),

@@ -470,6 +470,65 @@ def test_negation_in_the_previous_clause_does_not_alter_the_quote() -> None:
     assert citation.outcome == "verified"
 
 
+# A negation cut off from the quote by a parenthetical (issue 23, item 6) -----------
+
+
+@pytest.mark.parametrize(("source", "quote", "said"), [
+    ("Do not, under any circumstances, start treatment before the culture results are known.",
+     "start treatment before the culture results are known", "Do not, under any circumstances,"),
+    ("Never, even in an emergency, exceed 4 g a day.", "exceed 4 g a day",
+     "Never, even in an emergency,"),
+    ("No patient, whatever their age, should receive the drug.", "should receive the drug",
+     "No patient, whatever their age,"),
+    # After another sentence, and in a quote that keeps the parenthetical.
+    ("Dosing. Never, even in an emergency, exceed 4 g a day.",
+     "even in an emergency, exceed 4 g a day", "Never,"),
+])
+def test_a_negation_across_a_parenthetical_alters_the_quote(
+    source: str, quote: str, said: str
+) -> None:
+    # The comma that closes the parenthetical used to end the negation's
+    # search: the worst false pass a clinical reviewer can meet.
+    citation = only_citation(verify_answer(f'The guideline says "{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "quote-altered"
+    assert [(d.op, d.reasons) for d in citation.differences] == [("omit-before", ("negation",))]
+    # The negation in the source's own words, as the reviewer reads it.
+    assert f"leaves out “{said}” just before the quoted words" in citation.message
+    assert source[citation.chunk_start : citation.chunk_end] == quote
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    # A comma that does end a clause: one comma, no parenthetical.
+    ("If not treated, the infection spreads. Treatment is urgent.", "the infection spreads"),
+    ("If not treated, or if treated late, the infection spreads.", "the infection spreads"),
+    ("No, the dose is 4 g a day for adults.", "the dose is 4 g a day"),
+    ("No, not at all, the dose is 4 g a day for adults.", "the dose is 4 g a day"),
+    ("No doubt, as the authors say, the dose is 4 g a day.", "the dose is 4 g a day"),
+    ("Whether or not, in the end, the drug is given, start fluids.", "start fluids"),
+    # The negation governs the clause before the parenthetical.
+    ("If the patient does not respond, after 48 hours, start treatment at once.",
+     "start treatment at once"),
+    ("Without treatment, in most cases, the infection spreads.", "the infection spreads"),
+    # A negation in another clause.
+    ("Do not stop; start treatment at once.", "start treatment at once"),
+    ("Do not wait. Then, in every case, start treatment at once.", "start treatment at once"),
+    # The quote says the negation itself.
+    ("Do not, under any circumstances, start treatment before the culture results are known.",
+     "Do not, under any circumstances, start treatment"),
+    ("No patient, whatever their age, should receive the drug.",
+     "No patient, whatever their age, should receive the drug"),
+])
+def test_a_comma_that_ends_the_clause_still_stops_the_negation(source: str, quote: str) -> None:
+    citation = only_citation(verify_answer(f'The guideline says "{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "verified"
+
+
+def test_an_answer_that_says_the_negation_across_a_parenthetical_verifies() -> None:
+    source = "Never, even in an emergency, exceed 4 g a day."
+    answer = 'The guideline says never to "exceed 4 g a day" [S1].'
+    assert only_citation(verify_answer(answer, {"S1": source})).outcome == "verified"
+
+
 def test_spacing_accents_from_a_pdf_match_the_real_name() -> None:
     # The DPR paper's author line as PyMuPDF extracts it.
     source = "Vladimir Karpukhin\u2217, Barlas O\u02d8guz\u2217, Sewon Min\u2020, Patrick Lewis,"
@@ -1107,6 +1166,14 @@ def test_a_copy_elsewhere_that_leaves_out_a_negation_still_says_where_it_is(
     assert [(d.op, d.source) for d in citation.differences] == [("omit-before", "not")]
     assert NEGATED[citation.chunk_start : citation.chunk_end] == (
         "start treatment on a single elevated reading")
+
+
+def test_a_copy_elsewhere_after_a_negation_and_its_parenthetical_says_so() -> None:
+    sources = {"S1": "Never, even in an emergency, exceed 4 g a day.", "S2": OTHER}
+    citation = only_citation(verify_answer('It says "exceed 4 g a day" [S2].', sources))
+    assert (citation.outcome, citation.source_marker) == ("wrong-source", "S1")
+    assert ("[S1], where it leaves out “Never, even in an emergency,” just before the quoted "
+            "words (negation)") in citation.message
 
 
 def test_a_quote_in_its_cited_source_after_a_negation_is_altered_there() -> None:
