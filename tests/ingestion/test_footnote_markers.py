@@ -51,6 +51,22 @@ def test_a_raised_marker_reads_where_it_is_printed(statute: ExtractedDocument) -
     assert marker[3] < t[3]  # raised
 
 
+def test_a_marker_drawn_after_the_paragraph_comes_back_to_its_line() -> None:
+    # Drawn last, the marker is a block of its own: before, the page ended "...\n\n3".
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "x", fontsize=11)
+    after_act = 72 + pymupdf.get_text_length(_LINE, fontsize=11)
+    stream = (
+        f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({_LINE}{_AFTER}) Tj "
+        f"1 0 0 1 72 678 Tm ({_NEXT}) Tj "
+        f"/helv 7 Tf 1 0 0 1 {after_act:.2f} 696 Tm (3) Tj ET"
+    )
+    doc.update_stream(page.get_contents()[0], stream.encode())
+    text = extract_pdf(doc.tobytes()).text
+    assert text == f"{_LINE}3{_AFTER}\n{_NEXT}"
+
+
 def test_a_small_digit_on_the_baseline_is_not_a_marker() -> None:
     # Lowered, not raised: nothing says it is a footnote marker; it stays put.
     doc = extract_pdf(_statute(marker_rise=-2))
@@ -97,3 +113,23 @@ def test_a_changed_marker_is_a_changed_number(statute: ExtractedDocument) -> Non
     report = verify_answer(f'It says "{quote}" [S1].', {"S1": statute.text})
     (citation,) = [c for s in report.sentences for c in s.citations]
     assert citation.outcome == "quote-altered"
+
+
+def test_a_raised_digit_after_a_number_is_not_glued_to_it() -> None:
+    # "1976" then a raised "3" on its own line: glued it would read "19763",
+    # another year, so it stays where MuPDF put it.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "x", fontsize=11)
+    line = "amendments to the Copyright Act of 1976"
+    after = 72 + pymupdf.get_text_length(line, fontsize=11)
+    width = pymupdf.get_text_length("3", fontsize=7)
+    stream = (
+        f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({line}) Tj "
+        f"1 0 0 1 {after + width:.2f} 692 Tm ({_AFTER}) Tj "
+        f"/helv 7 Tf 1 0 0 1 {after:.2f} 697 Tm (3) Tj ET"
+    )
+    doc.update_stream(page.get_contents()[0], stream.encode())
+    text = extract_pdf(doc.tobytes()).text
+    assert f"of 1976{_AFTER}" in text
+    assert "19763" not in text
