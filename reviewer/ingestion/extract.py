@@ -15,6 +15,10 @@ Layout of the text:
   and writes the text and its geometry.
 * Blocks are separated by a blank line (``"\\n\\n"``), lines by ``"\\n"``; two
   lines of one block that sit side by side on one baseline are joined by a space.
+* A footnote marker (a small, raised number or sign) that MuPDF reads as a
+  line of its own is written into the line it is printed on, glued to the word
+  before it (``Act3 to create``), with its own boxes
+  (:func:`~reviewer.ingestion.layout.attach_markers`).
 * Glyphs are kept as PDF text gives them: a ligature stays one character
   (``"ﬁ"``) with its own box, and a word hyphenated at a line end stays
   ``"hyphen-\\nated"``; the normaliser folds both.
@@ -54,6 +58,7 @@ from reviewer.ingestion.geometry import (
 from reviewer.ingestion.layout import (
     Block,
     Line,
+    attach_markers,
     block_of,
     median,
     reading_order,
@@ -402,7 +407,7 @@ def _extract_page(
     # the page as displayed.
     rotation = page.rotation_matrix
     matrix: _Matrix = tuple(float(rotation[k]) for k in range(6))  # type: ignore[assignment]
-    blocks: list[Block] = []
+    page_lines: list[list[Line]] = []
     seen = 0
     for raw_block in raw["blocks"]:
         if raw_block.get("type", 0) != 0:
@@ -416,11 +421,17 @@ def _extract_page(
             if (line := _read_line(raw_line, matrix)) is not None
         ]
         if lines:
-            # A block whose lines run across a gutter becomes one per column.
-            blocks.extend(split_columns(block_of(lines)))
+            page_lines.append(lines)
     del raw  # the per-character dicts are the bulk of a page's memory
-
-    line_height = median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
+    line_height = median([ln.y1 - ln.y0 for lines in page_lines for ln in lines]) or 12.0
+    blocks: list[Block] = []
+    # A raised footnote marker on a line of its own goes back where it is printed.
+    attached = attach_markers(page_lines, line_height)
+    for lines in attached:
+        # A block whose lines run across a gutter becomes one per column.
+        blocks.extend(split_columns(block_of(lines)))
+    if attached is not page_lines:  # lines went: the usual height may have moved
+        line_height = median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
     pieces: list[str] = []
     line_boxes: list[float] = []
     inserted: list[int] = []

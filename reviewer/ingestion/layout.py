@@ -239,3 +239,107 @@ def reading_order(
             stack.extend(reversed(parts))
     return ordered
 
+
+
+# --------------------------------------------------------------------------
+# Footnote markers: a small raised number on a line of its own
+
+
+# A marker is at most this many characters: digits, or a footnote sign.
+_MARKER = re.compile(r"[0-9]{1,3}|[*\u2020\u2021]{1,2}")
+# Its glyphs are at most this fraction of the host line's height (a smaller
+# size), and its bottom sits at least this fraction of the host's height above
+# the host's bottom (a raised baseline): a digit at the line's size, or small
+# on the line's baseline, is a number, not a marker.
+_MARKER_HEIGHT = 0.8
+_MARKER_RISE = 0.2
+# It follows the glyph it belongs to within this fraction of the host's
+# height, overlapping neither that glyph nor the next by more than this one.
+_MARKER_GAP = 0.3
+_MARKER_OVERLAP = 0.15
+# What a marker is glued to: the end of a word, or punctuation after one. A
+# small raised digit after a math sign or at a line's start is an exponent,
+# an index or a fraction's part, not a marker.
+_MARKED = re.compile(r"[^\W\d_]|[.,;:)\]\"'\u2019\u201d]")
+
+
+def _marker_at(host: Line, marker: Line) -> int | None:
+    """Where in ``host`` the raised, smaller ``marker`` is printed (the
+    index it goes in at, glued to the word before it), or None when it is
+    no footnote marker of this line."""
+    if not host.horizontal or host is marker:
+        return None
+    height = marker.y1 - marker.y0
+    line_height = host.y1 - host.y0
+    if not (
+        height <= _MARKER_HEIGHT * line_height
+        and host.y0 - 0.5 * height <= marker.y0
+        and host.y0 < marker.y1 <= host.y1 - _MARKER_RISE * line_height
+        and host.x0 < marker.x0 <= host.x1 + _MARKER_GAP * line_height
+    ):
+        return None
+    boxes, text = host.boxes, host.text
+    # The last glyph that starts left of the marker's centre, skipping spaces
+    # (a space the marker is drawn over stays after it).
+    centre = (marker.x0 + marker.x1) / 2
+    at = 0
+    while at < len(text) and boxes[4 * at] < centre:
+        at += 1
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    if at == 0 or not _MARKED.fullmatch(text[at - 1]):
+        return None
+    slack = _MARKER_OVERLAP * (marker.x1 - marker.x0)
+    before_x1 = boxes[4 * at - 2]
+    if not before_x1 - slack <= marker.x0 <= before_x1 + _MARKER_GAP * line_height:
+        return None
+    if at < len(text) and not text[at].isspace() and boxes[4 * at] < marker.x1 - slack:
+        return None  # drawn over the next glyph: a stacked fraction, an accent
+    return at
+
+
+def _glue(host: Line, marker: Line, at: int) -> None:
+    host.text = host.text[:at] + marker.text + host.text[at:]
+    host.boxes = host.boxes[: 4 * at] + marker.boxes + host.boxes[4 * at :]
+    # The line keeps its own height (layout compares lines' baselines).
+    host.x0, host.x1 = min(host.x0, marker.x0), max(host.x1, marker.x1)
+
+
+def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Line]]:
+    """Footnote markers moved from lines of their own into the line they are
+    printed on.
+
+    MuPDF starts a new line (or block) for glyphs on another baseline, so a
+    raised, smaller "3" after "Act" reads on a line of its own after the
+    text around it (``Act to create⏎3⏎four new``). A line that is only a
+    marker (one to three digits or a footnote sign), smaller than a line it
+    sits on, with its bottom raised above that line's, and right after a
+    word or punctuation of it, joins that line there, glued to the word
+    before it (``Act3 to create``): the matcher takes a number glued to a
+    word as a footnote marker a quote may keep, drop or space off.
+    ``line_height`` is the page's usual line height: only a line shorter than
+    it can be a marker, which keeps the columns of numbers in a table cheap.
+    Blocks left empty are dropped.
+    """
+    limit = _MARKER_HEIGHT * line_height
+    candidates = [
+        line for lines in blocks for line in lines
+        if line.horizontal and line.y1 - line.y0 <= limit and _MARKER.fullmatch(line.text)
+    ]
+    if not candidates:
+        return blocks
+    everything = [line for lines in blocks for line in lines]
+    moved: set[int] = set()
+    for marker in candidates:
+        for host in everything:
+            if id(host) in moved:
+                continue
+            at = _marker_at(host, marker)
+            if at is not None:
+                _glue(host, marker, at)
+                moved.add(id(marker))
+                break
+    if not moved:
+        return blocks
+    kept = [[ln for ln in lines if id(ln) not in moved] for lines in blocks]
+    return [lines for lines in kept if lines]
