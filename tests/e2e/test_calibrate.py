@@ -224,8 +224,9 @@ def _off_screen(elements: Any) -> list[dict[str, float]]:
             left: r.left, right: r.right}))""")
 
 
-def test_v_shows_the_pdf_and_the_label_buttons_on_one_screen_at_1280x720(page: Any) -> None:
-    base = page.url.split("/answers")[0]
+def _open_an_item_with_its_pdf(page: Any, base: str) -> CalibrationItem:
+    """At 1280x720, a benefits-chat item whose source has a PDF, with `v`
+    pressed and its highlight drawn."""
     surface = Surface.objects.get(name="benefits-chat")
     calibration_sample(surface=surface, size=50)
     item = (CalibrationItem.objects.filter(surface=surface, labels=None)
@@ -235,6 +236,12 @@ def test_v_shows_the_pdf_and_the_label_buttons_on_one_screen_at_1280x720(page: A
     page.goto(f"{base}/calibrate/benefits-chat/label?item={item.pk}")
     page.keyboard.press("v")
     page.wait_for_selector("#label-viewer .cg-highlight", state="attached", timeout=30_000)
+    return item
+
+
+def test_v_shows_the_pdf_and_the_label_buttons_on_one_screen_at_1280x720(page: Any) -> None:
+    base = page.url.split("/answers")[0]
+    item = _open_an_item_with_its_pdf(page, base)
     page.wait_for_timeout(300)  # let the viewer's scroll to the highlight settle
     assert page.locator("#label-viewer").is_visible()
     buttons = page.locator("#label-queue .label-buttons button")
@@ -253,7 +260,6 @@ def test_v_shows_the_pdf_and_the_label_buttons_on_one_screen_at_1280x720(page: A
     # A key labels the item with the PDF open.
     _press(page, "1", until_item_is_not=item.pk)
     assert MatchLabel.objects.get(item=item, labeller_name="demo").label == "faithful"
-    page.screenshot(path="/tmp/labeller-v.png")
 
 
 def test_undo_survives_a_reload_and_a_new_session(page: Any, chromium: Any) -> None:
@@ -571,15 +577,7 @@ def test_the_labelling_and_calibration_pages_run_under_the_policy(csp_page: Any)
     page = csp_page
     violations = _watch(page)
     base = page.url.split("/answers")[0]
-    surface = Surface.objects.get(name="benefits-chat")
-    calibration_sample(surface=surface, size=50)
-    item = (CalibrationItem.objects.filter(surface=surface, labels=None)
-            .exclude(document=None).exclude(pages=[]).first())
-    assert item is not None
-    page.set_viewport_size(SCREEN)
-    page.goto(f"{base}/calibrate/benefits-chat/label?item={item.pk}")
-    page.keyboard.press("v")
-    page.wait_for_selector("#label-viewer .cg-highlight", state="attached", timeout=30_000)
+    _open_an_item_with_its_pdf(page, base)
     assert page.evaluate("() => document.querySelector('.label-page.pdf-open') !== null")
     page.goto(f"{base}/calibrate/benefits-chat/")
     page.locator(".apply-form textarea[name=reason]").press_sequentially("Why")
