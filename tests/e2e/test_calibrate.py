@@ -447,8 +447,6 @@ def test_the_curves_span_the_labels_with_a_zoom_on_0_9_to_1_and_labels_clear_of_
         assert {label["text"].split()[0] for label in chart["labels"]} >= {
             "current", "recommended"}, chart["labels"]
         assert chart["hits"] == [], chart["hits"]
-    page.locator("#curves-heading").scroll_into_view_if_needed()
-    page.screenshot(path="/tmp/labeller-chart.png")
 
 
 def _counted_label(item: CalibrationItem) -> str | None:
