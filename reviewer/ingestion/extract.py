@@ -65,6 +65,7 @@ from reviewer.ingestion.layout import (
     side_by_side,
     split_columns,
 )
+from reviewer.ingestion.tables import read_tables, ruling_lines
 
 __all__ = [
     "MAX_CHARS_PER_DOCUMENT",
@@ -432,6 +433,8 @@ def _extract_page(
         blocks.extend(split_columns(block_of(lines)))
     if attached is not page_lines:  # lines went: the usual height may have moved
         line_height = median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
+    # A table reads by its rows: each row a block, its cells left to right.
+    blocks = read_tables(blocks, line_height, lambda: ruling_lines(page, matrix))
     pieces: list[str] = []
     line_boxes: list[float] = []
     inserted: list[int] = []
