@@ -57,6 +57,8 @@ _ROW_GAP_LINES = 2.5
 # prose (as in layout); a table row is mostly short pieces.
 _PROSE_WORDS = 4
 _WORD = re.compile(r"[^\W\d_]{2,}")
+# Dot leaders: an entry of a table of contents, whose columns are lists.
+_LEADER = re.compile(r"\.{5,}|(?:\. ){4,}|\u2026{2,}")
 # A block of this many lines, most of them prose, is a paragraph.
 _PARAGRAPH_LINES = 3
 # A ruling line is at most this thick and at least this long (points); a rule
@@ -170,7 +172,7 @@ def _text_rows(lines: list[Line]) -> list[_TextRow]:
             else:
                 pieces.append(_Piece([line], line.x0, line.x1, False))
         for piece in pieces:
-            piece.prose = _is_prose(" ".join(ln.text for ln in piece.lines))
+            piece.prose = _is_prose(_text(piece))
         result.append(_TextRow(pieces, min(ln.y0 for ln in row), max(ln.y1 for ln in row)))
     return result
 
@@ -206,9 +208,26 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
             or region.rows[-1].y0 - region.rows[-2].y1 > _WRAP_GAP_LINES * line_height
         ):
             region.rows.pop()
-        if region.tabular >= _MIN_ROWS:
+        # A first row with a cell in lower case carries on text above the
+        # table (a form's half whose lines MuPDF reads apart): not a table.
+        opens_midway = any(p.lines[0].text[:1].islower() for p in region.rows[0].pieces)
+        if region.tabular >= _MIN_ROWS and not opens_midway and not _contents_columns(region):
             tables.append(region)
     return tables
+
+
+def _contents_columns(region: _Region) -> bool:
+    """Tables of contents set in columns side by side: most rows hold two
+    entries or more with dot leaders. Each column is a list read down."""
+    listed = sum(
+        1 for row in region.rows
+        if row.tabular and sum(1 for p in row.pieces if _LEADER.search(_text(p))) >= 2
+    )
+    return 2 * listed > region.tabular
+
+
+def _text(piece: _Piece) -> str:
+    return " ".join(ln.text for ln in piece.lines)
 
 
 def _in_first_column(region: _Region, piece: _Piece, line_height: float) -> bool:
@@ -283,11 +302,19 @@ def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block
             new_row = not ruled or starts_first
         else:
             new_row = starts_first and not wraps
+        previous = rows[-1] if rows else []
         if new_row:
             rows.append([])
             first_column = None
         cells = rows[-1]
         for piece in _split_at_rules(text_row, rules.vertical):
+            # A cell of the row above that wraps while its neighbours' next
+            # row begins (a form's two halves): its next line, starting in
+            # lower case right under it, stays with it.
+            above = _wrapped(previous, piece, line_height) if new_row else None
+            if above is not None:
+                above.lines.extend(piece.lines)
+                continue
             cell = _overlapping(cells, piece)
             if cell is None:
                 cells.append(_Cell(list(piece.lines), piece.x0, piece.x1))
@@ -298,9 +325,27 @@ def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block
                 first_column = piece.lines[-1]
     blocks = []
     for cells in rows:
+        if not cells:
+            continue  # every piece carried on a cell of the row above
         cells.sort(key=lambda c: c.x0)
         blocks.append(block_of([line for cell in cells for line in cell.lines]))
     return blocks
+
+
+def _wrapped(cells: list[_Cell], piece: _Piece, line_height: float) -> _Cell | None:
+    """The cell of ``cells`` that ``piece`` carries on: right under its last
+    line, overlapping it, starting in lower case."""
+    first = piece.lines[0]
+    if not first.text[:1].islower():
+        return None
+    for cell in cells:
+        last = cell.lines[-1]
+        if (
+            0 <= first.y0 - last.y1 + _RULE_SLACK <= _WRAP_GAP_LINES * line_height + _RULE_SLACK
+            and min(first.x1, last.x1) > max(first.x0, last.x0)
+        ):
+            return cell
+    return None
 
 
 def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:
