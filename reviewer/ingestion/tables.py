@@ -302,19 +302,11 @@ def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block
             new_row = not ruled or starts_first
         else:
             new_row = starts_first and not wraps
-        previous = rows[-1] if rows else []
         if new_row:
             rows.append([])
             first_column = None
         cells = rows[-1]
         for piece in _split_at_rules(text_row, rules.vertical):
-            # A cell of the row above that wraps while its neighbours' next
-            # row begins (a form's two halves): its next line, starting in
-            # lower case right under it, stays with it.
-            above = _wrapped(previous, piece, line_height) if new_row else None
-            if above is not None:
-                above.lines.extend(piece.lines)
-                continue
             cell = _overlapping(cells, piece)
             if cell is None:
                 cells.append(_Cell(list(piece.lines), piece.x0, piece.x1))
@@ -325,27 +317,9 @@ def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block
                 first_column = piece.lines[-1]
     blocks = []
     for cells in rows:
-        if not cells:
-            continue  # every piece carried on a cell of the row above
         cells.sort(key=lambda c: c.x0)
         blocks.append(block_of([line for cell in cells for line in cell.lines]))
     return blocks
-
-
-def _wrapped(cells: list[_Cell], piece: _Piece, line_height: float) -> _Cell | None:
-    """The cell of ``cells`` that ``piece`` carries on: right under its last
-    line, overlapping it, starting in lower case."""
-    first = piece.lines[0]
-    if not first.text[:1].islower():
-        return None
-    for cell in cells:
-        last = cell.lines[-1]
-        if (
-            0 <= first.y0 - last.y1 + _RULE_SLACK <= _WRAP_GAP_LINES * line_height + _RULE_SLACK
-            and min(first.x1, last.x1) > max(first.x0, last.x0)
-        ):
-            return cell
-    return None
 
 
 def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:
