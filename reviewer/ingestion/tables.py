@@ -332,11 +332,50 @@ def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:
     return best
 
 
+def _may_hold_a_table(blocks: list[Block]) -> bool:
+    """Whether at least :data:`_MIN_ROWS` baselines hold :data:`_MIN_CELLS`
+    pieces a gutter apart: the cheap test every page takes (no prose or
+    paragraph reading, which only pages that pass it pay for)."""
+    lines = sorted(
+        (ln for block in blocks for ln in block.lines if ln.horizontal),
+        key=lambda ln: ln.y0 + ln.y1,
+    )
+    if len(lines) < _MIN_ROWS * _MIN_CELLS:
+        return False
+    rows = 0
+    band: list[Line] = []
+    top = bottom = 0.0
+    for line in (*lines, None):
+        if line is not None and band:
+            overlap = min(bottom, line.y1) - max(top, line.y0)
+            if overlap >= 0.5 * min(bottom - top, line.y1 - line.y0):
+                band.append(line)
+                top, bottom = min(top, line.y0), max(bottom, line.y1)
+                continue
+        if len(band) >= _MIN_CELLS:
+            band.sort(key=lambda ln: ln.x0)
+            pieces, reach = 1, band[0].x1
+            for other in band[1:]:
+                if other.x0 - reach > _CELL_GAP_LINES * (other.y1 - other.y0):
+                    pieces += 1
+                reach = max(reach, other.x1)
+            if pieces >= _MIN_CELLS:
+                rows += 1
+                if rows >= _MIN_ROWS:
+                    return True
+        if line is not None:
+            band = [line]
+            top, bottom = line.y0, line.y1
+    return False
+
+
 def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> list[Block]:
     """``blocks`` with every table's lines regrouped into one block per row
     (cells left to right, each cell's lines top to bottom); ``blocks`` itself
     when the page has no table. ``rules()`` gives the page's horizontal ruling
     lines; it is called only when the text holds a table."""
+    if not _may_hold_a_table(blocks):
+        return blocks
     candidates: list[Line] = []
     paragraphs: list[Line] = []
     for block in blocks:
