@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from reviewer.ingestion.layout import Block, Line, block_of
 
@@ -113,8 +114,10 @@ class _TextRow:
 
     @property
     def tabular(self) -> bool:
-        count = len(self.pieces)
-        return count >= _MIN_CELLS and 2 * sum(p.prose for p in self.pieces) < count
+        # Running prose in columns has every piece prose; a row of cells has
+        # a short one at least (a name, a number, a date), however long the
+        # text of its other cells.
+        return len(self.pieces) >= _MIN_CELLS and not all(p.prose for p in self.pieces)
 
 
 @dataclass(slots=True)
@@ -140,14 +143,25 @@ class _Region:
 
 
 def _paragraph(block: Block) -> bool:
+    """Several lines of prose one under another (MuPDF's block of a row's
+    cells has lines side by side, a column's paragraph never)."""
     lines = block.lines
+    if len(lines) < _PARAGRAPH_LINES:
+        return False
+    if any(
+        min(a.y1, b.y1) - max(a.y0, b.y0) > 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
+        for a, b in pairwise(lines)
+    ):
+        return False
     prose = sum(_is_prose(ln.text) for ln in lines)
-    return len(lines) >= _PARAGRAPH_LINES and 2 * prose > len(lines)
+    return 2 * prose > len(lines)
 
 
 def _text_rows(lines: list[Line]) -> list[_TextRow]:
-    """Lines grouped by baseline (overlapping by half a line or more), top to
-    bottom; each row's lines chained into pieces left to right."""
+    """Lines grouped by baseline (overlapping the row's first line by half a
+    line or more: measured against the row's first line, so loosely set lines
+    whose boxes overlap the next one's do not chain a paragraph into one row),
+    top to bottom; each row's lines chained into pieces left to right."""
     rows: list[list[Line]] = []
     top = bottom = 0.0
     for line in sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2):
@@ -155,7 +169,6 @@ def _text_rows(lines: list[Line]) -> list[_TextRow]:
             overlap = min(bottom, line.y1) - max(top, line.y0)
             if overlap >= 0.5 * min(bottom - top, line.y1 - line.y0):
                 rows[-1].append(line)
-                top, bottom = min(top, line.y0), max(bottom, line.y1)
                 continue
         rows.append([line])
         top, bottom = line.y0, line.y1
@@ -276,7 +289,29 @@ def _piece_of(lines: list[Line]) -> _Piece:
                   _is_prose(" ".join(ln.text for ln in lines)))
 
 
-def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block]:
+_HYPHEN_END = re.compile(r"[^\W\d_]-$")
+
+
+def _hyphen_wrapped(region: _Region, line_height: float) -> bool:
+    """Whether a piece ends a word with a hyphen and the next text row goes
+    on right under it: a cell of several lines, which an unruled table
+    cannot tell from the next row (text boxes side by side in a figure)."""
+    for above, below in pairwise(region.rows):
+        for piece in above.pieces:
+            last = piece.lines[-1]
+            if not _HYPHEN_END.search(last.text):
+                continue
+            for other in below.pieces:
+                first = other.lines[0]
+                if (
+                    first.y0 - last.y1 <= _WRAP_GAP_LINES * line_height
+                    and min(first.x1, last.x1) > max(first.x0, last.x0)
+                ):
+                    return True
+    return False
+
+
+def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block] | None:
     ruled_gaps = _ruled_gaps(region, rules.horizontal)
     # Ruled: rules stand between a good share of its rows of cells (a table
     # that only boxes its header is read as unruled).
@@ -284,6 +319,8 @@ def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block
         ruled for ruled, below in zip(ruled_gaps, region.rows[1:], strict=False) if below.tabular
     ]
     ruled = sum(between) >= max(2, _RULED_SHARE * len(between))
+    if not ruled and _hyphen_wrapped(region, line_height):
+        return None  # rows that cannot be told apart without rules
     rows: list[list[_Cell]] = []
     first_column: Line | None = None  # the last line of the current row's first cell
     for index, text_row in enumerate(region.rows):
@@ -350,7 +387,6 @@ def _may_hold_a_table(blocks: list[Block]) -> bool:
             overlap = min(bottom, line.y1) - max(top, line.y0)
             if overlap >= 0.5 * min(bottom - top, line.y1 - line.y0):
                 band.append(line)
-                top, bottom = min(top, line.y0), max(bottom, line.y1)
                 continue
         if len(band) >= _MIN_CELLS:
             band.sort(key=lambda ln: ln.x0)
@@ -396,7 +432,10 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             for ln in paragraphs
         ):
             continue  # a cell holds paragraphs: read as MuPDF does
-        tables.extend(_table_rows(region, page_rules, line_height))
+        rows = _table_rows(region, page_rules, line_height)
+        if rows is None:
+            continue
+        tables.extend(rows)
         taken.update(id(ln) for row in region.rows for p in row.pieces for ln in p.lines)
     if not taken:
         return blocks
