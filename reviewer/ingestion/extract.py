@@ -13,6 +13,8 @@ Layout of the text:
   span the columns (titles, wide figures) stay in vertical order. The layout
   rules live in :mod:`reviewer.ingestion.layout`; this module reads the page
   and writes the text and its geometry.
+* A table reads by its rows: each row a block, its cells left to right and
+  a cell's lines in order (:func:`~reviewer.ingestion.tables.read_tables`).
 * Blocks are separated by a blank line (``"\\n\\n"``), lines by ``"\\n"``; two
   lines of one block that sit side by side on one baseline are joined by a space.
 * A footnote marker (a small, raised number or sign) that MuPDF reads as a

@@ -19,20 +19,24 @@ where the text already looks like a table.
 
 What is a table here: at least :data:`_MIN_ROWS` text rows (lines on one
 baseline) that each hold :data:`_MIN_CELLS` or more separate pieces of text
-(a gutter wider than a word space apart) of which most are not running prose,
-one under another, plus the short rows between them that stay inside their
-width (headers, the second line of a cell). Running prose in two or three
-columns never qualifies (its pieces are prose); nor does a page whose
-paragraphs sit inside the table's area (a cell holding paragraphs): that
-table is left as MuPDF reads it, since reading it by rows would cut the
-paragraphs.
+(a gutter wider than a word space apart) of which at least one is not running
+prose (a name, a number, a date), one under another, plus the short rows
+between them that stay inside their width (headers, the next lines of a
+cell). Running prose in two or three columns never qualifies (all its pieces
+are prose, and its paragraphs are set aside first). Left as MuPDF reads them,
+since their rows cannot be told apart: a table with a paragraph inside its
+area, tables of contents side by side (dot leaders), a form's half whose
+first row opens in lower case, and an unruled table whose cells wrap with a
+hyphen (text boxes in a figure).
 
 Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
-cells). Unruled, every text row of several cells starts a row; a shorter one
-(a wrapped cell's next line) continues the row above unless it starts in the
-first column away from the line above it. Cells: a row's first text row
-gives its cells; a later line joins the cell it overlaps in x.
+cells) unless the lower one has its own first cell; a vertical rule cuts
+pieces set closer than a word space. Unruled, every text row of cells starts
+a row; a shorter one (a wrapped cell's next line) continues the row above
+unless it starts in the first column away from the line above it. Cells: a
+row's first text row gives its cells; a later line joins the cell it
+overlaps in x.
 """
 
 from __future__ import annotations
@@ -408,8 +412,8 @@ def _may_hold_a_table(blocks: list[Block]) -> bool:
 def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> list[Block]:
     """``blocks`` with every table's lines regrouped into one block per row
     (cells left to right, each cell's lines top to bottom); ``blocks`` itself
-    when the page has no table. ``rules()`` gives the page's horizontal ruling
-    lines; it is called only when the text holds a table."""
+    when the page has no table. ``rules()`` gives the page's ruling lines; it
+    is called only when the text holds a table."""
     if not _may_hold_a_table(blocks):
         return blocks
     candidates: list[Line] = []
