@@ -436,7 +436,7 @@ def _extract_page(
     if attached is not page_lines:  # lines went: the usual height may have moved
         line_height = median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
     # A table reads by its rows: each row a block, its cells left to right.
-    blocks = read_tables(blocks, line_height, lambda: ruling_lines(page, matrix))
+    blocks = read_tables(blocks, line_height, lambda area: ruling_lines(page, matrix, area))
     pieces: list[str] = []
     line_boxes: list[float] = []
     inserted: list[int] = []

@@ -90,7 +90,8 @@ class Rules:
     vertical: list[Rule]
 
 
-RuleSource = Callable[[], Rules]
+# Called with the area the tables cover (x0, y0, x1, y1, displayed page).
+RuleSource = Callable[[tuple[float, float, float, float]], Rules]
 _Matrix = tuple[float, float, float, float, float, float]
 
 
@@ -375,8 +376,9 @@ def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:
 
 def _may_hold_a_table(blocks: list[Block]) -> bool:
     """Whether at least :data:`_MIN_ROWS` baselines hold :data:`_MIN_CELLS`
-    pieces a gutter apart: the cheap test every page takes (no prose or
-    paragraph reading, which only pages that pass it pay for)."""
+    pieces a gutter apart, not all of them prose: the cheap test every page
+    takes (no paragraphs, regions or ruling lines, which only pages that
+    pass it pay for)."""
     lines = sorted(
         (ln for block in blocks for ln in block.lines if ln.horizontal),
         key=lambda ln: ln.y0 + ln.y1,
@@ -394,12 +396,15 @@ def _may_hold_a_table(blocks: list[Block]) -> bool:
                 continue
         if len(band) >= _MIN_CELLS:
             band.sort(key=lambda ln: ln.x0)
-            pieces, reach = 1, band[0].x1
+            pieces, reach = [[band[0].text]], band[0].x1
             for other in band[1:]:
                 if other.x0 - reach > _CELL_GAP_LINES * (other.y1 - other.y0):
-                    pieces += 1
+                    pieces.append([])
+                pieces[-1].append(other.text)
                 reach = max(reach, other.x1)
-            if pieces >= _MIN_CELLS:
+            if len(pieces) >= _MIN_CELLS and not all(
+                _is_prose(" ".join(piece)) for piece in pieces
+            ):
                 rows += 1
                 if rows >= _MIN_ROWS:
                     return True
@@ -412,8 +417,8 @@ def _may_hold_a_table(blocks: list[Block]) -> bool:
 def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> list[Block]:
     """``blocks`` with every table's lines regrouped into one block per row
     (cells left to right, each cell's lines top to bottom); ``blocks`` itself
-    when the page has no table. ``rules()`` gives the page's ruling lines; it
-    is called only when the text holds a table."""
+    when the page has no table. ``rules(area)`` gives the page's ruling lines
+    in and around ``area``; it is called only when the text holds a table."""
     if not _may_hold_a_table(blocks):
         return blocks
     candidates: list[Line] = []
@@ -426,7 +431,10 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
     regions = _regions(_text_rows(candidates), line_height)
     if not regions:
         return blocks
-    page_rules = rules()
+    page_rules = rules((
+        min(r.x0 for r in regions), min(r.rows[0].y0 for r in regions),
+        max(r.x1 for r in regions), max(r.rows[-1].y1 for r in regions),
+    ))
     tables: list[Block] = []
     taken: set[int] = set()
     for region in regions:
@@ -453,11 +461,17 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
     return kept + tables
 
 
-def ruling_lines(page: object, matrix: _Matrix) -> Rules:
+def ruling_lines(
+    page: object, matrix: _Matrix, area: tuple[float, float, float, float]
+) -> Rules:
     """The ruling lines of ``page`` (a pymupdf.Page) on the page as displayed
     (``matrix`` maps unrotated page space there): thin lines and rectangles,
-    and the edges of wider rectangles (cell borders, shaded rows)."""
+    and the edges of wider rectangles (cell borders, shaded rows). Paths that
+    do not reach ``area`` (displayed page) are skipped unread (a chart's
+    curves beside a table cost nothing)."""
     a, b, c, d, e, f = matrix
+    ax0, ay0, ax1, ay1 = area
+    slack = 2 * _RULE_SLACK
     horizontal: list[Rule] = []
     vertical: list[Rule] = []
 
@@ -472,6 +486,14 @@ def ruling_lines(page: object, matrix: _Matrix) -> Rules:
             vertical.append((min(py0, py1), max(py0, py1), (px0 + px1) / 2))
 
     for path in page.get_cdrawings():  # type: ignore[attr-defined]
+        px0, py0, px1, py1 = path["rect"]
+        qx0, qy0 = a * px0 + c * py0 + e, b * px0 + d * py0 + f
+        qx1, qy1 = a * px1 + c * py1 + e, b * px1 + d * py1 + f
+        if (
+            max(qx0, qx1) < ax0 - slack or min(qx0, qx1) > ax1 + slack
+            or max(qy0, qy1) < ay0 - slack or min(qy0, qy1) > ay1 + slack
+        ):
+            continue
         for item in path["items"]:
             kind = item[0]
             if kind == "l":
