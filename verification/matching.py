@@ -1101,6 +1101,13 @@ def word_swap(
         start, end = tokens[first].start(), tokens[first + size - 1].end()
         if (start, end) == compared:
             continue  # compare() would return what it did for the caller: no change
+        if compared is not None and _drops_one(words, quote_words, first, compared, tokens):
+            # Not a swap: the quote is the source with one word left out, in
+            # the window the caller compared ("duration.12 Regulations"
+            # quoted "duration. Regulations"; the window cut one word short
+            # reads "12" for "regulations"). compare() judged that deletion
+            # there, as a footnote marker or a change of meaning.
+            continue
         if whole and not _bounded(source, tokens, first, first + size):
             continue
         found = _alignment(source, fuzz.ratio(quote.text, text[start:end]) / 100, False,
@@ -1109,6 +1116,25 @@ def word_swap(
         if any(d.reasons for d in differences):
             return found, differences
     return None
+
+
+def _drops_one(
+    words: list[str], quote_words: list[str], first: int, compared: tuple[int, int],
+    tokens: list[re.Match[str]],
+) -> bool:
+    """Whether ``quote_words`` are ``words`` from ``first`` on with the one
+    word that differs left out (the quote's word there is the source's next
+    or previous one), all inside the ``compared`` window."""
+    size = len(quote_words)
+    at = next(k for k in range(size) if words[first + k] != quote_words[k])
+    after = first + size  # the source's token after the window
+    if (after < len(words) and quote_words[at:] == words[first + at + 1 : after + 1]
+            and compared[0] <= tokens[first].start() and tokens[after].end() <= compared[1]):
+        return True
+    before = first - 1
+    return (before >= 0 and quote_words[: at + 1] == words[before : first + at]
+            and compared[0] <= tokens[before].start()
+            and tokens[first + size - 1].end() <= compared[1])
 
 
 def _bounded(source: NormalizedText, tokens: list[re.Match[str]], first: int, last: int) -> bool:
