@@ -204,7 +204,8 @@ def ocr_page(
     if len(limits.ocr_pages) >= options.max_pages:
         raise ExtractionError(
             "ocr-failed",
-            f"This PDF has more than {options.max_pages} pages without a text layer (the "
+            f"This PDF has more than {options.max_pages} "
+            f"page{'s' if options.max_pages != 1 else ''} without a text layer (the "
             f"limit for OCR; reached at page {number} of {pages}). Split it into smaller "
             "documents.")
     limits.deadline += options.seconds_per_page
