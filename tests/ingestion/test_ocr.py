@@ -69,7 +69,9 @@ def test_an_honest_quote_from_a_scan_verifies_and_highlights_the_printed_words()
     (on_page,) = locate(document, citation.chunk_start, citation.chunk_end)
     assert on_page["page"] == 1
     rects = on_page["rects"]
-    printed = [w for w in scan.words() if w[1] > 150 and w[4].lower().strip(".") in quote.split()]
+    words = scan.words()
+    line = next(w[1] for w in words if w[4] == "landlord")  # the quoted words' line
+    printed = [w for w in words if w[1] == line and w[4].lower() in quote.split()]
     assert len(printed) == len(quote.split())
     for x0, y0, x1, y1, word in printed:  # each printed word lies under the highlight
         middle_x, middle_y = (x0 + x1) / 2, (y0 + y1) / 2
