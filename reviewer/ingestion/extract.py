@@ -258,7 +258,8 @@ def extract_pdf(
             raise
     finally:
         doc.close()
-    report = OcrReport(ocr.language, tuple(limits.ocr_pages)) if limits.ocr_pages else None
+    report = (OcrReport(ocr.language, tuple(limits.ocr_pages))
+              if ocr is not None and limits.ocr_pages else None)
     return ExtractedDocument(text=text, geometry=geometry, lines=writer.lines, ocr=report)
 
 

@@ -45,16 +45,12 @@ import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
 from array import array
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pymupdf
 
 from reviewer.ingestion.geometry import PageInfo, TextLines
-
-if TYPE_CHECKING:
-    from reviewer.ingestion.extract import ExtractionError
 
 __all__ = [
     "DEFAULT_TESSDATA",
@@ -223,8 +219,7 @@ def ocr_page(
         width, height = pixmap.width, pixmap.height
         pixmap.save(picture)
         del pixmap
-        hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits,
-                    error=ExtractionError)
+        hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits)
     # Pixels to points on the page as displayed (the picture is that page).
     scale_x, scale_y = rect.width / width, rect.height / height
     text, boxes, inserted, margin_lines, words, confidence = _read_hocr(
@@ -248,8 +243,9 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the forked program
 
 
 def _run(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int,
-         limits: Any, error: Callable[[str, str], ExtractionError]) -> bytes:
+         limits: Any) -> bytes:
     """Tesseract's hOCR of ``picture``, or the error that says why not."""
+    from reviewer.ingestion.extract import ExtractionError as error
     where = f"page {number} of {pages}"
     timeout = limits.deadline - time.monotonic()
     if timeout <= 0:

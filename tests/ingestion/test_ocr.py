@@ -205,11 +205,13 @@ def _wait_gone(pid: int) -> bool:
 def test_ocr_past_the_time_limit_fails_naming_it_and_the_program_is_killed(
         english_scan: bytes, tmp_path: Path) -> None:
     command = _program(tmp_path, "exec sleep 60")
-    outcome = run_isolated(english_scan, max_seconds=1.0,
+    # Reading the page takes milliseconds of the document's 5 s, even on a
+    # busy machine: the OCR program is what the limit stops.
+    outcome = run_isolated(english_scan, max_seconds=5.0,
                            ocr=OcrOptions(command=command, seconds_per_page=1.0))
     assert outcome.error is not None and outcome.error.kind == "timeout"
     assert outcome.error.message == (
-        "OCR of page 1 of 1 stopped at the 2-second limit (1 s for the document plus 1 s for "
+        "OCR of page 1 of 1 stopped at the 6-second limit (5 s for the document plus 1 s for "
         "each of the 1 page OCR'd).")
     assert _wait_gone(int((tmp_path / "pid").read_text()))
 
@@ -219,10 +221,12 @@ def test_the_ocr_program_never_outlives_the_sandbox_child(
     # The parent gives up on the child before the child's own clock stops the
     # program: the kernel kills the program with the child.
     command = _program(tmp_path, "exec sleep 60")
-    outcome = run_isolated(english_scan, max_seconds=30.0, grace_seconds=-29.0,
-                           ocr=OcrOptions(command=command, seconds_per_page=30.0))
+    # (the parent waits 10 + 10 - 7 = 13 s once OCR has begun, the child's
+    # own clock would stop the program at 20 s)
+    outcome = run_isolated(english_scan, max_seconds=10.0, grace_seconds=-7.0,
+                           ocr=OcrOptions(command=command, seconds_per_page=10.0))
     assert outcome.error is not None and outcome.error.kind == "timeout"
-    assert outcome.error.message.startswith("OCR of page 1 of 1 stopped at the 60-second limit")
+    assert outcome.error.message.startswith("OCR of page 1 of 1 stopped at the 20-second limit")
     assert _wait_gone(int((tmp_path / "pid").read_text()))
 
 

@@ -195,7 +195,7 @@ def _program(folder: Path, body: str) -> str:
 def test_ocr_past_the_time_limit_fails_the_document_naming_the_limit(
         english_scan: bytes, tmp_path: Path, django_capture_on_commit_callbacks: Any) -> None:
     slow = _program(tmp_path, "exec sleep 60")
-    limits = _citeguard(MAX_SECONDS_PER_DOCUMENT=1.0, MAX_OCR_SECONDS_PER_PAGE=1.0,
+    limits = _citeguard(MAX_SECONDS_PER_DOCUMENT=5.0, MAX_OCR_SECONDS_PER_PAGE=1.0,
                         OCR_COMMAND=slow)
     with (override_settings(CITEGUARD=limits),
           django_capture_on_commit_callbacks(execute=True)):
@@ -203,7 +203,7 @@ def test_ocr_past_the_time_limit_fails_the_document_naming_the_limit(
     document = Document.objects.get()
     assert document.status == Document.Status.FAILED and document.error_kind == "timeout"
     assert document.error == (
-        "OCR of page 1 of 1 stopped at the 2-second limit (1 s for the document plus 1 s for "
+        "OCR of page 1 of 1 stopped at the 6-second limit (5 s for the document plus 1 s for "
         "each of the 1 page OCR'd).")
     assert document.progress == ""
 
