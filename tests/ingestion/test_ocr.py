@@ -222,7 +222,9 @@ def test_the_ocr_program_never_outlives_the_sandbox_child(
     # program: the kernel kills the program with the child.
     command = _program(tmp_path, "exec sleep 60")
     # (the parent waits 10 + 10 - 7 = 13 s once OCR has begun, the child's
-    # own clock would stop the program at 20 s)
+    # own clock would stop the program at 20 s). The forkserver is started
+    # first, so the child reaches its page within the 3 s before OCR begins.
+    run_isolated(english_scan, ocr=None)
     outcome = run_isolated(english_scan, max_seconds=10.0, grace_seconds=-7.0,
                            ocr=OcrOptions(command=command, seconds_per_page=10.0))
     assert outcome.error is not None and outcome.error.kind == "timeout"
