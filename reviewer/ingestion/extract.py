@@ -65,6 +65,7 @@ from reviewer.ingestion.layout import (
     side_by_side,
     split_columns,
 )
+from reviewer.ingestion.ocr import OcrOptions, OcrReport, ocr_page
 
 __all__ = [
     "MAX_CHARS_PER_DOCUMENT",
@@ -84,7 +85,7 @@ _BLOCK_SEPARATOR = "\n\n"
 
 ExtractionErrorKind = Literal[
     "not-pdf", "corrupt", "encrypted", "no-text", "too-many-pages", "timeout",
-    "page-chars", "document-chars", "memory", "crashed",
+    "page-chars", "document-chars", "memory", "crashed", "ocr-failed",
 ]
 
 #: Characters one page, and one document, may hold (the corpus peaks near
@@ -130,6 +131,8 @@ class ExtractedDocument:
     text: str = field(repr=False)
     geometry: DocumentGeometry
     lines: TextLines | None = field(default=None, repr=False)
+    #: The pages OCR read (they had no text layer), or None when none was.
+    ocr: OcrReport | None = None
 
     @property
     def pages(self) -> tuple[PageInfo, ...]:
@@ -212,7 +215,8 @@ def extract_pdf(
     data: bytes, *, max_pages: int = 2000, max_seconds: float = 120.0,
     max_page_chars: int = MAX_CHARS_PER_PAGE,
     max_document_chars: int = MAX_CHARS_PER_DOCUMENT,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | None = None,
+    ocr: OcrOptions | None = OcrOptions(),  # noqa: B008 - frozen, shared safely
 ) -> ExtractedDocument:
     """Extract the text of a PDF in reading order, with every character's box.
 
@@ -221,11 +225,13 @@ def extract_pdf(
     count. ``max_seconds`` is checked between pages and every few hundred
     lines inside one; a page's characters are counted on MuPDF's text page
     before the per-character dicts are built. ``progress(page, pages)`` is
-    told each page (1-based) before it is read.
+    told each page (1-based) before it is read, and ``progress(page, pages,
+    True)`` again before a page without a text layer is OCR'd
+    (:mod:`~reviewer.ingestion.ocr`; ``ocr=None`` leaves such pages empty).
 
     Raises :class:`ExtractionError` (``kind`` one of ``not-pdf``, ``corrupt``,
     ``encrypted``, ``no-text``, ``too-many-pages``, ``timeout``,
-    ``page-chars``, ``document-chars``, ``memory``).
+    ``page-chars``, ``document-chars``, ``memory``, ``ocr-failed``).
     """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(
@@ -234,7 +240,7 @@ def extract_pdf(
         )
     data = bytes(data)
     limits = _Limits(time.monotonic() + max_seconds, max_seconds, max_page_chars,
-                     max_document_chars, progress)
+                     max_document_chars, progress, ocr)
     doc = _open(data)
     try:
         if doc.page_count > max_pages:
@@ -252,16 +258,20 @@ def extract_pdf(
             raise
     finally:
         doc.close()
-    return ExtractedDocument(text=text, geometry=geometry, lines=writer.lines)
+    report = (OcrReport(ocr.language, tuple(limits.ocr_pages))
+              if ocr is not None and limits.ocr_pages else None)
+    return ExtractedDocument(text=text, geometry=geometry, lines=writer.lines, ocr=report)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Limits:
-    deadline: float  # time.monotonic()
+    deadline: float  # time.monotonic(); OCR moves it on by its allowance per page
     max_seconds: float
     max_page_chars: int
     max_document_chars: int
-    progress: Callable[[int, int], None] | None
+    progress: Callable[..., None] | None
+    ocr: OcrOptions | None = None
+    ocr_pages: list = field(default_factory=list)  # type: ignore[type-arg]
 
     def check_clock(self, number: int, pages: int) -> None:
         if time.monotonic() > self.deadline:
@@ -303,6 +313,9 @@ def _extract_pages(
             try:
                 page = doc.load_page(index)
                 result = _extract_page(page, number, length, limits, pages)
+                if not result.text and limits.ocr is not None:  # no text layer
+                    result = ocr_page(page, number=number, pages=pages, offset=length,
+                                      limits=limits) or result
             except ExtractionError:
                 raise
             except MemoryError:
@@ -330,12 +343,20 @@ def _extract_pages(
         # Every extracted line holds a visible character, so an empty text
         # means no page had a text layer at all.
         if all(p.text_start == p.text_end for p in writer.pages):
-            raise ExtractionError(
-                "no-text",
-                "No text layer: this looks like a scanned document; run OCR first.",
-            )
+            raise ExtractionError("no-text", _no_text_sentence(limits))
         text = _read_text(spool)
     return text, crc
+
+
+def _no_text_sentence(limits: _Limits) -> str:
+    if limits.ocr is None:
+        return "No text layer: this looks like a scanned document; run OCR first."
+    read = len(limits.ocr_pages)
+    if not read:
+        return "No text layer and nothing drawn: every page of this PDF is blank."
+    return (f"No text layer, and OCR ({limits.ocr.language}) found nothing readable on the "
+            f"{read} scanned page{'s' if read != 1 else ''} it read: check the scan, or "
+            "choose the document's language.")
 
 
 def _out_of_memory(number: int, pages: int) -> ExtractionError:
