@@ -10,12 +10,16 @@ their cells. Two kinds of quote:
   cells and three words;
 * a cell of several words (at least three) on its own.
 
-A quote whose text any other row or cell of the document repeats is left
-out (a header repeated on each page could verify against either). The words
-a highlight must cover are poppler's words whose box centre lies inside the
-cells' boxes (pdfplumber's boxes brought into poppler's frame: crop box
-origin), so the located score rests on poppler, not on
-pdfplumber's text. A cell poppler has no word in is left out (no yardstick).
+pdfplumber gives the structure (which boxes are cells of which row); a
+cell's words are poppler's words whose box centre lies inside the cell's box
+(brought into poppler's frame: crop box origin), in poppler's order, a
+line-break hyphenation joined. pdfplumber's own cell text is not used: with
+its default tolerances it runs tightly set words together ("BAIN,JMATTHEW"),
+which no reader would quote. So the quote and the words a highlight must
+cover both rest on poppler, the running-text oracle. A quote of more than
+``MAX_WORDS`` words (a page frame read as one cell) is left out, as is one
+whose text another row or cell of the document repeats (a header repeated
+on each page could verify against either).
 
 pdfplumber reads a page in about 0.2 s: a long document has ``MAX_PAGES``
 pages read, sampled (seeded), and the row says so.
@@ -29,12 +33,14 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench.generalise import join_hyphenation
 from bench.generalise_sections.common import Case
 from bench.poppler import PopplerPage, PopplerWord, word_key
 
 MAX_PAGES = 40
 MIN_ROW_WORDS, MIN_CELL_WORDS = 3, 3
 MIN_KEY_CHARS = 8
+MAX_WORDS = 40  # as the prose windows: nobody quotes a whole page-sized cell
 
 __all__ = ["cell_words", "table_cases", "to_poppler_frame"]
 
@@ -78,14 +84,15 @@ def table_cases(path: Path, pages: list[PopplerPage], rng: random.Random, count:
             words = pages[number - 1].words
             crop = tuple(float(v) for v in page.cropbox)
             for table in page.find_tables():
-                texts = table.extract()
-                for row, row_texts in zip(table.rows, texts, strict=False):
-                    found = [(collapse(text), to_poppler_frame(box, crop))
-                             for box, text in zip(row.cells, row_texts, strict=False)
-                             if box is not None and collapse(text)]
-                    rows.extend(row_case(number, words, found))
-                    cells.extend(cell_case(number, words, text, box) for text, box in found
-                                 if len(text.split()) >= MIN_CELL_WORDS
+                for row in table.rows:
+                    found = [(cell_text(inside), inside) for inside in (
+                        cell_words(words, to_poppler_frame(box, crop))
+                        for box in row.cells if box is not None) if inside]
+                    rows.extend(row_case(number, found))
+                    cells.extend(Case(number, (("cell", text),), tuple(inside),
+                                      tuple(w.key for w in inside), "cell")
+                                 for text, inside in found
+                                 if MIN_CELL_WORDS <= len(text.split()) <= MAX_WORDS
                                  and len(word_key(text)) >= MIN_KEY_CHARS)
             page.flush_cache()
     repeated = Counter(word_key(c.quotes[0][1]) for c in rows + cells)
@@ -94,20 +101,18 @@ def table_cases(path: Path, pages: list[PopplerPage], rng: random.Random, count:
     return pick(rows, rng, count), pick(cells, rng, count), note
 
 
-def row_case(page: int, words: Sequence[PopplerWord], found: list[tuple[str, Box]]
-             ) -> list[Case]:
+def cell_text(words: Sequence[PopplerWord]) -> str:
+    return collapse(join_hyphenation(words, set()))
+
+
+def row_case(page: int, found: list[tuple[str, list[PopplerWord]]]) -> list[Case]:
     text = " ".join(t for t, _ in found)
-    if (len(found) < 2 or len(text.split()) < MIN_ROW_WORDS
+    if (len(found) < 2 or not MIN_ROW_WORDS <= len(text.split()) <= MAX_WORDS
             or len(word_key(text)) < MIN_KEY_CHARS or sum(c.isalpha() for c in text) < 3):
         return []
-    targets = tuple(w for _, box in found for w in cell_words(words, box))
+    targets = tuple(w for _, inside in found for w in inside)
     pieces = tuple(word_key(t) for t, _ in found)
     return [Case(page, (("row", text),), targets, pieces, f"row of {len(found)} cells")]
-
-
-def cell_case(page: int, words: Sequence[PopplerWord], text: str, box: Box) -> Case:
-    pieces = tuple(word_key(w) for w in text.split())
-    return Case(page, (("cell", text),), tuple(cell_words(words, box)), pieces, "cell")
 
 
 def pick(cases: list[Case], rng: random.Random, count: int) -> list[Case]:
