@@ -3,9 +3,9 @@
 Poppler's word boxes show the marker: a word of one to three digits (or
 "1,2", or a symbol such as * † ‡ §, or superscript digits) whose box is
 shorter than the line's words and whose bottom stands well above theirs, right
-after a word of letters ("Act³", "practice²", "sources.¹"). After a symbol, a
-single letter or a number it is an exponent ("x²", "1.09δ²"), not a marker,
-and is left out.
+after a word ending in three letters ("Act³", "practice²", "sources.¹"). After
+a symbol, a short word or a number it is an exponent or a unit's power ("x²",
+"1.09δ²", "mm⁻¹"), not a marker, and is left out.
 
 Each window crosses at least one marker and is quoted three ways, as models
 quote it: the marker kept where it stands with a space ("Act 3 to"), dropped
@@ -27,6 +27,7 @@ from bench.generalise import (
     balanced,
     blocks_of,
     cuts_a_token,
+    glued,
     in_margin,
     is_prose,
     next_to_negation,
@@ -35,8 +36,11 @@ from bench.generalise_sections.common import Case
 from bench.poppler import PopplerPage, PopplerWord
 
 MARKER_TEXT = re.compile(r"^(\d{1,3}(,\d{1,3})*|[*†‡§¶]{1,3}|[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})$")
-#: The word a marker follows: ends in two letters, then closing punctuation at most.
-MARKED_WORD = re.compile(r"[^\W\d_]{2}[.,;:)\]”’\"']*$")
+#: The word a marker follows: ends in three letters, then closing punctuation at
+#: most. Two would take units and indices ("mm⁻¹" read as "mm" "21", "r_ij³",
+#: "ρc²"), which a physics paper has by the dozen; a marker after a two-letter
+#: word ("Surge AI¹⁴") is rarer, and left out with them.
+MARKED_WORD = re.compile(r"[^\W\d_]{3}[.,;:)\]”’\"']*$")
 SMALLER = 0.85  # a marker's box height against the line's median
 RAISED = 0.12  # its bottom above the line's median bottom, in line heights
 SIDE_WORDS = (3, 15)  # words taken before and after the marker
@@ -62,17 +66,24 @@ def raised_markers(line: Sequence[PopplerWord]) -> list[int]:
     return found
 
 
-def marker_forms(words: Sequence[str], markers: set[int]) -> list[tuple[str, str]]:
-    """The window's text with its markers kept (spaced), dropped, and glued to the word before."""
-    kept = " ".join(words)
-    dropped = " ".join(w for i, w in enumerate(words) if i not in markers)
-    glued: list[str] = []
-    for index, word in enumerate(words):
-        if index in markers and glued:
-            glued[-1] += word
-        else:
-            glued.append(word)
-    return list(zip(FORMS, (kept, dropped, " ".join(glued)), strict=True))
+def marker_forms(words: Sequence[str], markers: set[int], attached: set[int] = frozenset()
+                 ) -> list[tuple[str, str]]:
+    """The window's text with its markers kept (spaced), dropped, and glued to the
+    word before. ``attached``: words printed with no gap after the one before
+    (the full stop after "Act³."), which stay joined to whatever precedes them."""
+    forms = []
+    for form in FORMS:
+        tokens: list[str] = []
+        for index, word in enumerate(words):
+            if index in markers and form == "marker dropped":
+                continue
+            joins = (form == "marker glued") if index in markers else index in attached
+            if tokens and joins:
+                tokens[-1] += word
+            else:
+                tokens.append(word)
+        forms.append((form, " ".join(tokens)))
+    return forms
 
 
 def stream_markers(stream: list[Placed]) -> set[int]:
@@ -128,7 +139,8 @@ def footnote_cases(stream: list[Placed], pages: list[PopplerPage], rng: random.R
         used.update(start + i for i in inner)
         pieces = tuple("".join(words[i].key for i in run) for is_marker, run in groupby(
             range(len(words)), key=inner.__contains__) if not is_marker)
-        forms = marker_forms([w.text for w in words], inner)
+        attached = {i for i in range(1, len(words)) if glued(words[i - 1], words[i])}
+        forms = marker_forms([w.text for w in words], inner, attached)
         label = "marker " + ", ".join(repr(words[i].text) for i in sorted(inner))
         cases.append(Case(stream[marker].page, tuple(forms), tuple(plain), pieces, label))
     return cases, len(markers)

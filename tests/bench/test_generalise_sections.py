@@ -11,7 +11,7 @@ import pytest
 
 from bench.generalise_sections.footnotes import marker_forms, raised_markers
 from bench.generalise_sections.scans import image_only_pdf
-from bench.generalise_sections.tables import cell_words, to_poppler_frame
+from bench.generalise_sections.tables import cell_text, cell_words, to_poppler_frame, visual_rows
 from bench.poppler import PopplerPage, PopplerWord, poppler_pages, word_key
 
 
@@ -43,9 +43,9 @@ def test_a_smaller_digit_on_the_baseline_is_not_raised() -> None:
     assert raised_markers(line_with(word("3", 90.5, 104, 94.5, 112))) == []
 
 
-def test_an_exponent_after_a_single_letter_or_a_number_is_not_a_marker() -> None:
-    assert raised_markers(line_with(word("2", 90.5, 98, 94.5, 106), before="x")) == []
-    assert raised_markers(line_with(word("2", 90.5, 98, 94.5, 106), before="1.09")) == []
+@pytest.mark.parametrize("before", ["x", "1.09", "mm", "ρc"])
+def test_an_exponent_after_a_short_word_or_a_number_is_not_a_marker(before: str) -> None:
+    assert raised_markers(line_with(word("2", 90.5, 98, 94.5, 106), before=before)) == []
 
 
 def test_the_three_forms_keep_drop_and_glue_the_marker() -> None:
@@ -64,6 +64,26 @@ def test_cell_words_are_poppler_words_centred_in_the_cell_in_poppler_frame() -> 
                                  word("2.5", 190, 104, 230, 116),
                                  word("mg", 102, 124, 120, 136))
     assert cell_words([inside, straddling, below], box) == [inside]
+
+
+def test_a_band_of_stacked_values_is_read_as_the_rows_printed() -> None:
+    # One ruled band holding three printed rows: dates beside names.
+    dates = [word(d, 10, y, 60, y + 10) for d, y in
+             (("2005-09-23", 100), ("2005-10-02", 112), ("2005-11-20", 124))]
+    names = [word(n, 80, y, 130, y + 10) for n, y in
+             (("Katrina", 100), ("Longwang", 112), ("Gamma", 124))]
+    rows = visual_rows([dates, names])
+    assert [[cell_text(cell) for cell in row] for row in rows] == [
+        ["2005-09-23", "Katrina"], ["2005-10-02", "Longwang"], ["2005-11-20", "Gamma"]]
+
+
+def test_a_cell_that_wraps_beside_one_line_cells_stays_one_row() -> None:
+    wrapped = [word("Eye", 10, 100, 30, 110), word("haemorrhage", 33, 100, 90, 110),
+               word("(including", 10, 112, 60, 122), word("conjunctival", 10, 124, 70, 134)]
+    rare = [word("Rare", 120, 100, 150, 110)]
+    rows = visual_rows([wrapped, rare])
+    assert [[cell_text(cell) for cell in row] for row in rows] == [
+        ["Eye haemorrhage (including conjunctival", "Rare"]]
 
 
 @pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils not installed")
