@@ -1118,7 +1118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "footnotes" in sections:
         print_section("footnotes", extra.get("footnotes", []),
                       "windows across a raised footnote marker (poppler: a shorter word, its "
-                      "bottom above the line's,\n  after a word of letters), each quoted with the "
+                      "bottom above the line's,\n  after a word ending in three letters), each "
+                      "quoted with the "
                       "marker kept, dropped and glued to the word before;\n  located = the "
                       "window's other words inside the rectangles. Marker counts in the note.")
     if "tables" in sections:
