@@ -53,7 +53,7 @@ def print_section(title: str, results: Sequence[SectionStats], explain: str) -> 
 
     print(f"\n== {title} ==\n  {explain}\n")
     sampled = [s for s in results if s.quotes]
-    rows: list[list[object]] = [[short(s.file, 52), s.cases, f"{s.verified}/{s.quotes}",
+    rows: list[list[object]] = [[short(s.file, 60), s.cases, f"{s.verified}/{s.quotes}",
                                  pct(rate(s.verified, s.quotes)),
                                  f"{s.located}/{s.words}", pct(rate(s.located, s.words)),
                                  ", ".join(below_floor(s)),

@@ -106,7 +106,7 @@ def image_only_pdf(path: Path, number: int, page: PopplerPage) -> bytes:
 
 def run_scan(path: Path, number: int, page: PopplerPage, seed: int) -> SectionStats:
     """Render, wrap, ingest and score one page."""
-    stats = SectionStats(f"{path.name} p{number}")
+    stats = SectionStats(f"{path.stem} p{number}")
     rng = random.Random(f"{seed}:scan:{path.name}:{number}")
     stream = word_stream([page])
     windows = sample_windows(stream, [page], rng, WINDOWS_PER_PAGE)
