@@ -12,8 +12,9 @@ the original page's poppler word boxes (same page size, same frame).
 
 A document that fails to ingest (``no-text`` where there is no OCR) fails
 every one of its quotes, with the reason, and locates none of their words.
-Pages with /Rotate or with fewer than ``MIN_PAGE_WORDS`` words are not
-picked (the first: pdftoppm renders them turned, poppler's words are not).
+Pages with /Rotate, with fewer than ``MIN_PAGE_WORDS`` words or with no
+window of running prose (a form) are not picked (the first: pdftoppm renders
+them turned, poppler's words are not).
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ def pick_page(path: Path, rng: random.Random, taken: set[tuple[str, int]]
             pages = poppler_pages(path, only_page=number)
         except Exception:
             return None
-        if pages and sum(1 for w in pages[0].words if w.key) >= MIN_PAGE_WORDS:
+        if (pages and sum(1 for w in pages[0].words if w.key) >= MIN_PAGE_WORDS
+                and sample_windows(word_stream(pages), pages, random.Random(0), 1)):
             return number, pages[0]
     return None
 
