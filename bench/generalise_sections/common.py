@@ -159,7 +159,7 @@ def score_case(stats: SectionStats, ours: Ingested | None, case: Case,
     stats.cases += 1
     words = sum(1 for w in case.targets if w.key)
     span = find_span(ours, case.pieces, case.page) if ours is not None else None
-    if span is None:
+    if ours is None or span is None:
         category = failure or NOT_FOUND
         context = ""
         if ours is not None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from itertools import groupby
 
 from bench.generalise import (
@@ -66,7 +66,7 @@ def raised_markers(line: Sequence[PopplerWord]) -> list[int]:
     return found
 
 
-def marker_forms(words: Sequence[str], markers: set[int], attached: set[int] = frozenset()
+def marker_forms(words: Sequence[str], markers: Collection[int], attached: Collection[int] = ()
                  ) -> list[tuple[str, str]]:
     """The window's text with its markers kept (spaced), dropped, and glued to the
     word before. ``attached``: words printed with no gap after the one before

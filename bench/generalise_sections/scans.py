@@ -29,7 +29,6 @@ import pymupdf
 
 from bench.generalise import (
     ERROR_PREFIX,
-    ExtractionError,
     Ingested,
     honest_quotes,
     ingest,
@@ -38,6 +37,7 @@ from bench.generalise import (
 )
 from bench.generalise_sections.common import Case, SectionStats, score_case
 from bench.poppler import PopplerPage, poppler_pages
+from reviewer.ingestion import ExtractionError
 
 DPI = 300
 MIN_PAGE_WORDS = 80
@@ -103,7 +103,7 @@ def image_only_pdf(path: Path, number: int, page: PopplerPage) -> bytes:
         with pymupdf.open() as doc:
             new = doc.new_page(width=page.width, height=page.height)
             new.insert_image(new.rect, filename=str(stem.with_suffix(".png")))
-            return doc.tobytes(deflate=True)
+            return bytes(doc.tobytes(deflate=True))
 
 
 def run_scan(path: Path, number: int, page: PopplerPage, seed: int) -> SectionStats:

@@ -141,7 +141,8 @@ def table_cases(path: Path, pages: list[PopplerPage], rng: random.Random, count:
         for number in numbers:
             page = pdf.pages[number - 1]
             words = pages[number - 1].words
-            crop = tuple(float(v) for v in page.cropbox)
+            x0, top, x1, bottom = (float(v) for v in page.cropbox)
+            crop = (x0, top, x1, bottom)
             for table in page.find_tables():
                 for band in table.rows:
                     boxes = [to_poppler_frame(box, crop) for box in band.cells if box is not None]
