@@ -73,13 +73,16 @@ def poppler_version() -> str | None:
     return first[0] if first else "pdftotext (unknown version)"
 
 
-def poppler_pages(path: Path) -> list[PopplerPage]:
-    """Every page's words with their boxes, flows, blocks and lines.
+def poppler_pages(path: Path, only_page: int | None = None) -> list[PopplerPage]:
+    """Every page's words with their boxes, flows, blocks and lines (or only
+    page ``only_page``, 1-based: then the list holds that one page).
 
     Raises RuntimeError when pdftotext fails (and TimeoutExpired after 300 s).
     """
+    pages_wanted = [] if only_page is None else ["-f", str(only_page), "-l", str(only_page)]
     done = subprocess.run(
-        ["pdftotext", "-cropbox", "-bbox-layout", "-enc", "UTF-8", str(path), "-"],
+        ["pdftotext", "-cropbox", "-bbox-layout", "-enc", "UTF-8", *pages_wanted, str(path),
+         "-"],
         capture_output=True, timeout=300, check=False,
     )
     if done.returncode != 0:
