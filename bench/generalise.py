@@ -98,6 +98,7 @@ from bench.poppler import (  # noqa: E402
 from reviewer.ingestion import (  # noqa: E402
     ExtractedDocument,
     ExtractionError,
+    OcrOptions,
     chunk_text,
     extract_pdf,
     find_furniture,
@@ -159,10 +160,12 @@ class Ingested:
         return self.doc.pages[max(0, bisect_right(starts, position) - 1)].number
 
 
-def ingest(data: bytes) -> Ingested:
-    """What document_ingest does, without the database."""
+def ingest(data: bytes, *, ocr_language: str = "eng") -> Ingested:
+    """What document_ingest does, without the database (``ocr_language`` is
+    the upload's language, for pages with no text layer)."""
     doc = extract_pdf(data, max_pages=int(CITEGUARD["MAX_PAGES"]),
-                      max_seconds=float(CITEGUARD["MAX_SECONDS_PER_DOCUMENT"]))
+                      max_seconds=float(CITEGUARD["MAX_SECONDS_PER_DOCUMENT"]),
+                      ocr=OcrOptions(language=ocr_language))
     furniture = find_furniture(doc)
     chunks = chunk_text(doc.text, target_size=int(CITEGUARD["CHUNK_SIZE"]),
                         overlap=int(CITEGUARD["CHUNK_OVERLAP"]), exclude=furniture)

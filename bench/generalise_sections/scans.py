@@ -106,6 +106,23 @@ def image_only_pdf(path: Path, number: int, page: PopplerPage) -> bytes:
             return bytes(doc.tobytes(deflate=True))
 
 
+# A few of each language's commonest words: enough to tell the corpus's
+# English, French and German pages apart.
+_COMMON_WORDS = {
+    "eng": frozenset("the of and to in is that for with as by on are be this".split()),
+    "fra": frozenset("le la les de des et du en un une est pour dans que sur au".split()),
+    "deu": frozenset("der die das und ist nicht mit von den zu ein eine auf für im".split()),
+}
+
+
+def page_language(stream: list) -> str:  # type: ignore[type-arg]
+    """The Tesseract language a person uploading this page would choose: the
+    one whose common words the original page's text holds most of."""
+    words = [p.word.text.lower() for p in stream]
+    counts = {lang: sum(w in common for w in words) for lang, common in _COMMON_WORDS.items()}
+    return max(counts, key=lambda lang: counts[lang])
+
+
 def run_scan(path: Path, number: int, page: PopplerPage, seed: int) -> SectionStats:
     """Render, wrap, ingest and score one page."""
     stats = SectionStats(f"{path.stem} p{number}")
@@ -122,7 +139,7 @@ def run_scan(path: Path, number: int, page: PopplerPage, seed: int) -> SectionSt
     ours: Ingested | None = None
     failure = None
     try:
-        ours = ingest(data)
+        ours = ingest(data, ocr_language=page_language(stream))
     except ExtractionError as error:
         stats.status, stats.message = error.kind, error.message
         failure = f"ingestion failed: {error.kind}"
