@@ -61,7 +61,7 @@ from reviewer.ingestion.layout import (
     attach_markers,
     block_of,
     median,
-    reading_order,
+    page_order,
     side_by_side,
     split_columns,
 )
@@ -442,7 +442,7 @@ def _extract_page(
     bottom_band = rect.height * (1.0 - TextLines.band) - 1.0
     margin_lines: list[tuple[int, int, float, float]] = []
     position = offset
-    for block_index, block in enumerate(reading_order(blocks, line_height)):
+    for block_index, block in enumerate(page_order(blocks, line_height)):
         if block_index:
             pieces.append(_BLOCK_SEPARATOR)
             inserted.extend(range(position, position + len(_BLOCK_SEPARATOR)))

@@ -9,6 +9,7 @@ Everything is in points on the page as displayed (origin top-left).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -48,6 +49,9 @@ class Block:
     y0: float
     x1: float
     y1: float
+    # Cut out of a block that held a callout beside its column (see
+    # split_columns): the page's blocks are rejoined after reading order.
+    callout: bool = False
 
 
 def block_of(lines: list[Line]) -> Block:
@@ -107,8 +111,28 @@ def split_columns(block: Block) -> list[Block]:
     is the unit a reader quotes: the block keeps its rows.
     """
     lines = block.lines
+    if len(lines) < 2:
+        return [block]
     height = median([ln.y1 - ln.y0 for ln in lines])
+    icons = _icons_beside(lines, height)
+    if icons:
+        # The icon (and its label) is read after the text it stands beside.
+        kept = [ln for ln in lines if id(ln) not in icons]
+        aside = block_of([ln for ln in lines if id(ln) in icons])
+        aside.callout = True
+        parts = split_columns(block_of(kept)) if kept else []
+        for part in parts:
+            part.callout = True
+        return [*parts, aside]
     gutter = _JOIN_GAP_LINES * height
+    if _unaligned_beside(lines, height):
+        # A callout's lines drawn between a column's (MuPDF puts them in
+        # one block when the page draws them in order of height): every
+        # line on its own, so that the page's reading order sees the gap.
+        parts = _cut_lines(lines, height, _BESIDE_GAP * height)
+        for part in parts:
+            part.callout = True
+        return parts
     across = [
         (left, right) for left, right in pairwise(lines)
         if _one_baseline(left, right) and right.x0 - left.x1 > gutter
@@ -118,9 +142,15 @@ def split_columns(block: Block) -> list[Block]:
     prose = sum(1 for left, right in across if _is_prose(left) and _is_prose(right))
     if 2 * prose < len(across):
         return [block]
+    return _cut_lines(lines, height, gutter)
+
+
+def _cut_lines(lines: list[Line], height: float, column_gap: float) -> list[Block]:
+    """``lines`` in the XY cut's order (columns at least ``column_gap``
+    apart), as blocks of lines that carry on from each other."""
     # Lines' boxes (ascent to descent) of one column overlap a little, where
     # blocks' boxes do not; lines on one baseline overlap by half or more.
-    gaps = _Gaps(column=gutter, row_overlap=0.25 * height)
+    gaps = _Gaps(column=column_gap, row_overlap=0.25 * height)
     ordered = reading_order([block_of([ln]) for ln in lines], height, gaps)
     parts: list[list[Line]] = []
     previous: Line | None = None
@@ -239,6 +269,168 @@ def reading_order(
             stack.extend(reversed(parts))
     return ordered
 
+
+
+# --------------------------------------------------------------------------
+# Callouts: a boxed note, an icon, a sidebar beside a column
+
+
+# Lines side by side at least this many line heights apart are not words of
+# one line (a word space is about a quarter of one).
+_BESIDE_GAP = 0.5
+# A note beside a column is set on its own line pitch (a smaller size, its
+# own leading), where a table's cells share their rows' pitch: pitches that
+# differ by more than this fraction, over at least this many lines on each
+# side, are a callout beside a column.
+_OTHER_PITCH = 0.1
+_CALLOUT_LINES = 3
+# An icon drawn as a glyph ("!" in a dingbat font, a pointing hand, a warning
+# sign) is at most this many characters, each an exclamation or question mark,
+# a symbol (Unicode's "other symbol": dingbats, arrows, signs) or a private-use
+# glyph of a symbol font, and this many times taller than the block's lines
+# (it stands beside two or more of them). A full stop, a dollar sign, a
+# bullet, a check box beside its label, a check mark in a table cell or a glyph
+# MuPDF could not decode (U+FFFD: a big bracket of a formula, as often) is none.
+_ICON_CHARS = 2
+_ICON_TALL = 1.25
+_ICON_PUNCTUATION = frozenset("!?\u00a1\u00bf\u203c")
+_NOT_ICONS = frozenset("\ufffd\u2713\u2714\u2717\u2718\u25a0\u25a1\u25aa\u25ab\u25cf\u25cb\u25e6")
+# The label printed under or beside such an icon belongs to it.
+_ICON_LABELS = frozenset({
+    "CAUTION", "TIP", "NOTE", "WARNING", "IMPORTANT", "ALERT", "REMINDER", "DANGER",
+    "ATTENTION", "INFO", "HINT",
+})
+
+
+def _beside(one: Line, other: Line, height: float) -> bool:
+    """Two lines overlapping by half a line or more in height, apart in width
+    by more than a word space."""
+    return (
+        min(one.y1, other.y1) - max(one.y0, other.y0)
+        >= 0.5 * min(one.y1 - one.y0, other.y1 - other.y0)
+        and (other.x0 - one.x1 >= _BESIDE_GAP * height
+             or one.x0 - other.x1 >= _BESIDE_GAP * height)
+    )
+
+
+def _is_icon_char(char: str) -> bool:
+    if char in _ICON_PUNCTUATION:
+        return True
+    return char not in _NOT_ICONS and unicodedata.category(char) in ("So", "Co")
+
+
+def _is_icon(line: Line) -> bool:
+    text = line.text.strip()
+    return (
+        line.horizontal
+        and 0 < len(text) <= _ICON_CHARS
+        and all(_is_icon_char(c) for c in text)
+    )
+
+
+def _icons_beside(lines: list[Line], height: float) -> set[int]:
+    """The ids of the icon lines of a block (and their labels) that sit
+    beside its text: a glyph or two, no letter or digit, taller than the
+    block's lines, next to a line of text."""
+    icons = [ln for ln in lines if _is_icon(ln)]
+    if not icons:
+        return set()
+    moved: set[int] = set()
+    for icon in icons:
+        if icon.y1 - icon.y0 >= _ICON_TALL * height and any(
+            other is not icon and not _is_icon(other) and _beside(icon, other, height)
+            for other in lines
+        ):
+            moved.add(id(icon))
+    if not moved:
+        return moved
+    for label in lines:
+        if label.text.strip().rstrip(":!") in _ICON_LABELS and any(
+            id(icon) in moved
+            and min(label.x1, icon.x1) > max(label.x0, icon.x0) - height
+            and min(label.y1, icon.y1) > max(label.y0, icon.y0) - height
+            for icon in icons
+        ):
+            moved.add(id(label))
+    return moved
+
+
+def _words(line: Line) -> int:
+    return len(_WORD.findall(line.text))
+
+
+def _pitch(lines: list[Line], height: float) -> float | None:
+    """The usual step from one line's top to the next's, among ``lines``
+    that follow each other within two line heights; None without two such."""
+    tops = sorted(ln.y0 for ln in lines)
+    steps = [b - a for a, b in pairwise(tops) if 0 < b - a <= 2 * height]
+    return median(steps) if len(steps) >= 2 else None
+
+
+def _unaligned_beside(lines: list[Line], height: float) -> bool:
+    """Whether a block holds lines of text beside other lines of text set on
+    another line pitch, several of each: a callout's or a sidebar's lines
+    drawn in among a column's. A table's cells beside each other share their
+    rows' pitch (a label cell centred beside a longer one is a line, not a
+    run of them), as do a form's fields and labels; lines of a word beside a
+    number are a formula: none of them counts."""
+    ordered = sorted(lines, key=lambda ln: ln.y0)
+    active: list[Line] = []
+    left: dict[int, Line] = {}
+    right: dict[int, Line] = {}
+    prose = False
+    for line in ordered:
+        # Lines that still reach down to this one (a sweep, not all pairs).
+        active = [ln for ln in active if ln.y1 > line.y0]
+        if line.horizontal and _words(line) >= 2:
+            for other in active:
+                if other.horizontal and _words(other) >= 2 and _beside(line, other, height):
+                    first, second = (line, other) if line.x0 < other.x0 else (other, line)
+                    left[id(first)] = first
+                    right[id(second)] = second
+                    prose = prose or max(_words(line), _words(other)) >= _PROSE_WORDS
+        active.append(line)
+    if not prose or len(left) < _CALLOUT_LINES or len(right) < _CALLOUT_LINES:
+        return False
+    left_pitch = _pitch(list(left.values()), height)
+    right_pitch = _pitch(list(right.values()), height)
+    if left_pitch is None or right_pitch is None:
+        return False
+    return abs(left_pitch - right_pitch) > _OTHER_PITCH * min(left_pitch, right_pitch)
+
+
+def _continues_block(before: Block, after: Block) -> bool:
+    """``after`` carries on ``before``'s column at its line pitch: the next
+    line, same left edge, same size (MuPDF cut the paragraph where a
+    callout's lines were drawn in among its own)."""
+    last, first = before.lines[-1], after.lines[0]
+    if not (last.horizontal and first.horizontal):
+        return False
+    height = last.y1 - last.y0
+    if abs((first.y1 - first.y0) - height) > 0.15 * height or abs(first.x0 - before.x0) > 1.0:
+        return False
+    step = first.y0 - last.y0
+    if len(before.lines) > 1:
+        pitch = last.y0 - before.lines[-2].y0
+        return pitch > 0 and abs(step - pitch) <= 0.15 * height
+    return 0.5 * height < step <= 1.35 * height
+
+
+def page_order(blocks: list[Block], line_height: float) -> list[Block]:
+    """A page's blocks in reading order (:func:`reading_order`). On a page
+    where a callout was cut out of a column's block, the column's pieces
+    that carry on from each other at the column's line pitch are one block
+    again, and so are the callout's: each reads as one paragraph."""
+    ordered = reading_order(blocks, line_height)
+    if not any(block.callout for block in blocks):
+        return ordered
+    joined = [ordered[0]]
+    for block in ordered[1:]:
+        if _continues_block(joined[-1], block):
+            joined[-1] = block_of(joined[-1].lines + block.lines)
+        else:
+            joined.append(block)
+    return joined
 
 
 # --------------------------------------------------------------------------
