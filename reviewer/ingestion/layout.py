@@ -453,6 +453,19 @@ _MARKER_OVERLAP = 0.15
 # small raised digit after a math sign or at a line's start is an exponent,
 # an index or a fraction's part, not a marker.
 _MARKED = re.compile(r"[^\W\d_]|[.,;:)\]\"'\u2019\u201d]")
+# Or a number of at least this many digits, other than a power of ten: a year
+# or an amount ("in 1976" and a raised "3"; a raised digit after 10 is an
+# exponent). Such a marker, and raised digits MuPDF reads into a number's own
+# line, are written in superscript digits: the matcher tells them from the
+# number by that.
+_MARKED_NUMBER_DIGITS = 3
+_POWER_OF_TEN = re.compile(r"10+")
+_SUPERSCRIPT = str.maketrans(
+    "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
+# A number glued to a raised one on one line, as MuPDF reads "1976" and a
+# smaller "3" printed after it.
+_GLUED_DIGITS = re.compile(r"[0-9]{2,}")
 
 
 def _marker_at(host: Line, marker: Line) -> int | None:
@@ -479,7 +492,7 @@ def _marker_at(host: Line, marker: Line) -> int | None:
         at += 1
     while at > 0 and text[at - 1].isspace():
         at -= 1
-    if at == 0 or not _MARKED.fullmatch(text[at - 1]):
+    if at == 0 or not (_MARKED.fullmatch(text[at - 1]) or _number_before(text, at)):
         return None
     slack = _MARKER_OVERLAP * (marker.x1 - marker.x0)
     before_x1 = boxes[4 * at - 2]
@@ -490,35 +503,142 @@ def _marker_at(host: Line, marker: Line) -> int | None:
     return at
 
 
+def _number_before(text: str, at: int) -> bool:
+    """Whether ``text[:at]`` ends in a number a footnote marker may follow
+    (a year, an amount: three digits or more, other than 10, 100...: a small
+    raised digit after those is an exponent)."""
+    start = at
+    while start > 0 and text[start - 1].isdigit():
+        start -= 1
+    digits = text[start:at]
+    return len(digits) >= _MARKED_NUMBER_DIGITS and not _POWER_OF_TEN.fullmatch(digits)
+
+
+def _as_marker(text: str, after_number: bool) -> str:
+    """A marker's text as written into its host: glued after a number, its
+    digits become superscript digits (one character for one), so that
+    "1976" and its raised "3" never read as the number 19763; the matcher
+    knows a superscript glued to a number for a footnote marker."""
+    return text.translate(_SUPERSCRIPT) if after_number else text
+
+
 def _glue(host: Line, marker: Line, at: int) -> None:
-    host.text = host.text[:at] + marker.text + host.text[at:]
+    marker_text = _as_marker(marker.text, _number_before(host.text, at))
+    host.text = host.text[:at] + marker_text + host.text[at:]
     host.boxes = host.boxes[: 4 * at] + marker.boxes + host.boxes[4 * at :]
     # The line keeps its own height (layout compares lines' baselines).
     host.x0, host.x1 = min(host.x0, marker.x0), max(host.x1, marker.x1)
 
 
+def _small_raised(boxes: list[float], host: int, glyph: int) -> bool:
+    """Whether glyph ``glyph`` of a line is smaller than glyph ``host`` and
+    raised above its baseline, as a footnote marker is."""
+    host_top, host_bottom = boxes[4 * host + 1], boxes[4 * host + 3]
+    height = host_bottom - host_top
+    top, bottom = boxes[4 * glyph + 1], boxes[4 * glyph + 3]
+    return (
+        bottom - top <= _MARKER_HEIGHT * height
+        and bottom <= host_bottom - _MARKER_RISE * height
+        and top >= host_top - 0.5 * (bottom - top)
+    )
+
+
+def _raise_glued_markers(line: Line) -> None:
+    """Smaller, raised digits MuPDF read into their line right after a
+    number ("1976" then a small raised "3": ``19763``), in superscript digits
+    (``1976³``, one character for one): a number and a marker (or an
+    exponent, ``10⁶``), never another number. Whether a quote may drop it
+    is the matcher's call (a marker after a year or an amount, yes; an
+    exponent after 10, no)."""
+    text, boxes = line.text, line.boxes
+    for match in _GLUED_DIGITS.finditer(text):
+        start, end = match.span()
+        for split in range(max(start + 1, end - 3), end):
+            if all(_small_raised(boxes, split - 1, k) for k in range(split, end)):
+                line.text = text = (
+                    text[:split] + text[split:end].translate(_SUPERSCRIPT) + text[end:]
+                )
+                break
+
+
+# A line that starts with a marker, then text: MuPDF may begin the next line
+# with the marker printed at the end of the one above.
+_LEADING_MARKER = re.compile(r"([0-9]{1,3}|[*\u2020\u2021]{1,2})\s*(?=\S)")
+
+
+def _leading_marker(line: Line) -> Line | None:
+    """The marker at the start of ``line`` as a line of its own, when its
+    glyphs are smaller than the line's next glyph and sit above that glyph's
+    top (printed on the line above, not this one); else None."""
+    match = _LEADING_MARKER.match(line.text)
+    if match is None or not line.horizontal:
+        return None
+    size, rest = len(match.group(1)), match.end()
+    boxes = line.boxes
+    if rest >= len(line.text) or line.text[rest].isdigit():
+        return None
+    next_top, next_bottom = boxes[4 * rest + 1], boxes[4 * rest + 3]
+    height = next_bottom - next_top
+    if not all(
+        boxes[4 * k + 3] - boxes[4 * k + 1] <= _MARKER_HEIGHT * height
+        and boxes[4 * k + 3] <= next_top + _MARKER_RISE * height
+        for k in range(size)
+    ):
+        return None
+    marker_boxes = boxes[: 4 * size]
+    return Line(line.text[:size], marker_boxes,
+                min(marker_boxes[0::4]), min(marker_boxes[1::4]),
+                max(marker_boxes[2::4]), max(marker_boxes[3::4]), True)
+
+
+def _drop_leading(line: Line, size: int) -> None:
+    """``line`` without its first ``size`` characters and the spaces after."""
+    rest = size
+    while rest < len(line.text) and line.text[rest].isspace():
+        rest += 1
+    line.text = line.text[rest:]
+    line.boxes = line.boxes[4 * rest :]
+    line.x0, line.y0 = min(line.boxes[0::4]), min(line.boxes[1::4])
+    line.x1, line.y1 = max(line.boxes[2::4]), max(line.boxes[3::4])
+
+
 def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Line]]:
-    """Footnote markers moved from lines of their own into the line they are
-    printed on.
+    """Footnote markers put back into the line they are printed on.
 
     MuPDF starts a new line (or block) for glyphs on another baseline, so a
     raised, smaller "3" after "Act" reads on a line of its own after the
-    text around it (``Act to create⏎3⏎four new``). A line that is only a
-    marker (one to three digits or a footnote sign), smaller than a line it
-    sits on, with its bottom raised above that line's, and right after a
-    word or punctuation of it, joins that line there, glued to the word
-    before it (``Act3 to create``): the matcher takes a number glued to a
-    word as a footnote marker a quote may keep, drop or space off.
+    text around it (``Act to create⏎3⏎four new``), or at the start of the
+    next line (``Act⏎3to create``). A marker (one to three digits or a
+    footnote sign), smaller than a line it sits on, with its bottom raised
+    above that line's, and right after a word or punctuation of it, joins
+    that line there, glued to the word before it (``Act3 to create``): the
+    matcher takes a number glued to a word as a footnote marker a quote may
+    keep, drop or space off. After a number (a year, an amount) it is
+    written in superscript digits (``1976³``), and so is one MuPDF read into
+    the number's own line (``19763``): the matcher takes a superscript glued
+    to a number as a marker too, where a digit at the line's size is a number.
     ``line_height`` is the page's usual line height: only a line shorter than
     it can be a marker, which keeps the columns of numbers in a table cheap.
     Blocks left empty are dropped.
     """
     limit = _MARKER_HEIGHT * line_height
-    candidates = [
-        line for lines in blocks for line in lines
-        if line.horizontal and line.y1 - line.y0 <= limit and _MARKER.fullmatch(line.text)
-    ]
-    if not candidates:
+    candidates: list[Line] = []
+    leading: list[tuple[Line, Line]] = []  # (the marker, the line it starts)
+    for lines in blocks:
+        for line in lines:
+            if not line.horizontal:
+                continue
+            if line.y1 - line.y0 <= limit and _MARKER.fullmatch(line.text):
+                candidates.append(line)
+                continue
+            first = line.text[0]
+            if first.isdigit() or first in "*\u2020\u2021":
+                marker = _leading_marker(line)
+                if marker is not None:
+                    leading.append((marker, line))
+            if _GLUED_DIGITS.search(line.text):
+                _raise_glued_markers(line)
+    if not candidates and not leading:
         return blocks
     everything = [line for lines in blocks for line in lines]
     moved: set[int] = set()
@@ -530,6 +650,15 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
             if at is not None:
                 _glue(host, marker, at)
                 moved.add(id(marker))
+                break
+    for marker, line in leading:
+        for host in everything:
+            if host is line or id(host) in moved:
+                continue
+            at = _marker_at(host, marker)
+            if at is not None:
+                _glue(host, marker, at)
+                _drop_leading(line, len(marker.text))
                 break
     if not moved:
         return blocks
