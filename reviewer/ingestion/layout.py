@@ -374,22 +374,25 @@ def _unaligned_beside(lines: list[Line], height: float) -> bool:
     rows' pitch (a label cell centred beside a longer one is a line, not a
     run of them), as do a form's fields and labels; lines of a word beside a
     number are a formula: none of them counts."""
-    ordered = sorted(lines, key=lambda ln: ln.y0)
-    active: list[Line] = []
+    # Lines of text (two words or more), with their word counts, top down.
+    texts = sorted(
+        ((line, words) for line in lines if line.horizontal and (words := _words(line)) >= 2),
+        key=lambda item: item[0].y0,
+    )
+    active: list[tuple[Line, int]] = []
     left: dict[int, Line] = {}
     right: dict[int, Line] = {}
     prose = False
-    for line in ordered:
+    for line, words in texts:
         # Lines that still reach down to this one (a sweep, not all pairs).
-        active = [ln for ln in active if ln.y1 > line.y0]
-        if line.horizontal and _words(line) >= 2:
-            for other in active:
-                if other.horizontal and _words(other) >= 2 and _beside(line, other, height):
-                    first, second = (line, other) if line.x0 < other.x0 else (other, line)
-                    left[id(first)] = first
-                    right[id(second)] = second
-                    prose = prose or max(_words(line), _words(other)) >= _PROSE_WORDS
-        active.append(line)
+        active = [item for item in active if item[0].y1 > line.y0]
+        for other, other_words in active:
+            if _beside(line, other, height):
+                first, second = (line, other) if line.x0 < other.x0 else (other, line)
+                left[id(first)] = first
+                right[id(second)] = second
+                prose = prose or max(words, other_words) >= _PROSE_WORDS
+        active.append((line, words))
     if not prose or len(left) < _CALLOUT_LINES or len(right) < _CALLOUT_LINES:
         return False
     left_pitch = _pitch(list(left.values()), height)
@@ -553,6 +556,8 @@ def _raise_glued_markers(line: Line) -> None:
     text, boxes = line.text, line.boxes
     for match in _GLUED_DIGITS.finditer(text):
         start, end = match.span()
+        if not _small_raised(boxes, start, end - 1):
+            continue  # the usual case, told by one comparison: one number
         for split in range(max(start + 1, end - 3), end):
             if all(_small_raised(boxes, split - 1, k) for k in range(split, end)):
                 line.text = text = (
@@ -561,15 +566,17 @@ def _raise_glued_markers(line: Line) -> None:
                 break
 
 
-# A line that starts with a marker, then text: MuPDF may begin the next line
-# with the marker printed at the end of the one above.
+# A line that starts with a marker, then text: MuPDF may cut a printed line
+# at a raised marker, the marker beginning the rest of the line
+# ("employment loss⏎21 at a single site"), or begin the next line with it.
 _LEADING_MARKER = re.compile(r"([0-9]{1,3}|[*\u2020\u2021]{1,2})\s*(?=\S)")
 
 
 def _leading_marker(line: Line) -> Line | None:
     """The marker at the start of ``line`` as a line of its own, when its
-    glyphs are smaller than the line's next glyph and sit above that glyph's
-    top (printed on the line above, not this one); else None."""
+    glyphs are smaller than the line's next glyph and raised above its
+    baseline, or sit above it (printed on the line above); else None.
+    Where it goes is :func:`_marker_at`'s call, as for any marker."""
     match = _LEADING_MARKER.match(line.text)
     if match is None or not line.horizontal:
         return None
@@ -581,7 +588,7 @@ def _leading_marker(line: Line) -> Line | None:
     height = next_bottom - next_top
     if not all(
         boxes[4 * k + 3] - boxes[4 * k + 1] <= _MARKER_HEIGHT * height
-        and boxes[4 * k + 3] <= next_top + _MARKER_RISE * height
+        and boxes[4 * k + 3] <= next_bottom - _MARKER_RISE * height
         for k in range(size)
     ):
         return None
@@ -651,6 +658,7 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
                 _glue(host, marker, at)
                 moved.add(id(marker))
                 break
+    rejoined = False
     for marker, line in leading:
         for host in everything:
             if host is line or id(host) in moved:
@@ -659,8 +667,26 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
             if at is not None:
                 _glue(host, marker, at)
                 _drop_leading(line, len(marker.text))
+                rejoined = _rejoin(blocks, host, line) or rejoined
                 break
-    if not moved:
+    if not moved and not rejoined:
         return blocks
     kept = [[ln for ln in lines if id(ln) not in moved] for lines in blocks]
     return [lines for lines in kept if lines]
+
+
+def _rejoin(blocks: list[list[Line]], host: Line, line: Line) -> bool:
+    """When MuPDF cut a printed line at its marker, ending one block with
+    the host and starting the next with the rest of the line (``loss`` and
+    ``21 at a single site``), the two blocks are one paragraph again: the
+    rest of the line sits beside the host on its baseline. Empties the
+    second block (the caller drops it); whether it did."""
+    if not side_by_side(host, line):
+        return False
+    first = next((lines for lines in blocks if lines and lines[-1] is host), None)
+    second = next((lines for lines in blocks if lines and lines[0] is line), None)
+    if first is None or second is None or first is second:
+        return False
+    first.extend(second)
+    second.clear()
+    return True

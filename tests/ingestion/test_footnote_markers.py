@@ -220,6 +220,58 @@ def test_an_exponent_after_ten_is_not_a_marker() -> None:
     assert citation.outcome == "quote-altered"
 
 
+_CUT_BEFORE = "50 employees or one-third of the workforce have suffered an employment"
+_CUT_REST = " at a single site. Employers must exclude all employees who"
+
+
+@pytest.fixture(scope="module")
+def cut_at_marker() -> ExtractedDocument:
+    """"…an employment⏎loss²¹ at a single site…" as a GAO report draws it
+    (outside the corpus, p. 20): MuPDF cuts the printed line at the marker,
+    "loss" ending one block and "21 at a single site…" starting the next."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "x", fontsize=11)
+    after_loss = 72 + pymupdf.get_text_length("loss", fontsize=11)
+    marker_width = pymupdf.get_text_length("21", fontsize=5.5)
+    stream = (
+        f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({_CUT_BEFORE}) Tj 1 0 0 1 72 678 Tm (loss) Tj ET "
+        f"BT /helv 5.5 Tf 1 0 0 1 {after_loss:.2f} 682.5 Tm (21) Tj "
+        f"/helv 11 Tf 1 0 0 1 {after_loss + marker_width:.2f} 678 Tm ({_CUT_REST}) Tj "
+        f"1 0 0 1 72 664 Tm (worked fewer than the last 6 out of 12 months.) Tj ET"
+    )
+    doc.update_stream(page.get_contents()[0], stream.encode())
+    return extract_pdf(doc.tobytes())
+
+
+def test_a_marker_that_starts_the_rest_of_its_line_goes_back_to_its_word(
+    cut_at_marker: ExtractedDocument,
+) -> None:
+    # Before: "...an employment\nloss\n\n21 at a single site. Employers...".
+    assert f"an employment\nloss21{_CUT_REST}\n" in cut_at_marker.text
+
+
+@pytest.mark.parametrize("quote", [
+    "suffered an employment loss at a single site",
+    "suffered an employment loss21 at a single site",
+    "suffered an employment loss 21 at a single site",
+])
+def test_a_quote_across_a_marker_that_started_a_line_verifies(
+    cut_at_marker: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(cut_at_marker.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    rects = [r for page in locate(cut_at_marker, citation.chunk_start, citation.chunk_end)
+             for r in page["rects"]]
+    assert len(rects) == 2  # "suffered an employment" and "loss21 at a single site"
+
+
+def test_a_changed_marker_that_started_a_line_is_caught(cut_at_marker: ExtractedDocument) -> None:
+    citation = _citation(cut_at_marker.text, "suffered an employment loss22 at a single site")
+    assert citation.outcome == "quote-altered"
+
+
 def test_a_marker_at_the_start_of_the_next_line_goes_back_to_its_word() -> None:
     """MuPDF may begin the next line with the marker printed at the end of
     the one above (``Act⏎3to create``). The lines here are as MuPDF would give
