@@ -284,6 +284,12 @@ _BESIDE_GAP = 0.5
 # side, are a callout beside a column.
 _OTHER_PITCH = 0.1
 _CALLOUT_LINES = 3
+# Lines whose tops and bottoms are this close (line heights) are one row of
+# one size (a table's cells), counted out before anything else: a big
+# table's rows would otherwise make many pairs.
+_SAME_ROW = 0.05
+# More lines than this side by side at one height are a table or a form.
+_ABREAST = 6
 # An icon drawn as a glyph ("!" in a dingbat font, a pointing hand, a warning
 # sign) is at most this many characters, each an exclamation or question mark,
 # a symbol (Unicode's "other symbol": dingbats, arrows, signs) or a private-use
@@ -320,12 +326,8 @@ def _is_icon_char(char: str) -> bool:
 
 
 def _is_icon(line: Line) -> bool:
-    text = line.text.strip()
-    return (
-        line.horizontal
-        and 0 < len(text) <= _ICON_CHARS
-        and all(_is_icon_char(c) for c in text)
-    )
+    text = line.text  # stripped by the extractor
+    return len(text) <= _ICON_CHARS and line.horizontal and all(map(_is_icon_char, text))
 
 
 def _icons_beside(lines: list[Line], height: float) -> set[int]:
@@ -374,25 +376,39 @@ def _unaligned_beside(lines: list[Line], height: float) -> bool:
     rows' pitch (a label cell centred beside a longer one is a line, not a
     run of them), as do a form's fields and labels; lines of a word beside a
     number are a formula: none of them counts."""
-    # Lines of text (two words or more), with their word counts, top down.
-    texts = sorted(
-        ((line, words) for line in lines if line.horizontal and (words := _words(line)) >= 2),
-        key=lambda item: item[0].y0,
-    )
-    active: list[tuple[Line, int]] = []
+    if len(lines) < 2 * _CALLOUT_LINES:
+        return False
+    # Pairs of lines beside each other, top down: a sweep over the lines
+    # that still reach down to each one, not all pairs.
+    beside: list[tuple[Line, Line]] = []
+    active: list[Line] = []
+    for line in sorted(lines, key=lambda ln: ln.y0):
+        if active:
+            active = [ln for ln in active if ln.y1 > line.y0]
+            if len(active) > _ABREAST:
+                return False  # a table's row or a form: not a column and a note
+            beside += [
+                (line, other) for other in active
+                if (abs(line.y1 - other.y1) > _SAME_ROW * height
+                    or abs(line.y0 - other.y0) > _SAME_ROW * height)
+                and _beside(line, other, height)
+            ]
+        active.append(line)
+    if len(beside) < _CALLOUT_LINES:
+        return False
+    # Of those, lines of text (two words or more each side).
+    words = {id(ln): _words(ln) for pair in beside for ln in pair}
     left: dict[int, Line] = {}
     right: dict[int, Line] = {}
     prose = False
-    for line, words in texts:
-        # Lines that still reach down to this one (a sweep, not all pairs).
-        active = [item for item in active if item[0].y1 > line.y0]
-        for other, other_words in active:
-            if _beside(line, other, height):
-                first, second = (line, other) if line.x0 < other.x0 else (other, line)
-                left[id(first)] = first
-                right[id(second)] = second
-                prose = prose or max(words, other_words) >= _PROSE_WORDS
-        active.append((line, words))
+    for line, other in beside:
+        if not (line.horizontal and other.horizontal
+                and words[id(line)] >= 2 and words[id(other)] >= 2):
+            continue
+        first, second = (line, other) if line.x0 < other.x0 else (other, line)
+        left[id(first)] = first
+        right[id(second)] = second
+        prose = prose or max(words[id(line)], words[id(other)]) >= _PROSE_WORDS
     if not prose or len(left) < _CALLOUT_LINES or len(right) < _CALLOUT_LINES:
         return False
     left_pitch = _pitch(list(left.values()), height)
@@ -556,8 +572,10 @@ def _raise_glued_markers(line: Line) -> None:
     text, boxes = line.text, line.boxes
     for match in _GLUED_DIGITS.finditer(text):
         start, end = match.span()
-        if not _small_raised(boxes, start, end - 1):
-            continue  # the usual case, told by one comparison: one number
+        if boxes[4 * end - 1] - boxes[4 * end - 3] > _MARKER_HEIGHT * (
+            boxes[4 * start + 3] - boxes[4 * start + 1]
+        ):
+            continue  # the usual case: the last digit as tall as the first, one number
         for split in range(max(start + 1, end - 3), end):
             if all(_small_raised(boxes, split - 1, k) for k in range(split, end)):
                 line.text = text = (
@@ -570,6 +588,7 @@ def _raise_glued_markers(line: Line) -> None:
 # at a raised marker, the marker beginning the rest of the line
 # ("employment loss⏎21 at a single site"), or begin the next line with it.
 _LEADING_MARKER = re.compile(r"([0-9]{1,3}|[*\u2020\u2021]{1,2})\s*(?=\S)")
+_LEADING_MARKER_START = frozenset("0123456789*\u2020\u2021")
 
 
 def _leading_marker(line: Line) -> Line | None:
@@ -629,22 +648,20 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
     Blocks left empty are dropped.
     """
     limit = _MARKER_HEIGHT * line_height
-    candidates: list[Line] = []
-    leading: list[tuple[Line, Line]] = []  # (the marker, the line it starts)
-    for lines in blocks:
-        for line in lines:
-            if not line.horizontal:
-                continue
-            if line.y1 - line.y0 <= limit and _MARKER.fullmatch(line.text):
-                candidates.append(line)
-                continue
-            first = line.text[0]
-            if first.isdigit() or first in "*\u2020\u2021":
-                marker = _leading_marker(line)
-                if marker is not None:
-                    leading.append((marker, line))
-            if _GLUED_DIGITS.search(line.text):
-                _raise_glued_markers(line)
+    # Comprehensions, not a loop of statements: this looks at every line.
+    candidates = [
+        line for lines in blocks for line in lines
+        if line.horizontal and line.y1 - line.y0 <= limit and _MARKER.fullmatch(line.text)
+    ]
+    for line in [ln for lines in blocks for ln in lines if _GLUED_DIGITS.search(ln.text)]:
+        _raise_glued_markers(line)
+    # A leading marker is smaller than its line: a cheap test first.
+    leading = [
+        (marker, line) for lines in blocks for line in lines
+        if line.text[0] in _LEADING_MARKER_START
+        and line.boxes[3] - line.boxes[1] <= _MARKER_HEIGHT * (line.y1 - line.y0)
+        and (marker := _leading_marker(line)) is not None
+    ]
     if not candidates and not leading:
         return blocks
     everything = [line for lines in blocks for line in lines]
