@@ -109,6 +109,14 @@ def split_columns(block: Block) -> list[Block]:
     line does not carry on from the one before. Otherwise the neighbours are
     table cells or form fields (short, a word or a number or two), whose row
     is the unit a reader quotes: the block keeps its rows.
+
+    Callouts come first. An icon glyph taller than the lines it stands beside
+    (with its CAUTION or TIP label) leaves the block for one of its own, read
+    after it. A block holding lines of text beside lines of text set on
+    another line pitch (:func:`_unaligned_beside`: a note or a sidebar drawn
+    in among a column) is cut the same way as columns, at any gap wider than
+    a word space. The pieces are marked ``callout`` so that
+    :func:`page_order` joins the column's pieces again after reading order.
     """
     lines = block.lines
     if len(lines) < 2:
