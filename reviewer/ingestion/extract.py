@@ -16,9 +16,13 @@ Layout of the text:
 * Blocks are separated by a blank line (``"\\n\\n"``), lines by ``"\\n"``; two
   lines of one block that sit side by side on one baseline are joined by a space.
 * A footnote marker (a small, raised number or sign) that MuPDF reads as a
-  line of its own is written into the line it is printed on, glued to the word
-  before it (``Act3 to create``), with its own boxes
+  line of its own, or at the start of the next line, is written into the line
+  it is printed on, glued to the word before it (``Act3 to create``), with its
+  own boxes; after a number its digits are superscript digits (``1976³``)
   (:func:`~reviewer.ingestion.layout.attach_markers`).
+* A callout or sidebar whose lines MuPDF mixed in among a column's is read as
+  a block of its own after that column
+  (:func:`~reviewer.ingestion.layout.page_order`).
 * Glyphs are kept as PDF text gives them: a ligature stays one character
   (``"ﬁ"``) with its own box, and a word hyphenated at a line end stays
   ``"hyphen-\\nated"``; the normaliser folds both.
@@ -61,7 +65,7 @@ from reviewer.ingestion.layout import (
     attach_markers,
     block_of,
     median,
-    reading_order,
+    page_order,
     side_by_side,
     split_columns,
 )
@@ -463,7 +467,7 @@ def _extract_page(
     bottom_band = rect.height * (1.0 - TextLines.band) - 1.0
     margin_lines: list[tuple[int, int, float, float]] = []
     position = offset
-    for block_index, block in enumerate(reading_order(blocks, line_height)):
+    for block_index, block in enumerate(page_order(blocks, line_height)):
         if block_index:
             pieces.append(_BLOCK_SEPARATOR)
             inserted.extend(range(position, position + len(_BLOCK_SEPARATOR)))
