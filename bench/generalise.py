@@ -80,6 +80,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import groupby, pairwise
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -97,6 +98,7 @@ from bench.poppler import (  # noqa: E402
 from reviewer.ingestion import (  # noqa: E402
     ExtractedDocument,
     ExtractionError,
+    OcrOptions,
     chunk_text,
     extract_pdf,
     find_furniture,
@@ -104,6 +106,9 @@ from reviewer.ingestion import (  # noqa: E402
 )
 from reviewer.settings import CITEGUARD  # noqa: E402  (plain module: no Django setup needed)
 from verification import REVIEW_OUTCOMES, Citation, Source, verify_answer  # noqa: E402
+
+if TYPE_CHECKING:  # the sections import this module's helpers: imported where used
+    from bench.generalise_sections.common import SectionStats
 
 CORPUS_DIR = ROOT / ".." / "shared" / "corpus" / "pdfs"
 ERROR_PREFIX = "error_"  # the corpus's files for the error paths: statuses only, no quotes
@@ -155,10 +160,12 @@ class Ingested:
         return self.doc.pages[max(0, bisect_right(starts, position) - 1)].number
 
 
-def ingest(data: bytes) -> Ingested:
-    """What document_ingest does, without the database."""
+def ingest(data: bytes, *, ocr_language: str = "eng") -> Ingested:
+    """What document_ingest does, without the database (``ocr_language`` is
+    the upload's language, for pages with no text layer)."""
     doc = extract_pdf(data, max_pages=int(CITEGUARD["MAX_PAGES"]),
-                      max_seconds=float(CITEGUARD["MAX_SECONDS_PER_DOCUMENT"]))
+                      max_seconds=float(CITEGUARD["MAX_SECONDS_PER_DOCUMENT"]),
+                      ocr=OcrOptions(language=ocr_language))
     furniture = find_furniture(doc)
     chunks = chunk_text(doc.text, target_size=int(CITEGUARD["CHUNK_SIZE"]),
                         overlap=int(CITEGUARD["CHUNK_OVERLAP"]), exclude=furniture)
@@ -797,28 +804,46 @@ def replace(failure: Failure, **changes: object) -> Failure:
 # -- Per PDF -----------------------------------------------------------------------------------
 
 
-def run_pdf(path: Path, count: int, seed: int) -> PdfStats:
+def run_pdf(path: Path, count: int, seed: int, sections: frozenset[str] = frozenset({"prose"}),
+            cases: int = 0) -> tuple[PdfStats, dict[str, SectionStats]]:
+    """The prose windows' score, and each other section's asked for in ``sections``
+    ("footnotes", "tables": ``cases`` of each kind), on one ingestion of the PDF."""
     started = time.perf_counter()
     stats = PdfStats(path.name)
+    extra: dict[str, SectionStats] = {}
     try:
         ours = ingest(path.read_bytes())
     except ExtractionError as error:
         stats.status, stats.message = error.kind, error.message
-        return stats
+        return stats, extra
     if path.name.startswith(ERROR_PREFIX):
         stats.status = "ok, error file"
         stats.message = (f"{ours.doc.page_count} page(s), {len(ours.doc.text):,} chars read, "
                          "but its text layer is known to be wrong (see MANIFEST.tsv)")
         ours.doc.geometry.close()
-        return stats
+        return stats, extra
     stats.pages = ours.doc.page_count
     try:
         pages = poppler_pages(path)
     except Exception as error:  # any pdftotext failure is reported, not fatal
         stats.status, stats.message = "pdftotext failed", str(error)[:200]
-        return stats
-    rng = random.Random(f"{seed}:{path.name}")
+        ours.doc.geometry.close()
+        return stats, extra
     stream = word_stream(pages)
+    if "prose" in sections:
+        run_prose(stats, ours, path, pages, stream, count, seed)
+    if "footnotes" in sections:
+        extra["footnotes"] = run_footnotes(ours, path, pages, stream, cases, seed)
+    if "tables" in sections:
+        extra.update(run_tables(ours, path, pages, cases, seed))
+    ours.doc.geometry.close()
+    stats.seconds = time.perf_counter() - started
+    return stats, extra
+
+
+def run_prose(stats: PdfStats, ours: Ingested, path: Path, pages: list[PopplerPage],
+              stream: list[Placed], count: int, seed: int) -> None:
+    rng = random.Random(f"{seed}:{path.name}")
     vocabulary = {w.text.lower().strip(".,;:)") for w in (p.word for p in stream)} | {
         p.word.key for p in stream}
     names = document_names(stream)
@@ -833,9 +858,42 @@ def run_pdf(path: Path, count: int, seed: int) -> PdfStats:
                    if word_key(q.text) not in ours.keys]
         quotes = honest_quotes(window, vocabulary) + altered
         check_window(stats, ours, window, quotes, path, pdfminer)
-    ours.doc.geometry.close()
-    stats.seconds = time.perf_counter() - started
+
+
+def run_footnotes(ours: Ingested, path: Path, pages: list[PopplerPage], stream: list[Placed],
+                  count: int, seed: int) -> SectionStats:
+    from bench.generalise_sections.common import SectionStats, score_case
+    from bench.generalise_sections.footnotes import footnote_cases
+
+    stats = SectionStats(path.name)
+    cases, markers = footnote_cases(stream, pages, random.Random(f"{seed}:footnotes:{path.name}"),
+                                    count)
+    if markers:
+        stats.note = f"{markers} raised marker(s)"
+    for case in cases:
+        score_case(stats, ours, case)
     return stats
+
+
+def run_tables(ours: Ingested, path: Path, pages: list[PopplerPage], count: int,
+               seed: int) -> dict[str, SectionStats]:
+    from bench.generalise_sections.common import SectionStats, score_case
+    from bench.generalise_sections.tables import table_cases
+
+    rows, cells = SectionStats(path.name), SectionStats(path.name)
+    try:
+        row_cases, cell_cases, note = table_cases(
+            path, pages, random.Random(f"{seed}:tables:{path.name}"), count)
+    except Exception as error:  # pdfplumber's own failure is reported, not fatal
+        rows.status = cells.status = "pdfplumber failed"
+        rows.note = cells.note = f": {str(error)[:80]}"
+        return {"table rows": rows, "table cells": cells}
+    rows.note = cells.note = note
+    for case in row_cases:
+        score_case(rows, ours, case)
+    for case in cell_cases:
+        score_case(cells, ours, case)
+    return {"table rows": rows, "table cells": cells}
 
 
 # -- Output --------------------------------------------------------------------------------------
@@ -989,17 +1047,36 @@ def spread(failures: list[Failure], limit: int) -> list[Failure]:
 # -- Main ----------------------------------------------------------------------------------
 
 
+SECTIONS = ("prose", "footnotes", "tables", "ocr")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from bench.generalise_sections import CASES, print_section
+    from bench.generalise_sections.scans import DPI, pick_pages, run_scan
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help=f"{WINDOWS['quick']} windows per PDF instead of {WINDOWS['normal']}")
+                        help=f"{WINDOWS['quick']} windows per PDF instead of {WINDOWS['normal']}, "
+                             f"{CASES['quick']} footnote windows, rows and cells instead of "
+                             f"{CASES['normal']}")
     parser.add_argument("--seed", type=int, default=20240601, help="sampling seed")
     parser.add_argument("--only", metavar="NAME", help="only PDFs whose file name contains NAME")
     parser.add_argument("--corpus", type=Path, default=CORPUS_DIR,
-                        help="folder of PDFs (default: ../shared/corpus/pdfs)")
+                        help="folder of PDFs (default: ../shared/corpus/pdfs); MANIFEST.tsv "
+                             "there is optional: without it every *.pdf is used")
+    parser.add_argument("--skip", action="append", default=[], metavar="SECTION",
+                        help=f"leave a section out ({', '.join(SECTIONS)}); repeat or "
+                             "comma-separate")
+    parser.add_argument("--ocr-pages", type=int, default=10, metavar="N",
+                        help="image-only pages to OCR, one from each of N PDFs (default 10; "
+                             "about 5 s a page)")
     parser.add_argument("--failures", type=Path, metavar="FILE",
-                        help="write every failure as JSON to FILE")
+                        help="write every failure of the prose section as JSON to FILE")
     args = parser.parse_args(argv)
+    skipped = {name.strip() for value in args.skip for name in value.split(",") if name.strip()}
+    unknown = skipped - set(SECTIONS)
+    if unknown:
+        parser.error(f"--skip takes {', '.join(SECTIONS)}; not {', '.join(sorted(unknown))}")
     began = time.perf_counter()
     version = poppler_version()
     if version is None:
@@ -1007,6 +1084,12 @@ def main(argv: Sequence[str] | None = None) -> int:
               "independent extractor;\nskipped. Debian/Ubuntu: apt-get install poppler-utils "
               "(bin/setup does it when run as root).")
         return 0
+    if "tables" not in skipped and not has_pdfplumber():
+        print("bench/generalise.py: pdfplumber (the table section's independent reader, a dev "
+              "dependency) is not installed;\nthe table section is skipped. pip install -e "
+              "'.[dev]' installs it.\n")
+        skipped.add("tables")
+    sections = frozenset(SECTIONS) - skipped
     paths = sorted(args.corpus.glob("*.pdf"))
     if args.only:
         paths = [p for p in paths if args.only in p.name]
@@ -1016,17 +1099,73 @@ def main(argv: Sequence[str] | None = None) -> int:
     manifest = read_manifest(args.corpus)
     expected = {name: expected_status(row) for name, row in manifest.items()}
     count = WINDOWS["quick" if args.quick else "normal"]
-    print(f"citeguard generalisation bench: {len(paths)} PDF(s) in {args.corpus.resolve()}, "
-          f"{count} windows per PDF, seed {args.seed}")
+    cases = CASES["quick" if args.quick else "normal"]
+    print(f"citeguard generalisation bench: {len(paths)} PDF(s) in {args.corpus.resolve()}"
+          + ("" if manifest else " (no MANIFEST.tsv: every PDF used)")
+          + f", {count} windows per PDF, seed {args.seed}; sections: "
+          + ", ".join(s for s in SECTIONS if s in sections))
     print(f"Python {platform.python_version()}; {version}; chunks of "
           f"{CITEGUARD['CHUNK_SIZE']} chars, overlap {CITEGUARD['CHUNK_OVERLAP']}, "
           f"continuation {CITEGUARD['CONTINUATION_CHARS']}\n")
     results = []
+    extra: dict[str, list[SectionStats]] = {}
     for path in paths:
-        stats = run_pdf(path, count, args.seed)
+        stats, more = run_pdf(path, count, args.seed, sections, cases)
         results.append(stats)
+        for name, section in more.items():
+            extra.setdefault(name, []).append(section)
         print(f"  {short(path.name, 60):60s} {stats.status:10s} {stats.seconds:5.1f} s",
               file=sys.stderr)
+    if "prose" in sections:
+        print_prose(results, expected)
+    if "footnotes" in sections:
+        print_section("footnotes", extra.get("footnotes", []),
+                      "windows across a raised footnote marker (poppler: a shorter word, its "
+                      "bottom above the line's,\n  after a word ending in three letters), each "
+                      "quoted with the "
+                      "marker kept, dropped and glued to the word before;\n  located = the "
+                      "window's other words inside the rectangles. Marker counts in the note.")
+    if "tables" in sections:
+        explain = ("pdfplumber's tables (find_tables, ruled lines): {what}, verified against the "
+                   "chunk holding them;\n  located = poppler's words inside the cells' boxes "
+                   "inside the rectangles.")
+        print_section("table rows", extra.get("table rows", []), explain.format(
+            what="a row's non-empty cells joined by a space"))
+        print_section("table cells", extra.get("table cells", []), explain.format(
+            what="one cell of three words or more"))
+    if "ocr" in sections and args.ocr_pages > 0:
+        readable = [p for p, s in zip(paths, results, strict=True) if s.status == "ok"]
+        picks = pick_pages(readable, random.Random(f"{args.seed}:scans"), args.ocr_pages)
+        scans = []
+        for path, number, page in picks:
+            scans.append(run_scan(path, number, page, args.seed))
+            print(f"  scan of {short(path.name, 50)} p{number}: {scans[-1].status}, "
+                  f"{scans[-1].seconds:.1f} s", file=sys.stderr)
+        seconds = [s.seconds for s in scans if s.status == "ok"]
+        timing = (f"ingestion {statistics.median(seconds):.1f} s a page (median)" if seconds
+                  else "no page ingested")
+        print_section("image-only pages", scans,
+                      f"born-digital pages rendered by pdftoppm at {DPI} dpi, wrapped as "
+                      "image-only PDFs and ingested (OCR);\n  honest windows of poppler's "
+                      f"text of the original page, located on its word boxes; {timing}.")
+    if args.failures and "prose" in sections:
+        data = [asdict(f) for s in results for f in s.failures]
+        args.failures.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        print(f"\n  {len(data)} failures written to {args.failures}")
+    print(f"\nWall time {time.perf_counter() - began:.0f} s.")
+    return 0
+
+
+def has_pdfplumber() -> bool:
+    try:
+        import pdfplumber  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def print_prose(results: list[PdfStats], expected: dict[str, str]) -> None:
+    print("== running prose ==")
     print("  honest = quotes of poppler's words (verbatim, and repaired: hyphenation joined, "
           "smart quotes straightened,\n  footnote marker dropped), verified or verified-fuzzy; "
           "altered = a number, a negation or a name changed,\n  caught as quote-altered; "
@@ -1036,13 +1175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_errors(results, expected)
     print_goals(results)
     print_failures(results)
-    if args.failures:
-        data = [asdict(f) for s in results for f in s.failures]
-        args.failures.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        print(f"\n  {len(data)} failures written to {args.failures}")
-    print(f"\nWall time {time.perf_counter() - began:.0f} s.")
-    return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run the module's own copy, so that the sections (which import this module's
+    # helpers as bench.generalise) and main share one set of definitions.
+    from bench.generalise import main as module_main
+
+    raise SystemExit(module_main())

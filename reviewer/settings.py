@@ -163,6 +163,15 @@ CITEGUARD = {
     "MAX_CHARS_PER_PAGE": int(os.environ.get("CITEGUARD_MAX_CHARS_PER_PAGE", 200_000)),
     "MAX_CHARS_PER_DOCUMENT": int(os.environ.get("CITEGUARD_MAX_CHARS_PER_DOCUMENT",
                                                  10_000_000)),
+    # OCR of pages without a text layer (reviewer/ingestion/ocr.py): the
+    # default language (an upload may choose another installed one), the
+    # seconds each OCR'd page adds to the document's time limit (OCR takes
+    # about 5 s a page at 300 dpi where a text layer takes milliseconds), and
+    # how many pages of one document may be OCR'd.
+    "OCR_LANGUAGE": os.environ.get("CITEGUARD_OCR_LANGUAGE", "eng"),
+    "MAX_OCR_SECONDS_PER_PAGE": float(os.environ.get("CITEGUARD_MAX_OCR_SECONDS_PER_PAGE", 30)),
+    "MAX_OCR_PAGES": int(os.environ.get("CITEGUARD_MAX_OCR_PAGES", 200)),
+    "OCR_COMMAND": os.environ.get("CITEGUARD_OCR_COMMAND", "tesseract"),
     "CHUNK_SIZE": int(os.environ.get("CITEGUARD_CHUNK_SIZE", 1200)),
     "CHUNK_OVERLAP": int(os.environ.get("CITEGUARD_CHUNK_OVERLAP", 200)),
     # How far past a chunk's end a quote may run on into the document.

@@ -34,10 +34,11 @@ def pdf_pages_text(data: bytes) -> list[str]:
     against our text and no request can exhaust the server."""
     from reviewer.ingestion import ExtractionError
     from reviewer.ingestion.sandbox import extract_pdf_isolated
-    from reviewer.services.documents import isolation_limits
+    from reviewer.services.documents import isolation_limits, ocr_options
 
     try:
-        extracted = extract_pdf_isolated(data, **isolation_limits(inline=True))  # type: ignore[arg-type]
+        extracted = extract_pdf_isolated(data, **isolation_limits(inline=True),  # type: ignore[arg-type]
+                                         ocr=ocr_options(inline=True))
     except ExtractionError as error:
         cls = InlinePdfOverLimit if error.kind in _OVER_LIMIT else SourceResolutionError
         raise cls(f"an inline PDF document: {error.message}") from None

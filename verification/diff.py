@@ -26,6 +26,7 @@ from .matching import (
     _edit_runs,
     _footnote_markers,
     _respaced,
+    _superscript_marker,
 )
 from .normalize import explain, merge_ranges, normalize
 
@@ -121,6 +122,14 @@ def word_diff(quote: str, source: str, *, skip: Sequence[tuple[int, int]] = ()) 
             # Only where spaces fall differs: an extraction repair.
             emit("equal", quote_text(run[2], run[3]))
             normalised.append("spacing")
+            done = run
+            continue
+        if run[1] - run[0] == 1 and _superscript_marker(
+            s, s_words[run[0]], s_starts[run[0]], q_words[run[2]:run[3]]
+        ):
+            # "1976" or "1976 3" for "1976³", as compare() repairs it.
+            emit("equal", quote_text(run[2], run[3]))
+            normalised.append("footnote-marker")
             done = run
             continue
         added = q_words[op.dest_start:op.dest_end]

@@ -500,7 +500,7 @@ def compare(
     all_added: list[str] = []
     ops = list(opcodes)
     runs = _edit_runs(ops)
-    respaced: tuple[int, int, int, int] | None = None
+    reported: tuple[int, int, int, int] | None = None  # a run told whole
     # src_* index the source's words, dest_* the quote's (rapidfuzz's naming).
     for op, run in zip(ops, runs, strict=True):
         removed = source_words[op.src_start : op.src_end]
@@ -516,7 +516,7 @@ def compare(
             # "thingnot"): the same words, so nothing to count below either.
             differences.append(Difference(tag, " ".join(removed), " ".join(added), ()))
             continue
-        if run == respaced:
+        if run == reported:
             continue  # reported whole with the run's first edit
         _token_starts(source.text, alignment.norm_start, source_words, source_starts, run[1])
         _token_starts(quote.text, 0, quote_words, quote_starts, run[3])
@@ -527,7 +527,16 @@ def compare(
             # extraction places spaces by glyph gaps. One edit for the run,
             # nothing to count below.
             differences.append(Difference("replace", source_span, quote_span, (), "spacing"))
-            respaced = run
+            reported = run
+            continue
+        if run[1] - run[0] == 1 and _superscript_marker(
+            source, source_words[run[0]], source_starts[run[0]], quote_words[run[2] : run[3]]
+        ):
+            # "1976" or "1976 3" for "1976³": a footnote marker after a
+            # number dropped or spaced off, however the word diff split it.
+            differences.append(Difference("replace", source_span, quote_span, (),
+                                          "footnote-marker"))
+            reported = run
             continue
         if _footnote_markers(source, source_words, source_starts, op, added):
             differences.append(Difference(tag, " ".join(removed), " ".join(added), (),
@@ -681,6 +690,41 @@ def _footnote_markers(
                 and source.original[o_end : o_end + 1].isupper()):
             return False
     return True
+
+
+#: Superscript digits, as a footnote marker after a number is written
+#: ("in 1976³": reviewer.ingestion writes a raised, smaller number after a
+#: number so); they fold to plain digits.
+_SUPERSCRIPT_DIGITS = frozenset("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+#: The number before such a marker: three digits or more (a year, an
+#: amount), not a power of ten, after which a raised digit is an exponent.
+_MARKED_NUMBER = re.compile(r"(?<![0-9])[0-9]{3,}$")
+_POWER_OF_TEN = re.compile(r"10+")
+
+
+def _superscript_marker(source: NormalizedText, word: str, at: int, added: list[str]) -> bool:
+    """Whether ``added`` is the source's ``word`` (at ``at`` in the folded
+    text) with a footnote marker printed in superscript after a number left
+    out (``["1976"]`` for "1976³") or spaced off (``["1976", "3"]``).
+
+    The fold reads "1976³" as "19763", which quoted so is exact; the other
+    two forms are repairs only where the source's digits really are
+    superscript: "19763" at the line's size is a number, and "1976 4" or
+    "1977" change one.
+    """
+    if not 1 <= len(added) <= 2:
+        return False
+    kept = added[0]
+    if not word.startswith(kept) or (len(added) == 2 and kept + added[1] != word):
+        return False
+    digits = word[len(kept):]
+    number = _MARKED_NUMBER.search(kept)
+    if not (_MARKER.fullmatch(digits) and number and not _POWER_OF_TEN.fullmatch(number[0])):
+        return False
+    o_start, o_end = source.to_original(at + len(kept), at + len(word))
+    return o_end - o_start == len(digits) and all(
+        char in _SUPERSCRIPT_DIGITS for char in source.original[o_start:o_end]
+    )
 
 
 def _significant(token: str) -> bool:
@@ -1101,6 +1145,13 @@ def word_swap(
         start, end = tokens[first].start(), tokens[first + size - 1].end()
         if (start, end) == compared:
             continue  # compare() would return what it did for the caller: no change
+        if compared is not None and _drops_one(words, quote_words, first, compared, tokens):
+            # Not a swap: the quote is the source with one word left out, in
+            # the window the caller compared ("duration.12 Regulations"
+            # quoted "duration. Regulations"; the window cut one word short
+            # reads "12" for "regulations"). compare() judged that deletion
+            # there, as a footnote marker or a change of meaning.
+            continue
         if whole and not _bounded(source, tokens, first, first + size):
             continue
         found = _alignment(source, fuzz.ratio(quote.text, text[start:end]) / 100, False,
@@ -1109,6 +1160,25 @@ def word_swap(
         if any(d.reasons for d in differences):
             return found, differences
     return None
+
+
+def _drops_one(
+    words: list[str], quote_words: list[str], first: int, compared: tuple[int, int],
+    tokens: list[re.Match[str]],
+) -> bool:
+    """Whether ``quote_words`` are ``words`` from ``first`` on with the one
+    word that differs left out (the quote's word there is the source's next
+    or previous one), all inside the ``compared`` window."""
+    size = len(quote_words)
+    at = next(k for k in range(size) if words[first + k] != quote_words[k])
+    after = first + size  # the source's token after the window
+    if (after < len(words) and quote_words[at:] == words[first + at + 1 : after + 1]
+            and compared[0] <= tokens[first].start() and tokens[after].end() <= compared[1]):
+        return True
+    before = first - 1
+    return (before >= 0 and quote_words[: at + 1] == words[before : first + at]
+            and compared[0] <= tokens[before].start()
+            and tokens[first + size - 1].end() <= compared[1])
 
 
 def _bounded(source: NormalizedText, tokens: list[re.Match[str]], first: int, last: int) -> bool:

@@ -20,7 +20,7 @@ from reviewer.services.documents import (
 
 __all__ = ["document_chunks", "document_data", "document_detail", "documents"]
 
-UPLOAD_FIELDS = ("title", "document_key", "supersedes", "filename")
+UPLOAD_FIELDS = ("title", "document_key", "supersedes", "filename", "ocr_language")
 
 
 def document_data(document: Document) -> dict[str, Any]:
@@ -42,7 +42,18 @@ def document_data(document: Document) -> dict[str, Any]:
         "supersedes": document.supersedes_id,
         "superseded_by": document.superseded_by_id,
         "created_at": document.created.isoformat(),
+        "ocr_language": document.ocr_language or None,
+        "progress": document.progress or None,
+        "ocr": _ocr_data(document),
     }
+
+
+def _ocr_data(document: Document) -> dict[str, Any] | None:
+    """Which pages' text came from OCR and how sure it was; None when none did."""
+    if not document.ocr_pages:
+        return None
+    return {"language": document.ocr_language, "mean_confidence": document.ocr_confidence,
+            "pages": document.ocr_pages, "summary": document.ocr_summary}
 
 
 def _get(request: HttpRequest, document_id: int) -> Document:
@@ -113,7 +124,7 @@ def _upload(request: HttpRequest) -> JsonResponse:
         unknown = sorted(set(fields) - set(UPLOAD_FIELDS))
         if unknown:
             raise ApiError(400, "unknown-field", f"Unknown field {unknown[0]!r}; an upload "
-                           "takes file, title, document_key and supersedes.")
+                           "takes file, title, document_key, supersedes and ocr_language.")
     else:
         raise ApiError(400, "no-file", "Send the PDF as multipart field 'file', or as the body "
                        "with 'Content-Type: application/pdf'.")
@@ -133,6 +144,7 @@ def _upload(request: HttpRequest) -> JsonResponse:
         result = document_upload(data=data, filename=filename, title=fields.get("title", ""),
                                  supersedes=supersedes,
                                  document_key=fields.get("document_key", ""),
+                                 ocr_language=fields.get("ocr_language", ""),
                                  workspace=request.client.workspace)  # type: ignore[attr-defined]
     except DocumentRejected as error:
         raise ApiError(error.status, error.code, str(error)) from None

@@ -41,6 +41,11 @@ _ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
 _INT64 = {"type": "integer", "minimum": -(2**63), "maximum": 2**63 - 1}
 _OFFSET = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
 _NAME = {"type": "string", "maxLength": 200}
+#: An upload's OCR language (reviewer.ingestion.ocr): a 400 names the installed ones.
+_OCR_LANGUAGE = {"type": "string", "pattern": "^[A-Za-z_]+(\\+[A-Za-z_]+)*$", "description": (
+    "The Tesseract language(s) its pages without a text layer are OCR'd in: `eng`, `fra`, "
+    "`deu`, or several joined by `+` (`eng+fra`); the server's default (CITEGUARD_OCR_LANGUAGE, "
+    "`eng`) when left out. One not installed is a 400 `invalid-ocr-language`.")}
 #: A document's title (reviewer.models.documents.TITLE_MAX): longer is a 400.
 _TITLE = {"type": "string", "maxLength": 300}
 # Not blank once its brackets and spaces are stripped ("[s1]" is S1).
@@ -170,6 +175,7 @@ SPEC: dict[str, Any] = {
                     _query("document_key", "application/pdf only", _NAME),
                     _query("supersedes", "application/pdf only", _ID),
                     _query("filename", "application/pdf only", {"type": "string"}),
+                    _query("ocr_language", "application/pdf only", _OCR_LANGUAGE),
                 ],
                 "requestBody": {"content": {
                     "multipart/form-data": {"schema": {"type": "object", "properties": {
@@ -183,6 +189,7 @@ SPEC: dict[str, Any] = {
                         "supersedes": {**_ID, "description": (
                             "The id of the document this one replaces (the latest version "
                             "of its key, if it has one)")},
+                        "ocr_language": _OCR_LANGUAGE,
                     }, "required": ["file"], "additionalProperties": False}},
                     "application/pdf": {"schema": {"type": "string", "format": "binary"}},
                 }},
@@ -195,7 +202,9 @@ SPEC: dict[str, Any] = {
                     "400": _error("A bad field, named in the message: a title over 300 "
                                   "characters (`title-too-long`), a `document_key` over 200 "
                                   "or not a key (`invalid-document-key`), a `supersedes` that "
-                                  "is not a document (`invalid-supersedes`)…"),
+                                  "is not a document (`invalid-supersedes`), an "
+                                  "`ocr_language` not installed (`invalid-ocr-language`, "
+                                  "naming the installed ones)…"),
                     "401": _ERROR,
                     "409": _error("`not-latest-version`, `already-superseded` or "
                                   "`key-mismatch`: the versions asked for contradict those "
@@ -423,6 +432,24 @@ SPEC: dict[str, Any] = {
                 "superseded_by": {"type": ["integer", "null"],
                                   "description": "set once a newer version is ready"},
                 "created_at": _TIME,
+                "ocr_language": {"type": ["string", "null"], "description": (
+                    "the Tesseract language(s) its pages without a text layer are read in")},
+                "progress": {"type": ["string", "null"], "description": (
+                    "while queued or processing: the page being read, e.g. `Reading page 5 "
+                    "of 40` or `OCR page 3 of 12`")},
+                "ocr": {"type": ["object", "null"], "description": (
+                    "null unless some pages had no text layer and their text came from OCR"),
+                    "properties": {
+                        "language": {"type": "string"},
+                        "mean_confidence": {"type": "number", "description": (
+                            "Tesseract's mean word confidence over the OCR'd pages, 0-100")},
+                        "pages": {"type": "array", "items": {"type": "object", "properties": {
+                            "page": {"type": "integer", "description": "1-based"},
+                            "words": {"type": "integer"},
+                            "confidence": {"type": "number"}}}},
+                        "summary": {"type": "string", "description": (
+                            "in words, e.g. `Text from OCR (eng), mean confidence 91% — "
+                            "pages 1–3`")}}},
             }},
             "DocumentUpload": {"allOf": [{"$ref": "#/components/schemas/Document"}, {
                 "type": "object", "properties": {

@@ -17,6 +17,7 @@ from reviewer.ingestion.extract import (
 )
 from reviewer.ingestion.furniture import FurnitureConfig, find_furniture
 from reviewer.ingestion.locate import PageRects, bounding_box, locate
+from reviewer.ingestion.ocr import OcrOptions, OcrPage, OcrReport
 
 __all__ = [
     "PAGE_SEPARATOR",
@@ -25,6 +26,9 @@ __all__ = [
     "ExtractionError",
     "ExtractionErrorKind",
     "FurnitureConfig",
+    "OcrOptions",
+    "OcrPage",
+    "OcrReport",
     "PageInfo",
     "PageRects",
     "TextLines",

@@ -18,9 +18,13 @@ Layout of the text:
 * Blocks are separated by a blank line (``"\\n\\n"``), lines by ``"\\n"``; two
   lines of one block that sit side by side on one baseline are joined by a space.
 * A footnote marker (a small, raised number or sign) that MuPDF reads as a
-  line of its own is written into the line it is printed on, glued to the word
-  before it (``Act3 to create``), with its own boxes
+  line of its own, or at the start of the next line, is written into the line
+  it is printed on, glued to the word before it (``Act3 to create``), with its
+  own boxes; after a number its digits are superscript digits (``1976³``)
   (:func:`~reviewer.ingestion.layout.attach_markers`).
+* A callout or sidebar whose lines MuPDF mixed in among a column's is read as
+  a block of its own after that column
+  (:func:`~reviewer.ingestion.layout.page_order`).
 * Glyphs are kept as PDF text gives them: a ligature stays one character
   (``"ﬁ"``) with its own box, and a word hyphenated at a line end stays
   ``"hyphen-\\nated"``; the normaliser folds both.
@@ -63,10 +67,11 @@ from reviewer.ingestion.layout import (
     attach_markers,
     block_of,
     median,
-    reading_order,
+    page_order,
     side_by_side,
     split_columns,
 )
+from reviewer.ingestion.ocr import OcrOptions, OcrReport, ocr_page
 from reviewer.ingestion.tables import read_tables, ruling_lines
 
 __all__ = [
@@ -87,7 +92,7 @@ _BLOCK_SEPARATOR = "\n\n"
 
 ExtractionErrorKind = Literal[
     "not-pdf", "corrupt", "encrypted", "no-text", "too-many-pages", "timeout",
-    "page-chars", "document-chars", "memory", "crashed",
+    "page-chars", "document-chars", "memory", "crashed", "ocr-failed",
 ]
 
 #: Characters one page, and one document, may hold (the corpus peaks near
@@ -133,6 +138,8 @@ class ExtractedDocument:
     text: str = field(repr=False)
     geometry: DocumentGeometry
     lines: TextLines | None = field(default=None, repr=False)
+    #: The pages OCR read (they had no text layer), or None when none was.
+    ocr: OcrReport | None = None
 
     @property
     def pages(self) -> tuple[PageInfo, ...]:
@@ -215,7 +222,8 @@ def extract_pdf(
     data: bytes, *, max_pages: int = 2000, max_seconds: float = 120.0,
     max_page_chars: int = MAX_CHARS_PER_PAGE,
     max_document_chars: int = MAX_CHARS_PER_DOCUMENT,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | None = None,
+    ocr: OcrOptions | None = OcrOptions(),  # noqa: B008 - frozen, shared safely
 ) -> ExtractedDocument:
     """Extract the text of a PDF in reading order, with every character's box.
 
@@ -224,11 +232,13 @@ def extract_pdf(
     count. ``max_seconds`` is checked between pages and every few hundred
     lines inside one; a page's characters are counted on MuPDF's text page
     before the per-character dicts are built. ``progress(page, pages)`` is
-    told each page (1-based) before it is read.
+    told each page (1-based) before it is read, and ``progress(page, pages,
+    True)`` again before a page without a text layer is OCR'd
+    (:mod:`~reviewer.ingestion.ocr`; ``ocr=None`` leaves such pages empty).
 
     Raises :class:`ExtractionError` (``kind`` one of ``not-pdf``, ``corrupt``,
     ``encrypted``, ``no-text``, ``too-many-pages``, ``timeout``,
-    ``page-chars``, ``document-chars``, ``memory``).
+    ``page-chars``, ``document-chars``, ``memory``, ``ocr-failed``).
     """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(
@@ -237,7 +247,7 @@ def extract_pdf(
         )
     data = bytes(data)
     limits = _Limits(time.monotonic() + max_seconds, max_seconds, max_page_chars,
-                     max_document_chars, progress)
+                     max_document_chars, progress, ocr)
     doc = _open(data)
     try:
         if doc.page_count > max_pages:
@@ -255,16 +265,20 @@ def extract_pdf(
             raise
     finally:
         doc.close()
-    return ExtractedDocument(text=text, geometry=geometry, lines=writer.lines)
+    report = (OcrReport(ocr.language, tuple(limits.ocr_pages))
+              if ocr is not None and limits.ocr_pages else None)
+    return ExtractedDocument(text=text, geometry=geometry, lines=writer.lines, ocr=report)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Limits:
-    deadline: float  # time.monotonic()
+    deadline: float  # time.monotonic(); OCR moves it on by its allowance per page
     max_seconds: float
     max_page_chars: int
     max_document_chars: int
-    progress: Callable[[int, int], None] | None
+    progress: Callable[..., None] | None
+    ocr: OcrOptions | None = None
+    ocr_pages: list = field(default_factory=list)  # type: ignore[type-arg]
 
     def check_clock(self, number: int, pages: int) -> None:
         if time.monotonic() > self.deadline:
@@ -306,6 +320,9 @@ def _extract_pages(
             try:
                 page = doc.load_page(index)
                 result = _extract_page(page, number, length, limits, pages)
+                if not result.text and limits.ocr is not None:  # no text layer
+                    result = ocr_page(page, number=number, pages=pages, offset=length,
+                                      limits=limits) or result
             except ExtractionError:
                 raise
             except MemoryError:
@@ -333,12 +350,20 @@ def _extract_pages(
         # Every extracted line holds a visible character, so an empty text
         # means no page had a text layer at all.
         if all(p.text_start == p.text_end for p in writer.pages):
-            raise ExtractionError(
-                "no-text",
-                "No text layer: this looks like a scanned document; run OCR first.",
-            )
+            raise ExtractionError("no-text", _no_text_sentence(limits))
         text = _read_text(spool)
     return text, crc
+
+
+def _no_text_sentence(limits: _Limits) -> str:
+    if limits.ocr is None:
+        return "No text layer: this looks like a scanned document; run OCR first."
+    read = len(limits.ocr_pages)
+    if not read:
+        return "No text layer and nothing drawn: every page of this PDF is blank."
+    return (f"No text layer, and OCR ({limits.ocr.language}) found nothing readable on the "
+            f"{read} scanned page{'s' if read != 1 else ''} it read: check the scan, or "
+            "choose the document's language.")
 
 
 def _out_of_memory(number: int, pages: int) -> ExtractionError:
@@ -447,7 +472,7 @@ def _extract_page(
     bottom_band = rect.height * (1.0 - TextLines.band) - 1.0
     margin_lines: list[tuple[int, int, float, float]] = []
     position = offset
-    for block_index, block in enumerate(reading_order(blocks, line_height)):
+    for block_index, block in enumerate(page_order(blocks, line_height)):
         if block_index:
             pieces.append(_BLOCK_SEPARATOR)
             inserted.extend(range(position, position + len(_BLOCK_SEPARATOR)))

@@ -9,6 +9,7 @@ Everything is in points on the page as displayed (origin top-left).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -48,6 +49,9 @@ class Block:
     y0: float
     x1: float
     y1: float
+    # Cut out of a block that held a callout beside its column (see
+    # split_columns): the page's blocks are rejoined after reading order.
+    callout: bool = False
 
 
 def block_of(lines: list[Line]) -> Block:
@@ -105,10 +109,38 @@ def split_columns(block: Block) -> list[Block]:
     line does not carry on from the one before. Otherwise the neighbours are
     table cells or form fields (short, a word or a number or two), whose row
     is the unit a reader quotes: the block keeps its rows.
+
+    Callouts come first. An icon glyph taller than the lines it stands beside
+    (with its CAUTION or TIP label) leaves the block for one of its own, read
+    after it. A block holding lines of text beside lines of text set on
+    another line pitch (:func:`_unaligned_beside`: a note or a sidebar drawn
+    in among a column) is cut the same way as columns, at any gap wider than
+    a word space. The pieces are marked ``callout`` so that
+    :func:`page_order` joins the column's pieces again after reading order.
     """
     lines = block.lines
+    if len(lines) < 2:
+        return [block]
     height = median([ln.y1 - ln.y0 for ln in lines])
+    icons = _icons_beside(lines, height)
+    if icons:
+        # The icon (and its label) is read after the text it stands beside.
+        kept = [ln for ln in lines if id(ln) not in icons]
+        aside = block_of([ln for ln in lines if id(ln) in icons])
+        aside.callout = True
+        parts = split_columns(block_of(kept)) if kept else []
+        for part in parts:
+            part.callout = True
+        return [*parts, aside]
     gutter = _JOIN_GAP_LINES * height
+    if _unaligned_beside(lines, height):
+        # A callout's lines drawn between a column's (MuPDF puts them in
+        # one block when the page draws them in order of height): every
+        # line on its own, so that the page's reading order sees the gap.
+        parts = _cut_lines(lines, height, _BESIDE_GAP * height)
+        for part in parts:
+            part.callout = True
+        return parts
     across = [
         (left, right) for left, right in pairwise(lines)
         if _one_baseline(left, right) and right.x0 - left.x1 > gutter
@@ -118,9 +150,15 @@ def split_columns(block: Block) -> list[Block]:
     prose = sum(1 for left, right in across if _is_prose(left) and _is_prose(right))
     if 2 * prose < len(across):
         return [block]
+    return _cut_lines(lines, height, gutter)
+
+
+def _cut_lines(lines: list[Line], height: float, column_gap: float) -> list[Block]:
+    """``lines`` in the XY cut's order (columns at least ``column_gap``
+    apart), as blocks of lines that carry on from each other."""
     # Lines' boxes (ascent to descent) of one column overlap a little, where
     # blocks' boxes do not; lines on one baseline overlap by half or more.
-    gaps = _Gaps(column=gutter, row_overlap=0.25 * height)
+    gaps = _Gaps(column=column_gap, row_overlap=0.25 * height)
     ordered = reading_order([block_of([ln]) for ln in lines], height, gaps)
     parts: list[list[Line]] = []
     previous: Line | None = None
@@ -242,6 +280,187 @@ def reading_order(
 
 
 # --------------------------------------------------------------------------
+# Callouts: a boxed note, an icon, a sidebar beside a column
+
+
+# Lines side by side at least this many line heights apart are not words of
+# one line (a word space is about a quarter of one).
+_BESIDE_GAP = 0.5
+# A note beside a column is set on its own line pitch (a smaller size, its
+# own leading), where a table's cells share their rows' pitch: pitches that
+# differ by more than this fraction, over at least this many lines on each
+# side, are a callout beside a column.
+_OTHER_PITCH = 0.1
+_CALLOUT_LINES = 3
+# Lines whose tops and bottoms are this close (line heights) are one row of
+# one size (a table's cells), counted out before anything else: a big
+# table's rows would otherwise make many pairs.
+_SAME_ROW = 0.05
+# More lines than this side by side at one height are a table or a form.
+_ABREAST = 6
+# An icon drawn as a glyph ("!" in a dingbat font, a pointing hand, a warning
+# sign) is at most this many characters, each an exclamation or question mark,
+# a symbol (Unicode's "other symbol": dingbats, arrows, signs) or a private-use
+# glyph of a symbol font, and this many times taller than the block's lines
+# (it stands beside two or more of them). A full stop, a dollar sign, a
+# bullet, a check box beside its label, a check mark in a table cell or a glyph
+# MuPDF could not decode (U+FFFD: a big bracket of a formula, as often) is none.
+_ICON_CHARS = 2
+_ICON_TALL = 1.25
+_ICON_PUNCTUATION = frozenset("!?\u00a1\u00bf\u203c")
+_NOT_ICONS = frozenset("\ufffd\u2713\u2714\u2717\u2718\u25a0\u25a1\u25aa\u25ab\u25cf\u25cb\u25e6")
+# The label printed under or beside such an icon belongs to it.
+_ICON_LABELS = frozenset({
+    "CAUTION", "TIP", "NOTE", "WARNING", "IMPORTANT", "ALERT", "REMINDER", "DANGER",
+    "ATTENTION", "INFO", "HINT",
+})
+
+
+def _beside(one: Line, other: Line, height: float) -> bool:
+    """Two lines overlapping by half a line or more in height, apart in width
+    by more than a word space."""
+    return (
+        min(one.y1, other.y1) - max(one.y0, other.y0)
+        >= 0.5 * min(one.y1 - one.y0, other.y1 - other.y0)
+        and (other.x0 - one.x1 >= _BESIDE_GAP * height
+             or one.x0 - other.x1 >= _BESIDE_GAP * height)
+    )
+
+
+def _is_icon_char(char: str) -> bool:
+    if char in _ICON_PUNCTUATION:
+        return True
+    return char not in _NOT_ICONS and unicodedata.category(char) in ("So", "Co")
+
+
+def _is_icon(line: Line) -> bool:
+    text = line.text  # stripped by the extractor
+    return len(text) <= _ICON_CHARS and line.horizontal and all(map(_is_icon_char, text))
+
+
+def _icons_beside(lines: list[Line], height: float) -> set[int]:
+    """The ids of the icon lines of a block (and their labels) that sit
+    beside its text: a glyph or two, no letter or digit, taller than the
+    block's lines, next to a line of text."""
+    icons = [ln for ln in lines if _is_icon(ln)]
+    if not icons:
+        return set()
+    moved: set[int] = set()
+    for icon in icons:
+        if icon.y1 - icon.y0 >= _ICON_TALL * height and any(
+            other is not icon and not _is_icon(other) and _beside(icon, other, height)
+            for other in lines
+        ):
+            moved.add(id(icon))
+    if not moved:
+        return moved
+    for label in lines:
+        if label.text.strip().rstrip(":!") in _ICON_LABELS and any(
+            id(icon) in moved
+            and min(label.x1, icon.x1) > max(label.x0, icon.x0) - height
+            and min(label.y1, icon.y1) > max(label.y0, icon.y0) - height
+            for icon in icons
+        ):
+            moved.add(id(label))
+    return moved
+
+
+def _words(line: Line) -> int:
+    return len(_WORD.findall(line.text))
+
+
+def _pitch(lines: list[Line], height: float) -> float | None:
+    """The usual step from one line's top to the next's, among ``lines``
+    that follow each other within two line heights; None without two such."""
+    tops = sorted(ln.y0 for ln in lines)
+    steps = [b - a for a, b in pairwise(tops) if 0 < b - a <= 2 * height]
+    return median(steps) if len(steps) >= 2 else None
+
+
+def _unaligned_beside(lines: list[Line], height: float) -> bool:
+    """Whether a block holds lines of text beside other lines of text set on
+    another line pitch, several of each: a callout's or a sidebar's lines
+    drawn in among a column's. A table's cells beside each other share their
+    rows' pitch (a label cell centred beside a longer one is a line, not a
+    run of them), as do a form's fields and labels; lines of a word beside a
+    number are a formula: none of them counts."""
+    if len(lines) < 2 * _CALLOUT_LINES:
+        return False
+    # Pairs of lines beside each other, top down: a sweep over the lines
+    # that still reach down to each one, not all pairs.
+    beside: list[tuple[Line, Line]] = []
+    active: list[Line] = []
+    for line in sorted(lines, key=lambda ln: ln.y0):
+        if active:
+            active = [ln for ln in active if ln.y1 > line.y0]
+            if len(active) > _ABREAST:
+                return False  # a table's row or a form: not a column and a note
+            beside += [
+                (line, other) for other in active
+                if (abs(line.y1 - other.y1) > _SAME_ROW * height
+                    or abs(line.y0 - other.y0) > _SAME_ROW * height)
+                and _beside(line, other, height)
+            ]
+        active.append(line)
+    if len(beside) < _CALLOUT_LINES:
+        return False
+    # Of those, lines of text (two words or more each side).
+    words = {id(ln): _words(ln) for pair in beside for ln in pair}
+    left: dict[int, Line] = {}
+    right: dict[int, Line] = {}
+    prose = False
+    for line, other in beside:
+        if not (line.horizontal and other.horizontal
+                and words[id(line)] >= 2 and words[id(other)] >= 2):
+            continue
+        first, second = (line, other) if line.x0 < other.x0 else (other, line)
+        left[id(first)] = first
+        right[id(second)] = second
+        prose = prose or max(words[id(line)], words[id(other)]) >= _PROSE_WORDS
+    if not prose or len(left) < _CALLOUT_LINES or len(right) < _CALLOUT_LINES:
+        return False
+    left_pitch = _pitch(list(left.values()), height)
+    right_pitch = _pitch(list(right.values()), height)
+    if left_pitch is None or right_pitch is None:
+        return False
+    return abs(left_pitch - right_pitch) > _OTHER_PITCH * min(left_pitch, right_pitch)
+
+
+def _continues_block(before: Block, after: Block) -> bool:
+    """``after`` carries on ``before``'s column at its line pitch: the next
+    line, same left edge, same size (MuPDF cut the paragraph where a
+    callout's lines were drawn in among its own)."""
+    last, first = before.lines[-1], after.lines[0]
+    if not (last.horizontal and first.horizontal):
+        return False
+    height = last.y1 - last.y0
+    if abs((first.y1 - first.y0) - height) > 0.15 * height or abs(first.x0 - before.x0) > 1.0:
+        return False
+    step = first.y0 - last.y0
+    if len(before.lines) > 1:
+        pitch = last.y0 - before.lines[-2].y0
+        return pitch > 0 and abs(step - pitch) <= 0.15 * height
+    return 0.5 * height < step <= 1.35 * height
+
+
+def page_order(blocks: list[Block], line_height: float) -> list[Block]:
+    """A page's blocks in reading order (:func:`reading_order`). On a page
+    where a callout was cut out of a column's block, the column's pieces
+    that carry on from each other at the column's line pitch are one block
+    again, and so are the callout's: each reads as one paragraph."""
+    ordered = reading_order(blocks, line_height)
+    if not any(block.callout for block in blocks):
+        return ordered
+    joined = [ordered[0]]
+    for block in ordered[1:]:
+        if _continues_block(joined[-1], block):
+            joined[-1] = block_of(joined[-1].lines + block.lines)
+        else:
+            joined.append(block)
+    return joined
+
+
+# --------------------------------------------------------------------------
 # Footnote markers: a small raised number on a line of its own
 
 
@@ -261,6 +480,19 @@ _MARKER_OVERLAP = 0.15
 # small raised digit after a math sign or at a line's start is an exponent,
 # an index or a fraction's part, not a marker.
 _MARKED = re.compile(r"[^\W\d_]|[.,;:)\]\"'\u2019\u201d]")
+# Or a number of at least this many digits, other than a power of ten: a year
+# or an amount ("in 1976" and a raised "3"; a raised digit after 10 is an
+# exponent). Such a marker, and raised digits MuPDF reads into a number's own
+# line, are written in superscript digits: the matcher tells them from the
+# number by that.
+_MARKED_NUMBER_DIGITS = 3
+_POWER_OF_TEN = re.compile(r"10+")
+_SUPERSCRIPT = str.maketrans(
+    "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
+# A number glued to a raised one on one line, as MuPDF reads "1976" and a
+# smaller "3" printed after it.
+_GLUED_DIGITS = re.compile(r"[0-9]{2,}")
 
 
 def _marker_at(host: Line, marker: Line) -> int | None:
@@ -287,7 +519,7 @@ def _marker_at(host: Line, marker: Line) -> int | None:
         at += 1
     while at > 0 and text[at - 1].isspace():
         at -= 1
-    if at == 0 or not _MARKED.fullmatch(text[at - 1]):
+    if at == 0 or not (_MARKED.fullmatch(text[at - 1]) or _number_before(text, at)):
         return None
     slack = _MARKER_OVERLAP * (marker.x1 - marker.x0)
     before_x1 = boxes[4 * at - 2]
@@ -298,35 +530,147 @@ def _marker_at(host: Line, marker: Line) -> int | None:
     return at
 
 
+def _number_before(text: str, at: int) -> bool:
+    """Whether ``text[:at]`` ends in a number a footnote marker may follow
+    (a year, an amount: three digits or more, other than 10, 100...: a small
+    raised digit after those is an exponent)."""
+    start = at
+    while start > 0 and text[start - 1].isdigit():
+        start -= 1
+    digits = text[start:at]
+    return len(digits) >= _MARKED_NUMBER_DIGITS and not _POWER_OF_TEN.fullmatch(digits)
+
+
+def _as_marker(text: str, after_number: bool) -> str:
+    """A marker's text as written into its host: glued after a number, its
+    digits become superscript digits (one character for one), so that
+    "1976" and its raised "3" never read as the number 19763; the matcher
+    knows a superscript glued to a number for a footnote marker."""
+    return text.translate(_SUPERSCRIPT) if after_number else text
+
+
 def _glue(host: Line, marker: Line, at: int) -> None:
-    host.text = host.text[:at] + marker.text + host.text[at:]
+    marker_text = _as_marker(marker.text, _number_before(host.text, at))
+    host.text = host.text[:at] + marker_text + host.text[at:]
     host.boxes = host.boxes[: 4 * at] + marker.boxes + host.boxes[4 * at :]
     # The line keeps its own height (layout compares lines' baselines).
     host.x0, host.x1 = min(host.x0, marker.x0), max(host.x1, marker.x1)
 
 
+def _small_raised(boxes: list[float], host: int, glyph: int) -> bool:
+    """Whether glyph ``glyph`` of a line is smaller than glyph ``host`` and
+    raised above its baseline, as a footnote marker is."""
+    host_top, host_bottom = boxes[4 * host + 1], boxes[4 * host + 3]
+    height = host_bottom - host_top
+    top, bottom = boxes[4 * glyph + 1], boxes[4 * glyph + 3]
+    return (
+        bottom - top <= _MARKER_HEIGHT * height
+        and bottom <= host_bottom - _MARKER_RISE * height
+        and top >= host_top - 0.5 * (bottom - top)
+    )
+
+
+def _raise_glued_markers(line: Line) -> None:
+    """Smaller, raised digits MuPDF read into their line right after a
+    number ("1976" then a small raised "3": ``19763``), in superscript digits
+    (``1976³``, one character for one): a number and a marker (or an
+    exponent, ``10⁶``), never another number. Whether a quote may drop it
+    is the matcher's call (a marker after a year or an amount, yes; an
+    exponent after 10, no)."""
+    text, boxes = line.text, line.boxes
+    for match in _GLUED_DIGITS.finditer(text):
+        start, end = match.span()
+        if boxes[4 * end - 1] - boxes[4 * end - 3] > _MARKER_HEIGHT * (
+            boxes[4 * start + 3] - boxes[4 * start + 1]
+        ):
+            continue  # the usual case: the last digit as tall as the first, one number
+        for split in range(max(start + 1, end - 3), end):
+            if all(_small_raised(boxes, split - 1, k) for k in range(split, end)):
+                line.text = text = (
+                    text[:split] + text[split:end].translate(_SUPERSCRIPT) + text[end:]
+                )
+                break
+
+
+# A line that starts with a marker, then text: MuPDF may cut a printed line
+# at a raised marker, the marker beginning the rest of the line
+# ("employment loss⏎21 at a single site"), or begin the next line with it.
+_LEADING_MARKER = re.compile(r"([0-9]{1,3}|[*\u2020\u2021]{1,2})\s*(?=\S)")
+_LEADING_MARKER_START = frozenset("0123456789*\u2020\u2021")
+
+
+def _leading_marker(line: Line) -> Line | None:
+    """The marker at the start of ``line`` as a line of its own, when its
+    glyphs are smaller than the line's next glyph and raised above its
+    baseline, or sit above it (printed on the line above); else None.
+    Where it goes is :func:`_marker_at`'s call, as for any marker."""
+    match = _LEADING_MARKER.match(line.text)
+    if match is None or not line.horizontal:
+        return None
+    size, rest = len(match.group(1)), match.end()
+    boxes = line.boxes
+    if rest >= len(line.text) or line.text[rest].isdigit():
+        return None
+    next_top, next_bottom = boxes[4 * rest + 1], boxes[4 * rest + 3]
+    height = next_bottom - next_top
+    if not all(
+        boxes[4 * k + 3] - boxes[4 * k + 1] <= _MARKER_HEIGHT * height
+        and boxes[4 * k + 3] <= next_bottom - _MARKER_RISE * height
+        for k in range(size)
+    ):
+        return None
+    marker_boxes = boxes[: 4 * size]
+    return Line(line.text[:size], marker_boxes,
+                min(marker_boxes[0::4]), min(marker_boxes[1::4]),
+                max(marker_boxes[2::4]), max(marker_boxes[3::4]), True)
+
+
+def _drop_leading(line: Line, size: int) -> None:
+    """``line`` without its first ``size`` characters and the spaces after."""
+    rest = size
+    while rest < len(line.text) and line.text[rest].isspace():
+        rest += 1
+    line.text = line.text[rest:]
+    line.boxes = line.boxes[4 * rest :]
+    line.x0, line.y0 = min(line.boxes[0::4]), min(line.boxes[1::4])
+    line.x1, line.y1 = max(line.boxes[2::4]), max(line.boxes[3::4])
+
+
 def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Line]]:
-    """Footnote markers moved from lines of their own into the line they are
-    printed on.
+    """Footnote markers put back into the line they are printed on.
 
     MuPDF starts a new line (or block) for glyphs on another baseline, so a
     raised, smaller "3" after "Act" reads on a line of its own after the
-    text around it (``Act to create⏎3⏎four new``). A line that is only a
-    marker (one to three digits or a footnote sign), smaller than a line it
-    sits on, with its bottom raised above that line's, and right after a
-    word or punctuation of it, joins that line there, glued to the word
-    before it (``Act3 to create``): the matcher takes a number glued to a
-    word as a footnote marker a quote may keep, drop or space off.
+    text around it (``Act to create⏎3⏎four new``), or at the start of the
+    next line (``Act⏎3to create``). A marker (one to three digits or a
+    footnote sign), smaller than a line it sits on, with its bottom raised
+    above that line's, and right after a word or punctuation of it, joins
+    that line there, glued to the word before it (``Act3 to create``): the
+    matcher takes a number glued to a word as a footnote marker a quote may
+    keep, drop or space off. After a number (a year, an amount) it is
+    written in superscript digits (``1976³``), and so is one MuPDF read into
+    the number's own line (``19763``): the matcher takes a superscript glued
+    to a number as a marker too, where a digit at the line's size is a number.
     ``line_height`` is the page's usual line height: only a line shorter than
     it can be a marker, which keeps the columns of numbers in a table cheap.
     Blocks left empty are dropped.
     """
     limit = _MARKER_HEIGHT * line_height
+    # Comprehensions, not a loop of statements: this looks at every line.
     candidates = [
         line for lines in blocks for line in lines
         if line.horizontal and line.y1 - line.y0 <= limit and _MARKER.fullmatch(line.text)
     ]
-    if not candidates:
+    for line in [ln for lines in blocks for ln in lines if _GLUED_DIGITS.search(ln.text)]:
+        _raise_glued_markers(line)
+    # A leading marker is smaller than its line: a cheap test first.
+    leading = [
+        (marker, line) for lines in blocks for line in lines
+        if line.text[0] in _LEADING_MARKER_START
+        and line.boxes[3] - line.boxes[1] <= _MARKER_HEIGHT * (line.y1 - line.y0)
+        and (marker := _leading_marker(line)) is not None
+    ]
+    if not candidates and not leading:
         return blocks
     everything = [line for lines in blocks for line in lines]
     moved: set[int] = set()
@@ -339,7 +683,35 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
                 _glue(host, marker, at)
                 moved.add(id(marker))
                 break
-    if not moved:
+    rejoined = False
+    for marker, line in leading:
+        for host in everything:
+            if host is line or id(host) in moved:
+                continue
+            at = _marker_at(host, marker)
+            if at is not None:
+                _glue(host, marker, at)
+                _drop_leading(line, len(marker.text))
+                rejoined = _rejoin(blocks, host, line) or rejoined
+                break
+    if not moved and not rejoined:
         return blocks
     kept = [[ln for ln in lines if id(ln) not in moved] for lines in blocks]
     return [lines for lines in kept if lines]
+
+
+def _rejoin(blocks: list[list[Line]], host: Line, line: Line) -> bool:
+    """When MuPDF cut a printed line at its marker, ending one block with
+    the host and starting the next with the rest of the line (``loss`` and
+    ``21 at a single site``), the two blocks are one paragraph again: the
+    rest of the line sits beside the host on its baseline. Empties the
+    second block (the caller drops it); whether it did."""
+    if not side_by_side(host, line):
+        return False
+    first = next((lines for lines in blocks if lines and lines[-1] is host), None)
+    second = next((lines for lines in blocks if lines and lines[0] is line), None)
+    if first is None or second is None or first is second:
+        return False
+    first.extend(second)
+    second.clear()
+    return True

@@ -457,7 +457,9 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
         if len(lines) == len(block.lines):
             kept.append(block)
         elif lines:
-            kept.append(block_of(lines))
+            rest = block_of(lines)
+            rest.callout = block.callout  # what is left of a callout still is one
+            kept.append(rest)
     return kept + tables
 
 

@@ -109,6 +109,20 @@ class Document(models.Model):
         default=1, editable=False,
         help_text="1 for a first upload; one more than the version it supersedes.",
     )
+    # OCR of pages without a text layer (reviewer.ingestion.ocr): the language
+    # asked for at upload, and what OCR found once ingested.
+    ocr_language = models.CharField(
+        max_length=64, blank=True,
+        help_text="Tesseract language(s) its scanned pages are read in, e.g. eng or eng+fra.",
+    )
+    # [{"page": 1, "words": 336, "confidence": 94.7}, ...]: the pages OCR read.
+    ocr_pages = models.JSONField(default=list, blank=True, editable=False)
+    ocr_confidence = models.FloatField(
+        null=True, blank=True, editable=False,
+        help_text="Mean OCR word confidence (0-100) over the OCR'd pages; null when none was.",
+    )
+    # While ingesting: the page the reader is on ("OCR page 3 of 12").
+    progress = models.CharField(max_length=120, blank=True, editable=False)
     # Soft deletion (see reviewer.models.deletion): hidden, never removed.
     deleted_at = models.DateTimeField(null=True, blank=True, editable=False, db_index=True)
     deleted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
@@ -155,6 +169,25 @@ class Document(models.Model):
                 f"This document is ready: its {', '.join(changed)} cannot change, or the "
                 "highlights stored against it would point at other text. Upload the new file "
                 "as a new version instead.")
+
+    @property
+    def ocr_summary(self) -> str:
+        """Where the text came from OCR, for a person: "Text from OCR (eng), mean
+        confidence 95% — pages 1–3, 7"; "" when no page was OCR'd."""
+        if not self.ocr_pages:
+            return ""
+        numbers = [int(page["page"]) for page in self.ocr_pages]
+        runs: list[list[int]] = []
+        for number in numbers:
+            if runs and number == runs[-1][1] + 1:
+                runs[-1][1] = number
+            else:
+                runs.append([number, number])
+        pages = ", ".join(f"{a}–{b}" if b > a else str(a) for a, b in runs)
+        which = "page" if len(numbers) == 1 else "pages"
+        confidence = self.ocr_confidence or 0.0
+        return (f"Text from OCR ({self.ocr_language}), mean confidence {confidence:.0f}% — "
+                f"{which} {pages}")
 
     @property
     def is_superseded(self) -> bool:

@@ -30,6 +30,7 @@ from reviewer.ingestion import (
     chunk_text,
     find_furniture,
 )
+from reviewer.ingestion.ocr import OcrOptions, installed_languages, language_problem
 from reviewer.ingestion.sandbox import extract_pdf_isolated
 from reviewer.models import Chunk, Document, Page, Workspace
 from reviewer.models.documents import DOCUMENT_KEY_MAX, TITLE_MAX, validate_document_key
@@ -37,7 +38,7 @@ from reviewer.models.documents import DOCUMENT_KEY_MAX, TITLE_MAX, validate_docu
 logger = logging.getLogger("citeguard.ingest")
 
 __all__ = ["DocumentRejected", "UploadResult", "document_ingest", "document_retry",
-           "document_upload", "documents_fail_stale"]
+           "document_upload", "documents_fail_stale", "ocr_language_check", "ocr_languages"]
 
 
 class DocumentRejected(ValueError):
@@ -69,9 +70,27 @@ def _limits() -> dict[str, float]:
     return settings.CITEGUARD  # type: ignore[no-any-return]
 
 
+def ocr_languages() -> tuple[str, ...]:
+    """The OCR languages installed on this server (() without tesseract)."""
+    return installed_languages(str(_limits()["OCR_COMMAND"]))
+
+
+def ocr_language_check(language: str) -> str:
+    """The OCR language to store for an upload: ``language`` stripped, or the
+    settings' ``OCR_LANGUAGE`` when empty. DocumentRejected (400,
+    ``invalid-ocr-language``) for one that is not installed, naming the choices."""
+    language = language.strip()
+    if not language:
+        return str(_limits()["OCR_LANGUAGE"])
+    problem = language_problem(language, ocr_languages())
+    if problem is not None:
+        raise DocumentRejected("invalid-ocr-language", problem, status=400)
+    return language
+
+
 def document_upload(
     *, data: bytes, filename: str, title: str = "", supersedes: Document | None = None,
-    document_key: str = "", workspace: Workspace | None = None,
+    document_key: str = "", workspace: Workspace | None = None, ocr_language: str = "",
 ) -> UploadResult:
     """Store an uploaded file as a document and queue its ingestion.
 
@@ -87,12 +106,19 @@ def document_upload(
     the same bytes in another workspace are another document, and
     ``supersedes`` must be in this one.
 
+    ``ocr_language`` is the Tesseract language its pages without a text layer
+    are read in (the settings' ``OCR_LANGUAGE`` when empty); a failed
+    document's bytes sent again with another language are tried again in it.
+
     Raises DocumentRejected when the request contradicts what is stored: a
     ``supersedes`` that already has a newer version, or that belongs to
-    another key; and (status 400) a title over ``TITLE_MAX`` characters.
+    another key; and (status 400) a title over ``TITLE_MAX`` characters, or
+    an OCR language that is not installed.
     """
     workspace = workspace or Workspace.objects.default()
     title = _check_title(title, filename)
+    asked_language = ocr_language.strip()
+    ocr_language = ocr_language_check(ocr_language)
     if supersedes is not None and supersedes.workspace_id != workspace.pk:
         raise ValueError(f"document {supersedes.pk} is not in workspace {workspace.name!r}")
     digest = hashlib.sha256(data).hexdigest()
@@ -107,14 +133,19 @@ def document_upload(
         documents_fail_stale()
         existing.refresh_from_db()
         if _retryable(existing):
-            # The same bytes again after a failure: try them again.
+            # The same bytes again after a failure: try them again (in the
+            # OCR language now asked for, if one was).
+            if asked_language and asked_language != existing.ocr_language:
+                Document.objects.filter(pk=existing.pk, status=Document.Status.FAILED).update(
+                    ocr_language=ocr_language)
             existing = document_retry(document=existing)
         return UploadResult(existing, created=False)
     document_key = _check_key(document_key)
     limit = int(_limits()["MAX_UPLOAD_BYTES"])
     for attempt in range(3):
         document = Document(title=title, sha256=digest, size_bytes=len(data),
-                            document_key=document_key, workspace=workspace)
+                            document_key=document_key, workspace=workspace,
+                            ocr_language=ocr_language)
         _place_version(document, supersedes)
         if len(data) > limit:
             document.status = Document.Status.FAILED
@@ -243,7 +274,9 @@ def document_ingest(*, document_id: int) -> Document:
     try:
         with document.file.open("rb") as handle:
             data = handle.read()
-        extracted = extract_pdf_isolated(data, **isolation_limits())
+        extracted = extract_pdf_isolated(
+            data, **isolation_limits(), ocr=ocr_options(document.ocr_language),
+            on_progress=lambda page, pages, ocr: _progress(document, page, pages, ocr))
         try:
             furniture = find_furniture(extracted)
             ranges = chunk_text(
@@ -310,8 +343,14 @@ def _store(
             extracted.write_geometry(handle)
             handle.seek(0)
             document.geometry.save(name, File(handle, name=name), save=False)
+        report = extracted.ocr
+        if report is not None:
+            document.ocr_language = report.language
+            document.ocr_pages = [{"page": p.number, "words": p.words,
+                                   "confidence": round(p.confidence, 1)} for p in report.pages]
+            document.ocr_confidence = round(report.confidence, 1)
         document.status = Document.Status.READY
-        document.error_kind = document.error = ""
+        document.error_kind = document.error = document.progress = ""
         document.save()
         _make_read_only(document)
         if document.supersedes_id:
@@ -332,6 +371,27 @@ def isolation_limits(*, inline: bool = False) -> dict[str, float]:
         "max_document_chars": int(limits["MAX_CHARS_PER_DOCUMENT"]),
         "max_memory_bytes": int(limits["MAX_INGEST_MEMORY_BYTES"]),
     }
+
+
+def ocr_options(language: str = "", *, inline: bool = False) -> OcrOptions:
+    """How an extraction OCRs pages without a text layer, from the settings:
+    in ``language`` (the default one when empty). An inline PDF's OCR gets
+    no extra time: it must fit in the request's limit."""
+    limits = _limits()
+    return OcrOptions(
+        language=language or str(limits["OCR_LANGUAGE"]),
+        seconds_per_page=0.0 if inline else float(limits["MAX_OCR_SECONDS_PER_PAGE"]),
+        max_pages=int(limits["MAX_OCR_PAGES"]),
+        command=str(limits["OCR_COMMAND"]),
+    )
+
+
+def _progress(document: Document, page: int, pages: int, ocr: bool) -> None:
+    """Note the page being read on the row (the documents list shows it);
+    ``updated`` moves too, so a long OCR that is moving is not taken for stuck."""
+    text = f"OCR page {page} of {pages}" if ocr else f"Reading page {page} of {pages}"
+    Document.objects.filter(pk=document.pk, status=Document.Status.PROCESSING).update(
+        progress=text, updated=timezone.now())
 
 
 def _make_read_only(document: Document) -> None:
@@ -375,7 +435,8 @@ def document_retry(*, document: Document) -> Document:
 
 def documents_fail_stale(*, now: datetime | None = None) -> int:
     """Fail documents left ``processing`` past twice the ingestion time limit
-    (``MAX_SECONDS_PER_DOCUMENT``): the worker ingesting them died. The
+    (``MAX_SECONDS_PER_DOCUMENT``) since their last progress (each page read
+    moves ``updated``): the worker ingesting them died. The
     sentence says how to retry. Returns how many."""
     now = now or timezone.now()
     limit = float(_limits()["MAX_SECONDS_PER_DOCUMENT"])
@@ -399,7 +460,7 @@ def _fail(document: Document, kind: str, message: str) -> None:
     # end after a retry made the document ready, and must not fail it then.
     failed = Document.objects.filter(
         pk=document.pk, status__in=(Document.Status.QUEUED, Document.Status.PROCESSING),
-    ).update(status=Document.Status.FAILED, error_kind=kind, error=message)
+    ).update(status=Document.Status.FAILED, error_kind=kind, error=message, progress="")
     if failed:
         logger.warning("document %s failed (%s): %s", document.pk, kind, message)
     else:

@@ -229,6 +229,19 @@ def _passage_context(citation: CitationVerdict, passage: Passage, *, pdfs: bool 
     return context
 
 
+def _note_ocr(passages: list[dict[str, Any]]) -> None:
+    """Tell each passage whose document's text (some of it) came from OCR
+    so, with the mean confidence: a reviewer weighs a scan's text accordingly."""
+    ids = {p["source"].document_id for p in passages if p["source"].document_id is not None}
+    if not ids:
+        return
+    documents = Document.objects.filter(pk__in=ids).only(
+        "pk", "ocr_pages", "ocr_language", "ocr_confidence", "page_count").in_bulk()
+    for passage in passages:
+        document = documents.get(passage["source"].document_id)
+        passage["ocr"] = document.ocr_summary if document is not None else ""
+
+
 def _panel_context(answer: Answer, sentence: SentenceVerdict,
                    citation: CitationVerdict | None, *, pdfs: bool = True) -> dict[str, Any]:
     """``pdfs``: whether the reader may open the documents (links to them)."""
@@ -238,6 +251,7 @@ def _panel_context(answer: Answer, sentence: SentenceVerdict,
         return context
     context["passages"] = [_passage_context(citation, p, pdfs=pdfs)
                            for p in _passages(citation, _sources(answer))]
+    _note_ocr(context["passages"])
     context["findings"] = [_finding_context(f) for f in citation.findings]
     context["sentence_runs"] = _sentence_runs(sentence, citation.findings)
     context["judgement"] = citation_judgement(citation)

@@ -24,6 +24,7 @@ from reviewer.services.documents import (
     DocumentRejected,
     document_upload,
     documents_fail_stale,
+    ocr_languages,
 )
 from reviewer.views.base import HtmxHttpRequest, permission_required
 
@@ -36,7 +37,9 @@ def _list_context(request: HtmxHttpRequest) -> dict[str, object]:
     q = request.GET.get("q", "").strip()
     page = Paginator(document_list(q=q, workspaces=workspaces_of(request.user)),
                      DOCUMENTS_PER_PAGE).get_page(request.GET.get("page"))
-    return {"page": page, "documents": page.object_list, "q": q}
+    return {"page": page, "documents": page.object_list, "q": q,
+            "ocr_languages": ocr_languages(),
+            "ocr_default": settings.CITEGUARD["OCR_LANGUAGE"]}
 
 
 @require_GET
@@ -90,6 +93,7 @@ def document_upload_view(request: HtmxHttpRequest) -> HttpResponse:
         result = document_upload(data=upload.read(), filename=upload.name or "upload.pdf",
                                  title=request.POST.get("title", ""), supersedes=supersedes,
                                  document_key=request.POST.get("document_key", ""),
+                                 ocr_language=request.POST.get("ocr_language", ""),
                                  workspace=workspace)
     except DocumentRejected as rejected:
         return _upload_message(request, str(rejected), status=rejected.status, error=True)

@@ -17,6 +17,7 @@ from reviewer.ingestion import (
     find_furniture,
     locate,
 )
+from reviewer.ingestion.ocr import installed_languages
 from verification import verify_answer
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus" / "pdfs"
@@ -37,7 +38,6 @@ def extracted(name: str) -> ExtractedDocument:
     [
         ("error_corrupt_page_tree_cycle.pdf", "corrupt"),
         ("error_encrypted_libreoffice_writer.pdf", "encrypted"),
-        ("error_scanned_flattened_loremipsum.pdf", "no-text"),
     ],
 )
 def test_broken_files_give_their_kind(name: str, kind: str) -> None:
@@ -45,6 +45,21 @@ def test_broken_files_give_their_kind(name: str, kind: str) -> None:
         extract_pdf((CORPUS / name).read_bytes())
     assert caught.value.kind == kind
     assert "code=" not in caught.value.message  # MuPDF's internal code is not for people
+
+
+@pytest.mark.skipif(not installed_languages(), reason="tesseract is not installed (bin/setup)")
+def test_the_scanned_lorem_ipsum_is_read_by_ocr_and_its_quotes_verify() -> None:
+    # It failed no-text before OCR: its one page is a picture with no text layer.
+    doc = extracted("error_scanned_flattened_loremipsum.pdf")
+    assert doc.ocr is not None and [p.number for p in doc.ocr.pages] == [1]
+    assert doc.ocr.confidence > 80
+    quote = "Nunc sollicitudin molestie consequat"
+    report = verify_answer(f'The page reads "{quote}" [S1].', {"S1": doc.text})
+    (citation,) = report.citations
+    assert citation.outcome == "verified"
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    (on_page,) = locate(doc, citation.chunk_start, citation.chunk_end)
+    assert on_page["page"] == 1 and on_page["rects"]
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from reviewer.ingestion import ExtractedDocument, extract_pdf, locate
-from verification import verify_answer
+from reviewer.ingestion import ExtractedDocument, extract_pdf, layout, locate
+from verification import Citation, verify_answer
 
 _LINE = "The bill makes amendments to the Copyright Act"
 _AFTER = " to create"
@@ -115,21 +115,208 @@ def test_a_changed_marker_is_a_changed_number(statute: ExtractedDocument) -> Non
     assert citation.outcome == "quote-altered"
 
 
-def test_a_raised_digit_after_a_number_is_not_glued_to_it() -> None:
-    # "1976" then a raised "3" on its own line: glued it would read "19763",
-    # another year, so it stays where MuPDF put it.
+_YEAR_LINE = "amendments to the Copyright Act of 1976"
+_YEAR_NEXT = "four new limitations on the exclusive rights of owners."
+
+
+def _after_a_number(*, own_line: bool, host: str = _YEAR_LINE, rise: float = 5) -> bytes:
+    """"...Act of 1976³ to create": the raised, smaller "3" either drawn
+    apart after the line (MuPDF reads it as a line of its own) or inside the
+    line's text object with a text rise (MuPDF reads it into the line:
+    ``19763``)."""
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text((72, 100), "x", fontsize=11)
-    line = "amendments to the Copyright Act of 1976"
-    after = 72 + pymupdf.get_text_length(line, fontsize=11)
+    after = 72 + pymupdf.get_text_length(host, fontsize=11)
     width = pymupdf.get_text_length("3", fontsize=7)
+    if own_line:
+        line = (
+            f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({host}) Tj "
+            f"1 0 0 1 {after + width:.2f} 692 Tm ({_AFTER}) Tj "
+            f"/helv 7 Tf 1 0 0 1 {after:.2f} {692 + rise:.2f} Tm (3) Tj ET "
+        )
+    else:
+        line = (
+            f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({host}) Tj "
+            f"/helv 7 Tf {rise:g} Ts (3) Tj 0 Ts /helv 11 Tf ({_AFTER}) Tj ET "
+        )
+    stream = line + f"BT /helv 11 Tf 1 0 0 1 72 678 Tm ({_YEAR_NEXT}) Tj ET"
+    doc.update_stream(page.get_contents()[0], stream.encode())
+    return doc.tobytes()
+
+
+@pytest.fixture(scope="module", params=["own line", "same line"])
+def after_year(request: pytest.FixtureRequest) -> ExtractedDocument:
+    return extract_pdf(_after_a_number(own_line=request.param == "own line"))
+
+
+def test_a_marker_after_a_number_reads_as_a_superscript(after_year: ExtractedDocument) -> None:
+    # Before: "...of 1976 to create\n3" (own line) or "...of 19763 to create"
+    # (same line), another year.
+    assert " ".join(after_year.text.split()).endswith(f"of 1976\u00b3{_AFTER} {_YEAR_NEXT}")
+    assert "19763" not in after_year.text
+    at = after_year.text.index("\u00b3")
+    marker, six = after_year.geometry.box(at), after_year.geometry.box(at - 1)
+    assert marker is not None and six is not None
+    assert marker[3] < six[3] and marker[0] >= six[2] - 0.5  # raised, after the 6
+
+
+def _citation(text: str, quote: str) -> Citation:
+    report = verify_answer(f'The summary says "{quote}" [S1].', {"S1": text})
+    (citation,) = [c for s in report.sentences for c in s.citations]
+    return citation
+
+
+@pytest.mark.parametrize("quote", [
+    "the Copyright Act of 1976 to create four new limitations",  # dropped
+    "the Copyright Act of 19763 to create four new limitations",  # glued, as pdftotext reads it
+    "the Copyright Act of 1976 3 to create four new limitations",  # kept, spaced off
+    "the Copyright Act of 1976\u00b3 to create four new limitations",  # kept as a superscript
+])
+def test_a_quote_across_a_marker_after_a_number_verifies(
+    after_year: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_year.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert not [d for d in citation.differences if d.reasons]
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    start, end = citation.chunk_start, citation.chunk_end
+    assert " ".join(after_year.text[start:end].split()) == (
+        "the Copyright Act of 1976\u00b3 to create four new limitations"
+    )
+    rects = [r for page in locate(after_year, start, end) for r in page["rects"]]
+    marker = after_year.geometry.box(after_year.text.index("\u00b3"))
+    assert marker is not None
+    assert any(r[0] - 0.01 <= marker[0] and marker[2] <= r[2] + 0.01 for r in rects)
+
+
+@pytest.mark.parametrize("quote", [
+    "the Copyright Act of 1977 to create four new limitations",  # the year changed
+    "the Copyright Act of 1976 4 to create four new limitations",  # the marker changed
+    "the Copyright Act of 19764 to create four new limitations",
+    "the Copyright Act of 1976\u2074 to create four new limitations",
+])
+def test_a_changed_number_beside_the_marker_is_caught(
+    after_year: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_year.text, quote)
+    assert citation.outcome == "quote-altered"
+    assert any("number" in d.reasons for d in citation.differences)
+
+
+def test_a_number_at_the_lines_size_is_still_a_number() -> None:
+    # The same "19763" at the line's size and baseline: dropping the 3 changes it.
+    text = f"amendments to the Copyright Act of 19763{_AFTER}\n{_YEAR_NEXT}"
+    citation = _citation(text, "the Copyright Act of 1976 to create four new limitations")
+    assert citation.outcome == "quote-altered"
+
+
+def test_an_exponent_after_ten_is_not_a_marker() -> None:
+    # "10⁶ cells" read in the same line: written as the superscript it is
+    # (before: "106", another number), and not to be dropped as a marker.
+    doc = extract_pdf(_after_a_number(own_line=False, host="a count above 10", rise=4))
+    assert "above 10\u00b3 to create" in doc.text
+    citation = _citation(doc.text, "a count above 10 to create four new limitations")
+    assert citation.outcome == "quote-altered"
+
+
+_CUT_BEFORE = "50 employees or one-third of the workforce have suffered an employment"
+_CUT_REST = " at a single site. Employers must exclude all employees who"
+
+
+@pytest.fixture(scope="module")
+def cut_at_marker() -> ExtractedDocument:
+    """"…an employment⏎loss²¹ at a single site…" as a GAO report draws it
+    (outside the corpus, p. 20): MuPDF cuts the printed line at the marker,
+    "loss" ending one block and "21 at a single site…" starting the next."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "x", fontsize=11)
+    after_loss = 72 + pymupdf.get_text_length("loss", fontsize=11)
+    marker_width = pymupdf.get_text_length("21", fontsize=5.5)
     stream = (
-        f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({line}) Tj "
-        f"1 0 0 1 {after + width:.2f} 692 Tm ({_AFTER}) Tj "
-        f"/helv 7 Tf 1 0 0 1 {after:.2f} 697 Tm (3) Tj ET"
+        f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({_CUT_BEFORE}) Tj 1 0 0 1 72 678 Tm (loss) Tj ET "
+        f"BT /helv 5.5 Tf 1 0 0 1 {after_loss:.2f} 682.5 Tm (21) Tj "
+        f"/helv 11 Tf 1 0 0 1 {after_loss + marker_width:.2f} 678 Tm ({_CUT_REST}) Tj "
+        f"1 0 0 1 72 664 Tm (worked fewer than the last 6 out of 12 months.) Tj ET"
     )
     doc.update_stream(page.get_contents()[0], stream.encode())
-    text = extract_pdf(doc.tobytes()).text
-    assert f"of 1976{_AFTER}" in text
-    assert "19763" not in text
+    return extract_pdf(doc.tobytes())
+
+
+def test_a_marker_that_starts_the_rest_of_its_line_goes_back_to_its_word(
+    cut_at_marker: ExtractedDocument,
+) -> None:
+    # Before: "...an employment\nloss\n\n21 at a single site. Employers...".
+    assert f"an employment\nloss21{_CUT_REST}\n" in cut_at_marker.text
+
+
+@pytest.mark.parametrize("quote", [
+    "suffered an employment loss at a single site",
+    "suffered an employment loss21 at a single site",
+    "suffered an employment loss 21 at a single site",
+])
+def test_a_quote_across_a_marker_that_started_a_line_verifies(
+    cut_at_marker: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(cut_at_marker.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    rects = [r for page in locate(cut_at_marker, citation.chunk_start, citation.chunk_end)
+             for r in page["rects"]]
+    assert len(rects) == 2  # "suffered an employment" and "loss21 at a single site"
+
+
+def test_a_changed_marker_that_started_a_line_is_caught(cut_at_marker: ExtractedDocument) -> None:
+    citation = _citation(cut_at_marker.text, "suffered an employment loss22 at a single site")
+    assert citation.outcome == "quote-altered"
+
+
+def test_a_marker_at_the_start_of_the_next_line_goes_back_to_its_word() -> None:
+    """MuPDF may begin the next line with the marker printed at the end of
+    the one above (``Act⏎3to create``). The lines here are as MuPDF would give
+    them: "3" small and raised, on the upper line's band, after "Act"."""
+    upper_text = "The bill makes amendments to the Copyright Act"
+    lower_text = "to create four new limitations on the rights."
+
+    def boxes(text: str, x: float, top: float, size: float) -> list[float]:
+        out: list[float] = []
+        for k, char in enumerate(text):
+            x0 = x + pymupdf.get_text_length(text[:k], fontsize=size)
+            x1 = x0 + pymupdf.get_text_length(char, fontsize=size)
+            out += [x0, top, x1, top + 1.38 * size]
+        return out
+
+    def line(text: str, box: list[float]) -> layout.Line:
+        return layout.Line(text, box, min(box[0::4]), min(box[1::4]),
+                           max(box[2::4]), max(box[3::4]), True)
+
+    upper = line(upper_text, boxes(upper_text, 72, 138.2, 11))
+    act_end = upper.x1
+    lower_boxes = boxes("3", act_end, 137.5, 7) + boxes(lower_text, 72, 150.2, 11)
+    lower = line("3" + lower_text, lower_boxes)
+    blocks = layout.attach_markers([[upper, lower]], 15.18)
+    texts = [ln.text for lines in blocks for ln in lines]
+    assert texts == [upper_text + "3", lower_text]
+    # Each glyph keeps its box: the marker's now closes the upper line.
+    (lines,) = blocks
+    assert lines[0].boxes[-4:] == lower_boxes[:4]
+    assert lines[1].x0 == 72
+
+
+def test_a_number_opening_the_next_line_stays() -> None:
+    # "3 patients" opening a line at the line's size is text of that line.
+    upper_text = "The study enrolled"
+    size = 11
+
+    def line(text: str, x: float, top: float) -> layout.Line:
+        box: list[float] = []
+        for k, char in enumerate(text):
+            x0 = x + pymupdf.get_text_length(text[:k], fontsize=size)
+            box += [x0, top, x0 + pymupdf.get_text_length(char, fontsize=size), top + 15.18]
+        return layout.Line(text, box, min(box[0::4]), min(box[1::4]),
+                           max(box[2::4]), max(box[3::4]), True)
+
+    blocks = layout.attach_markers(
+        [[line(upper_text, 72, 138.2), line("3 patients in all.", 72, 150.2)]], 15.18)
+    assert [ln.text for lines in blocks for ln in lines] == [upper_text, "3 patients in all."]

@@ -550,6 +550,39 @@ def test_a_dropped_or_changed_real_number_stays_a_number_change(source: str, quo
     assert not any(d.repair for d in edits(source, quote))
 
 
+_AMENDED = "The bill amends the Copyright Act of 1976\u00b3 to create four new limitations."
+
+
+@pytest.mark.parametrize("quote", [
+    "The bill amends the Copyright Act of 1976 to create four new limitations.",  # dropped
+    "The bill amends the Copyright Act of 1976 3 to create four new limitations.",  # spaced
+])
+def test_a_superscript_marker_after_a_number_is_a_named_repair(quote: str) -> None:
+    # reviewer.ingestion writes a raised, smaller number after a year so
+    # ("1976³"); was "1976" for "19763" (number): quote-altered.
+    found = [d for d in edits(_AMENDED, quote) if d.source == "19763"]  # as folded
+    assert [(d.reasons, d.repair) for d in found] == [((), "footnote-marker")]
+    assert reasons(_AMENDED, quote) == set()
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    # the year changed, or the marker
+    (_AMENDED, "The bill amends the Copyright Act of 1977 to create four new limitations."),
+    (_AMENDED, "The bill amends the Copyright Act of 1976 4 to create four new limitations."),
+    # an exponent: a power of ten, or a short number, before it
+    ("The culture held 10\u2076 cells per millilitre after two days of growth.",
+     "The culture held 10 cells per millilitre after two days of growth."),
+    ("The volume of the cube is 25\u00b3 cubic centimetres in the first model.",
+     "The volume of the cube is 25 cubic centimetres in the first model."),
+    # digits at the line's size: one number
+    ("The bill amends the Copyright Act of 19763 to create four new limitations.",
+     "The bill amends the Copyright Act of 1976 to create four new limitations."),
+])
+def test_a_superscript_that_is_no_marker_stays_a_number(source: str, quote: str) -> None:
+    assert "number" in reasons(source, quote)
+    assert not any(d.repair for d in edits(source, quote))
+
+
 # Properties -------------------------------------------------------------------------
 
 ALPHABET = [

@@ -1326,6 +1326,36 @@ def test_a_changed_footnote_marker_is_still_a_changed_number(quote: str) -> None
     assert citation.outcome == "quote-altered"
 
 
+# Issue 23 (outside documents): a CRS primer prints "…limited in duration.¹²
+# Regulations state…". A quote that drops the marker right before its last
+# word was read as "regulations" put in for "12" by the one-word-swap check.
+_DURATION = ("The Act covers plant closings that are limited in duration.12 Regulations "
+             "state that the notice must be given in writing to each affected employee.")
+
+
+@pytest.mark.parametrize("quote", [
+    "that are limited in duration. Regulations",
+    "limited in duration. Regulations state",
+    "duration. Regulations state that the notice",
+])
+def test_a_footnote_marker_dropped_next_to_the_quotes_edge_is_a_repair(quote: str) -> None:
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": _DURATION}))
+    assert citation.outcome == "verified-fuzzy", citation.message
+    assert "footnote-marker" in citation.normalizations
+
+
+@pytest.mark.parametrize(("quote", "source"), [
+    ("that are limited in duration. 13 Regulations", _DURATION),
+    ("that are limited in duration. Regulations", _DURATION.replace("duration.12", "duration 12")),
+    ("Patients take tablets", "Patients take 2 tablets each morning with water."),
+])
+def test_a_number_left_out_or_changed_beside_the_quotes_edge_is_still_altered(
+    quote: str, source: str
+) -> None:
+    citation = only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source}))
+    assert citation.outcome == "quote-altered", citation.message
+
+
 @pytest.mark.parametrize(
     ("quote", "source"),
     [

@@ -1,0 +1,151 @@
+"""Image-only pages: a born-digital page printed to an image and read back by OCR.
+
+For a fixed, seeded set of pages (``--ocr-pages``; one page from each of as
+many born-digital PDFs, a second round when there are fewer PDFs): poppler's
+``pdftoppm -r 300 -png -cropbox`` renders the page; PyMuPDF wraps the image
+into a new one-page PDF of the same size (the image fills the page, no text
+layer); that PDF goes through the real path (``extract_pdf``, which must OCR
+a page with no text, then furniture and chunks). Quotes are windows of
+poppler's text of the ORIGINAL page, sampled and quoted as the prose
+windows are; verified against the chunk holding them, and located against
+the original page's poppler word boxes (same page size, same frame).
+
+A document that fails to ingest (``no-text`` where there is no OCR) fails
+every one of its quotes, with the reason, and locates none of their words.
+Pages with /Rotate, with fewer than ``MIN_PAGE_WORDS`` words or with no
+window of running prose (a form) are not picked (the first: pdftoppm renders
+them turned, poppler's words are not).
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pymupdf
+
+from bench.generalise import (
+    ERROR_PREFIX,
+    Ingested,
+    honest_quotes,
+    ingest,
+    sample_windows,
+    word_stream,
+)
+from bench.generalise_sections.common import Case, SectionStats, score_case
+from bench.poppler import PopplerPage, poppler_pages
+from reviewer.ingestion import ExtractionError
+
+DPI = 300
+MIN_PAGE_WORDS = 80
+WINDOWS_PER_PAGE = 5
+TRIES = 6  # random pages tried per PDF for one with enough words
+NOT_BORN_DIGITAL = ("scan", "ocr")  # names of corpus files whose text layer is OCR already
+
+__all__ = ["image_only_pdf", "pick_pages", "run_scan"]
+
+
+def pick_pages(paths: list[Path], rng: random.Random, count: int
+               ) -> list[tuple[Path, int, PopplerPage]]:
+    """``count`` (PDF, page number, poppler's page) picks, one PDF after another."""
+    candidates = [p for p in paths if not p.name.startswith(ERROR_PREFIX)
+                  and not any(word in p.name.lower() for word in NOT_BORN_DIGITAL)]
+    rng.shuffle(candidates)
+    picked: list[tuple[Path, int, PopplerPage]] = []
+    taken: set[tuple[str, int]] = set()
+    for round_ in range(3):
+        for path in candidates:
+            if len(picked) == count:
+                return picked
+            choice = pick_page(path, rng, taken)
+            if choice is not None:
+                picked.append((path, *choice))
+                taken.add((path.name, choice[0]))
+        if round_ == 0 and not picked:
+            break
+    return picked
+
+
+def pick_page(path: Path, rng: random.Random, taken: set[tuple[str, int]]
+              ) -> tuple[int, PopplerPage] | None:
+    try:
+        with pymupdf.open(path) as doc:
+            if doc.needs_pass:
+                return None
+            rotations = [page.rotation for page in doc]
+    except Exception:  # an unreadable file offers no page to render
+        return None
+    for _ in range(TRIES):
+        number = rng.randint(1, len(rotations))
+        if rotations[number - 1] or (path.name, number) in taken:
+            continue
+        try:
+            pages = poppler_pages(path, only_page=number)
+        except Exception:
+            return None
+        if (pages and sum(1 for w in pages[0].words if w.key) >= MIN_PAGE_WORDS
+                and sample_windows(word_stream(pages), pages, random.Random(0), 1)):
+            return number, pages[0]
+    return None
+
+
+def image_only_pdf(path: Path, number: int, page: PopplerPage) -> bytes:
+    """Page ``number`` of ``path`` rendered at ``DPI`` and wrapped as a one-page PDF
+    of the same size with no text layer."""
+    with tempfile.TemporaryDirectory(prefix="citeguard-scan-") as folder:
+        stem = Path(folder) / "page"
+        subprocess.run(["pdftoppm", "-r", str(DPI), "-png", "-cropbox", "-singlefile",
+                        "-f", str(number), "-l", str(number), str(path), str(stem)],
+                       check=True, capture_output=True, timeout=120)
+        with pymupdf.open() as doc:
+            new = doc.new_page(width=page.width, height=page.height)
+            new.insert_image(new.rect, filename=str(stem.with_suffix(".png")))
+            return bytes(doc.tobytes(deflate=True))
+
+
+# A few of each language's commonest words: enough to tell the corpus's
+# English, French and German pages apart.
+_COMMON_WORDS = {
+    "eng": frozenset("the of and to in is that for with as by on are be this".split()),
+    "fra": frozenset("le la les de des et du en un une est pour dans que sur au".split()),
+    "deu": frozenset("der die das und ist nicht mit von den zu ein eine auf für im".split()),
+}
+
+
+def page_language(stream: list) -> str:  # type: ignore[type-arg]
+    """The Tesseract language a person uploading this page would choose: the
+    one whose common words the original page's text holds most of."""
+    words = [p.word.text.lower() for p in stream]
+    counts = {lang: sum(w in common for w in words) for lang, common in _COMMON_WORDS.items()}
+    return max(counts, key=lambda lang: counts[lang])
+
+
+def run_scan(path: Path, number: int, page: PopplerPage, seed: int) -> SectionStats:
+    """Render, wrap, ingest and score one page."""
+    stats = SectionStats(f"{path.stem} p{number}")
+    rng = random.Random(f"{seed}:scan:{path.name}:{number}")
+    stream = word_stream([page])
+    windows = sample_windows(stream, [page], rng, WINDOWS_PER_PAGE)
+    vocabulary = {p.word.text.lower().strip(".,;:)") for p in stream} | {
+        p.word.key for p in stream}
+    cases = [Case(1, tuple((q.variant, q.text) for q in honest_quotes(w, vocabulary)),
+                  tuple(w.words), tuple(x.key for x in w.words), "window")
+             for w in windows]
+    data = image_only_pdf(path, number, page)
+    started = time.perf_counter()
+    ours: Ingested | None = None
+    failure = None
+    try:
+        ours = ingest(data, ocr_language=page_language(stream))
+    except ExtractionError as error:
+        stats.status, stats.message = error.kind, error.message
+        failure = f"ingestion failed: {error.kind}"
+    stats.seconds = time.perf_counter() - started
+    for case in cases:
+        score_case(stats, ours, case, failure, stats.message)
+    if ours is not None:
+        ours.doc.geometry.close()
+    return stats

@@ -1,0 +1,405 @@
+"""OCR of pages that have no text layer, with a box for every character.
+
+A page from which :mod:`~reviewer.ingestion.extract` reads no character, but
+on which something is drawn (a scanned fax, a signed letter, a stamped order),
+is rendered and read by Tesseract. Its text goes into the document like a
+born-digital page's: blocks separated by a blank line, lines by ``"\\n"``,
+words by a space, every character with its box in points on the page as
+displayed (origin top-left), so chunking, matching, :func:`locate` and the
+viewer's highlights need no other change. A page with a text layer is never
+OCR'd; a blank page (nothing drawn) is not either.
+
+Why the ``tesseract`` program and not PyMuPDF's ``get_textpage_ocr``: both run
+the same engine and both give per-character boxes, but MuPDF's OCR text page
+carries no confidence, and the review page must say how sure the OCR was.
+One run of the program with ``hocr_char_boxes`` gives both in one pass: the
+words' confidences (``x_wconf``) and the characters' boxes (``x_bboxes``),
+in Tesseract's own blocks, paragraphs and lines, which give the reading order.
+A separate process can also be killed at a deadline (the subprocess timeout
+is the time left), where an OCR call inside MuPDF could only be stopped by
+killing the whole sandbox child.
+
+Limits. The program runs inside the ingestion sandbox's child
+(:mod:`~reviewer.ingestion.sandbox`): it inherits the child's address-space
+limit (``RLIMIT_AS``), dies with the child (``PR_SET_PDEATHSIG``), runs one
+thread (``OMP_THREAD_LIMIT=1``), and each page it reads adds
+:attr:`OcrOptions.seconds_per_page` to the document's time limit (OCR takes
+seconds a page where reading a text layer takes milliseconds); a run past the
+limit fails with a sentence naming the page and the limit. At most
+:attr:`OcrOptions.max_pages` pages of a document are OCR'd. Pages are
+rendered at :attr:`OcrOptions.dpi` (300), or lower for a page so large that
+its picture would pass :data:`MAX_PIXELS`.
+
+No Django here.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+import xml.etree.ElementTree as ElementTree
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+import pymupdf
+
+from reviewer.ingestion.geometry import PageInfo, TextLines
+
+__all__ = [
+    "DEFAULT_TESSDATA",
+    "MAX_PIXELS",
+    "OcrOptions",
+    "OcrPage",
+    "OcrReport",
+    "installed_languages",
+    "language_problem",
+    "ocr_page",
+]
+
+#: Where Debian's ``tesseract-ocr-*`` packages put the language data.
+DEFAULT_TESSDATA = "/usr/share/tesseract-ocr/5/tessdata"
+#: A page's picture is never larger than this many pixels (a letter page at
+#: 300 dpi is 8.4 million): a poster-sized page is rendered at a lower dpi.
+MAX_PIXELS = 40_000_000
+# A page is checked for anything drawn on a picture this coarse first.
+_BLANK_CHECK_DPI = 24
+_LANGUAGE = re.compile(r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")
+_PR_SET_PDEATHSIG = 1
+# What the program (or the loader starting it) says when an allocation failed.
+_OUT_OF_MEMORY = re.compile(r"bad_alloc|cannot allocate|out of memory|failed to map", re.I)
+_HOCR = "{http://www.w3.org/1999/xhtml}"
+_BBOX = re.compile(r"bbox (-?\d+) (-?\d+) (-?\d+) (-?\d+)")
+_CHAR_BOX = re.compile(r"x_bboxes (-?\d+) (-?\d+) (-?\d+) (-?\d+)")
+_WORD_CONFIDENCE = re.compile(r"x_wconf (\d+(?:\.\d+)?)")
+
+
+@dataclass(frozen=True, slots=True)
+class OcrOptions:
+    """How text-less pages are OCR'd (see the module's docstring)."""
+
+    language: str = "eng"  # Tesseract's names, several joined by "+": "eng+fra"
+    seconds_per_page: float = 30.0  # added to the document's time limit per OCR'd page
+    max_pages: int = 200
+    dpi: int = 300
+    command: str = "tesseract"
+    tessdata: str | None = None  # None: TESSDATA_PREFIX, else DEFAULT_TESSDATA
+
+
+@dataclass(frozen=True, slots=True)
+class OcrPage:
+    """What OCR found on one page: words read and their mean confidence (0-100)."""
+
+    number: int
+    words: int
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class OcrReport:
+    """The pages of a document that were OCR'd, and in which language."""
+
+    language: str
+    pages: tuple[OcrPage, ...]
+
+    @property
+    def words(self) -> int:
+        return sum(page.words for page in self.pages)
+
+    @property
+    def confidence(self) -> float:
+        """Mean word confidence over every OCR'd word (0-100; 0 with none)."""
+        words = self.words
+        if not words:
+            return 0.0
+        return sum(page.confidence * page.words for page in self.pages) / words
+
+
+@dataclass(slots=True)
+class _OcrText:
+    """One OCR'd page's share of the document, as the geometry writer takes it."""
+
+    info: PageInfo
+    text: str
+    boxes: array[float]
+    inserted: list[int]
+    margin_lines: list[tuple[int, int, float, float]]
+
+
+def _tessdata(options: OcrOptions) -> str:
+    return options.tessdata or os.environ.get("TESSDATA_PREFIX") or DEFAULT_TESSDATA
+
+
+@functools.cache
+def installed_languages(command: str = "tesseract", tessdata: str | None = None) -> tuple[str, ...]:
+    """The languages Tesseract can read here, sorted (() when it is not
+    installed). ``osd`` (script detection) is no language and is left out."""
+    tessdata = tessdata or os.environ.get("TESSDATA_PREFIX") or DEFAULT_TESSDATA
+    try:
+        listed = subprocess.run(
+            [command, "--list-langs"], capture_output=True, text=True, timeout=30,
+            env={**os.environ, "TESSDATA_PREFIX": tessdata}, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    if listed.returncode != 0:
+        return ()
+    names = [line.strip() for line in listed.stdout.splitlines()[1:]]
+    return tuple(sorted(name for name in names if name and name != "osd"))
+
+
+def language_problem(language: str, installed: tuple[str, ...]) -> str | None:
+    """Why ``language`` cannot be used for OCR here, as a sentence; None when it can."""
+    if not installed:
+        return ("OCR is not available on this server (the tesseract program or its "
+                "language data is not installed; bin/setup installs them).")
+    choices = ", ".join(installed)
+    if not _LANGUAGE.match(language):
+        return (f"OCR language {language!r} is not a language name; choose from {choices} "
+                "(several joined by +, e.g. eng+fra).")
+    missing = [name for name in language.split("+") if name not in installed]
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        return (f"OCR language {names} is not installed here; choose from {choices} "
+                "(several joined by +, e.g. eng+fra).")
+    return None
+
+
+# --------------------------------------------------------------------------
+
+
+def has_drawing(page: pymupdf.Page) -> bool:
+    """Something is drawn on the page (a picture, paths, an annotation):
+    anything that darkens a pixel of a coarse rendering."""
+    pixmap = page.get_pixmap(dpi=_BLANK_CHECK_DPI, colorspace=pymupdf.csGRAY, alpha=False)
+    return not pixmap.is_unicolor or pixmap.pixel(0, 0)[0] < 255
+
+
+def ocr_page(
+    page: pymupdf.Page, *, number: int, pages: int, offset: int, limits: Any,
+) -> _OcrText | None:
+    """OCR a page that yielded no text: its text and boxes starting at
+    ``offset`` in the document, or None when nothing is drawn on it.
+
+    ``limits`` is the extractor's: its ``ocr`` options and ``ocr_pages``
+    (this page's :class:`OcrPage` is appended), its deadline (extended by
+    the options' ``seconds_per_page``), and its ``progress``, told
+    ``(number, pages, True)`` before the program runs.
+    """
+    from reviewer.ingestion.extract import ExtractionError
+
+    options: OcrOptions = limits.ocr
+    if not has_drawing(page):
+        return None
+    if len(limits.ocr_pages) >= options.max_pages:
+        raise ExtractionError(
+            "ocr-failed",
+            f"This PDF has more than {options.max_pages} "
+            f"page{'s' if options.max_pages != 1 else ''} without a text layer (the "
+            f"limit for OCR; reached at page {number} of {pages}). Split it into smaller "
+            "documents.")
+    limits.deadline += options.seconds_per_page
+    limits.max_seconds += options.seconds_per_page
+    if limits.progress is not None:
+        limits.progress(number, pages, True)
+    rect = page.rect
+    dpi = options.dpi
+    pixels = (rect.width * dpi / 72) * (rect.height * dpi / 72)
+    if pixels > MAX_PIXELS:
+        dpi = int(dpi * (MAX_PIXELS / pixels) ** 0.5)
+    with tempfile.TemporaryDirectory(prefix="citeguard-ocr-") as folder:
+        picture = os.path.join(folder, "page.png")
+        pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+        width, height = pixmap.width, pixmap.height
+        pixmap.save(picture)
+        del pixmap
+        hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits)
+    # Pixels to points on the page as displayed (the picture is that page).
+    scale_x, scale_y = rect.width / width, rect.height / height
+    text, boxes, inserted, margin_lines, words, confidence = _read_hocr(
+        hocr, offset, scale_x, scale_y, rect.height)
+    limits.ocr_pages.append(OcrPage(number, words, confidence))
+    media = page.mediabox
+    crop = page.cropbox
+    info = PageInfo(
+        number=number, text_start=offset, text_end=offset + len(text),
+        width=rect.width, height=rect.height, rotation=page.rotation,
+        mediabox=(media.x0, media.y0, media.x1, media.y1),
+        cropbox=(crop.x0, media.y1 - crop.y1, crop.x1, media.y1 - crop.y0),
+    )
+    packed: array[float] = array("f")
+    packed.fromlist(boxes)
+    return _OcrText(info, text, packed, inserted, margin_lines)
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the forked program
+    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _run(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int,
+         limits: Any) -> bytes:
+    """Tesseract's hOCR of ``picture``, or the error that says why not."""
+    from reviewer.ingestion.extract import ExtractionError as error
+    where = f"page {number} of {pages}"
+    timeout = limits.deadline - time.monotonic()
+    if timeout <= 0:
+        raise error("timeout", _time_sentence(where, limits, options))
+    command = [options.command, picture, "stdout", "-l", options.language, "--dpi", str(dpi),
+               "-c", "hocr_char_boxes=1", "hocr"]
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1", "TESSDATA_PREFIX": _tessdata(options)}
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=timeout, env=env,
+                              preexec_fn=_die_with_parent, check=False)
+    except FileNotFoundError:
+        raise error(
+            "ocr-failed",
+            f"Page {number} of {pages} has no text layer and needs OCR, but the OCR program "
+            f"({options.command}) is not installed on this server; bin/setup installs it."
+        ) from None
+    except subprocess.TimeoutExpired:  # run() has killed it
+        raise error("timeout", _time_sentence(where, limits, options)) from None
+    except OSError as failure:
+        if _OUT_OF_MEMORY.search(str(failure)) or failure.errno == 12:
+            raise error("memory", f"OCR of {where} ran out of memory.") from None
+        raise error("ocr-failed", f"OCR of {where} could not start ({failure}).") from None
+    stderr = done.stderr.decode("utf-8", "replace")
+    if done.returncode == 0:
+        return done.stdout
+    if "Failed loading language" in stderr or "Error opening data file" in stderr:
+        installed = installed_languages(options.command, _tessdata(options))
+        problem = language_problem(options.language, installed) or (
+            f"the language data for {options.language!r} could not be read.")
+        raise error("ocr-failed", f"Page {number} of {pages} has no text layer and needs OCR, "
+                    f"which failed: {problem}")
+    if _OUT_OF_MEMORY.search(stderr) or done.returncode == -signal.SIGABRT:
+        raise error("memory", f"OCR of {where} ran out of memory.")
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+    status = (f"signal {-done.returncode}" if done.returncode < 0
+              else f"exit status {done.returncode}")
+    raise error("ocr-failed", f"OCR of {where} failed ({options.command}: {status}"
+                + (f", “{last[:200]}”" if last else "") + ").")
+
+
+def _time_sentence(where: str, limits: Any, options: OcrOptions) -> str:
+    ocred = len(limits.ocr_pages) + 1
+    base = limits.max_seconds - ocred * options.seconds_per_page
+    return (f"OCR of {where} stopped at the {limits.max_seconds:g}-second limit "
+            f"({base:g} s for the document plus {options.seconds_per_page:g} s for each of "
+            f"the {ocred} page{'s' if ocred != 1 else ''} OCR'd).")
+
+
+def _title_box(title: str) -> tuple[int, int, int, int] | None:
+    found = _BBOX.search(title)
+    return None if found is None else tuple(int(v) for v in found.groups())  # type: ignore[return-value]
+
+
+def _read_hocr(
+    hocr: bytes, offset: int, scale_x: float, scale_y: float, page_height: float,
+) -> tuple[str, list[float], list[int], list[tuple[int, int, float, float]], int, float]:
+    """Text, boxes (points), inserted positions, margin lines, word count and
+    mean word confidence of one page's hOCR, in Tesseract's reading order."""
+    root = ElementTree.fromstring(hocr)
+    pieces: list[str] = []
+    boxes: list[float] = []
+    inserted: list[int] = []
+    margin_lines: list[tuple[int, int, float, float]] = []
+    top_band = page_height * TextLines.band + 1.0
+    bottom_band = page_height * (1.0 - TextLines.band) - 1.0
+    position = offset
+    confidences: list[float] = []
+    blocks = 0
+
+    def insert(separator: str) -> None:
+        nonlocal position
+        pieces.append(separator)
+        inserted.extend(range(position, position + len(separator)))
+        position += len(separator)
+
+    for paragraph in root.iter(f"{_HOCR}p"):
+        if "ocr_par" not in paragraph.get("class", ""):
+            continue
+        lines_written = 0
+        for line in paragraph.iter(f"{_HOCR}span"):
+            kind = line.get("class", "")
+            if kind not in ("ocr_line", "ocr_caption", "ocr_header", "ocr_textfloat"):
+                continue
+            line_box = _title_box(line.get("title", ""))
+            if line_box is None:
+                continue
+            top, bottom = line_box[1] * scale_y, line_box[3] * scale_y
+            words = _line_words(line)
+            if not words:
+                continue
+            if lines_written:
+                insert("\n")
+            elif blocks:
+                insert("\n\n")
+            start = position
+            previous_x1: float | None = None
+            for word_text, word_boxes, confidence in words:
+                if previous_x1 is not None:
+                    # The space between two words: a box over the gap, so a
+                    # highlight runs on across it as on a born-digital line.
+                    pieces.append(" ")
+                    boxes += (previous_x1 * scale_x, top, word_boxes[0][0] * scale_x, bottom)
+                    position += 1
+                pieces.append(word_text)
+                for x0, x1 in word_boxes:
+                    boxes += (x0 * scale_x, top, x1 * scale_x, bottom)
+                position += len(word_text)
+                previous_x1 = word_boxes[-1][1]
+                confidences.append(confidence)
+            if bottom <= top_band or top >= bottom_band:
+                margin_lines.append((start, position, top, bottom))
+            lines_written += 1
+        if lines_written:
+            blocks += 1
+    mean = sum(confidences) / len(confidences) if confidences else 0.0
+    return "".join(pieces), boxes, inserted, margin_lines, len(confidences), mean
+
+
+def _line_words(line: ElementTree.Element) -> list[tuple[str, list[tuple[int, int]], float]]:
+    """A line's words: text (control characters and blanks dropped), one
+    (x0, x1) in pixels per character, and the word's confidence."""
+    words = []
+    for word in line.iter(f"{_HOCR}span"):
+        if "ocrx_word" not in word.get("class", ""):
+            continue
+        title = word.get("title", "")
+        found = _WORD_CONFIDENCE.search(title)
+        confidence = float(found.group(1)) if found else 0.0
+        text: list[str] = []
+        spans: list[tuple[int, int]] = []
+        for char in word.iter(f"{_HOCR}span"):
+            if "ocrx_cinfo" not in char.get("class", ""):
+                continue
+            box = _CHAR_BOX.search(char.get("title", ""))
+            glyphs = "".join(c for c in (char.text or "") if c.isprintable() and not c.isspace())
+            if box is None or not glyphs:
+                continue
+            x0, _, x1, _ = (int(v) for v in box.groups())
+            # One box read as several characters (a ligature): each its share.
+            step = (x1 - x0) / len(glyphs)
+            for k, glyph in enumerate(glyphs):
+                text.append(glyph)
+                spans.append((round(x0 + k * step), round(x0 + (k + 1) * step)))
+        if not text:
+            # No character boxes: the word's box shared evenly between its letters.
+            box_of_word = _title_box(title)
+            letters = "".join(c for c in "".join(word.itertext())
+                              if c.isprintable() and not c.isspace())
+            if box_of_word is None or not letters:
+                continue
+            x0, _, x1, _ = box_of_word
+            step = (x1 - x0) / len(letters)
+            text = list(letters)
+            spans = [(round(x0 + k * step), round(x0 + (k + 1) * step))
+                     for k in range(len(letters))]
+        words.append(("".join(text), spans, confidence))
+    return words

@@ -1,0 +1,103 @@
+"""The helpers of bench/generalise.py's sections that decide what is measured:
+the raised-marker detector, the three quote forms, the table cell's words, and
+the image-only page a born-digital page becomes."""
+
+from __future__ import annotations
+
+import shutil
+
+import pymupdf
+import pytest
+
+from bench.generalise_sections.footnotes import marker_forms, raised_markers
+from bench.generalise_sections.scans import image_only_pdf
+from bench.generalise_sections.tables import cell_text, cell_words, to_poppler_frame, visual_rows
+from bench.poppler import PopplerPage, PopplerWord, poppler_pages, word_key
+
+
+def word(text: str, x0: float, top: float, x1: float, bottom: float) -> PopplerWord:
+    return PopplerWord(text, word_key(text), (x0, top, x1, bottom), line=1)
+
+
+def line_with(marker: PopplerWord, before: str = "Act") -> list[PopplerWord]:
+    """"... the Copyright Act³ to create ..." at 10 pt on a baseline near 110."""
+    return [word("the", 10, 100, 25, 112), word("Copyright", 28, 100, 70, 112),
+            word(before, 73, 100, 90, 112), marker, word("to", 97, 100, 106, 112),
+            word("create", 109, 100, 135, 112)]
+
+
+def test_a_raised_smaller_digit_after_a_word_is_a_marker() -> None:
+    assert raised_markers(line_with(word("3", 90.5, 98, 94.5, 106))) == [3]
+
+
+@pytest.mark.parametrize("symbol", ["†", "*", "1,2", "¹"])
+def test_symbols_and_lists_of_numbers_are_markers_too(symbol: str) -> None:
+    assert raised_markers(line_with(word(symbol, 90.5, 98, 94.5, 106))) == [3]
+
+
+def test_a_digit_at_the_lines_size_and_baseline_is_a_number() -> None:
+    assert raised_markers(line_with(word("3", 92, 100, 97, 112))) == []
+
+
+def test_a_smaller_digit_on_the_baseline_is_not_raised() -> None:
+    assert raised_markers(line_with(word("3", 90.5, 104, 94.5, 112))) == []
+
+
+@pytest.mark.parametrize("before", ["x", "1.09", "mm", "ρc"])
+def test_an_exponent_after_a_short_word_or_a_number_is_not_a_marker(before: str) -> None:
+    assert raised_markers(line_with(word("2", 90.5, 98, 94.5, 106), before=before)) == []
+
+
+def test_the_three_forms_keep_drop_and_glue_the_marker() -> None:
+    forms = dict(marker_forms(["the", "Act", "3", "to", "create"], {2}))
+    assert forms == {"marker kept": "the Act 3 to create",
+                     "marker dropped": "the Act to create",
+                     "marker glued": "the Act3 to create"}
+
+
+def test_cell_words_are_poppler_words_centred_in_the_cell_in_poppler_frame() -> None:
+    # pdfplumber's box on a page whose crop box starts at (36, 6): poppler's
+    # frame starts at the crop box's corner.
+    box = to_poppler_frame((136, 106, 236, 126), (36, 6, 559, 833))
+    assert box == (100, 100, 200, 120)
+    inside, straddling, below = (word("Apixaban", 102, 104, 150, 116),
+                                 word("2.5", 190, 104, 230, 116),
+                                 word("mg", 102, 124, 120, 136))
+    assert cell_words([inside, straddling, below], box) == [inside]
+
+
+def test_a_band_of_stacked_values_is_read_as_the_rows_printed() -> None:
+    # One ruled band holding three printed rows: dates beside names.
+    dates = [word(d, 10, y, 60, y + 10) for d, y in
+             (("2005-09-23", 100), ("2005-10-02", 112), ("2005-11-20", 124))]
+    names = [word(n, 80, y, 130, y + 10) for n, y in
+             (("Katrina", 100), ("Longwang", 112), ("Gamma", 124))]
+    rows = visual_rows([dates, names])
+    assert [[cell_text(cell) for cell in row] for row in rows] == [
+        ["2005-09-23", "Katrina"], ["2005-10-02", "Longwang"], ["2005-11-20", "Gamma"]]
+
+
+def test_a_cell_that_wraps_beside_one_line_cells_stays_one_row() -> None:
+    wrapped = [word("Eye", 10, 100, 30, 110), word("haemorrhage", 33, 100, 90, 110),
+               word("(including", 10, 112, 60, 122), word("conjunctival", 10, 124, 70, 134)]
+    rare = [word("Rare", 120, 100, 150, 110)]
+    rows = visual_rows([wrapped, rare])
+    assert [[cell_text(cell) for cell in row] for row in rows] == [
+        ["Eye haemorrhage (including conjunctival", "Rare"]]
+
+
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils not installed")
+def test_a_page_made_an_image_has_no_text_and_the_same_size(tmp_path) -> None:
+    source = tmp_path / "born_digital.pdf"
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=400, height=300)
+        page.insert_text((40, 60), "Apixaban 2.5 mg twice daily", fontsize=14)
+        doc.save(source)
+    original = poppler_pages(source, only_page=1)[0]
+    assert [w.text for w in original.words][:2] == ["Apixaban", "2.5"]
+    data = image_only_pdf(source, 1, PopplerPage(original.width, original.height))
+    with pymupdf.open(stream=data, filetype="pdf") as scan:
+        assert scan.page_count == 1
+        assert (scan[0].rect.width, scan[0].rect.height) == (400, 300)
+        assert scan[0].get_text().strip() == ""
+        assert len(scan[0].get_images()) == 1

@@ -1,0 +1,252 @@
+"""Pages without a text layer are OCR'd (reviewer.ingestion.ocr): scans the
+tests make (text rasterised, the picture alone on a page) become text whose
+quotes verify and highlight where the words are printed; text pages are
+never OCR'd, blank ones neither; limits and failures are sentences."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from reviewer.ingestion import ExtractionError, extract_pdf, locate
+from reviewer.ingestion.ocr import OcrOptions, language_problem
+from reviewer.ingestion.sandbox import run_isolated
+from tests.ocr_scans import ENGLISH, FRENCH, GERMAN, make_scan, tesseract_missing
+from verification import verify_answer
+
+pytestmark = pytest.mark.skipif(bool(tesseract_missing()), reason=tesseract_missing() or "-")
+
+_MIB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def english_scan() -> bytes:
+    return make_scan(ENGLISH).data
+
+
+def test_a_scan_is_read_by_ocr_and_says_how_sure_it_was(english_scan: bytes) -> None:
+    document = extract_pdf(english_scan)
+    assert document.text.split("\n") == [ENGLISH[0], ENGLISH[1], "", ENGLISH[2]]
+    assert document.ocr is not None
+    assert document.ocr.language == "eng"
+    (page,) = document.ocr.pages
+    assert page.number == 1 and page.words == sum(len(line.split()) for line in ENGLISH)
+    assert 50 < page.confidence <= 100
+    assert document.ocr.confidence == page.confidence
+    # Every character has a box on the page: none is an inserted separator
+    # except the line breaks.
+    glyphs = [document.geometry.box(i) for i in range(len(document.text))]
+    assert [document.text[i] for i, box in enumerate(glyphs) if box is None] == ["\n"] * 3
+
+
+@pytest.mark.parametrize(("lines", "language", "words"), [
+    (FRENCH, "fra", ["pénalité", "appliquée", "après", "propriétaire", "réparera"]),
+    (FRENCH, "eng+fra", ["pénalité", "propriétaire"]),
+    (GERMAN, "deu", ["Für", "verspätete", "Gebühr", "fällig"]),
+])
+def test_a_scan_is_read_in_the_documents_language(
+        lines: tuple[str, ...], language: str, words: list[str]) -> None:
+    reason = tesseract_missing(*language.split("+"))
+    if reason:
+        pytest.skip(reason)
+    document = extract_pdf(make_scan(lines).data, ocr=OcrOptions(language=language))
+    assert document.ocr is not None and document.ocr.language == language
+    for word in words:
+        assert word in document.text.split() or word + "." in document.text.split()
+
+
+def test_an_honest_quote_from_a_scan_verifies_and_highlights_the_printed_words() -> None:
+    scan = make_scan(ENGLISH)
+    document = extract_pdf(scan.data)
+    quote = "the landlord must repair the heating within two weeks"
+    report = verify_answer(f'The lease says "{quote}" [S1].', {"S1": document.text})
+    (citation,) = report.citations
+    assert citation.outcome == "verified"
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    (on_page,) = locate(document, citation.chunk_start, citation.chunk_end)
+    assert on_page["page"] == 1
+    rects = on_page["rects"]
+    words = scan.words()
+    line = next(w[1] for w in words if w[4] == "landlord")  # the quoted words' line
+    printed = [w for w in words if w[1] == line and w[4].lower() in quote.split()]
+    assert len(printed) == len(quote.split())
+    for x0, y0, x1, y1, word in printed:  # each printed word lies under the highlight
+        middle_x, middle_y = (x0 + x1) / 2, (y0 + y1) / 2
+        assert any(r[0] - 1 <= middle_x <= r[2] + 1 and r[1] - 1 <= middle_y <= r[3] + 1
+                   for r in rects), word
+    # ... and the highlight does not run past the quoted words' line.
+    left = min(w[0] for w in printed)
+    right = max(w[2] for w in printed)
+    top = min(w[1] for w in printed)
+    bottom = max(w[3] for w in printed)
+    for r in rects:
+        assert r[0] >= left - 3 and r[2] <= right + 3
+        assert r[1] >= top - 4 and r[3] <= bottom + 4
+
+
+def test_a_text_page_in_a_mixed_document_is_never_ocrd() -> None:
+    mixed = make_scan(ENGLISH, pages=3, text_pages=(1, 3)).data
+    without_ocr = extract_pdf(mixed, ocr=None)
+    with_ocr = extract_pdf(mixed)
+    assert with_ocr.ocr is not None
+    assert [page.number for page in with_ocr.ocr.pages] == [2]
+    assert without_ocr.page_text(2) == "" and with_ocr.page_text(2)
+    # The text pages are byte for byte what they were, with the same boxes.
+    assert with_ocr.page_text(1).encode() == without_ocr.page_text(1).encode()
+    assert with_ocr.page_text(3).encode() == without_ocr.page_text(3).encode()
+    first = without_ocr.pages[0]
+    assert (with_ocr.geometry.glyph_boxes(first.text_start, first.text_end)
+            == without_ocr.geometry.glyph_boxes(first.text_start, first.text_end))
+
+
+def test_a_blank_page_is_not_ocrd() -> None:
+    told: list[tuple[object, ...]] = []
+    document = extract_pdf(make_scan(ENGLISH, pages=2, text_pages=(1,), blank_pages=(2,)).data,
+                           progress=lambda *args: told.append(args))
+    assert document.ocr is None
+    assert told == [(1, 2), (2, 2)]  # never (2, 2, True): OCR was not started
+    assert document.page_text(2) == ""
+
+
+def test_ocr_that_finds_nothing_readable_stays_no_text_and_says_so() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.draw_rect(pymupdf.Rect(50, 50, 300, 300), color=(0, 0, 0), fill=(0.5, 0.5, 0.5))
+    with pytest.raises(ExtractionError) as caught:
+        extract_pdf(doc.tobytes())
+    assert caught.value.kind == "no-text"
+    assert caught.value.message.startswith(
+        "No text layer, and OCR (eng) found nothing readable on the 1 scanned page it read")
+
+
+def test_progress_names_the_page_being_ocrd() -> None:
+    data = make_scan(ENGLISH, pages=2, text_pages=(1,)).data
+    told: list[tuple[object, ...]] = []
+    extract_pdf(data, progress=lambda *args: told.append(args))
+    assert told == [(1, 2), (2, 2), (2, 2, True)]
+    heard: list[tuple[int, int, bool]] = []
+    outcome = run_isolated(data, on_progress=lambda *args: heard.append(args))
+    assert outcome.error is None and outcome.document is not None
+    assert outcome.document.ocr is not None
+    assert heard and heard[-1] == (2, 2, True)  # OCR takes seconds: the parent hears of it
+
+
+def test_no_ocr_program_is_a_sentence_not_a_crash(english_scan: bytes) -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract_pdf(english_scan, ocr=OcrOptions(command="/nonexistent/tesseract"))
+    assert caught.value.kind == "ocr-failed"
+    assert caught.value.message == (
+        "Page 1 of 1 has no text layer and needs OCR, but the OCR program "
+        "(/nonexistent/tesseract) is not installed on this server; bin/setup installs it.")
+
+
+def test_a_language_without_data_is_a_sentence_naming_the_installed_ones(
+        english_scan: bytes) -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract_pdf(english_scan, ocr=OcrOptions(language="klingon"))
+    assert caught.value.kind == "ocr-failed"
+    assert caught.value.message.startswith(
+        "Page 1 of 1 has no text layer and needs OCR, which failed: OCR language 'klingon' "
+        "is not installed here; choose from ")
+    assert "eng" in caught.value.message
+
+
+def test_language_names_are_checked_against_the_installed_ones() -> None:
+    installed = ("deu", "eng", "fra")
+    assert language_problem("eng", installed) is None
+    assert language_problem("eng+fra", installed) is None
+    assert language_problem("spa", installed) == (
+        "OCR language 'spa' is not installed here; choose from deu, eng, fra (several joined "
+        "by +, e.g. eng+fra).")
+    assert "not a language name" in (language_problem("eng fra; rm -rf", installed) or "")
+    assert "not available on this server" in (language_problem("eng", ()) or "")
+
+
+def test_more_scanned_pages_than_the_ocr_limit_fail_by_name() -> None:
+    data = make_scan(ENGLISH, pages=2).data
+    with pytest.raises(ExtractionError) as caught:
+        extract_pdf(data, ocr=OcrOptions(max_pages=1))
+    assert caught.value.kind == "ocr-failed"
+    assert caught.value.message.startswith(
+        "This PDF has more than 1 page without a text layer (the limit for OCR; reached at "
+        "page 2 of 2)")
+
+
+# ---- limits, with a stand-in for the OCR program that behaves as it does at them
+
+
+def _program(folder: Path, body: str) -> str:
+    path = folder / "fake-tesseract"
+    path.write_text(f"#!/bin/sh\necho $$ > {folder / 'pid'}\n{body}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
+
+
+def _wait_gone(pid: int) -> bool:
+    for _ in range(100):
+        if not _running(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_ocr_past_the_time_limit_fails_naming_it_and_the_program_is_killed(
+        english_scan: bytes, tmp_path: Path) -> None:
+    command = _program(tmp_path, "exec sleep 60")
+    # Reading the page takes milliseconds of the document's 5 s, even on a
+    # busy machine: the OCR program is what the limit stops.
+    outcome = run_isolated(english_scan, max_seconds=5.0,
+                           ocr=OcrOptions(command=command, seconds_per_page=1.0))
+    assert outcome.error is not None and outcome.error.kind == "timeout"
+    assert outcome.error.message == (
+        "OCR of page 1 of 1 stopped at the 6-second limit (5 s for the document plus 1 s for "
+        "each of the 1 page OCR'd).")
+    assert _wait_gone(int((tmp_path / "pid").read_text()))
+
+
+def test_the_ocr_program_never_outlives_the_sandbox_child(
+        english_scan: bytes, tmp_path: Path) -> None:
+    # The parent gives up on the child before the child's own clock stops the
+    # program: the kernel kills the program with the child.
+    command = _program(tmp_path, "exec sleep 60")
+    # (the parent waits 10 + 10 - 7 = 13 s once OCR has begun, the child's
+    # own clock would stop the program at 20 s). The forkserver is started
+    # first, so the child reaches its page within the 3 s before OCR begins.
+    run_isolated(english_scan, ocr=None)
+    outcome = run_isolated(english_scan, max_seconds=10.0, grace_seconds=-7.0,
+                           ocr=OcrOptions(command=command, seconds_per_page=10.0))
+    assert outcome.error is not None and outcome.error.kind == "timeout"
+    assert outcome.error.message.startswith("OCR of page 1 of 1 stopped at the 20-second limit")
+    assert _wait_gone(int((tmp_path / "pid").read_text()))
+
+
+def test_ocr_past_the_memory_limit_fails_naming_it(english_scan: bytes, tmp_path: Path) -> None:
+    # What tesseract does when an allocation fails under the inherited RLIMIT_AS.
+    command = _program(tmp_path, "echo \"terminate called after throwing an instance of "
+                                 "'std::bad_alloc'\" >&2\nkill -ABRT $$")
+    outcome = run_isolated(english_scan, max_memory_bytes=1536 * _MIB,
+                           ocr=OcrOptions(command=command))
+    assert outcome.error is not None and outcome.error.kind == "memory"
+    assert outcome.error.message.startswith(
+        "OCR of page 1 of 1 needed more than the memory limit of 1,536 MiB")
+
+
+def test_the_ocr_program_inherits_the_memory_limit_and_runs_one_thread(
+        english_scan: bytes, tmp_path: Path) -> None:
+    command = _program(tmp_path, f"ulimit -v > {tmp_path / 'limit'}\n"
+                                 f"echo $OMP_THREAD_LIMIT > {tmp_path / 'threads'}\nexit 1")
+    run_isolated(english_scan, max_memory_bytes=1536 * _MIB, ocr=OcrOptions(command=command))
+    assert int((tmp_path / "limit").read_text()) == 1536 * 1024  # KiB
+    assert (tmp_path / "threads").read_text().strip() == "1"
