@@ -13,6 +13,8 @@ Layout of the text:
   span the columns (titles, wide figures) stay in vertical order. The layout
   rules live in :mod:`reviewer.ingestion.layout`; this module reads the page
   and writes the text and its geometry.
+* A table reads by its rows: each row a block, its cells left to right and
+  a cell's lines in order (:func:`~reviewer.ingestion.tables.read_tables`).
 * Blocks are separated by a blank line (``"\\n\\n"``), lines by ``"\\n"``; two
   lines of one block that sit side by side on one baseline are joined by a space.
 * A footnote marker (a small, raised number or sign) that MuPDF reads as a
@@ -70,6 +72,7 @@ from reviewer.ingestion.layout import (
     split_columns,
 )
 from reviewer.ingestion.ocr import OcrOptions, OcrReport, ocr_page
+from reviewer.ingestion.tables import read_tables, ruling_lines
 
 __all__ = [
     "MAX_CHARS_PER_DOCUMENT",
@@ -457,6 +460,8 @@ def _extract_page(
         blocks.extend(split_columns(block_of(lines)))
     if attached is not page_lines:  # lines went: the usual height may have moved
         line_height = median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
+    # A table reads by its rows: each row a block, its cells left to right.
+    blocks = read_tables(blocks, line_height, lambda area: ruling_lines(page, matrix, area))
     pieces: list[str] = []
     line_boxes: list[float] = []
     inserted: list[int] = []

@@ -1,0 +1,516 @@
+"""Tables read by their rows: a row's cells left to right, a cell's lines in order.
+
+Internal to :mod:`reviewer.ingestion`: :mod:`~reviewer.ingestion.extract`
+hands over a page's blocks (after markers and column splits) and gets back
+the same lines, where a table was found regrouped into one block per row.
+No character is added, dropped or moved out of its box; only the order of
+whole lines changes, and the writer separates them as usual: a cell's lines
+and a row's cells by ``"\\n"`` (a space when two sit a word space apart on one
+baseline), rows by a blank line. So a quote of a row, or of one cell, is a
+stretch of the text, and its highlight covers those cells' glyphs alone.
+
+Why not ``page.find_tables()``: it costs 10-20 times a page's ``rawdict``
+with ``use_layout=False`` (its own character extraction and edge geometry in
+Python) and 80-90 times with PyMuPDF 2.0's default layout model, where the
+whole of ingestion may cost 1.2 times ``rawdict``. The lines are already
+here, each with its box: a table is found from them, and the page's ruling
+lines (``page.get_cdrawings()``, a few milliseconds) are read only on a page
+where the text already looks like a table.
+
+What is a table here: at least :data:`_MIN_ROWS` text rows (lines on one
+baseline) that each hold :data:`_MIN_CELLS` or more separate pieces of text
+(a gutter wider than a word space apart) of which at least one is not running
+prose (a name, a number, a date), one under another, plus the short rows
+between them that stay inside their width (headers, the next lines of a
+cell). Running prose in two or three columns never qualifies (all its pieces
+are prose, and its paragraphs are set aside first). Left as MuPDF reads them,
+since their rows cannot be told apart: a table with a paragraph inside its
+area, tables of contents side by side (dot leaders), a form's half whose
+first row opens in lower case, and an unruled table whose cells wrap with a
+hyphen (text boxes in a figure).
+
+Rows: on a ruled table, a horizontal rule between two text rows starts a new
+table row, and text rows with no rule between them are one row (multi-line
+cells) unless the lower one has its own first cell; a vertical rule cuts
+pieces set closer than a word space. Unruled, every text row of cells starts
+a row; a shorter one (a wrapped cell's next line) continues the row above
+unless it starts in the first column away from the line above it. Cells: a
+row's first text row gives its cells; a later line joins the cell it
+overlaps in x.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from reviewer.ingestion.layout import Block, Line, block_of
+
+__all__ = ["RuleSource", "Rules", "read_tables", "ruling_lines"]
+
+# A table has at least this many text rows of this many separate pieces.
+_MIN_ROWS = 3
+_MIN_CELLS = 3
+# Pieces of one row farther apart than this many line heights are separate
+# cells (the same gap as layout's join of lines on one baseline).
+_CELL_GAP_LINES = 1.0
+# Rows of a table follow each other within this many line heights.
+_ROW_GAP_LINES = 2.5
+# A piece with at least this many words of two letters or more is running
+# prose (as in layout); a table row is mostly short pieces.
+_PROSE_WORDS = 4
+_WORD = re.compile(r"[^\W\d_]{2,}")
+# Dot leaders: an entry of a table of contents, whose columns are lists.
+_LEADER = re.compile(r"\.{5,}|(?:\. ){4,}|\u2026{2,}")
+# A block of this many lines, most of them prose, is a paragraph.
+_PARAGRAPH_LINES = 3
+# A ruling line is at most this thick and at least this long (points); a rule
+# within this many points of a gap between two text rows separates them.
+_RULE_THICKNESS = 2.0
+_RULE_MIN_LENGTH = 6.0
+_RULE_SLACK = 1.5
+# The next line of a first-column cell sits at most this many line heights
+# below the one before it.
+_WRAP_GAP_LINES = 0.5
+# A table is ruled when rules separate at least this share of its rows of cells.
+_RULED_SHARE = 0.25
+
+# A ruling line: (start, end, at) in displayed-page points; a horizontal one
+# runs from x = start to end at y = at, a vertical one from y = start to end.
+Rule = tuple[float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A page's ruling lines, horizontal and vertical."""
+
+    horizontal: list[Rule]
+    vertical: list[Rule]
+
+
+# Called with the area the tables cover (x0, y0, x1, y1, displayed page).
+RuleSource = Callable[[tuple[float, float, float, float]], Rules]
+_Matrix = tuple[float, float, float, float, float, float]
+
+
+def _is_prose(text: str) -> bool:
+    return len(_WORD.findall(text)) >= _PROSE_WORDS
+
+
+@dataclass(slots=True)
+class _Piece:
+    """Lines of one text row that read as one (a word space apart at most)."""
+
+    lines: list[Line]
+    x0: float
+    x1: float
+    prose: bool
+
+
+@dataclass(slots=True)
+class _TextRow:
+    """Lines on one baseline, as pieces left to right."""
+
+    pieces: list[_Piece]
+    y0: float
+    y1: float
+
+    @property
+    def tabular(self) -> bool:
+        # Running prose in columns has every piece prose; a row of cells has
+        # a short one at least (a name, a number, a date), however long the
+        # text of its other cells.
+        return len(self.pieces) >= _MIN_CELLS and not all(p.prose for p in self.pieces)
+
+
+@dataclass(slots=True)
+class _Cell:
+    lines: list[Line]
+    x0: float
+    x1: float
+
+
+@dataclass(slots=True)
+class _Region:
+    rows: list[_TextRow] = field(default_factory=list)
+    tabular: int = 0
+    x0: float = float("inf")
+    x1: float = float("-inf")
+
+    def add(self, row: _TextRow) -> None:
+        self.rows.append(row)
+        if row.tabular:
+            self.tabular += 1
+            self.x0 = min(self.x0, row.pieces[0].x0)
+            self.x1 = max(self.x1, row.pieces[-1].x1)
+
+
+def _paragraph(block: Block) -> bool:
+    """Several lines of prose one under another (MuPDF's block of a row's
+    cells has lines side by side, a column's paragraph never)."""
+    lines = block.lines
+    if len(lines) < _PARAGRAPH_LINES:
+        return False
+    if any(
+        min(a.y1, b.y1) - max(a.y0, b.y0) > 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
+        for a, b in pairwise(lines)
+    ):
+        return False
+    prose = sum(_is_prose(ln.text) for ln in lines)
+    return 2 * prose > len(lines)
+
+
+def _text_rows(lines: list[Line]) -> list[_TextRow]:
+    """Lines grouped by baseline (overlapping the row's first line by half a
+    line or more: measured against the row's first line, so loosely set lines
+    whose boxes overlap the next one's do not chain a paragraph into one row),
+    top to bottom; each row's lines chained into pieces left to right."""
+    rows: list[list[Line]] = []
+    top = bottom = 0.0
+    for line in sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2):
+        if rows:
+            overlap = min(bottom, line.y1) - max(top, line.y0)
+            if overlap >= 0.5 * min(bottom - top, line.y1 - line.y0):
+                rows[-1].append(line)
+                continue
+        rows.append([line])
+        top, bottom = line.y0, line.y1
+    result = []
+    for row in rows:
+        row.sort(key=lambda ln: ln.x0)
+        pieces: list[_Piece] = []
+        for line in row:
+            gap = _CELL_GAP_LINES * (line.y1 - line.y0)
+            if pieces and line.x0 - pieces[-1].x1 <= gap:
+                piece = pieces[-1]
+                piece.lines.append(line)
+                piece.x1 = max(piece.x1, line.x1)
+            else:
+                pieces.append(_Piece([line], line.x0, line.x1, False))
+        for piece in pieces:
+            piece.prose = _is_prose(_text(piece))
+        result.append(_TextRow(pieces, min(ln.y0 for ln in row), max(ln.y1 for ln in row)))
+    return result
+
+
+def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
+    """Runs of text rows that form tables."""
+    regions: list[_Region] = []
+    current: _Region | None = None
+    slack = line_height
+    for row in rows:
+        if current is not None:
+            near = row.y0 - current.rows[-1].y1 <= _ROW_GAP_LINES * line_height
+            inside = (
+                current.x0 - slack <= row.pieces[0].x0
+                and row.pieces[-1].x1 <= current.x1 + slack
+            )
+            if near and (row.tabular or inside):
+                current.add(row)
+                continue
+            regions.append(current)
+            current = None
+        if row.tabular:
+            current = _Region()
+            current.add(row)
+    if current is not None:
+        regions.append(current)
+    tables = []
+    for region in regions:
+        # Short rows after the last row of cells belong to the table only as
+        # the next lines of its cells (close below, not in the first column).
+        while not region.rows[-1].tabular and (
+            _in_first_column(region, region.rows[-1].pieces[0], line_height)
+            or region.rows[-1].y0 - region.rows[-2].y1 > _WRAP_GAP_LINES * line_height
+        ):
+            region.rows.pop()
+        # A first row with a cell in lower case carries on text above the
+        # table (a form's half whose lines MuPDF reads apart): not a table.
+        opens_midway = any(p.lines[0].text[:1].islower() for p in region.rows[0].pieces)
+        if region.tabular >= _MIN_ROWS and not opens_midway and not _contents_columns(region):
+            tables.append(region)
+    return tables
+
+
+def _contents_columns(region: _Region) -> bool:
+    """Tables of contents set in columns side by side: most rows hold two
+    entries or more with dot leaders. Each column is a list read down."""
+    listed = sum(
+        1 for row in region.rows
+        if row.tabular and sum(1 for p in row.pieces if _LEADER.search(_text(p))) >= 2
+    )
+    return 2 * listed > region.tabular
+
+
+def _text(piece: _Piece) -> str:
+    return " ".join(ln.text for ln in piece.lines)
+
+
+def _in_first_column(region: _Region, piece: _Piece, line_height: float) -> bool:
+    """Whether ``piece`` starts at the table's left edge (its first column is
+    read left-aligned; a centred header or cell further right is not in it)."""
+    return piece.x0 <= region.x0 + line_height
+
+
+def _ruled_gaps(region: _Region, rules: list[Rule]) -> list[bool]:
+    """For each text row after the first, whether a rule separates it from the one above."""
+    width = region.x1 - region.x0
+    # Rules across a good part of the table (not an underline inside a cell).
+    across = [
+        y for x0, x1, y in rules
+        if min(x1, region.x1) - max(x0, region.x0) >= 0.3 * width
+    ]
+    gaps = []
+    for above, below in zip(region.rows, region.rows[1:], strict=False):
+        low, high = above.y1 - _RULE_SLACK, below.y0 + _RULE_SLACK
+        gaps.append(any(low <= y <= high for y in across))
+    return gaps
+
+
+def _split_at_rules(row: _TextRow, vertical: list[Rule]) -> list[_Piece]:
+    """The row's pieces, cut where a vertical rule stands between two of a
+    piece's lines (cells of a tight ruled table are less than a word space
+    apart)."""
+    middle = (row.y0 + row.y1) / 2
+    walls = [x for y0, y1, x in vertical if y0 <= middle <= y1]
+    if not walls:
+        return row.pieces
+    pieces: list[_Piece] = []
+    for piece in row.pieces:
+        start = 0
+        for k in range(1, len(piece.lines)):
+            left, right = piece.lines[k - 1], piece.lines[k]
+            if any(left.x1 - _RULE_SLACK <= x <= right.x0 + _RULE_SLACK for x in walls):
+                pieces.append(_piece_of(piece.lines[start:k]))
+                start = k
+        pieces.append(piece if start == 0 else _piece_of(piece.lines[start:]))
+    return pieces
+
+
+def _piece_of(lines: list[Line]) -> _Piece:
+    return _Piece(lines, min(ln.x0 for ln in lines), max(ln.x1 for ln in lines),
+                  _is_prose(" ".join(ln.text for ln in lines)))
+
+
+_HYPHEN_END = re.compile(r"[^\W\d_]-$")
+
+
+def _hyphen_wrapped(region: _Region, line_height: float) -> bool:
+    """Whether a piece ends a word with a hyphen and the next text row goes
+    on right under it: a cell of several lines, which an unruled table
+    cannot tell from the next row (text boxes side by side in a figure)."""
+    for above, below in pairwise(region.rows):
+        for piece in above.pieces:
+            last = piece.lines[-1]
+            if not _HYPHEN_END.search(last.text):
+                continue
+            for other in below.pieces:
+                first = other.lines[0]
+                if (
+                    first.y0 - last.y1 <= _WRAP_GAP_LINES * line_height
+                    and min(first.x1, last.x1) > max(first.x0, last.x0)
+                ):
+                    return True
+    return False
+
+
+def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block] | None:
+    ruled_gaps = _ruled_gaps(region, rules.horizontal)
+    # Ruled: rules stand between a good share of its rows of cells (a table
+    # that only boxes its header is read as unruled).
+    between = [
+        ruled for ruled, below in zip(ruled_gaps, region.rows[1:], strict=False) if below.tabular
+    ]
+    ruled = sum(between) >= max(2, _RULED_SHARE * len(between))
+    if not ruled and _hyphen_wrapped(region, line_height):
+        return None  # rows that cannot be told apart without rules
+    rows: list[list[_Cell]] = []
+    first_column: Line | None = None  # the last line of the current row's first cell
+    for index, text_row in enumerate(region.rows):
+        lead = text_row.pieces[0]
+        starts_first = _in_first_column(region, lead, line_height)
+        wraps = (
+            first_column is not None
+            and lead.lines[0].y0 - first_column.y1 <= _WRAP_GAP_LINES * line_height
+            and min(lead.x1, first_column.x1) > max(lead.x0, first_column.x0)
+        )
+        if index == 0 or ruled_gaps[index - 1]:
+            new_row = True
+        elif text_row.tabular:
+            # Unruled, a row of cells is a row. Ruled, it may be the next
+            # lines of multi-line cells: a row only when its first cell is.
+            new_row = not ruled or starts_first
+        else:
+            new_row = starts_first and not wraps
+        if new_row:
+            rows.append([])
+            first_column = None
+        cells = rows[-1]
+        for piece in _split_at_rules(text_row, rules.vertical):
+            cell = _overlapping(cells, piece)
+            if cell is None:
+                cells.append(_Cell(list(piece.lines), piece.x0, piece.x1))
+            else:
+                cell.lines.extend(piece.lines)
+                cell.x0, cell.x1 = min(cell.x0, piece.x0), max(cell.x1, piece.x1)
+            if _in_first_column(region, piece, line_height):
+                first_column = piece.lines[-1]
+    blocks = []
+    for cells in rows:
+        cells.sort(key=lambda c: c.x0)
+        blocks.append(block_of([line for cell in cells for line in cell.lines]))
+    return blocks
+
+
+def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:
+    """The cell ``piece`` overlaps most in x, if any."""
+    best, best_overlap = None, 0.0
+    for cell in cells:
+        overlap = min(cell.x1, piece.x1) - max(cell.x0, piece.x0)
+        if overlap > best_overlap:
+            best, best_overlap = cell, overlap
+    return best
+
+
+def _may_hold_a_table(blocks: list[Block]) -> bool:
+    """Whether at least :data:`_MIN_ROWS` baselines hold :data:`_MIN_CELLS`
+    pieces a gutter apart, not all of them prose: the cheap test every page
+    takes (no paragraphs, regions or ruling lines, which only pages that
+    pass it pay for)."""
+    lines = sorted(
+        (ln for block in blocks for ln in block.lines if ln.horizontal),
+        key=lambda ln: ln.y0 + ln.y1,
+    )
+    if len(lines) < _MIN_ROWS * _MIN_CELLS:
+        return False
+    rows = 0
+    band: list[Line] = []
+    top = bottom = 0.0
+    for line in (*lines, None):
+        if line is not None and band:
+            overlap = min(bottom, line.y1) - max(top, line.y0)
+            if overlap >= 0.5 * min(bottom - top, line.y1 - line.y0):
+                band.append(line)
+                continue
+        if len(band) >= _MIN_CELLS:
+            band.sort(key=lambda ln: ln.x0)
+            pieces, reach = [[band[0].text]], band[0].x1
+            for other in band[1:]:
+                if other.x0 - reach > _CELL_GAP_LINES * (other.y1 - other.y0):
+                    pieces.append([])
+                pieces[-1].append(other.text)
+                reach = max(reach, other.x1)
+            if len(pieces) >= _MIN_CELLS and not all(
+                _is_prose(" ".join(piece)) for piece in pieces
+            ):
+                rows += 1
+                if rows >= _MIN_ROWS:
+                    return True
+        if line is not None:
+            band = [line]
+            top, bottom = line.y0, line.y1
+    return False
+
+
+def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> list[Block]:
+    """``blocks`` with every table's lines regrouped into one block per row
+    (cells left to right, each cell's lines top to bottom); ``blocks`` itself
+    when the page has no table. ``rules(area)`` gives the page's ruling lines
+    in and around ``area``; it is called only when the text holds a table."""
+    if not _may_hold_a_table(blocks):
+        return blocks
+    candidates: list[Line] = []
+    paragraphs: list[Line] = []
+    for block in blocks:
+        (paragraphs if _paragraph(block) else candidates).extend(block.lines)
+    candidates = [ln for ln in candidates if ln.horizontal]
+    if len(candidates) < _MIN_ROWS * _MIN_CELLS:
+        return blocks
+    regions = _regions(_text_rows(candidates), line_height)
+    if not regions:
+        return blocks
+    page_rules = rules((
+        min(r.x0 for r in regions), min(r.rows[0].y0 for r in regions),
+        max(r.x1 for r in regions), max(r.rows[-1].y1 for r in regions),
+    ))
+    tables: list[Block] = []
+    taken: set[int] = set()
+    for region in regions:
+        top, bottom = region.rows[0].y0, region.rows[-1].y1
+        if any(
+            top <= (ln.y0 + ln.y1) / 2 <= bottom and region.x0 <= (ln.x0 + ln.x1) / 2 <= region.x1
+            for ln in paragraphs
+        ):
+            continue  # a cell holds paragraphs: read as MuPDF does
+        rows = _table_rows(region, page_rules, line_height)
+        if rows is None:
+            continue
+        tables.extend(rows)
+        taken.update(id(ln) for row in region.rows for p in row.pieces for ln in p.lines)
+    if not taken:
+        return blocks
+    kept = []
+    for block in blocks:
+        lines = [ln for ln in block.lines if id(ln) not in taken]
+        if len(lines) == len(block.lines):
+            kept.append(block)
+        elif lines:
+            rest = block_of(lines)
+            rest.callout = block.callout  # what is left of a callout still is one
+            kept.append(rest)
+    return kept + tables
+
+
+def ruling_lines(
+    page: object, matrix: _Matrix, area: tuple[float, float, float, float]
+) -> Rules:
+    """The ruling lines of ``page`` (a pymupdf.Page) on the page as displayed
+    (``matrix`` maps unrotated page space there): thin lines and rectangles,
+    and the edges of wider rectangles (cell borders, shaded rows). Paths that
+    do not reach ``area`` (displayed page) are skipped unread (a chart's
+    curves beside a table cost nothing)."""
+    a, b, c, d, e, f = matrix
+    ax0, ay0, ax1, ay1 = area
+    slack = 2 * _RULE_SLACK
+    horizontal: list[Rule] = []
+    vertical: list[Rule] = []
+
+    def add(x0: float, y0: float, x1: float, y1: float) -> None:
+        # Both ends mapped to the displayed page, where the direction counts
+        # (a page turned 90 degrees turns its vertical lines horizontal).
+        px0, py0 = a * x0 + c * y0 + e, b * x0 + d * y0 + f
+        px1, py1 = a * x1 + c * y1 + e, b * x1 + d * y1 + f
+        if abs(py1 - py0) <= _RULE_THICKNESS and abs(px1 - px0) >= _RULE_MIN_LENGTH:
+            horizontal.append((min(px0, px1), max(px0, px1), (py0 + py1) / 2))
+        elif abs(px1 - px0) <= _RULE_THICKNESS and abs(py1 - py0) >= _RULE_MIN_LENGTH:
+            vertical.append((min(py0, py1), max(py0, py1), (px0 + px1) / 2))
+
+    for path in page.get_cdrawings():  # type: ignore[attr-defined]
+        px0, py0, px1, py1 = path["rect"]
+        qx0, qy0 = a * px0 + c * py0 + e, b * px0 + d * py0 + f
+        qx1, qy1 = a * px1 + c * py1 + e, b * px1 + d * py1 + f
+        if (
+            max(qx0, qx1) < ax0 - slack or min(qx0, qx1) > ax1 + slack
+            or max(qy0, qy1) < ay0 - slack or min(qy0, qy1) > ay1 + slack
+        ):
+            continue
+        for item in path["items"]:
+            kind = item[0]
+            if kind == "l":
+                (x0, y0), (x1, y1) = item[1], item[2]
+                add(x0, y0, x1, y1)
+            elif kind == "re":
+                x0, y0, x1, y1 = item[1]
+                if y1 - y0 <= _RULE_THICKNESS or x1 - x0 <= _RULE_THICKNESS:
+                    # A rule drawn as a thin filled rectangle: its middle line.
+                    if y1 - y0 <= x1 - x0:
+                        add(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2)
+                    else:
+                        add((x0 + x1) / 2, y0, (x0 + x1) / 2, y1)
+                    continue
+                for edge in ((x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1),
+                             (x1, y0, x1, y1)):
+                    add(*edge)
+    return Rules(horizontal, vertical)
