@@ -26,7 +26,7 @@ from .matching import (
     _edit_runs,
     _footnote_markers,
     _respaced,
-    _superscript_marker,
+    _superscript_markers,
 )
 from .normalize import explain, merge_ranges, normalize
 
@@ -124,10 +124,11 @@ def word_diff(quote: str, source: str, *, skip: Sequence[tuple[int, int]] = ()) 
             normalised.append("spacing")
             done = run
             continue
-        if run[1] - run[0] == 1 and _superscript_marker(
-            s, s_words[run[0]], s_starts[run[0]], q_words[run[2]:run[3]]
+        if s_span and _superscript_markers(
+            s, s_tokens[run[0]].start(), s_tokens[run[1] - 1].end(), q_span
         ):
-            # "1976" or "1976 3" for "1976³", as compare() repairs it.
+            # "1976" or "1976 3" for "1976³", "TriviaQA" for "TriviaQA⁶", as
+            # compare() repairs it.
             emit("equal", quote_text(run[2], run[3]))
             normalised.append("footnote-marker")
             done = run

@@ -51,7 +51,8 @@ class Difference:
     ``repair`` names the extraction fault a harmless edit undoes, when it is
     a known one: ``spacing`` (only where spaces fall differs),
     ``footnote-marker`` (a reference number glued to a word or a full stop,
-    left out).
+    or one written in superscript after a word or a year, left out or
+    spaced off).
     """
 
     # "replace", "insert", "delete"; "move" (the same text dropped in one
@@ -529,11 +530,12 @@ def compare(
             differences.append(Difference("replace", source_span, quote_span, (), "spacing"))
             reported = run
             continue
-        if run[1] - run[0] == 1 and _superscript_marker(
-            source, source_words[run[0]], source_starts[run[0]], quote_words[run[2] : run[3]]
+        source_end = source_starts[run[1] - 1] + len(source_words[run[1] - 1]) if run[1] else 0
+        if run[1] > run[0] and _superscript_markers(
+            source, source_starts[run[0]], source_end, quote_span
         ):
-            # "1976" or "1976 3" for "1976³": a footnote marker after a
-            # number dropped or spaced off, however the word diff split it.
+            # "1976" or "1976 3" for "1976³", "TriviaQA" for "TriviaQA⁶": a
+            # footnote marker dropped or spaced off, however the word diff split it.
             differences.append(Difference("replace", source_span, quote_span, (),
                                           "footnote-marker"))
             reported = run
@@ -664,11 +666,12 @@ def _footnote_markers(
     text = source.text
     if op.tag == "replace" and len(added) == 1 and op.src_end - op.src_start == 1:
         # "liver12" for "liver": digits glued to a lower-case word of three
-        # or more letters ("B12", "CO2", "m2" are names and units).
+        # or more letters ("B12", "CO2", "m2" are names and units, "sin2" a power).
         word, kept = words[op.src_start], added[0]
         digits = word[len(kept):]
         if not (word.startswith(kept) and _MARKER.fullmatch(digits) and kept.isalpha()
-                and len(kept) >= 3 and kept not in _UNITS):
+                and len(kept) >= 3 and kept not in _UNITS
+                and kept not in _EXPONENT_WORDS):
             return False
         at = starts[op.src_start] + len(kept)
         return source.original[source.to_original(at - 1, at)[0]].islower()
@@ -692,39 +695,109 @@ def _footnote_markers(
     return True
 
 
-#: Superscript digits, as a footnote marker after a number is written
-#: ("in 1976³": reviewer.ingestion writes a raised, smaller number after a
-#: number so); they fold to plain digits.
-_SUPERSCRIPT_DIGITS = frozenset("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
-#: The number before such a marker: three digits or more (a year, an
-#: amount), not a power of ten, after which a raised digit is an exponent.
+#: A footnote marker as reviewer.ingestion writes a raised, smaller number
+#: glued to a word or a number ("TriviaQA⁶", "realization³,⁴", "gates⁵–⁷",
+#: "in 1976³"): superscript digits, one to three, in a list or a range. They
+#: fold to plain digits, so the glued form quoted is exact.
+_SUPERSCRIPT_RUN = re.compile(
+    "[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}"
+    "(?:[,\u2010-\u2013-][\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3})*"
+)
+_SUPERSCRIPT_FIRST = frozenset("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+#: What such a marker may follow, in the folded text: a number of three digits
+#: or more (a year, an amount) glued to it, not a power of ten, after which a
+#: raised digit is an exponent ("10⁶"); or a word ending in three letters,
+#: then closing punctuation and a space at most ("Act³", "industry.³⁰",
+#: "syndrome).⁷"). After a shorter word it is an exponent or an index ("cm²",
+#: "x²", "ρc²").
 _MARKED_NUMBER = re.compile(r"(?<![0-9])[0-9]{3,}$")
 _POWER_OF_TEN = re.compile(r"10+")
+_MARKED_WORD = re.compile(r"(?<![^\W_])[^\W_]*[^\W\d_]{3}(?=[.,;:)\]\"']{0,2} ?$)")
+#: Words of three letters or more after which a raised number is a power:
+#: unit symbols and mathematical functions ("mol²", "sin²"). A unit word
+#: such as "units" or "days" takes footnotes, not powers.
+_EXPONENT_WORDS = frozenset(
+    "sin cos tan cot sec csc sinh cosh tanh arcsin arccos arctan log exp det "
+    "mol mmol umol nmol pmol min khz mhz ghz kpa mpa gpa kev mev gev".split()
+)
+#: Or, as affiliations are numbered, it opens a capitalised word of three
+#: letters or more after a space or punctuation ("USA; ⁸Department"); a
+#: raised number before a symbol is an isotope's mass ("¹³C", "²H").
+_OPENS_WORD = re.compile(r"[^\W\d_](?=[^\W\d_]{2})")
+#: Markers a single edit run is tried with: each dropped, kept or spaced off.
+_MAX_MARKERS = 3
 
 
-def _superscript_marker(source: NormalizedText, word: str, at: int, added: list[str]) -> bool:
-    """Whether ``added`` is the source's ``word`` (at ``at`` in the folded
-    text) with a footnote marker printed in superscript after a number left
-    out (``["1976"]`` for "1976³") or spaced off (``["1976", "3"]``).
+def _marker_sites(
+    source: NormalizedText, start: int, end: int
+) -> list[tuple[int, int, bool, bool]]:
+    """The footnote markers written in superscript inside the folded
+    source's ``[start, end)``: their folded ranges, whether a space stands
+    between each and its word ("hurricanes ³."), and whether it opens the
+    word after it ("⁸Department") rather than closing the one before."""
+    o_start, o_end = source.to_original(start, end)
+    original, text = source.original, source.text
+    sites = []
+    for match in _SUPERSCRIPT_RUN.finditer(original, o_start, o_end):
+        at = source.offsets.to_normalized_position(match.start())
+        stop = source.offsets.to_normalized_position(match.end() - 1) + 1
+        if at < start or stop > end:
+            continue  # partly outside the run
+        before = text[max(0, at - 40) : at]
+        if text[stop : stop + 1].isalnum():
+            following = _OPENS_WORD.match(original, match.end())
+            if (following and following[0].isupper()
+                    and not (before and before[-1].isalnum())):
+                sites.append((at, stop, False, True))
+            continue
+        number = _MARKED_NUMBER.search(before)
+        if number and not _POWER_OF_TEN.fullmatch(number[0]):
+            sites.append((at, stop, False, False))
+            continue
+        word = _MARKED_WORD.search(before)
+        if word and word[0] not in _EXPONENT_WORDS:
+            sites.append((at, stop, before.endswith(" "), False))
+    return sites
 
-    The fold reads "1976³" as "19763", which quoted so is exact; the other
-    two forms are repairs only where the source's digits really are
-    superscript: "19763" at the line's size is a number, and "1976 4" or
-    "1977" change one.
+
+def _superscript_markers(source: NormalizedText, start: int, end: int, quote: str) -> bool:
+    """Whether ``quote`` (folded) is the folded source's ``[start, end)``
+    with its footnote markers, written in superscript, each dropped
+    ("TriviaQA" for "TriviaQA⁶", "1976" for "1976³"), kept, or spaced off
+    ("1976 3"), spaces placed as :func:`_respaced` allows.
+
+    A repair only where the source's digits really are superscript after a
+    word or a year: "19763" at the line's size is a number, "1976 4",
+    "1977" or "TriviaQA7" change one, and an exponent after a unit, a
+    short word or a power of ten ("cm²", "x²", "10²³") is no marker.
     """
-    if not 1 <= len(added) <= 2:
+    span = source.text[start:end]
+    if not any(char.isdigit() for char in span):
         return False
-    kept = added[0]
-    if not word.startswith(kept) or (len(added) == 2 and kept + added[1] != word):
+    o_start, o_end = source.to_original(start, end)
+    if not any(char in _SUPERSCRIPT_FIRST for char in source.original[o_start:o_end]):
         return False
-    digits = word[len(kept):]
-    number = _MARKED_NUMBER.search(kept)
-    if not (_MARKER.fullmatch(digits) and number and not _POWER_OF_TEN.fullmatch(number[0])):
+    sites = _marker_sites(source, start, end)
+    if not sites or len(sites) > _MAX_MARKERS:
         return False
-    o_start, o_end = source.to_original(at + len(kept), at + len(word))
-    return o_end - o_start == len(digits) and all(
-        char in _SUPERSCRIPT_DIGITS for char in source.original[o_start:o_end]
-    )
+    for forms in itertools.product(("dropped", "kept", "spaced"), repeat=len(sites)):
+        pieces, cursor = [], start
+        for (at, stop, spaced, opens), form in zip(sites, forms, strict=True):
+            pieces.append(source.text[cursor:at])
+            if form == "dropped":
+                if spaced and pieces[-1].endswith(" "):
+                    pieces[-1] = pieces[-1][:-1]
+            elif opens:
+                pieces.append(source.text[at:stop] + (" " if form == "spaced" else ""))
+            else:
+                pieces.append(" " if form == "spaced" and not spaced else "")
+                pieces.append(source.text[at:stop])
+            cursor = stop
+        pieces.append(source.text[cursor:end])
+        candidate = "".join(pieces)
+        if candidate == quote or (candidate and _respaced(candidate, quote)):
+            return True
+    return False
 
 
 def _significant(token: str) -> bool:

@@ -493,6 +493,16 @@ _SUPERSCRIPT = str.maketrans(
 # A number glued to a raised one on one line, as MuPDF reads "1976" and a
 # smaller "3" printed after it.
 _GLUED_DIGITS = re.compile(r"[0-9]{2,}")
+# Digits MuPDF read into a word's line after it ("TriviaQA" then a smaller,
+# raised "6"; "realization" then "3,4"; "gates" then "5–7"): glued to the
+# word's last letter, or to closing punctuation ("syndrome).") or a space after it. One to
+# three digits, or a list or range of such numbers, as references are printed.
+_AFTER_WORD_DIGITS = re.compile(
+    r"[^\W\d_][.,;:)\]\"'\u2019\u201d]{0,2} ?([0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5})(?![0-9])"
+)
+# A line worth looking at for either holds a digit (the regex engine finds
+# one faster than either pattern).
+_A_DIGIT = re.compile(r"[0-9]")
 
 
 def _marker_at(host: Line, marker: Line) -> int | None:
@@ -541,17 +551,12 @@ def _number_before(text: str, at: int) -> bool:
     return len(digits) >= _MARKED_NUMBER_DIGITS and not _POWER_OF_TEN.fullmatch(digits)
 
 
-def _as_marker(text: str, after_number: bool) -> str:
-    """A marker's text as written into its host: glued after a number, its
-    digits become superscript digits (one character for one), so that
-    "1976" and its raised "3" never read as the number 19763; the matcher
-    knows a superscript glued to a number for a footnote marker."""
-    return text.translate(_SUPERSCRIPT) if after_number else text
-
-
 def _glue(host: Line, marker: Line, at: int) -> None:
-    marker_text = _as_marker(marker.text, _number_before(host.text, at))
-    host.text = host.text[:at] + marker_text + host.text[at:]
+    # Its digits in superscript (one character for one), as printed: "1976"
+    # and its raised "3" never read as the number 19763, and the matcher
+    # knows a superscript glued to a word or a year for a footnote marker
+    # (and one after "cm" or "x" for an exponent).
+    host.text = host.text[:at] + marker.text.translate(_SUPERSCRIPT) + host.text[at:]
     host.boxes = host.boxes[: 4 * at] + marker.boxes + host.boxes[4 * at :]
     # The line keeps its own height (layout compares lines' baselines).
     host.x0, host.x1 = min(host.x0, marker.x0), max(host.x1, marker.x1)
@@ -572,11 +577,12 @@ def _small_raised(boxes: list[float], host: int, glyph: int) -> bool:
 
 def _raise_glued_markers(line: Line) -> None:
     """Smaller, raised digits MuPDF read into their line right after a
-    number ("1976" then a small raised "3": ``19763``), in superscript digits
-    (``1976³``, one character for one): a number and a marker (or an
-    exponent, ``10⁶``), never another number. Whether a quote may drop it
-    is the matcher's call (a marker after a year or an amount, yes; an
-    exponent after 10, no)."""
+    number ("1976" then a small raised "3": ``19763``) or a word
+    ("TriviaQA" then "6": ``TriviaQA6``, as "CO2" reads), in superscript
+    digits (``1976³``, ``TriviaQA⁶``, one character for one): a marker (or
+    an exponent, ``10⁶``, ``cm²``), never another number or a name. Whether
+    a quote may drop it is the matcher's call (a marker after a year or a
+    word, yes; an exponent after 10, a unit or a short word, no)."""
     text, boxes = line.text, line.boxes
     for match in _GLUED_DIGITS.finditer(text):
         start, end = match.span()
@@ -590,6 +596,15 @@ def _raise_glued_markers(line: Line) -> None:
                     text[:split] + text[split:end].translate(_SUPERSCRIPT) + text[end:]
                 )
                 break
+    for match in _AFTER_WORD_DIGITS.finditer(text):
+        host, start, end = match.start(), match.start(1), match.end(1)
+        # The first digit decides most lines cheaply ("CO2", "B12", "page 4").
+        if not _small_raised(boxes, host, start):
+            continue
+        if all(_small_raised(boxes, host, k) for k in range(start + 1, end)):
+            line.text = text = (
+                text[:start] + text[start:end].translate(_SUPERSCRIPT) + text[end:]
+            )
 
 
 # A line that starts with a marker, then text: MuPDF may cut a printed line
@@ -645,12 +660,12 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
     next line (``Act⏎3to create``). A marker (one to three digits or a
     footnote sign), smaller than a line it sits on, with its bottom raised
     above that line's, and right after a word or punctuation of it, joins
-    that line there, glued to the word before it (``Act3 to create``): the
-    matcher takes a number glued to a word as a footnote marker a quote may
-    keep, drop or space off. After a number (a year, an amount) it is
-    written in superscript digits (``1976³``), and so is one MuPDF read into
-    the number's own line (``19763``): the matcher takes a superscript glued
-    to a number as a marker too, where a digit at the line's size is a number.
+    that line there, glued to the word before it, in superscript digits
+    (``Act³ to create``, ``1976³``), and so are raised, smaller digits MuPDF
+    read into the line of the word or number they follow (``TriviaQA6``,
+    ``19763``): the matcher takes a superscript glued to a word or a year as
+    a footnote marker a quote may keep, drop or space off, where a digit at
+    the line's size is a number.
     ``line_height`` is the page's usual line height: only a line shorter than
     it can be a marker, which keeps the columns of numbers in a table cheap.
     Blocks left empty are dropped.
@@ -661,7 +676,15 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
         line for lines in blocks for line in lines
         if line.horizontal and line.y1 - line.y0 <= limit and _MARKER.fullmatch(line.text)
     ]
-    for line in [ln for lines in blocks for ln in lines if _GLUED_DIGITS.search(ln.text)]:
+    # A digit, and a glyph whose bottom stands above the line's: both tests
+    # in C, so that a line of one baseline costs little. (A raised marker's
+    # bottom is a fifth of its host's height up, and the line is at most half
+    # a marker taller than its host: a tenth of the line's height is safe.)
+    for line in [
+        ln for lines in blocks for ln in lines
+        if _A_DIGIT.search(ln.text)
+        and min(ln.boxes[3::4]) < ln.y1 - _MARKER_RISE / 2 * (ln.y1 - ln.y0)
+    ]:
         _raise_glued_markers(line)
     # A leading marker is smaller than its line: a cheap test first.
     leading = [

@@ -41,10 +41,11 @@ def statute() -> ExtractedDocument:
 
 def test_a_raised_marker_reads_where_it_is_printed(statute: ExtractedDocument) -> None:
     # Before: "...Copyright Act to create\n3\n\nfour new limitations...".
-    assert "Copyright Act3 to create" in statute.text
+    # Written as the superscript it is (one character for one).
+    assert "Copyright Act\u00b3 to create" in statute.text
     assert "\n3\n" not in statute.text
     # Its glyph keeps its own box, between "Act" and " to create".
-    at = statute.text.index("Act3") + 3
+    at = statute.text.index("Act\u00b3") + 3
     marker, t, space = (statute.geometry.box(at + k) for k in (0, -1, 1))
     assert marker is not None and t is not None and space is not None
     assert t[2] <= marker[0] + 0.5 and marker[2] <= space[2]
@@ -64,7 +65,7 @@ def test_a_marker_drawn_after_the_paragraph_comes_back_to_its_line() -> None:
     )
     doc.update_stream(page.get_contents()[0], stream.encode())
     text = extract_pdf(doc.tobytes()).text
-    assert text == f"{_LINE}3{_AFTER}\n{_NEXT}"
+    assert text == f"{_LINE}\u00b3{_AFTER}\n{_NEXT}"
 
 
 def test_a_small_digit_on_the_baseline_is_not_a_marker() -> None:
@@ -89,7 +90,7 @@ def test_a_quote_across_the_marker_verifies_and_highlights_its_words(
     assert citation.chunk_start is not None and citation.chunk_end is not None
     start, end = citation.chunk_start, citation.chunk_end
     assert " ".join(statute.text[start:end].split()) == (
-        "the Copyright Act3 to create four new limitations"
+        "the Copyright Act\u00b3 to create four new limitations"
     )
     # The highlight covers the first and last quoted glyphs, on both lines.
     rects = [r for page in locate(statute, start, end) for r in page["rects"]]
@@ -248,7 +249,7 @@ def test_a_marker_that_starts_the_rest_of_its_line_goes_back_to_its_word(
     cut_at_marker: ExtractedDocument,
 ) -> None:
     # Before: "...an employment\nloss\n\n21 at a single site. Employers...".
-    assert f"an employment\nloss21{_CUT_REST}\n" in cut_at_marker.text
+    assert f"an employment\nloss\u00b2\u00b9{_CUT_REST}\n" in cut_at_marker.text
 
 
 @pytest.mark.parametrize("quote", [
@@ -297,7 +298,7 @@ def test_a_marker_at_the_start_of_the_next_line_goes_back_to_its_word() -> None:
     lower = line("3" + lower_text, lower_boxes)
     blocks = layout.attach_markers([[upper, lower]], 15.18)
     texts = [ln.text for lines in blocks for ln in lines]
-    assert texts == [upper_text + "3", lower_text]
+    assert texts == [upper_text + "\u00b3", lower_text]
     # Each glyph keeps its box: the marker's now closes the upper line.
     (lines,) = blocks
     assert lines[0].boxes[-4:] == lower_boxes[:4]
@@ -320,3 +321,107 @@ def test_a_number_opening_the_next_line_stays() -> None:
     blocks = layout.attach_markers(
         [[line(upper_text, 72, 138.2), line("3 patients in all.", 72, 150.2)]], 15.18)
     assert [ln.text for lines in blocks for ln in lines] == [upper_text, "3 patients in all."]
+
+
+# A marker after a word, in the word's own line --------------------------------------
+
+_WORD_LINE = "answers are provided in TREC, WebQuestions and TriviaQA"
+_WORD_AFTER = ", we use the highest-ranked passage"
+_WORD_NEXT = "from BM25 that contains the answer as the positive passage."
+
+
+def _after_a_word(host: str, marker: str, after: str, *, rise: float = 4,
+                  size: float = 7) -> bytes:
+    """``host``, then ``marker`` in ``size`` points raised by ``rise`` (a text
+    rise inside the line's text object: MuPDF reads it into the line as a
+    span of its own, "TriviaQA6"), then ``after``; then a second line."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "x", fontsize=11)
+    stream = (
+        f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({host}) Tj "
+        f"/helv {size:g} Tf {rise:g} Ts ({marker}) Tj 0 Ts /helv 11 Tf ({after}) Tj ET "
+        f"BT /helv 11 Tf 1 0 0 1 72 678 Tm ({_WORD_NEXT}) Tj ET"
+    )
+    doc.update_stream(page.get_contents()[0], stream.encode())
+    return doc.tobytes()
+
+
+@pytest.fixture(scope="module")
+def after_word() -> ExtractedDocument:
+    return extract_pdf(_after_a_word(_WORD_LINE, "6", _WORD_AFTER))
+
+
+def test_a_marker_read_into_its_words_line_is_a_superscript(after_word: ExtractedDocument) -> None:
+    # Before: "TriviaQA6, we use": glued digits, as "CO2" or "B12" read.
+    assert f"TriviaQA\u2076{_WORD_AFTER}" in after_word.text
+    at = after_word.text.index("\u2076")
+    marker, a = after_word.geometry.box(at), after_word.geometry.box(at - 1)
+    assert marker is not None and a is not None
+    assert marker[3] < a[3] and marker[0] >= a[2] - 0.5  # raised, after the A
+
+
+@pytest.mark.parametrize("quote", [
+    "provided in TREC, WebQuestions and TriviaQA, we use the highest-ranked passage",  # dropped
+    "provided in TREC, WebQuestions and TriviaQA6, we use the highest-ranked passage",  # glued
+    "provided in TREC, WebQuestions and TriviaQA 6, we use the highest-ranked passage",  # spaced
+])
+def test_a_quote_across_a_marker_after_a_word_verifies(
+    after_word: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_word.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert not [d for d in citation.differences if d.reasons]
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    start, end = citation.chunk_start, citation.chunk_end
+    assert after_word.text[start:end] == (
+        "provided in TREC, WebQuestions and TriviaQA\u2076, we use the highest-ranked passage"
+    )
+    rects = [r for page in locate(after_word, start, end) for r in page["rects"]]
+    marker = after_word.geometry.box(after_word.text.index("\u2076"))
+    assert marker is not None
+    assert any(r[0] - 0.01 <= marker[0] and marker[2] <= r[2] + 0.01 for r in rects)
+
+
+@pytest.mark.parametrize("quote", [
+    "WebQuestions and TriviaQA7, we use the highest-ranked passage",  # the marker changed
+    "WebQuestions and TriviaQA 7, we use the highest-ranked passage",
+    "highest-ranked passage from BM26 that contains the answer",  # a real number changed
+])
+def test_a_changed_marker_or_number_after_a_word_is_caught(
+    after_word: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_word.text, quote)
+    assert citation.outcome == "quote-altered"
+    assert any("number" in d.reasons for d in citation.differences)
+
+
+def test_a_list_of_markers_after_a_word_may_be_dropped() -> None:
+    doc = extract_pdf(_after_a_word("a leading platform for quantum realization", "3,4",
+                                    " and logic gates with high fidelity"))
+    assert "realization\u00b3,\u2074 and logic" in doc.text
+    citation = _citation(doc.text, "platform for quantum realization and logic gates")
+    assert citation.outcome == "verified-fuzzy", citation.message
+
+
+def test_an_exponent_after_a_unit_is_not_droppable() -> None:
+    # "cm²" is printed as a superscript and written so, but an area is no
+    # footnote: dropping the power changes the unit.
+    doc = extract_pdf(_after_a_word("the sample covered an area of 4 cm", "2",
+                                    " and the flux was measured"))
+    assert "4 cm\u00b2 and the flux" in doc.text
+    assert _citation(doc.text, "an area of 4 cm2 and the flux was measured").outcome == "verified"
+    citation = _citation(doc.text, "covered an area of 4 cm and the flux was measured")
+    assert citation.outcome == "quote-altered"
+
+
+@pytest.mark.parametrize(("rise", "size"), [(-2, 7), (4, 11)])
+def test_a_digit_lowered_or_at_the_lines_size_after_a_word_stays_plain(
+    rise: float, size: float
+) -> None:
+    # A subscript ("CO₂") or a digit at the line's size ("TriviaQA6" as
+    # printed): no marker, and dropping it changes the text.
+    doc = extract_pdf(_after_a_word(_WORD_LINE, "6", _WORD_AFTER, rise=rise, size=size))
+    assert f"TriviaQA6{_WORD_AFTER}" in doc.text
+    citation = _citation(doc.text, "WebQuestions and TriviaQA, we use the highest-ranked passage")
+    assert citation.outcome == "quote-altered"

@@ -115,6 +115,19 @@ def test_the_repairs_the_library_names_are_normalised_not_differences() -> None:
     assert ("delete", "30") in ops("paid within days", "paid within 30 days")
 
 
+@pytest.mark.parametrize(("quote", "repair"), [
+    ("and TriviaQA, we use", "footnote-marker"),  # dropped
+    ("and TriviaQA 6, we use", "spacing"),  # spaced off: the same characters
+])
+def test_a_superscript_marker_after_a_word_is_normalised_as_compare_repairs_it(
+    quote: str, repair: str
+) -> None:
+    diff = word_diff(quote, "and TriviaQA\u2076, we use")
+    assert not diff.changed and diff.normalised == (repair,)
+    # A changed marker is shown, as compare() reports it.
+    assert ("insert", "TriviaQA7") in ops("and TriviaQA7, we use", "and TriviaQA\u2076, we use")
+
+
 def test_furniture_never_shows_in_the_diff() -> None:
     source = "Leave is paid at\nACME HANDBOOK  page 7\nfull rate for ten weeks"
     start = source.index("ACME")
