@@ -253,9 +253,11 @@ def is_stamped_scan(page: pymupdf.Page, text: str, boxes: array[float]) -> bool:
         return False
     # The drawing log's boxes, not get_image_info(): that one decodes the
     # pictures (180 ms on a prospectus page with 80 of them; the log 9 ms).
+    # The log's boxes are on the unrotated page; rect is the page as displayed.
+    displayed = page.rotation_matrix
     for kind, box in page.get_bboxlog():
         if kind in _PICTURE:
-            covered = pymupdf.Rect(box) & rect
+            covered = (pymupdf.Rect(box) * displayed) & rect
             if covered.width * covered.height >= SCAN_IMAGE_SHARE * area:
                 return True
     return False
@@ -311,7 +313,8 @@ def ocr_page(
         width, height = pixmap.width, pixmap.height
         pixmap.save(picture)
         del pixmap
-        hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits)
+        hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits,
+                    need="is a scan under a stamp" if stamp else "has no text layer")
     # Pixels to points on the page as displayed (the picture is that page).
     scale_x, scale_y = rect.width / width, rect.height / height
     stamp_boxes = [box for piece in stamp for box in _quads(piece.boxes)]
@@ -425,8 +428,9 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the forked program
 
 
 def _run(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int,
-         limits: Any) -> bytes:
-    """Tesseract's hOCR of ``picture``, or the error that says why not."""
+         limits: Any, need: str = "has no text layer") -> bytes:
+    """Tesseract's hOCR of ``picture``, or the error that says why not
+    (``need``: why the page is OCR'd, as the sentence says it)."""
     from reviewer.ingestion.extract import ExtractionError as error
     where = f"page {number} of {pages}"
     timeout = limits.deadline - time.monotonic()
@@ -441,7 +445,7 @@ def _run(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int
     except FileNotFoundError:
         raise error(
             "ocr-failed",
-            f"Page {number} of {pages} has no text layer and needs OCR, but the OCR program "
+            f"Page {number} of {pages} {need} and needs OCR, but the OCR program "
             f"({options.command}) is not installed on this server; bin/setup installs it."
         ) from None
     except subprocess.TimeoutExpired:  # run() has killed it
@@ -457,7 +461,7 @@ def _run(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int
         installed = installed_languages(options.command, _tessdata(options))
         problem = language_problem(options.language, installed) or (
             f"the language data for {options.language!r} could not be read.")
-        raise error("ocr-failed", f"Page {number} of {pages} has no text layer and needs OCR, "
+        raise error("ocr-failed", f"Page {number} of {pages} {need} and needs OCR, "
                     f"which failed: {problem}")
     if _OUT_OF_MEMORY.search(stderr) or done.returncode == -signal.SIGABRT:
         raise error("memory", f"OCR of {where} ran out of memory.")

@@ -187,6 +187,9 @@ def test_the_stamp_rule_needs_all_three_measures() -> None:
         return is_stamped_scan(page_of(data), document.text, boxes)
 
     assert stamped(make_scan(ENGLISH, stamp=STAMP).data)
+    turned = pymupdf.open(stream=make_scan(ENGLISH, stamp=STAMP).data, filetype="pdf")
+    turned[0].set_rotation(90)  # a scan filed sideways is one still
+    assert stamped(turned.tobytes())
     assert not stamped(make_scan(ENGLISH, stamp=STAMP, picture_share=0.5).data)  # picture
     assert not stamped(_page_over_a_picture([("Questions?", 36.0)]))  # share of the page
     assert not stamped(_page_over_a_picture([(line, 13.0) for line in ENGLISH]))  # characters
@@ -230,6 +233,16 @@ def test_no_ocr_program_is_a_sentence_not_a_crash(english_scan: bytes) -> None:
     assert caught.value.kind == "ocr-failed"
     assert caught.value.message == (
         "Page 1 of 1 has no text layer and needs OCR, but the OCR program "
+        "(/nonexistent/tesseract) is not installed on this server; bin/setup installs it.")
+
+
+def test_a_stamped_scan_without_the_ocr_program_says_why_it_needed_ocr() -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract_pdf(make_scan(ENGLISH, stamp=STAMP).data,
+                    ocr=OcrOptions(command="/nonexistent/tesseract"))
+    assert caught.value.kind == "ocr-failed"
+    assert caught.value.message == (
+        "Page 1 of 1 is a scan under a stamp and needs OCR, but the OCR program "
         "(/nonexistent/tesseract) is not installed on this server; bin/setup installs it.")
 
 
