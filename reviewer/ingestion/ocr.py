@@ -17,11 +17,13 @@ A page is OCR'd as a stamped scan when all three hold
 :data:`STAMP_MAX_CHARS` characters, its glyphs cover at most
 :data:`STAMP_MAX_TEXT_SHARE` of the page, and one picture covers at least
 :data:`SCAN_IMAGE_SHARE` of it. The thresholds come from every page of the
-corpus and of 20 PDFs from outside it (``bench/outside``): the stamped
-gazette pages have 25 characters covering 0.2% of the page under a picture
-covering 93%; the nearest pages that must not fire are an earlier OCR layer
-on a full-page scan (286 characters covering 6.6%) and slides with a
-background photo (20 characters covering 5%, the photo 83% of the slide).
+corpus and of 20 PDFs from outside it (``bench/stamp_rule.py`` lists them):
+the stamped gazette pages have 29 characters covering 0.2% of the page under
+a picture covering 93%; the nearest pages that must not fire are an earlier
+OCR layer on a full-page scan (375 characters covering 6.2%), slides with a
+background photo (25 characters covering 5.4%, the photo 83% of the slide)
+and a manual's form pages (about 80 characters covering 1.1%, a picture
+covering 60%).
 The pictures' boxes (MuPDF's drawing log, no rendering or decoding) are only
 read for a page whose text passes the first two tests, so a text page pays
 one length test.
@@ -93,15 +95,15 @@ DEFAULT_TESSDATA = "/usr/share/tesseract-ocr/5/tessdata"
 #: 300 dpi is 8.4 million): a poster-sized page is rendered at a lower dpi.
 MAX_PIXELS = 40_000_000
 #: A page with a text layer is still OCR'd when it is a scan under a stamp:
-#: its text is at most this many characters (the gazette's stamp is 30, an
-#: earlier OCR layer on the sparsest scanned page measured holds 286) ...
+#: its text is at most this many characters (the gazette's stamp is 29, an
+#: earlier OCR layer on the sparsest scanned page measured holds 375) ...
 STAMP_MAX_CHARS = 100
 #: ... its glyphs' boxes cover at most this share of the page (the stamp
-#: 0.2%, a Bates number about as much; that OCR layer 6.6%, a slide's title
-#: over a photo 5%, a "Questions?" set at 36 pt across a slide about 1.5%) ...
+#: 0.2%, a Bates number about as much; that OCR layer 6.2%, a slide's title
+#: over a photo 5.4%, a "Questions?" set at 36 pt across a slide about 1.5%) ...
 STAMP_MAX_TEXT_SHARE = 0.01
 #: ... and one picture covers at least this share of the page (the gazette's
-#: scans 93%; the slides' background photos at most 83%).
+#: scans 93%; the slides' background photos at most 83%, the manual's 60%).
 SCAN_IMAGE_SHARE = 0.9
 # What MuPDF's drawing log calls a picture (a stencil mask is how some
 # bilevel scans are drawn).
