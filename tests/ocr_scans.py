@@ -11,7 +11,7 @@ import pymupdf
 
 from reviewer.ingestion.ocr import installed_languages
 
-__all__ = ["ENGLISH", "FRENCH", "GERMAN", "Scan", "make_scan", "tesseract_missing"]
+__all__ = ["ENGLISH", "FRENCH", "GERMAN", "STAMP", "Scan", "make_scan", "tesseract_missing"]
 
 ENGLISH = (
     "The tenant shall pay the rent on the first day of each month.",
@@ -60,12 +60,20 @@ def _write_lines(page: pymupdf.Page, lines: tuple[str, ...], fontsize: float) ->
         y += fontsize * 2.2
 
 
+#: What a gazette prints on each scanned page (a text layer of its own).
+STAMP = "recueil n°070 du 07/05/2025"
+#: Where it is printed: the foot of the page, at 8 pt, as in the gazette.
+STAMP_AT = (17.0, 780.0)
+
+
 def make_scan(lines: tuple[str, ...] = ENGLISH, *, dpi: int = 200, fontsize: float = 13,
-              text_pages: tuple[int, ...] = (), pages: int = 1, blank_pages: tuple[int, ...] = ()
-              ) -> Scan:
+              text_pages: tuple[int, ...] = (), pages: int = 1, blank_pages: tuple[int, ...] = (),
+              stamp: str = "", picture_share: float = 1.0) -> Scan:
     """A PDF of ``pages`` pages: page n (1-based) is a scan of ``lines``
     unless n is in ``text_pages`` (the same lines as born-digital text) or in
-    ``blank_pages`` (nothing drawn)."""
+    ``blank_pages`` (nothing drawn). ``stamp``: a line of text set at the
+    foot of every scanned page, over the picture; ``picture_share``: the
+    share of the page's height the picture is drawn on (its top part)."""
     original = pymupdf.open()
     scan = pymupdf.open()
     for number in range(1, pages + 1):
@@ -79,6 +87,10 @@ def make_scan(lines: tuple[str, ...] = ENGLISH, *, dpi: int = 200, fontsize: flo
             _write_lines(target, lines, fontsize)
             continue
         picture = source.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-        target.insert_image(target.rect, pixmap=picture)
+        rect = target.rect
+        target.insert_image(pymupdf.Rect(0, 0, rect.width, rect.height * picture_share),
+                            pixmap=picture, keep_proportion=False)
+        if stamp:
+            target.insert_text(STAMP_AT, stamp, fontname="helv", fontsize=8)
     data = bytes(scan.tobytes(garbage=3, deflate=True))
     return Scan(data, bytes(original.tobytes()), lines)

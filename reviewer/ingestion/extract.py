@@ -71,7 +71,7 @@ from reviewer.ingestion.layout import (
     side_by_side,
     split_columns,
 )
-from reviewer.ingestion.ocr import OcrOptions, OcrReport, ocr_page
+from reviewer.ingestion.ocr import STAMP_MAX_CHARS, OcrOptions, OcrReport, ocr_page
 from reviewer.ingestion.tables import read_tables, ruling_lines
 
 __all__ = [
@@ -320,9 +320,11 @@ def _extract_pages(
             try:
                 page = doc.load_page(index)
                 result = _extract_page(page, number, length, limits, pages)
-                if not result.text and limits.ocr is not None:  # no text layer
+                # No text layer, or (a length test first, so a text page pays
+                # nothing more) a stamp over a scan: see ocr.is_stamped_scan.
+                if limits.ocr is not None and len(result.text) <= STAMP_MAX_CHARS:
                     result = ocr_page(page, number=number, pages=pages, offset=length,
-                                      limits=limits) or result
+                                      limits=limits, text_layer=result) or result
             except ExtractionError:
                 raise
             except MemoryError:

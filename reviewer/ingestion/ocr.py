@@ -9,6 +9,28 @@ displayed (origin top-left), so chunking, matching, :func:`locate` and the
 viewer's highlights need no other change. A page with a text layer is never
 OCR'd; a blank page (nothing drawn) is not either.
 
+One exception: a scan under a stamp. A gazette stamps every scanned page
+with "recueil n°070 du 07/05/2025" and the page number, a court filing with a
+Bates number: such a page has a text layer, but it is not the page's content.
+A page is OCR'd as a stamped scan when all three hold
+(:func:`is_stamped_scan`): its text layer has at most
+:data:`STAMP_MAX_CHARS` characters, its glyphs cover at most
+:data:`STAMP_MAX_TEXT_SHARE` of the page, and one picture covers at least
+:data:`SCAN_IMAGE_SHARE` of it. The thresholds come from every page of the
+corpus and of 20 PDFs from outside it (``bench/stamp_rule.py`` lists them):
+the stamped gazette pages have 29 characters covering 0.2% of the page under
+a picture covering 93%; the nearest pages that must not fire are an earlier
+OCR layer on a full-page scan (375 characters covering 6.2%), slides with a
+background photo (25 characters covering 5.4%, the photo 83% of the slide)
+and a manual's form pages (about 80 characters covering 1.1%, a picture
+covering 60%).
+The pictures' boxes (MuPDF's drawing log, no rendering or decoding) are only
+read for a page whose text passes the first two tests, so a text page pays
+one length test.
+The text layer's lines are kept exactly (text and boxes); the OCR words
+lying on its glyphs are dropped (the stamp is not read twice); its blocks go
+among Tesseract's blocks by position, top to bottom.
+
 Why the ``tesseract`` program and not PyMuPDF's ``get_textpage_ocr``: both run
 the same engine and both give per-character boxes, but MuPDF's OCR text page
 carries no confidence, and the review page must say how sure the OCR was.
@@ -55,10 +77,14 @@ from reviewer.ingestion.geometry import PageInfo, TextLines
 __all__ = [
     "DEFAULT_TESSDATA",
     "MAX_PIXELS",
+    "SCAN_IMAGE_SHARE",
+    "STAMP_MAX_CHARS",
+    "STAMP_MAX_TEXT_SHARE",
     "OcrOptions",
     "OcrPage",
     "OcrReport",
     "installed_languages",
+    "is_stamped_scan",
     "language_problem",
     "ocr_page",
 ]
@@ -68,6 +94,23 @@ DEFAULT_TESSDATA = "/usr/share/tesseract-ocr/5/tessdata"
 #: A page's picture is never larger than this many pixels (a letter page at
 #: 300 dpi is 8.4 million): a poster-sized page is rendered at a lower dpi.
 MAX_PIXELS = 40_000_000
+#: A page with a text layer is still OCR'd when it is a scan under a stamp:
+#: its text is at most this many characters (the gazette's stamp is 29, an
+#: earlier OCR layer on the sparsest scanned page measured holds 375) ...
+STAMP_MAX_CHARS = 100
+#: ... its glyphs' boxes cover at most this share of the page (the stamp
+#: 0.2%, a Bates number about as much; that OCR layer 6.2%, a slide's title
+#: over a photo 5.4%, a "Questions?" set at 36 pt across a slide about 1.5%) ...
+STAMP_MAX_TEXT_SHARE = 0.01
+#: ... and one picture covers at least this share of the page (the gazette's
+#: scans 93%; the slides' background photos at most 83%, the manual's 60%).
+SCAN_IMAGE_SHARE = 0.9
+# What MuPDF's drawing log calls a picture (a stencil mask is how some
+# bilevel scans are drawn).
+_PICTURE = frozenset({"fill-image", "fill-imgmask"})
+# An OCR word is the text layer's (a stamp read again) when at least this
+# share of its box lies on the text layer's glyphs.
+_ON_TEXT_LAYER = 0.5
 # A page is checked for anything drawn on a picture this coarse first.
 _BLANK_CHECK_DPI = 24
 _LANGUAGE = re.compile(r"^[A-Za-z_]+(\+[A-Za-z_]+)*$")
@@ -132,6 +175,19 @@ class _OcrText:
     margin_lines: list[tuple[int, int, float, float]]
 
 
+@dataclass(slots=True)
+class _Piece:
+    """A block of a page's text before it is placed: its text, a box per
+    character that is not inserted, which positions (from 0) are inserted
+    separators, its margin lines (positions from 0), and its top."""
+
+    top: float
+    text: str
+    boxes: list[float]
+    inserted: list[int]
+    margin_lines: list[tuple[int, int, float, float]]
+
+
 def _tessdata(options: OcrOptions) -> str:
     return options.tessdata or os.environ.get("TESSDATA_PREFIX") or DEFAULT_TESSDATA
 
@@ -181,11 +237,46 @@ def has_drawing(page: pymupdf.Page) -> bool:
     return not pixmap.is_unicolor or pixmap.pixel(0, 0)[0] < 255
 
 
+def is_stamped_scan(page: pymupdf.Page, text: str, boxes: array[float]) -> bool:
+    """The page is a scan under a stamp (see the module's docstring): a text
+    layer of at most :data:`STAMP_MAX_CHARS` characters whose glyph boxes
+    (``boxes``, 4 numbers a glyph) cover at most :data:`STAMP_MAX_TEXT_SHARE`
+    of the page, over one picture covering :data:`SCAN_IMAGE_SHARE` of it.
+    The pictures' boxes are read (no rendering) only when the text is that small."""
+    if not text or len(text) > STAMP_MAX_CHARS:
+        return False
+    rect = page.rect
+    area = rect.width * rect.height
+    if area <= 0:
+        return False
+    glyphs = sum((boxes[k + 2] - boxes[k]) * (boxes[k + 3] - boxes[k + 1])
+                 for k in range(0, len(boxes), 4))
+    if glyphs > STAMP_MAX_TEXT_SHARE * area:
+        return False
+    # The drawing log's boxes, not get_image_info(): that one decodes the
+    # pictures (180 ms on a prospectus page with 80 of them; the log 9 ms).
+    # The log's boxes are on the unrotated page; rect is the page as displayed.
+    displayed = page.rotation_matrix
+    for kind, box in page.get_bboxlog():
+        if kind in _PICTURE:
+            covered = (pymupdf.Rect(box) * displayed) & rect
+            if covered.width * covered.height >= SCAN_IMAGE_SHARE * area:
+                return True
+    return False
+
+
 def ocr_page(
     page: pymupdf.Page, *, number: int, pages: int, offset: int, limits: Any,
+    text_layer: Any = None,
 ) -> _OcrText | None:
-    """OCR a page that yielded no text: its text and boxes starting at
-    ``offset`` in the document, or None when nothing is drawn on it.
+    """OCR a page that yielded no text, or a scan under a stamp: its text
+    and boxes starting at ``offset`` in the document, or None when it is not
+    to be OCR'd (nothing drawn on it, or a text layer that is its content).
+
+    ``text_layer`` is what the extractor read from the page (None or an
+    empty text: none): when it is a stamp (:func:`is_stamped_scan`) its
+    blocks are kept as they are, placed among the OCR'd blocks by position,
+    and the OCR words lying on its glyphs are dropped.
 
     ``limits`` is the extractor's: its ``ocr`` options and ``ocr_pages``
     (this page's :class:`OcrPage` is appended), its deadline (extended by
@@ -195,7 +286,12 @@ def ocr_page(
     from reviewer.ingestion.extract import ExtractionError
 
     options: OcrOptions = limits.ocr
-    if not has_drawing(page):
+    stamp: list[_Piece] = []
+    if text_layer is not None and text_layer.text:
+        if not is_stamped_scan(page, text_layer.text, text_layer.boxes):
+            return None
+        stamp = _text_layer_pieces(text_layer, offset)
+    elif not has_drawing(page):
         return None
     if len(limits.ocr_pages) >= options.max_pages:
         raise ExtractionError(
@@ -219,11 +315,14 @@ def ocr_page(
         width, height = pixmap.width, pixmap.height
         pixmap.save(picture)
         del pixmap
-        hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits)
+        hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits,
+                    need="is a scan under a stamp" if stamp else "has no text layer")
     # Pixels to points on the page as displayed (the picture is that page).
     scale_x, scale_y = rect.width / width, rect.height / height
-    text, boxes, inserted, margin_lines, words, confidence = _read_hocr(
-        hocr, offset, scale_x, scale_y, rect.height)
+    stamp_boxes = [box for piece in stamp for box in _quads(piece.boxes)]
+    ocr_pieces, words, confidence = _read_hocr(hocr, scale_x, scale_y, rect.height,
+                                               stamp_boxes)
+    text, boxes, inserted, margin_lines = _place(_by_position(ocr_pieces, stamp), offset)
     limits.ocr_pages.append(OcrPage(number, words, confidence))
     media = page.mediabox
     crop = page.cropbox
@@ -238,13 +337,102 @@ def ocr_page(
     return _OcrText(info, text, packed, inserted, margin_lines)
 
 
+def _quads(boxes: list[float]) -> list[tuple[float, float, float, float]]:
+    return [(boxes[k], boxes[k + 1], boxes[k + 2], boxes[k + 3])
+            for k in range(0, len(boxes), 4)]
+
+
+def _text_layer_pieces(layer: Any, offset: int) -> list[_Piece]:
+    """The extractor's page text cut into its blocks (at the blank lines it
+    put between them), each with its own characters' boxes and separators,
+    unchanged."""
+    inserted = {position - offset for position in layer.inserted}
+    boxes = layer.boxes
+    pieces: list[_Piece] = []
+    start = glyph = 0
+    text = layer.text
+    while start < len(text):
+        end = text.find("\n\n", start)
+        end = len(text) if end < 0 else end
+        piece_boxes: list[float] = []
+        piece_inserted: list[int] = []
+        for k in range(start, end):
+            if k in inserted:
+                piece_inserted.append(k - start)
+            else:
+                piece_boxes += boxes[4 * glyph : 4 * glyph + 4]
+                glyph += 1
+        margins = [(a - offset - start, b - offset - start, top, bottom)
+                   for a, b, top, bottom in layer.margin_lines
+                   if start <= a - offset and b - offset <= end]
+        pieces.append(_Piece(min(piece_boxes[1::4], default=0.0), text[start:end],
+                             piece_boxes, piece_inserted, margins))
+        start = end + 2  # the blank line between blocks is inserted: no glyph
+    return pieces
+
+
+def _by_position(ocr_pieces: list[_Piece], kept: list[_Piece]) -> list[_Piece]:
+    """Tesseract's blocks in its own reading order (it knows columns) merged
+    with the kept text-layer blocks in theirs: each kept block goes before
+    the first OCR'd block that starts below it, so a stamp at the foot of
+    the page comes last and one at its head first."""
+    placed: list[_Piece] = []
+    cursor = 0
+    for piece in kept:
+        while cursor < len(ocr_pieces) and ocr_pieces[cursor].top <= piece.top:
+            placed.append(ocr_pieces[cursor])
+            cursor += 1
+        placed.append(piece)
+    return placed + ocr_pieces[cursor:]
+
+
+def _place(pieces: list[_Piece], offset: int
+           ) -> tuple[str, list[float], list[int], list[tuple[int, int, float, float]]]:
+    """The page's text from its blocks in order, a blank line between two,
+    positions counted from ``offset`` in the document."""
+    texts: list[str] = []
+    boxes: list[float] = []
+    inserted: list[int] = []
+    margin_lines: list[tuple[int, int, float, float]] = []
+    position = offset
+    for index, piece in enumerate(pieces):
+        if index:
+            texts.append("\n\n")
+            inserted += (position, position + 1)
+            position += 2
+        texts.append(piece.text)
+        boxes += piece.boxes
+        inserted += [position + k for k in piece.inserted]
+        margin_lines += [(position + a, position + b, top, bottom)
+                         for a, b, top, bottom in piece.margin_lines]
+        position += len(piece.text)
+    return "".join(texts), boxes, inserted, margin_lines
+
+
+def _on_text_layer(box: tuple[float, float, float, float],
+                   glyphs: list[tuple[float, float, float, float]]) -> bool:
+    """At least half of ``box`` lies on the text layer's glyph boxes."""
+    x0, y0, x1, y1 = box
+    area = (x1 - x0) * (y1 - y0)
+    if area <= 0 or not glyphs:
+        return False
+    covered = 0.0
+    for g0, h0, g1, h1 in glyphs:
+        width = min(x1, g1) - max(x0, g0)
+        height = min(y1, h1) - max(y0, h0)
+        if width > 0 and height > 0:
+            covered += width * height
+    return covered >= _ON_TEXT_LAYER * area
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the forked program
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _run(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int,
-         limits: Any) -> bytes:
-    """Tesseract's hOCR of ``picture``, or the error that says why not."""
+         limits: Any, need: str = "has no text layer") -> bytes:
+    """Tesseract's hOCR of ``picture``, or the error that says why not
+    (``need``: why the page is OCR'd, as the sentence says it)."""
     from reviewer.ingestion.extract import ExtractionError as error
     where = f"page {number} of {pages}"
     timeout = limits.deadline - time.monotonic()
@@ -259,7 +447,7 @@ def _run(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int
     except FileNotFoundError:
         raise error(
             "ocr-failed",
-            f"Page {number} of {pages} has no text layer and needs OCR, but the OCR program "
+            f"Page {number} of {pages} {need} and needs OCR, but the OCR program "
             f"({options.command}) is not installed on this server; bin/setup installs it."
         ) from None
     except subprocess.TimeoutExpired:  # run() has killed it
@@ -275,7 +463,7 @@ def _run(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int
         installed = installed_languages(options.command, _tessdata(options))
         problem = language_problem(options.language, installed) or (
             f"the language data for {options.language!r} could not be read.")
-        raise error("ocr-failed", f"Page {number} of {pages} has no text layer and needs OCR, "
+        raise error("ocr-failed", f"Page {number} of {pages} {need} and needs OCR, "
                     f"which failed: {problem}")
     if _OUT_OF_MEMORY.search(stderr) or done.returncode == -signal.SIGABRT:
         raise error("memory", f"OCR of {where} ran out of memory.")
@@ -300,31 +488,28 @@ def _title_box(title: str) -> tuple[int, int, int, int] | None:
 
 
 def _read_hocr(
-    hocr: bytes, offset: int, scale_x: float, scale_y: float, page_height: float,
-) -> tuple[str, list[float], list[int], list[tuple[int, int, float, float]], int, float]:
-    """Text, boxes (points), inserted positions, margin lines, word count and
-    mean word confidence of one page's hOCR, in Tesseract's reading order."""
+    hocr: bytes, scale_x: float, scale_y: float, page_height: float,
+    text_layer: list[tuple[float, float, float, float]],
+) -> tuple[list[_Piece], int, float]:
+    """One page's hOCR as blocks (Tesseract's paragraphs, in its reading
+    order) with boxes in points, the number of words and their mean
+    confidence. Words lying on ``text_layer``'s glyph boxes are left out
+    (that text is the page's already)."""
     root = ElementTree.fromstring(hocr)
-    pieces: list[str] = []
-    boxes: list[float] = []
-    inserted: list[int] = []
-    margin_lines: list[tuple[int, int, float, float]] = []
     top_band = page_height * TextLines.band + 1.0
     bottom_band = page_height * (1.0 - TextLines.band) - 1.0
-    position = offset
     confidences: list[float] = []
-    blocks = 0
-
-    def insert(separator: str) -> None:
-        nonlocal position
-        pieces.append(separator)
-        inserted.extend(range(position, position + len(separator)))
-        position += len(separator)
+    pieces: list[_Piece] = []
 
     for paragraph in root.iter(f"{_HOCR}p"):
         if "ocr_par" not in paragraph.get("class", ""):
             continue
-        lines_written = 0
+        pieces_text: list[str] = []
+        boxes: list[float] = []
+        inserted: list[int] = []
+        margin_lines: list[tuple[int, int, float, float]] = []
+        position = 0
+        paragraph_top = 0.0
         for line in paragraph.iter(f"{_HOCR}span"):
             kind = line.get("class", "")
             if kind not in ("ocr_line", "ocr_caption", "ocr_header", "ocr_textfloat"):
@@ -333,23 +518,26 @@ def _read_hocr(
             if line_box is None:
                 continue
             top, bottom = line_box[1] * scale_y, line_box[3] * scale_y
-            words = _line_words(line)
+            words = [word for word in _line_words(line) if not text_layer or not _on_text_layer(
+                (word[1][0][0] * scale_x, top, word[1][-1][1] * scale_x, bottom), text_layer)]
             if not words:
                 continue
-            if lines_written:
-                insert("\n")
-            elif blocks:
-                insert("\n\n")
+            if position:
+                pieces_text.append("\n")
+                inserted.append(position)
+                position += 1
+            else:
+                paragraph_top = top
             start = position
             previous_x1: float | None = None
             for word_text, word_boxes, confidence in words:
                 if previous_x1 is not None:
                     # The space between two words: a box over the gap, so a
                     # highlight runs on across it as on a born-digital line.
-                    pieces.append(" ")
+                    pieces_text.append(" ")
                     boxes += (previous_x1 * scale_x, top, word_boxes[0][0] * scale_x, bottom)
                     position += 1
-                pieces.append(word_text)
+                pieces_text.append(word_text)
                 for x0, x1 in word_boxes:
                     boxes += (x0 * scale_x, top, x1 * scale_x, bottom)
                 position += len(word_text)
@@ -357,11 +545,11 @@ def _read_hocr(
                 confidences.append(confidence)
             if bottom <= top_band or top >= bottom_band:
                 margin_lines.append((start, position, top, bottom))
-            lines_written += 1
-        if lines_written:
-            blocks += 1
+        if position:
+            pieces.append(_Piece(paragraph_top, "".join(pieces_text), boxes, inserted,
+                                 margin_lines))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
-    return "".join(pieces), boxes, inserted, margin_lines, len(confidences), mean
+    return pieces, len(confidences), mean
 
 
 def _line_words(line: ElementTree.Element) -> list[tuple[str, list[tuple[int, int]], float]]:

@@ -6,15 +6,16 @@ never OCR'd, blank ones neither; limits and failures are sentences."""
 from __future__ import annotations
 
 import time
+from array import array
 from pathlib import Path
 
 import pymupdf
 import pytest
 
 from reviewer.ingestion import ExtractionError, extract_pdf, locate
-from reviewer.ingestion.ocr import OcrOptions, language_problem
+from reviewer.ingestion.ocr import OcrOptions, is_stamped_scan, language_problem
 from reviewer.ingestion.sandbox import run_isolated
-from tests.ocr_scans import ENGLISH, FRENCH, GERMAN, make_scan, tesseract_missing
+from tests.ocr_scans import ENGLISH, FRENCH, GERMAN, STAMP, make_scan, tesseract_missing
 from verification import verify_answer
 
 pytestmark = pytest.mark.skipif(bool(tesseract_missing()), reason=tesseract_missing() or "-")
@@ -102,6 +103,98 @@ def test_a_text_page_in_a_mixed_document_is_never_ocrd() -> None:
             == without_ocr.geometry.glyph_boxes(first.text_start, first.text_end))
 
 
+def test_a_scan_under_a_stamp_is_ocrd_and_the_stamp_is_read_once() -> None:
+    # A gazette's scanned page: the picture covers the page, and the only
+    # text layer is the stamp at its foot.
+    scan = make_scan(ENGLISH, stamp=STAMP)
+    without_ocr = extract_pdf(scan.data, ocr=None)
+    assert without_ocr.text == STAMP  # the scan's words are not in the text layer
+    document = extract_pdf(scan.data)
+    assert document.ocr is not None
+    (page,) = document.ocr.pages
+    assert page.number == 1 and page.words == sum(len(line.split()) for line in ENGLISH)
+    assert 50 < page.confidence <= 100
+    # The scan's lines by OCR, then the stamp (printed below them) exactly as
+    # its text layer has it, once: OCR's reading of the stamp is dropped.
+    assert document.text.split("\n") == [ENGLISH[0], ENGLISH[1], "", ENGLISH[2], "", STAMP]
+    stamp_start = document.text.index(STAMP)
+    layer = without_ocr.geometry.glyph_boxes(0, len(STAMP))
+    assert document.geometry.glyph_boxes(stamp_start, stamp_start + len(STAMP)) == layer
+    # A quote from the scan verifies and its highlight lies on the printed words.
+    quote = "late payments incur a fee of forty dollars"
+    report = verify_answer(f'The lease says "{quote}" [S1].', {"S1": document.text})
+    (citation,) = report.citations
+    assert citation.outcome == "verified"
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    (on_page,) = locate(document, citation.chunk_start, citation.chunk_end)
+    words = scan.words()
+    line = next(w[1] for w in words if w[4] == "payments")  # the quoted words' line
+    printed = [w for w in words if w[1] == line and w[4].lower() in quote.split()]
+    assert len(printed) == len(quote.split())
+    for x0, y0, x1, y1, word in printed:
+        middle_x, middle_y = (x0 + x1) / 2, (y0 + y1) / 2
+        assert any(r[0] - 1 <= middle_x <= r[2] + 1 and r[1] - 1 <= middle_y <= r[3] + 1
+                   for r in on_page["rects"]), word
+
+
+def _page_over_a_picture(words: list[tuple[str, float]]) -> bytes:
+    """A born-digital page: a full-page picture (a scan of the English
+    lines, standing for a photo) and, over it, ``words`` as real text, each
+    (text, font size) on a line of its own."""
+    picture = pymupdf.open(stream=make_scan(ENGLISH).data, filetype="pdf")[0].get_pixmap(dpi=100)
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_image(page.rect, pixmap=picture)
+    y = 80.0
+    for text, size in words:
+        page.insert_text((40, y), text, fontname="helv", fontsize=size)
+        y += size * 1.6
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("words", [
+    # An earlier OCR layer, or a brochure's text over a photo: the text is the content.
+    [(line, 13.0) for line in FRENCH],
+    # A closing slide: a short title set large over a photo.
+    [("Questions?", 36.0)],
+])
+def test_a_text_page_over_a_full_page_picture_is_not_ocrd(words: list[tuple[str, float]]) -> None:
+    data = _page_over_a_picture(words)
+    document = extract_pdf(data)
+    assert document.ocr is None
+    without_ocr = extract_pdf(data, ocr=None)
+    assert document.text.encode() == without_ocr.text.encode()
+    assert (document.geometry.glyph_boxes(0, len(document.text))
+            == without_ocr.geometry.glyph_boxes(0, len(document.text)))
+
+
+def test_a_stamp_over_a_picture_covering_half_the_page_is_not_ocrd() -> None:
+    data = make_scan(ENGLISH, stamp=STAMP, picture_share=0.5).data
+    document = extract_pdf(data)
+    assert document.ocr is None
+    assert document.text == STAMP
+
+
+def test_the_stamp_rule_needs_all_three_measures() -> None:
+    """Small text, covering little of the page, over one picture covering
+    nearly all of it: each measure alone is not enough."""
+    def page_of(data: bytes) -> pymupdf.Page:
+        return pymupdf.open(stream=data, filetype="pdf")[0]
+
+    def stamped(data: bytes) -> bool:
+        document = extract_pdf(data, ocr=None)
+        boxes = array("f", document.geometry.glyph_boxes(0, len(document.text)))
+        return is_stamped_scan(page_of(data), document.text, boxes)
+
+    assert stamped(make_scan(ENGLISH, stamp=STAMP).data)
+    turned = pymupdf.open(stream=make_scan(ENGLISH, stamp=STAMP).data, filetype="pdf")
+    turned[0].set_rotation(90)  # a scan filed sideways is one still
+    assert stamped(turned.tobytes())
+    assert not stamped(make_scan(ENGLISH, stamp=STAMP, picture_share=0.5).data)  # picture
+    assert not stamped(_page_over_a_picture([("Questions?", 36.0)]))  # share of the page
+    assert not stamped(_page_over_a_picture([(line, 13.0) for line in ENGLISH]))  # characters
+
+
 def test_a_blank_page_is_not_ocrd() -> None:
     told: list[tuple[object, ...]] = []
     document = extract_pdf(make_scan(ENGLISH, pages=2, text_pages=(1,), blank_pages=(2,)).data,
@@ -140,6 +233,16 @@ def test_no_ocr_program_is_a_sentence_not_a_crash(english_scan: bytes) -> None:
     assert caught.value.kind == "ocr-failed"
     assert caught.value.message == (
         "Page 1 of 1 has no text layer and needs OCR, but the OCR program "
+        "(/nonexistent/tesseract) is not installed on this server; bin/setup installs it.")
+
+
+def test_a_stamped_scan_without_the_ocr_program_says_why_it_needed_ocr() -> None:
+    with pytest.raises(ExtractionError) as caught:
+        extract_pdf(make_scan(ENGLISH, stamp=STAMP).data,
+                    ocr=OcrOptions(command="/nonexistent/tesseract"))
+    assert caught.value.kind == "ocr-failed"
+    assert caught.value.message == (
+        "Page 1 of 1 is a scan under a stamp and needs OCR, but the OCR program "
         "(/nonexistent/tesseract) is not installed on this server; bin/setup installs it.")
 
 
