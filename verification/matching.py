@@ -797,7 +797,17 @@ def _superscript_markers(source: NormalizedText, start: int, end: int, quote: st
         candidate = "".join(pieces)
         if candidate == quote or (candidate and _respaced(candidate, quote)):
             return True
+        # A list bullet after the marker ("employees;⁸ • a mass layoff") is
+        # layout, not words: a quote that runs on into the next item drops it.
+        unbulleted = _BULLET_RUN.sub(" ", candidate).strip()
+        if unbulleted != candidate and (unbulleted == quote or _respaced(unbulleted, quote)):
+            return True
     return False
+
+
+#: List bullets as extracted: the bullet itself and the Symbol and Wingdings
+#: fonts' private-use code points for it, with the spaces around them.
+_BULLET_RUN = re.compile(" *[\u2022\u25aa\u25e6\u2023\uf0b7\uf0a7\uf0d8] *")
 
 
 def _significant(token: str) -> bool:

@@ -620,6 +620,12 @@ _GATES = ("Trapped ions are a leading platform for a quantum computer realizatio
      "Mayo Clinic.",
      "St. Jude Hospital, Memphis, Tennessee, USA; Department of Pharmaceutical Sciences, "
      "Mayo Clinic.", "8"),
+    # the marker ends a list item and the next item's bullet follows (a CRS
+    # primer outside the corpus; the Symbol font's bullet is private-use)
+    ("losses that affect at least 50 employees;\u2078\n\n\uf0b7 a mass layoff that affects",
+     "losses that affect at least 50 employees; a mass layoff that affects", "8"),
+    ("losses that affect at least 50 employees;\u2078\n\n\u2022 a mass layoff that affects",
+     "losses that affect at least 50 employees; a mass layoff that affects", "8"),
 ])
 def test_a_superscript_marker_after_a_word_is_a_named_repair(
     source: str, quote: str, marker: str
@@ -637,6 +643,11 @@ def test_a_superscript_marker_after_a_word_is_a_named_repair(
      "highest-ranked passage"),
     (_GATES, "platform for a quantum computer realization 3,5 and logic gates5-7 with high "
      "fidelity"),
+    # beside a bullet, a changed marker or a changed number still counts
+    ("losses that affect at least 50 employees;\u2078\n\n\uf0b7 a mass layoff that affects",
+     "losses that affect at least 50 employees;9 a mass layoff that affects"),
+    ("losses that affect at least 50 employees;\u2078\n\n\uf0b7 a mass layoff that affects",
+     "losses that affect at least 5 employees;8 a mass layoff that affects"),
     # a real number beside it changed
     (_TRIVIA, "WebQuestions and TriviaQA6, we use the highest-ranked passage from BM26 that"),
     # exponents: after a unit, a short word or symbol, a function, a power of ten
