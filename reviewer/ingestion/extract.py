@@ -592,7 +592,9 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
             for char in span_chars:
                 boxes += char["bbox"] * len(char["c"])
         texts.append(text)
-    text = _CONTROL.sub(" ", texts[0] if len(texts) == 1 else "".join(texts))
+    text = texts[0] if len(texts) == 1 else "".join(texts)
+    if not text.isprintable():  # a control character is never printable
+        text = _CONTROL.sub(" ", text)
     # Leading and trailing blanks carry no glyph worth highlighting; the
     # replacement above is one for one, so boxes stay aligned.
     stripped = text.strip()
