@@ -40,9 +40,12 @@ What it reports, on the same files in one run:
    the database) against a
    plain ``for page in doc: page.get_text("rawdict")`` loop that drops each
    page's dict, and against that loop with ``extract_pdf``'s own flags (the
-   plain default also decodes images, which ours skips). CPU time of this
-   process (``time.process_time``; MuPDF is single-threaded), modes
-   interleaved, best of N.
+   plain default also decodes images, which ours skips, so that loop is the
+   fair yardstick). CPU time of this process (``time.process_time``; MuPDF is
+   single-threaded); each repeat runs the three modes back to back on a file,
+   in a rotating order, and a file's figure is its best of N. The ratios are
+   also given repeat by repeat, so the spread a busy machine adds is seen, and
+   for the fastest and slowest corpus file.
 4. Peak memory of the same three, each in a fresh child process: VmHWM after
    the work minus VmRSS just before it, with the high-water mark reset through
    /proc/self/clear_refs after the imports and after reading the file (so both
@@ -54,7 +57,8 @@ What it reports, on the same files in one run:
    grows per page (dicts kept) or only with the text kept.
 5. Stored geometry, bytes written by ``write_geometry`` / ``len(text)`` (goal: at
    most 16 bytes),
-   and a summary of the goals: hit rate >= 98 %, time and memory <= 1.5x.
+   and a summary of the goals: hit rate >= 98 %, time <= 1.2x (issue 23),
+   memory <= 1.5x.
 6. OCR, timed apart: sections 3 and 4 read text layers only (``ocr=None``: a
    page without one stays empty, and a file with no text layer at all is left
    out there), since OCR costs seconds a page where a text layer costs
@@ -118,6 +122,7 @@ from reviewer.ingestion import (  # noqa: E402
     find_furniture,
     locate,
 )
+from reviewer.ingestion import extract as extract_module  # noqa: E402
 from reviewer.ingestion.extract import _TEXT_FLAGS  # noqa: E402
 from reviewer.ingestion.ocr import OcrOptions, has_drawing, installed_languages  # noqa: E402
 
@@ -126,13 +131,14 @@ BOOK_PAGES = 350
 SMALL_BOOK_PAGES = 35
 TOLERANCE = 1.5  # points around a located rectangle that still count as inside
 GOAL_HIT_RATE = 0.98
-GOAL_RATIO = 1.5
+GOAL_TIME_RATIO = 1.2
+GOAL_MEMORY_RATIO = 1.5
 GOAL_BYTES_PER_CHAR = 16.0
 WORST_MISSES = 15
 
 
 MODES = ("ours", "plain", "same-flags")
-SECTIONS = ("hits", "time", "memory", "ocr")
+SECTIONS = ("hits", "time", "stages", "memory", "ocr")
 
 
 @dataclass(frozen=True)
@@ -161,7 +167,6 @@ class Entry:
     status: str = ""
     message: str = ""
     geometry_bytes: int = 0  # bytes written by write_geometry()
-    first_seconds: float = math.nan  # CPU time of the status pass's ingestion
 
     @property
     def name(self) -> str:
@@ -809,6 +814,7 @@ class Measures:
     chars: int
     geometry: int
     seconds: dict[str, float] = field(default_factory=dict)
+    samples: dict[str, list[float]] = field(default_factory=dict)  # every repeat's seconds
     memory: dict[str, float] = field(default_factory=dict)
 
 
@@ -821,18 +827,14 @@ def section_status(entries: list[Entry]) -> dict[str, Measures]:
     rows = []
     for entry in entries:
         entry.data = entry.path.read_bytes()
-        gc.collect()
-        started = time.process_time()
         try:
             entry.doc, entry.geometry_bytes = ingest_document(entry.data, ocr=OcrOptions())
-            entry.first_seconds = time.process_time() - started
             entry.status = "ok"
             entry.message = f"{entry.doc.page_count} pages, {len(entry.doc.text):,} chars"
             if entry.doc.ocr is not None:
                 ocred = [p.number for p in entry.doc.ocr.pages]
                 entry.message += (f" (OCR: page{'s' if len(ocred) > 1 else ''} "
                                   f"{', '.join(map(str, ocred))})")
-                entry.first_seconds = math.inf  # timed below without OCR, if it can be
         except ExtractionError as error:
             entry.status = error.kind
             entry.message = error.message
@@ -944,9 +946,10 @@ def section_hits(entries: list[Entry], plan: Plan, seed: int) -> tuple[int, int]
 
 def section_time(entries: list[Entry], plan: Plan, results: dict[str, Measures]) -> None:
     print(f"\n3. Ingestion time, CPU seconds of this process, best of {plan.repeats} "
-          f"({plan.book_repeats} for the {BOOK_PAGES}-page book), modes interleaved\n")
-    print("  ours       = extract_pdf + find_furniture + chunk_text + write_geometry "
-          "(its first sample is the status pass)\n"
+          f"({plan.book_repeats} for the {BOOK_PAGES}-page book); every repeat runs the "
+          "three modes\n   back to back on one file, in a rotating order\n")
+    print("  ours       = extract_pdf (text layers, no OCR) + find_furniture + chunk_text + "
+          "write_geometry\n"
           "  plain      = for page in doc: page.get_text('rawdict'), each dict dropped "
           "(default flags: images included)\n"
           "  same-flags = the plain loop with extract_pdf's flags (ligatures, mediabox "
@@ -954,19 +957,17 @@ def section_time(entries: list[Entry], plan: Plan, results: dict[str, Measures])
     for entry in entries:
         if entry.doc is None or entry.name == SMALL_BOOK or entry.name not in results:
             continue  # the 35-page book is there for the memory flatness check only
-        best = {mode: math.inf for mode in MODES}
-        best["ours"] = entry.first_seconds
+        samples: dict[str, list[float]] = {mode: [] for mode in MODES}
         repeats = plan.book_repeats if entry.name == BOOK else plan.repeats
         for repeat in range(repeats):
-            # ours ran in the status pass (unless that pass OCR'd some pages)
-            modes = MODES[1:] if repeat == 0 and best["ours"] < math.inf else MODES
-            shift = repeat % len(modes)
-            for mode in modes[shift:] + modes[:shift]:
+            shift = repeat % len(MODES)
+            for mode in MODES[shift:] + MODES[:shift]:
                 gc.collect()
                 started = time.process_time()
                 WORKLOADS[mode](entry.data)
-                best[mode] = min(best[mode], time.process_time() - started)
-        results[entry.name].seconds = best
+                samples[mode].append(time.process_time() - started)
+        results[entry.name].samples = samples
+        results[entry.name].seconds = {mode: min(samples[mode]) for mode in MODES}
     rows = []
     for name, m in results.items():
         if not m.seconds:
@@ -984,6 +985,183 @@ def section_time(entries: list[Entry], plan: Plan, results: dict[str, Measures])
                      fmt_ratio(ratio_of(sums["ours"], sums["same-flags"]))])
     table(["file", "pages", "chars", "ours s", "plain s", "same-flags s", "ours/plain",
            "ours/same-flags"], rows)
+    print("  plain decodes every image, which ours skips: on the scans and the figure-heavy "
+          "files that is most of\n  its time, so ours/plain flatters ingestion there. "
+          "same-flags reads the same text page as ours: it is\n  the fair yardstick, and "
+          "the goal (issue 23: <= 1.2x) is judged on it.")
+    timed = [n for n in results if results[n].seconds]
+    print("\n  Ratios ours/same-flags (and ours/plain) line by line:")
+    for label, names in [*groups(results), (f"{BOOK_PAGES}-page book", [BOOK])]:
+        names = [n for n in names if n in timed]
+        if not names:
+            continue
+        spread = repeat_ratios(results, names)
+        print(f"    {label:34s} best of each {time_ratio(results, names, 'same-flags'):.2f}x "
+              f"({time_ratio(results, names, 'plain'):.2f}x); repeat by repeat "
+              + ", ".join(f"{r:.2f}x" for r in spread))
+    corpus = [n for n in timed if n not in (BOOK, SMALL_BOOK, ROTATED)]
+    if corpus:
+        ordered = sorted(corpus, key=lambda n: time_ratio(results, [n], "same-flags"))
+        for label, name in (("fastest corpus file", ordered[0]),
+                            ("slowest corpus file", ordered[-1])):
+            print(f"    {label + ' (' + short(name, 30) + ')':52s} "
+                  f"{time_ratio(results, [name], 'same-flags'):.2f}x "
+                  f"({time_ratio(results, [name], 'plain'):.2f}x)")
+
+
+def time_ratio(results: dict[str, Measures], names: Sequence[str], yardstick: str) -> float:
+    """Summed best times, ours over ``yardstick``."""
+    return ratio_of(sum(results[n].seconds["ours"] for n in names),
+                    sum(results[n].seconds[yardstick] for n in names))
+
+
+def repeat_ratios(results: dict[str, Measures], names: Sequence[str]) -> list[float]:
+    """ours/same-flags summed over ``names`` for each repeat on its own: the spread a
+    busy machine puts on the best-of figure."""
+    repeats = min(len(results[n].samples["ours"]) for n in names)
+    return [ratio_of(sum(results[n].samples["ours"][r] for n in names),
+                     sum(results[n].samples["same-flags"][r] for n in names))
+            for r in range(repeats)]
+
+
+# Where ingestion's time goes: each stage is the self time (CPU) of the functions
+# named, wrapped for one pass; the first two are MuPDF's work, the same in the
+# same-flags loop. Names a version of the code lacks are skipped.
+STAGES: tuple[tuple[str, tuple[tuple[object, str], ...]], ...] = (
+    ("text page (MuPDF: get_textpage)", ((pymupdf.Page, "get_textpage"),)),
+    ("rawdict (MuPDF builds the dicts: get_text)", ((pymupdf.Page, "get_text"),)),
+    ("characters counted before the rawdict",
+     ((pymupdf.TextPage, "extractText"), (extract_module, "_chars_at_most"))),
+    ("lines: text and boxes from the rawdict", ((extract_module, "_read_line"),)),
+    ("layout: markers, columns, reading order",
+     tuple((extract_module, name) for name in ("median", "attach_markers", "block_of",
+                                               "split_columns", "page_order",
+                                               "reading_order"))),
+    ("rest of the page: rawdict freed, text and boxes written, page sizes",
+     ((extract_module, "_extract_page"),)),
+    ("document: open, load pages, spool text, geometry file",
+     ((extract_module, "extract_pdf"),)),
+)
+
+
+class _StageClock:
+    """Self time per stage: a stage's clock stops while a nested stage runs."""
+
+    def __init__(self) -> None:
+        self.seconds: Counter[str] = Counter()
+        self.running: list[list[object]] = []  # [stage, started]
+
+    def wrap(self, stage: str, function: Callable[..., object]) -> Callable[..., object]:
+        def timed(*args: object, **kwargs: object) -> object:
+            now = time.process_time()
+            if self.running:
+                outer = self.running[-1]
+                self.seconds[str(outer[0])] += now - float(outer[1])  # type: ignore[arg-type]
+            self.running.append([stage, now])
+            try:
+                return function(*args, **kwargs)
+            finally:
+                now = time.process_time()
+                self.seconds[stage] += now - float(self.running.pop()[1])  # type: ignore[arg-type]
+                if self.running:
+                    self.running[-1][1] = now
+        return timed
+
+
+def stage_pass(datas: Sequence[bytes]) -> Counter[str]:
+    """One ingestion of each file with every stage's functions wrapped."""
+    clock = _StageClock()
+    saved = []
+    for stage, targets in STAGES:
+        for owner, name in targets:
+            if hasattr(owner, name):
+                saved.append((owner, name, getattr(owner, name)))
+                setattr(owner, name, clock.wrap(stage, getattr(owner, name)))
+    try:
+        for data in datas:
+            gc.collect()
+            extracted = extract_module.extract_pdf(data, ocr=None)
+            started = time.process_time()
+            furniture = find_furniture(extracted)
+            furnished = time.process_time()
+            chunk_text(extracted.text, target_size=1200, overlap=200, exclude=furniture)
+            chunked = time.process_time()
+            _write_geometry(extracted)
+            clock.seconds["furniture"] += furnished - started
+            clock.seconds["chunks"] += chunked - furnished
+            clock.seconds["geometry written to a file"] += time.process_time() - chunked
+    finally:
+        for owner, name, original in reversed(saved):
+            setattr(owner, name, original)
+    return clock.seconds
+
+
+def yardstick_pass(datas: Sequence[bytes]) -> Counter[str]:
+    """The same-flags loop, split: open and load, text page, rawdict, freeing it."""
+    seconds: Counter[str] = Counter()
+    for data in datas:
+        gc.collect()
+        started = time.process_time()
+        doc = pymupdf.open(stream=data, filetype="pdf")
+        seconds["open, load pages"] += time.process_time() - started
+        for index in range(doc.page_count):
+            started = time.process_time()
+            page = doc.load_page(index)
+            loaded = time.process_time()
+            textpage = page.get_textpage(flags=_TEXT_FLAGS)
+            paged = time.process_time()
+            raw = page.get_text("rawdict", textpage=textpage)
+            built = time.process_time()
+            del raw, textpage
+            seconds["open, load pages"] += loaded - started
+            seconds["text page"] += paged - loaded
+            seconds["rawdict"] += built - paged
+            seconds["rawdict freed"] += time.process_time() - built
+        doc.close()
+    return seconds
+
+
+def section_stages(entries: list[Entry], results: dict[str, Measures]) -> None:
+    print("\n3b. Where ingestion's time goes: CPU self time of each stage in one pass "
+          "(functions wrapped), and\n    the same-flags loop split the same way; "
+          "shares of ours, and each stage over the whole same-flags loop\n")
+    by_name = {e.name: e for e in entries}
+    corpus = [n for n in results if n not in (BOOK, SMALL_BOOK, ROTATED)]
+    columns = [("corpus", corpus), (f"{BOOK_PAGES}p book", [BOOK] if BOOK in results else [])]
+    columns = [(label, names) for label, names in columns if names]
+    ours = {label: stage_pass([by_name[n].data for n in names]) for label, names in columns}
+    yard = {label: yardstick_pass([by_name[n].data for n in names]) for label, names in columns}
+    stages = [stage for stage, _ in STAGES] + ["furniture", "chunks",
+                                               "geometry written to a file"]
+    rows = []
+    for stage in stages:
+        row: list[object] = [stage]
+        for label, _ in columns:
+            total, loop = sum(ours[label].values()), sum(yard[label].values())
+            value = ours[label][stage]
+            row += [f"{value:.3f}", f"{value / total:.0%}", f"{value / loop:.3f}"]
+        rows.append(row)
+    rows.append(["TOTAL (clock reads add a little)",
+                 *[cell for label, _ in columns for cell in (
+                     f"{sum(ours[label].values()):.3f}", "100%",
+                     f"{sum(ours[label].values()) / sum(yard[label].values()):.3f}")]])
+    for part in ("open, load pages", "text page", "rawdict", "rawdict freed"):
+        row = [f"same-flags loop: {part}"]
+        for label, _ in columns:
+            loop = sum(yard[label].values())
+            row += [f"{yard[label][part]:.3f}", f"{yard[label][part] / loop:.0%}",
+                    f"{yard[label][part] / loop:.3f}"]
+        rows.append(row)
+    table(["stage", *[h for label, _ in columns for h in (f"{label} s", "share",
+                                                          "/ same-flags")]], rows)
+    print("  MuPDF's text page and rawdict are the yardstick's own work; ingestion reads the "
+          "rawdict with Python's\n  cyclic GC paused (the loop leaves it on), which is why "
+          "its rawdict stage can cost less than the loop's.")
+
+
+def _write_geometry(extracted: ExtractedDocument) -> None:
+    with tempfile.TemporaryFile() as handle:
+        extracted.write_geometry(handle)
 
 
 def section_ocr(entries: list[Entry]) -> float | None:
@@ -1124,8 +1302,9 @@ def deep_size(value: object) -> int:
 
 def goals(entries: list[Entry], hits: tuple[int, int] | None,
           results: dict[str, Measures]) -> None:
-    print("\n5. Goals (time and memory as ratios ours / yardstick; the issue's yardstick is "
-          "plain)\n")
+    print("\n5. Goals (time and memory as ratios ours / yardstick: plain is the issue's loop, "
+          "same-flags the same\n   loop reading the same text page as ours, the fair one "
+          "for time)\n")
     rows: list[list[object]] = []
     if hits is not None and hits[1]:
         rate = hits[0] / hits[1]
@@ -1153,16 +1332,22 @@ def goals(entries: list[Entry], hits: tuple[int, int] | None,
         r = ratios(kind, names)
         if all(math.isnan(v) for v in r):
             continue  # section skipped
-        rows.append([label, times(r[0]), times(r[1]), f"<= {GOAL_RATIO}x",
-                     verdict(r[0], GOAL_RATIO), verdict(r[1], GOAL_RATIO)])
-    for kind in ("seconds", "memory"):
-        worst = max(corpus, key=lambda n: nan_low(ratios(kind, [n])[0]), default=None)
+        goal = GOAL_TIME_RATIO if kind == "seconds" else GOAL_MEMORY_RATIO
+        rows.append([label, times(r[0]), times(r[1]), f"<= {goal}x",
+                     verdict(r[0], goal), verdict(r[1], goal)])
+    # Time is judged on totals (a one-page file's figure is mostly noise); the
+    # slowest file is shown, the slowest file's memory judged.
+    for kind, yardstick in (("seconds", 1), ("memory", 0)):
+        worst = max(corpus, key=lambda n: nan_low(ratios(kind, [n])[yardstick]), default=None)
         if worst is not None and not math.isnan(ratios(kind, [worst])[0]):
             r = ratios(kind, [worst])
-            rows.append([f"{'time' if kind == 'seconds' else 'memory'}, worst corpus file "
-                         f"({short(worst, 24)})", times(r[0]), times(r[1]),
-                         f"<= {GOAL_RATIO}x", verdict(r[0], GOAL_RATIO),
-                         verdict(r[1], GOAL_RATIO)])
+            if kind == "seconds":
+                rows.append([f"time, slowest corpus file ({short(worst, 24)})", times(r[0]),
+                             times(r[1]), "shown", "", ""])
+            else:
+                rows.append([f"memory, worst corpus file ({short(worst, 24)})", times(r[0]),
+                             times(r[1]), f"<= {GOAL_MEMORY_RATIO}x",
+                             verdict(r[0], GOAL_MEMORY_RATIO), verdict(r[1], GOAL_MEMORY_RATIO)])
     worst = max(results, key=lambda n: results[n].geometry / results[n].chars)
     bpc = results[worst].geometry / results[worst].chars
     rows.append([f"geometry B/char, worst ({short(worst, 24)})", f"{bpc:.2f}", "",
@@ -1217,6 +1402,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 hits = section_hits(entries, plan, args.seed)
             elif name == "time":
                 section_time(entries, plan, results)
+            elif name == "stages":
+                section_stages(entries, results)
             elif name == "ocr":
                 section_ocr(entries)
             else:

@@ -41,7 +41,10 @@ Lines in the top and bottom margins are noted on the way
 from __future__ import annotations
 
 import codecs
+import functools
+import gc
 import re
+import sys
 import tempfile
 import time
 import zlib
@@ -416,13 +419,61 @@ def _pdf_boxes(page: pymupdf.Page) -> tuple[Box, Box]:
     return (media.x0, media.y0, media.x1, media.y1), crop_pdf
 
 
+# Bytes of MuPDF's text page per character of its plain text, at the least:
+# each glyph is a 72-byte fz_stext_char in the page's memory pool, each line
+# and block that adds a line break a larger struct (the corpus has 60-75 bytes
+# of pool per character of extractText()); a quarter of that is a safe bound.
+# The pool reports the 4 KB chunks it added after its first one; the slack
+# covers that first chunk many times over.
+_POOL_BYTES_PER_CHAR = 16
+_POOL_SLACK = 1 << 16
+
+
+def _chars_at_most(textpage: pymupdf.TextPage) -> int:
+    """An upper bound on ``len(textpage.extractText())`` from the size of the
+    text page's memory pool, which costs nothing to read where the plain
+    text costs a pass over every glyph; ``sys.maxsize`` when unknown."""
+    try:
+        size = pymupdf.mupdf.ll_fz_pool_size(textpage.this.m_internal.pool)
+    except Exception:  # a PyMuPDF without these bindings: count the characters
+        return sys.maxsize
+    return (int(size) + _POOL_SLACK) // _POOL_BYTES_PER_CHAR
+
+
+def _cyclic_gc_paused[**P, R](read: Callable[P, R]) -> Callable[P, R]:
+    """``read`` with Python's cyclic garbage collector paused while it runs.
+
+    A page's rawdict is a few million small dicts and tuples, none of them in
+    a cycle: reference counting frees them all when the page is done. While
+    they are alive, every collection the allocations trigger walks all of
+    them again, which cost a fifth of the time of reading a page. The
+    collector resumes after the page (and collects then whatever cycles the
+    page left), as it was: a caller that had it off keeps it off.
+    """
+
+    @functools.wraps(read)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> R:
+        if not gc.isenabled():
+            return read(*args, **kwargs)
+        gc.disable()
+        try:
+            return read(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return paused
+
+
+@_cyclic_gc_paused
 def _extract_page(
     page: pymupdf.Page, number: int, offset: int, limits: _Limits, pages: int
 ) -> _PageText:
     # MuPDF's text page costs tens of bytes a glyph, the rawdict built from it
     # hundreds: count the characters on the first before making the second.
     textpage = page.get_textpage(flags=_TEXT_FLAGS)
-    chars = len(textpage.extractText())
+    chars = _chars_at_most(textpage)
+    if chars > limits.max_page_chars:
+        chars = len(textpage.extractText())
     if chars > limits.max_page_chars:
         raise ExtractionError(
             "page-chars",
@@ -434,9 +485,12 @@ def _extract_page(
     raw = page.get_text("rawdict", flags=_TEXT_FLAGS, textpage=textpage)
     del textpage
     # rawdict boxes are relative to the unrotated crop box; this maps them to
-    # the page as displayed.
-    rotation = page.rotation_matrix
-    matrix: _Matrix = tuple(float(rotation[k]) for k in range(6))  # type: ignore[assignment]
+    # the page as displayed (the identity on an unrotated page).
+    degrees = page.rotation
+    matrix: _Matrix = _IDENTITY
+    if degrees:
+        rotation = page.rotation_matrix
+        matrix = tuple(float(rotation[k]) for k in range(6))  # type: ignore[assignment]
     page_lines: list[list[Line]] = []
     seen = 0
     for raw_block in raw["blocks"]:
@@ -465,7 +519,7 @@ def _extract_page(
     # A table reads by its rows: each row a block, its cells left to right.
     blocks = read_tables(blocks, line_height, lambda area: ruling_lines(page, matrix, area))
     pieces: list[str] = []
-    line_boxes: list[float] = []
+    boxes: array[float] = array("f")  # float32, converted a line at a time
     inserted: list[int] = []
     # Text lines ("\n" to "\n", side-by-side lines joined) in the margin
     # bands, for furniture detection; a point of slack covers float32 rounding.
@@ -497,18 +551,16 @@ def _extract_page(
                 position += 1
                 start, top, bottom = position, line.y0, line.y1
             pieces.append(line.text)
-            line_boxes += line.boxes
+            boxes.fromlist(line.boxes)
             position += len(line.text)
             previous = line
         if bottom <= top_band or top >= bottom_band:
             margin_lines.append((start, position, top, bottom))
     text = "".join(pieces)
-    boxes: array[float] = array("f")
-    boxes.fromlist(line_boxes)
     media, crop = _pdf_boxes(page)
     info = PageInfo(
         number=number, text_start=offset, text_end=offset + len(text),
-        width=rect.width, height=rect.height, rotation=page.rotation,
+        width=rect.width, height=rect.height, rotation=degrees,
         mediabox=media, cropbox=crop,
     )
     return _PageText(info, text, boxes, inserted, margin_lines)
@@ -521,19 +573,30 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
         dx, dy = raw_line["dir"]
         spans = sorted(spans, key=lambda s: s["origin"][0] * dx + s["origin"][1] * dy)
     texts: list[str] = []
-    char_boxes: list[Box] = []
+    # Four floats a character, in the order of the text. ``boxes += box``
+    # (a list extended by a tuple) is the cheapest way CPython has to flatten
+    # the rawdict's box tuples, and this loop runs for every glyph.
+    boxes: list[float] = []
+    # Whether every glyph gave exactly one character (then a span's bbox is
+    # the union of the boxes kept).
+    one_to_one = True
     for span in spans:
         span_chars = span["chars"]
         text = "".join([char["c"] for char in span_chars])
         if len(text) == len(span_chars):
-            char_boxes += [char["bbox"] for char in span_chars]
+            for char in span_chars:
+                boxes += char["bbox"]
         else:
             # A glyph with no character is dropped; one that maps to several
             # (ActualText) gives each of them the glyph's box, so text and
             # boxes stay aligned.
-            char_boxes += [char["bbox"] for char in span_chars for _ in char["c"]]
+            one_to_one = False
+            for char in span_chars:
+                boxes += char["bbox"] * len(char["c"])
         texts.append(text)
-    text = _CONTROL.sub(" ", texts[0] if len(texts) == 1 else "".join(texts))
+    text = texts[0] if len(texts) == 1 else "".join(texts)
+    if not text.isprintable():  # a control character is never printable
+        text = _CONTROL.sub(" ", text)
     # Leading and trailing blanks carry no glyph worth highlighting; the
     # replacement above is one for one, so boxes stay aligned.
     stripped = text.strip()
@@ -541,13 +604,16 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
         return None
     if len(stripped) != len(text):
         start = len(text) - len(text.lstrip())
-        char_boxes = char_boxes[start : start + len(stripped)]
-    if matrix != _IDENTITY:
-        char_boxes = _displayed(char_boxes, matrix)
-    boxes = list(chain.from_iterable(char_boxes))
+        boxes = boxes[4 * start : 4 * (start + len(stripped))]
     a, b, c, d, _, _ = matrix
     dx, dy = raw_line["dir"]
     horizontal = abs(b * dx + d * dy) < 0.1 and a * dx + c * dy > 0
+    if matrix != _IDENTITY:
+        boxes = _displayed(boxes, matrix)
+    elif one_to_one and len(spans) == 1 and len(stripped) == len(text):
+        # MuPDF's span bbox is the union of its glyphs' boxes: no pass over them.
+        x0, y0, x1, y1 = spans[0]["bbox"]
+        return Line(stripped, boxes, x0, y0, x1, y1, horizontal)
     return Line(
         stripped, boxes,
         min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]), max(boxes[3::4]),
@@ -555,30 +621,33 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
     )
 
 
-def _displayed(char_boxes: list[Box], matrix: _Matrix) -> list[Box]:
-    """Unrotated boxes mapped to the displayed page."""
+def _displayed(boxes: list[float], matrix: _Matrix) -> list[float]:
+    """Unrotated boxes (four floats each) mapped to the displayed page."""
     a, b, c, d, e, f = matrix
     # Affine map of two opposite corners; with a multiple of 90 degrees they
     # stay opposite corners, and the signs say which one is now top-left.
     flip_x = a + c < 0
     flip_y = b + d < 0
+    corners = zip(boxes[0::4], boxes[1::4], boxes[2::4], boxes[3::4], strict=True)
     # One comprehension per case (no per-character branching).
     if flip_x and flip_y:
-        return [
+        mapped = [
             (a * x1 + c * y1 + e, b * x1 + d * y1 + f, a * x0 + c * y0 + e, b * x0 + d * y0 + f)
-            for x0, y0, x1, y1 in char_boxes
+            for x0, y0, x1, y1 in corners
         ]
-    if flip_x:
-        return [
+    elif flip_x:
+        mapped = [
             (a * x1 + c * y1 + e, b * x0 + d * y0 + f, a * x0 + c * y0 + e, b * x1 + d * y1 + f)
-            for x0, y0, x1, y1 in char_boxes
+            for x0, y0, x1, y1 in corners
         ]
-    if flip_y:
-        return [
+    elif flip_y:
+        mapped = [
             (a * x0 + c * y0 + e, b * x1 + d * y1 + f, a * x1 + c * y1 + e, b * x0 + d * y0 + f)
-            for x0, y0, x1, y1 in char_boxes
+            for x0, y0, x1, y1 in corners
         ]
-    return [
-        (a * x0 + c * y0 + e, b * x0 + d * y0 + f, a * x1 + c * y1 + e, b * x1 + d * y1 + f)
-        for x0, y0, x1, y1 in char_boxes
-    ]
+    else:
+        mapped = [
+            (a * x0 + c * y0 + e, b * x0 + d * y0 + f, a * x1 + c * y1 + e, b * x1 + d * y1 + f)
+            for x0, y0, x1, y1 in corners
+        ]
+    return list(chain.from_iterable(mapped))
