@@ -24,8 +24,9 @@ prose (a name, a number, a date), one under another, plus the short rows
 between them that stay inside their width (headers, the next lines of a
 cell). Running prose in two or three columns never qualifies (all its pieces
 are prose, and its paragraphs are set aside first). Left as MuPDF reads them,
-since their rows cannot be told apart: a table with a paragraph inside its
-area, tables of contents side by side (dot leaders), a form's half whose
+since their rows cannot be told apart: an unruled table with a paragraph
+inside its area (ruled, a closed grid of rules reads it: see :func:`_grid`),
+tables of contents side by side (dot leaders), a form's half whose
 first row opens in lower case, and an unruled table whose cells wrap with a
 hyphen (text boxes in a figure).
 
@@ -389,43 +390,11 @@ def _grid(
     reader takes it); a cell is the column between two vertical rules; each
     line goes by its own middle, so lines set tight against a rule, or a
     bullet's tall box, fall on their side of it."""
-    first = next(row for row in region.rows if row.tabular)
-    middle = (first.y0 + first.y1) / 2
-    crossing = sorted(x for y0, y1, x in rules.vertical if y0 <= middle <= y1)
-    lefts = [x for x in crossing if x <= region.x0 + _RULE_SLACK]
-    rights = [x for x in crossing if x >= region.x1 - _RULE_SLACK]
-    if not lefts or not rights:
+    frame = _frame(region, rules)
+    if frame is None:
         return None
-    left, right = lefts[-1], rights[0]
-    if sum(1 for x in crossing if left <= x <= right) < _MIN_CELLS:
-        return None
-    # The grid's height: the left border's segments chained up and down
-    # (a border is often drawn one row at a time).
-    border = sorted(
-        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= _RULE_SLACK
-    )
-    top = bottom = middle
-    grown = True
-    while grown:
-        grown = False
-        for y0, y1 in border:
-            if y0 - _RULE_SLACK <= bottom and y1 + _RULE_SLACK >= top and (y0 < top or y1 > bottom):
-                top, bottom, grown = min(top, y0), max(bottom, y1), True
+    left, top, right, bottom = frame
     width = right - left
-
-    # A closed frame: rules across its whole width at its top and bottom
-    # (drawn whole or cell by cell), and its right border as tall as its
-    # left (not a box beside a table).
-    if not all(
-        _covers(
-            [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
-            left, right,
-        )
-        for edge in (top, bottom)
-    ) or not _covers(
-        [(y0, y1) for y0, y1, x in rules.vertical if abs(x - right) <= _RULE_SLACK], top, bottom
-    ):
-        return None
     bands = sorted({
         round(y, 1) for x0, x1, y in rules.horizontal
         if top - _RULE_SLACK <= y <= bottom + _RULE_SLACK
@@ -449,15 +418,70 @@ def _grid(
     cells: dict[tuple[int, int], list[Line]] = {}
     for line in inside:
         y, x = (line.y0 + line.y1) / 2, (line.x0 + line.x1) / 2
-        band = sum(1 for at in bands if at < y)
-        column = sum(
-            1 for y0, y1, at in rules.vertical if y0 <= y <= y1 and left + _RULE_SLACK < at < x
+        # The line's cell starts at the nearest rule above it across its
+        # column: a cell merged over several bands (its text centred in
+        # them) goes with the first.
+        cell_top = max(
+            (at for x0, x1, at in rules.horizontal
+             if top - _RULE_SLACK <= at < y and x0 <= x <= x1),
+            default=top,
         )
+        band = sum(1 for at in bands if at <= cell_top + _RULE_SLACK)
+        # Walls counted once however many segments draw them (cell by cell).
+        column = len({
+            round(at) for y0, y1, at in rules.vertical
+            if y0 <= y <= y1 and left + _RULE_SLACK < at < x
+        })
         cells.setdefault((band, column), []).append(line)
     rows: dict[int, list[Line]] = {}
     for (band, _column), cell in sorted(cells.items()):
         rows.setdefault(band, []).extend(_by_baseline(cell))
     return inside, [block_of(lines) for _band, lines in sorted(rows.items())]
+
+
+def _frame(region: _Region, rules: Rules) -> tuple[float, float, float, float] | None:
+    """The closed frame of rules (x0, y0, x1, y1) around the region's first
+    row of cells, with :data:`_MIN_CELLS` walls or more across that row: the
+    widest that closes, the region's own width first (a table beside a
+    column of prose shares its region, not its frame)."""
+    first = next(row for row in region.rows if row.tabular)
+    middle = (first.y0 + first.y1) / 2
+    crossing = sorted(x for y0, y1, x in rules.vertical if y0 <= middle <= y1)
+    lefts = [x for x in crossing if x <= first.pieces[0].x0 + _RULE_SLACK]
+    if not lefts:
+        return None
+    left = lefts[-1]
+    # The grid's height: the left border's segments chained up and down
+    # (a border is often drawn one row at a time).
+    border = sorted(
+        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= _RULE_SLACK
+    )
+    top = bottom = middle
+    grown = True
+    while grown:
+        grown = False
+        for y0, y1 in border:
+            if y0 - _RULE_SLACK <= bottom and y1 + _RULE_SLACK >= top and (y0 < top or y1 > bottom):
+                top, bottom, grown = min(top, y0), max(bottom, y1), True
+    beyond = [x for x in crossing if x >= region.x1 - _RULE_SLACK][:1]
+    within = [x for x in reversed(crossing) if left < x < region.x1 - _RULE_SLACK]
+    for right in beyond + within:
+        if sum(1 for x in crossing if left <= x <= right) < _MIN_CELLS:
+            break
+        # Closed: rules across its whole width at its top and bottom (drawn
+        # whole or cell by cell), and its right border as tall as its left.
+        if all(
+            _covers(
+                [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
+                left, right,
+            )
+            for edge in (top, bottom)
+        ) and _covers(
+            [(y0, y1) for y0, y1, x in rules.vertical if abs(x - right) <= _RULE_SLACK],
+            top, bottom,
+        ):
+            return left, top, right, bottom
+    return None
 
 
 def _covers(segments: list[tuple[float, float]], start: float, end: float) -> bool:
