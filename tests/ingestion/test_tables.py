@@ -184,7 +184,8 @@ def test_every_character_keeps_its_own_box(table: tuple[bytes, ExtractedDocument
 
 # A ruled grid whose cells hold paragraphs (MuPDF reads each as a block of
 # prose), with the first column's cell merged over two rows, drawn column by
-# column: only the rules tell its rows apart.
+# column: only the rules tell its rows apart. The merged cell's text sits
+# level with the second row, and goes with the first (pdfplumber's reading).
 _GRID_COLUMNS = (60.0, 150.0, 250.0, 420.0, 560.0)  # the vertical rules
 _GRID: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("Property",), ("Type",), ("What Is Assessed?",), ("Review Considerations",)),
@@ -225,6 +226,10 @@ def _grid_pdf() -> bytes:
             for k, line in enumerate(row[column]):
                 # Lines set tight: a line's box nearly touches the rule above.
                 baseline = tops[row_index] + 10 + k * _GRID_LEADING
+                if column == 0 and row_index == 1:
+                    # The merged cell's text is centred on it: below the
+                    # next row's top, where no rule crosses the first column.
+                    baseline = tops[2] + 6
                 page.insert_text((_GRID_COLUMNS[column] + 4, baseline), line, fontsize=10)
     page.insert_text((60, tops[-1] + 24), _GRID_AFTER, fontsize=10)
     return doc.tobytes()
