@@ -377,7 +377,7 @@ def _table_rows(
 
 
 def _grid(
-    region: _Region, lines: list[Line], rules: Rules, taken: set[int]
+    region: _Region, lines: list[Line], paragraphs: list[Line], rules: Rules, taken: set[int]
 ) -> tuple[list[Line], list[Block]] | None:
     """The table ruled around ``region`` as a grid, read by its rules: the
     lines inside the grid (paragraphs in its cells too) and its rows as
@@ -402,11 +402,19 @@ def _grid(
     })
     if len(bands) < _MIN_ROWS:
         return None
-    inside = [
-        ln for ln in lines
-        if ln.horizontal and id(ln) not in taken
-        and left <= (ln.x0 + ln.x1) / 2 <= right and top <= (ln.y0 + ln.y1) / 2 <= bottom
-    ]
+    def framed(ln: Line) -> bool:
+        return (
+            ln.horizontal and id(ln) not in taken
+            and left <= (ln.x0 + ln.x1) / 2 <= right and top <= (ln.y0 + ln.y1) / 2 <= bottom
+        )
+
+    # Only a grid holding a paragraph needs reading by its rules; one that
+    # frames only short lines (a table beside the paragraphs, whose rows may
+    # have no rules between them) is left as it was found.
+    inside_paragraphs = [ln for ln in paragraphs if framed(ln)]
+    if not inside_paragraphs:
+        return None
+    inside = [ln for ln in lines if framed(ln)] + inside_paragraphs
     # No line runs across a wall (prose set over the grid is no cell).
     for line in inside:
         y = (line.y0 + line.y1) / 2
@@ -602,7 +610,7 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
         if id(region) in with_paragraphs:
             # A cell holds paragraphs: only a grid of rules tells its rows
             # apart; without one, read as MuPDF does.
-            grid = _grid(region, candidates + paragraphs, page_rules, taken)
+            grid = _grid(region, candidates, paragraphs, page_rules, taken)
             if grid is None:
                 continue
             inside, rows = grid
