@@ -383,7 +383,8 @@ def _grid(
     lines inside the grid (paragraphs in its cells too) and its rows as
     blocks; None when no grid frames the region (vertical rules at
     :data:`_MIN_CELLS` places or more across its first row of cells, and
-    horizontal rules across its width at :data:`_MIN_ROWS` heights or more).
+    horizontal rules across its width at :data:`_MIN_ROWS` heights or more),
+    or when the grid holds no paragraph (then nothing needs its rules).
 
     A row is the band between two horizontal rules across a good part of
     the grid (a cell merged over several bands belongs to the first, as a
