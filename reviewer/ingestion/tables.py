@@ -24,8 +24,9 @@ prose (a name, a number, a date), one under another, plus the short rows
 between them that stay inside their width (headers, the next lines of a
 cell). Running prose in two or three columns never qualifies (all its pieces
 are prose, and its paragraphs are set aside first). Left as MuPDF reads them,
-since their rows cannot be told apart: a table with a paragraph inside its
-area, tables of contents side by side (dot leaders), a form's half whose
+since their rows cannot be told apart: an unruled table with a paragraph
+inside its area (ruled, a closed grid of rules reads it: see :func:`_grid`),
+tables of contents side by side (dot leaders), a form's half whose
 first row opens in lower case, and an unruled table whose cells wrap with a
 hyphen (text boxes in a figure).
 
@@ -254,8 +255,10 @@ def _in_first_column(region: _Region, piece: _Piece, line_height: float) -> bool
     return piece.x0 <= region.x0 + line_height
 
 
-def _ruled_gaps(region: _Region, rules: list[Rule]) -> list[bool]:
-    """For each text row after the first, whether a rule separates it from the one above."""
+def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> list[bool]:
+    """For each text row after the first, whether a rule separates it from
+    the one above: in the gap between their boxes, or in a grid (whose rules
+    may touch tightly set lines) anywhere between their middles."""
     width = region.x1 - region.x0
     # Rules across a good part of the table (not an underline inside a cell).
     across = [
@@ -264,7 +267,10 @@ def _ruled_gaps(region: _Region, rules: list[Rule]) -> list[bool]:
     ]
     gaps = []
     for above, below in zip(region.rows, region.rows[1:], strict=False):
-        low, high = above.y1 - _RULE_SLACK, below.y0 + _RULE_SLACK
+        if grid:
+            low, high = (above.y0 + above.y1) / 2, (below.y0 + below.y1) / 2
+        else:
+            low, high = above.y1 - _RULE_SLACK, below.y0 + _RULE_SLACK
         gaps.append(any(low <= y <= high for y in across))
     return gaps
 
@@ -316,14 +322,18 @@ def _hyphen_wrapped(region: _Region, line_height: float) -> bool:
     return False
 
 
-def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block] | None:
-    ruled_gaps = _ruled_gaps(region, rules.horizontal)
+def _table_rows(
+    region: _Region, rules: Rules, line_height: float, *, grid: bool = False
+) -> list[Block] | None:
+    """The region's rows as blocks; ``grid``: the region is a grid of rules
+    (see :func:`_framed`), whose rows only its rules separate."""
+    ruled_gaps = _ruled_gaps(region, rules.horizontal, grid=grid)
     # Ruled: rules stand between a good share of its rows of cells (a table
     # that only boxes its header is read as unruled).
     between = [
         ruled for ruled, below in zip(ruled_gaps, region.rows[1:], strict=False) if below.tabular
     ]
-    ruled = sum(between) >= max(2, _RULED_SHARE * len(between))
+    ruled = grid or sum(between) >= max(2, _RULED_SHARE * len(between))
     if not ruled and _hyphen_wrapped(region, line_height):
         return None  # rows that cannot be told apart without rules
     rows: list[list[_Cell]] = []
@@ -338,6 +348,8 @@ def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block
         )
         if index == 0 or ruled_gaps[index - 1]:
             new_row = True
+        elif grid:
+            new_row = False
         elif text_row.tabular:
             # Unruled, a row of cells is a row. Ruled, it may be the next
             # lines of multi-line cells: a row only when its first cell is.
@@ -362,6 +374,151 @@ def _table_rows(region: _Region, rules: Rules, line_height: float) -> list[Block
         cells.sort(key=lambda c: c.x0)
         blocks.append(block_of([line for cell in cells for line in cell.lines]))
     return blocks
+
+
+def _grid(
+    region: _Region, lines: list[Line], paragraphs: list[Line], rules: Rules, taken: set[int]
+) -> tuple[list[Line], list[Block]] | None:
+    """The table ruled around ``region`` as a grid, read by its rules: the
+    lines inside the grid (paragraphs in its cells too) and its rows as
+    blocks; None when no grid frames the region (vertical rules at
+    :data:`_MIN_CELLS` places or more across its first row of cells, and
+    horizontal rules across its width at :data:`_MIN_ROWS` heights or more),
+    or when the grid holds no paragraph (then nothing needs its rules).
+
+    A row is the band between two horizontal rules across a good part of
+    the grid (a cell merged over several bands belongs to the first, as a
+    reader takes it); a cell is the column between two vertical rules; each
+    line goes by its own middle, so lines set tight against a rule, or a
+    bullet's tall box, fall on their side of it."""
+    frame = _frame(region, rules)
+    if frame is None:
+        return None
+    left, top, right, bottom = frame
+    width = right - left
+    bands = sorted({
+        round(y, 1) for x0, x1, y in rules.horizontal
+        if top - _RULE_SLACK <= y <= bottom + _RULE_SLACK
+        and min(x1, right) - max(x0, left) >= 0.3 * width
+    })
+    if len(bands) < _MIN_ROWS:
+        return None
+    def framed(ln: Line) -> bool:
+        return (
+            ln.horizontal and id(ln) not in taken
+            and left <= (ln.x0 + ln.x1) / 2 <= right and top <= (ln.y0 + ln.y1) / 2 <= bottom
+        )
+
+    # Only a grid holding a paragraph needs reading by its rules; one that
+    # frames only short lines (a table beside the paragraphs, whose rows may
+    # have no rules between them) is left as it was found.
+    inside_paragraphs = [ln for ln in paragraphs if framed(ln)]
+    if not inside_paragraphs:
+        return None
+    inside = [ln for ln in lines if framed(ln)] + inside_paragraphs
+    # No line runs across a wall (prose set over the grid is no cell).
+    for line in inside:
+        y = (line.y0 + line.y1) / 2
+        if any(
+            y0 <= y <= y1 and line.x0 + _RULE_SLACK < at < line.x1 - _RULE_SLACK
+            for y0, y1, at in rules.vertical
+        ):
+            return None
+    cells: dict[tuple[int, int], list[Line]] = {}
+    for line in inside:
+        y, x = (line.y0 + line.y1) / 2, (line.x0 + line.x1) / 2
+        # The line's cell starts at the nearest rule above it across its
+        # column: a cell merged over several bands (its text centred in
+        # them) goes with the first.
+        cell_top = max(
+            (at for x0, x1, at in rules.horizontal
+             if top - _RULE_SLACK <= at < y and x0 <= x <= x1),
+            default=top,
+        )
+        band = sum(1 for at in bands if at <= cell_top + _RULE_SLACK)
+        # Walls counted once however many segments draw them (cell by cell).
+        column = len({
+            round(at) for y0, y1, at in rules.vertical
+            if y0 <= y <= y1 and left + _RULE_SLACK < at < x
+        })
+        cells.setdefault((band, column), []).append(line)
+    rows: dict[int, list[Line]] = {}
+    for (band, _column), cell in sorted(cells.items()):
+        rows.setdefault(band, []).extend(_by_baseline(cell))
+    return inside, [block_of(lines) for _band, lines in sorted(rows.items())]
+
+
+def _frame(region: _Region, rules: Rules) -> tuple[float, float, float, float] | None:
+    """The closed frame of rules (x0, y0, x1, y1) around the region's first
+    row of cells, with :data:`_MIN_CELLS` walls or more across that row: the
+    widest that closes, the region's own width first (a table beside a
+    column of prose shares its region, not its frame)."""
+    first = next(row for row in region.rows if row.tabular)
+    middle = (first.y0 + first.y1) / 2
+    crossing = sorted(x for y0, y1, x in rules.vertical if y0 <= middle <= y1)
+    lefts = [x for x in crossing if x <= first.pieces[0].x0 + _RULE_SLACK]
+    if not lefts:
+        return None
+    left = lefts[-1]
+    # The grid's height: the left border's segments chained up and down
+    # (a border is often drawn one row at a time).
+    border = sorted(
+        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= _RULE_SLACK
+    )
+    top = bottom = middle
+    grown = True
+    while grown:
+        grown = False
+        for y0, y1 in border:
+            if y0 - _RULE_SLACK <= bottom and y1 + _RULE_SLACK >= top and (y0 < top or y1 > bottom):
+                top, bottom, grown = min(top, y0), max(bottom, y1), True
+    beyond = [x for x in crossing if x >= region.x1 - _RULE_SLACK][:1]
+    within = [x for x in reversed(crossing) if left < x < region.x1 - _RULE_SLACK]
+    for right in beyond + within:
+        if sum(1 for x in crossing if left <= x <= right) < _MIN_CELLS:
+            break
+        # Closed: rules across its whole width at its top and bottom (drawn
+        # whole or cell by cell), and its right border as tall as its left.
+        if all(
+            _covers(
+                [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
+                left, right,
+            )
+            for edge in (top, bottom)
+        ) and _covers(
+            [(y0, y1) for y0, y1, x in rules.vertical if abs(x - right) <= _RULE_SLACK],
+            top, bottom,
+        ):
+            return left, top, right, bottom
+    return None
+
+
+def _covers(segments: list[tuple[float, float]], start: float, end: float) -> bool:
+    """Whether ``segments`` joined end to end (a little slack) run from ``start`` to ``end``."""
+    reach = start
+    for low, high in sorted(segments):
+        if low - 2 * _RULE_SLACK <= reach:
+            reach = max(reach, high)
+    return reach >= end - 2 * _RULE_SLACK
+
+
+def _by_baseline(lines: list[Line]) -> list[Line]:
+    """A cell's lines top to bottom, those on one baseline left to right. A
+    line joins a baseline when its middle is within half a height of the
+    baseline's shortest line (a bullet's box, twice a line's height, would
+    otherwise chain the next bullet onto its line)."""
+    baselines: list[tuple[Line, list[Line]]] = []
+    for line in sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2):
+        if baselines:
+            anchor, members = baselines[-1]
+            height = min(anchor.y1 - anchor.y0, line.y1 - line.y0)
+            if abs((line.y0 + line.y1) - (anchor.y0 + anchor.y1)) / 2 < 0.5 * height:
+                members.append(line)
+                if line.y1 - line.y0 < anchor.y1 - anchor.y0:
+                    baselines[-1] = (line, members)
+                continue
+        baselines.append((line, [line]))
+    return [ln for _anchor, members in baselines for ln in sorted(members, key=lambda ln: ln.x0)]
 
 
 def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:
@@ -431,19 +588,36 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
     regions = _regions(_text_rows(candidates), line_height)
     if not regions:
         return blocks
-    page_rules = rules((
-        min(r.x0 for r in regions), min(r.rows[0].y0 for r in regions),
-        max(r.x1 for r in regions), max(r.rows[-1].y1 for r in regions),
-    ))
+    def holds_paragraphs(region: _Region) -> bool:
+        top, bottom = region.rows[0].y0, region.rows[-1].y1
+        return any(
+            top <= (ln.y0 + ln.y1) / 2 <= bottom and region.x0 <= (ln.x0 + ln.x1) / 2 <= region.x1
+            for ln in paragraphs
+        )
+
+    with_paragraphs = {id(region) for region in regions if holds_paragraphs(region)}
+    inf = float("inf")
+    page_rules = rules(
+        # A grid around cells that hold paragraphs reaches past the lines
+        # found so far (its borders, its rows of paragraphs): the whole page.
+        (-inf, -inf, inf, inf) if with_paragraphs else (
+            min(r.x0 for r in regions), min(r.rows[0].y0 for r in regions),
+            max(r.x1 for r in regions), max(r.rows[-1].y1 for r in regions),
+        )
+    )
     tables: list[Block] = []
     taken: set[int] = set()
     for region in regions:
-        top, bottom = region.rows[0].y0, region.rows[-1].y1
-        if any(
-            top <= (ln.y0 + ln.y1) / 2 <= bottom and region.x0 <= (ln.x0 + ln.x1) / 2 <= region.x1
-            for ln in paragraphs
-        ):
-            continue  # a cell holds paragraphs: read as MuPDF does
+        if id(region) in with_paragraphs:
+            # A cell holds paragraphs: only a grid of rules tells its rows
+            # apart; without one, read as MuPDF does.
+            grid = _grid(region, candidates, paragraphs, page_rules, taken)
+            if grid is None:
+                continue
+            inside, rows = grid
+            tables.extend(rows)
+            taken.update(id(ln) for ln in inside)
+            continue
         rows = _table_rows(region, page_rules, line_height)
         if rows is None:
             continue

@@ -180,3 +180,105 @@ def test_every_character_keeps_its_own_box(table: tuple[bytes, ExtractedDocument
     for index, char in enumerate(doc.text):
         box = doc.geometry.box(index)
         assert (box is None) == (char in "\n"), (index, char)
+
+
+# A ruled grid whose cells hold paragraphs (MuPDF reads each as a block of
+# prose), with the first column's cell merged over two rows, drawn column by
+# column: only the rules tell its rows apart. The merged cell's text sits
+# level with the second row, and goes with the first (pdfplumber's reading).
+_GRID_COLUMNS = (60.0, 150.0, 250.0, 420.0, 560.0)  # the vertical rules
+_GRID: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("Property",), ("Type",), ("What Is Assessed?",), ("Review Considerations",)),
+    (("Reliability",), ("Test-retest or", "inter-rater agreement"),
+     ("Stability of scores over time", "when no change is expected in",
+      "the concept of interest that", "the instrument is meant to measure"),
+     ("Intraclass correlation", "coefficient")),
+    ((), ("Internal consistency",),
+     ("Extent to which the items of", "a scale measure the same", "concept as one another in",
+      "every group of patients studied"),
+     ("Cronbach alpha for", "summary scores")),
+    (("Accuracy",), ("Content validity",),
+     ("Evidence that the instrument", "measures the concept of interest",
+      "including evidence from the", "qualitative studies of patients"),
+     ("Derivation of all items",)),
+)
+_GRID_LEADING = 12.0
+_GRID_CAPTION = "Table 2. Measurement properties considered in the review."
+_GRID_AFTER = "Testing other properties will not replace this evidence."
+
+
+def _grid_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=500)
+    page.insert_text((60, 60), _GRID_CAPTION, fontsize=10)
+    tops = [72.0]
+    for row in _GRID:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * _GRID_LEADING + 3)
+    left, right = _GRID_COLUMNS[0], _GRID_COLUMNS[-1]
+    for k, edge in enumerate(tops):
+        # Below the first row of a merged first-column cell the rule starts at column 2.
+        start = _GRID_COLUMNS[1] if k == 2 else left
+        page.draw_line((start, edge), (right, edge), width=0.5)
+    for x in _GRID_COLUMNS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column in range(4):
+        for row_index, row in enumerate(_GRID):
+            for k, line in enumerate(row[column]):
+                # Lines set tight: a line's box nearly touches the rule above.
+                baseline = tops[row_index] + 10 + k * _GRID_LEADING
+                if column == 0 and row_index == 1:
+                    # The merged cell's text is centred on it: below the
+                    # next row's top, where no rule crosses the first column.
+                    baseline = tops[2] + 6
+                page.insert_text((_GRID_COLUMNS[column] + 4, baseline), line, fontsize=10)
+    page.insert_text((60, tops[-1] + 24), _GRID_AFTER, fontsize=10)
+    return doc.tobytes()
+
+
+def _grid_row_quote(row: tuple[tuple[str, ...], ...]) -> str:
+    return " ".join(line for cell in row for line in cell)
+
+
+@pytest.fixture(scope="module")
+def grid() -> tuple[bytes, ExtractedDocument]:
+    data = _grid_pdf()
+    return data, extract_pdf(data)
+
+
+@pytest.mark.parametrize("row", range(1, len(_GRID)))
+def test_a_row_of_a_grid_whose_cells_hold_paragraphs_verifies_and_highlights_its_cells(
+    grid: tuple[bytes, ExtractedDocument], row: int
+) -> None:
+    data, doc = grid
+    quote = _grid_row_quote(_GRID[row])
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    rects = _located(doc, start, end)
+    for cell in _GRID[row]:
+        for line in cell:
+            (box,) = _word_boxes(data, line)
+            assert _covered(box, rects), (line, rects)
+    # The other rows' first lines are not lit.
+    for k, other in enumerate(_GRID):
+        if k != row:
+            for cell in other:
+                for line in cell[:1]:
+                    for box in _word_boxes(data, line):
+                        assert not _covered(box, rects), (line, rects)
+
+
+def test_a_grid_reads_row_by_row_and_keeps_every_character(
+    grid: tuple[bytes, ExtractedDocument],
+) -> None:
+    _, doc = grid
+    flat = " ".join(doc.text.split())
+    rows = " ".join(_grid_row_quote(r) for r in _GRID)
+    assert rows in flat
+    # Only separators are added: a line break, or a space between two lines
+    # on one baseline (a cell's text running up close to the next cell).
+    for index, char in enumerate(doc.text):
+        if doc.geometry.box(index) is None:
+            assert char in "\n ", (index, char)
+    assert sum(1 for c in doc.text if not c.isspace()) == sum(
+        len("".join(line.split())) for row in _GRID for cell in row for line in cell
+    ) + len("".join(_GRID_CAPTION.split())) + len("".join(_GRID_AFTER.split()))
