@@ -34,6 +34,8 @@ What is folded, in order of appearance in a text:
   `` - `` (``employment—not`` = ``employment - not``). A spacing acute inside a
   word is an accent (``L´aszl´o`` → ``laszlo``), before a final ``s`` an
   apostrophe (``Norway´s``).
+* Private-use code points (symbol fonts' checkboxes, bullets and arrows, as
+  PDFs extract them: ``\uf0a3 3 days``) are spaces.
 * Whitespace runs of any kind (NBSP, thin spaces, line breaks) → one space;
   leading and trailing whitespace dropped.
 * Case folded (``str.casefold``).
@@ -93,7 +95,9 @@ def fold_char(char: str) -> str:
         return '"'
     if char in _DASHES:
         return "-"
-    if char.isspace():
+    if char.isspace() or "\ue000" <= char <= "\uf8ff":
+        # A private-use code point is a symbol font's glyph (a checkbox, a
+        # bullet, an arrow) that no one types: it separates words, like a space.
         return " "
     if unicodedata.category(char) in {"Mn", "Me"}:
         return ""  # a combining mark: the accent of the letter before it

@@ -53,6 +53,17 @@ def test_soft_hyphen_and_zero_width_characters_are_removed(char: str) -> None:
     assert norm(f"co{char}operate") == "cooperate"
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Admit Category Within\n\uf0a3 3 days\n\uf0a3 1 week", "admit category within 3 days 1 week"),
+    ("employees;\n\uf0b7 a mass layoff", "employees; a mass layoff"),
+    ("yes\ue000no", "yes no"),  # a glyph between two words separates them
+])
+def test_private_use_glyphs_are_spaces(text: str, expected: str) -> None:
+    # Issue 23: a booking form's checkbox glyphs (U+F0A3, Wingdings) stood
+    # between the words a reader quotes ("Within 3 days 1 week").
+    assert norm(text) == expected
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -1399,3 +1399,15 @@ def test_two_bibliography_quotes_with_unpaired_curly_marks_are_each_checked_by_t
         assert citation.quote_start is not None and citation.quote_end is not None
         assert answer[citation.quote_start : citation.quote_end] == citation.quote
     assert report.verdict == "pass"
+
+
+def test_a_quote_across_a_forms_checkbox_glyphs_verifies() -> None:
+    # Issue 23, a hospital booking form: each option is printed after a
+    # Wingdings checkbox that extracts as a private-use character.
+    source = ("Admit Category Within\n\uf0a3 3 days\n\uf0a3 1 week\n\uf0a3 2 weeks\n"
+              "\uf0a3 3 weeks\n\uf0a3 4 weeks\n\n\uf0a3 6 weeks\n\uf0a3 12 weeks")
+    quote = "Admit Category Within 3 days 1 week 2 weeks 3 weeks 4 weeks 6 weeks 12 weeks"
+    assert only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source})).outcome == "verified"
+    changed = quote.replace("12 weeks", "16 weeks")
+    assert only_citation(
+        verify_answer(f'"{changed}" [S1].', {"S1": source})).outcome == "quote-altered"
