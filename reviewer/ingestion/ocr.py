@@ -419,7 +419,7 @@ def _strokes(runs: list[tuple[int, int, int]], thickness: float
     done: list[list[int]] = []
     active: list[list[int]] = []  # first row, last row, start, end
     for row, start, end in runs:
-        still = []
+        still: list[list[int]] = []
         for stroke in active:
             (still if stroke[1] >= row - 1 else done).append(stroke)
         active = still
