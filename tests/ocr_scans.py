@@ -11,7 +11,9 @@ import pymupdf
 
 from reviewer.ingestion.ocr import installed_languages
 
-__all__ = ["ENGLISH", "FRENCH", "GERMAN", "STAMP", "Scan", "make_scan", "tesseract_missing"]
+__all__ = [
+    "ENGLISH", "FRENCH", "GERMAN", "STAMP", "Scan", "make_scan", "scan_of", "tesseract_missing",
+]
 
 ENGLISH = (
     "The tenant shall pay the rent on the first day of each month.",
@@ -94,3 +96,16 @@ def make_scan(lines: tuple[str, ...] = ENGLISH, *, dpi: int = 200, fontsize: flo
             target.insert_text(STAMP_AT, stamp, fontname="helv", fontsize=8)
     data = bytes(scan.tobytes(garbage=3, deflate=True))
     return Scan(data, bytes(original.tobytes()), lines)
+
+
+def scan_of(original: bytes, *, dpi: int = 300) -> Scan:
+    """A scan of every page of the born-digital PDF ``original`` (a table a
+    test drew, say): each page rasterised and the picture alone on a page of
+    the same size."""
+    scan = pymupdf.open()
+    with pymupdf.open(stream=original, filetype="pdf") as source:
+        for page in source:
+            picture = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+            target = scan.new_page(width=page.rect.width, height=page.rect.height)
+            target.insert_image(target.rect, pixmap=picture, keep_proportion=False)
+    return Scan(bytes(scan.tobytes(garbage=3, deflate=True)), original, ())

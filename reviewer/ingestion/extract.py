@@ -75,7 +75,7 @@ from reviewer.ingestion.layout import (
     split_columns,
 )
 from reviewer.ingestion.ocr import STAMP_MAX_CHARS, OcrOptions, OcrReport, ocr_page
-from reviewer.ingestion.tables import read_tables, ruling_lines
+from reviewer.ingestion.tables import RuleSource, read_tables, ruling_lines
 
 __all__ = [
     "MAX_CHARS_PER_DOCUMENT",
@@ -507,6 +507,24 @@ def _extract_page(
         if lines:
             page_lines.append(lines)
     del raw  # the per-character dicts are the bulk of a page's memory
+    rect = page.rect
+    blocks = order_page(page_lines, lambda area: ruling_lines(page, matrix, area))
+    text, boxes, inserted, margin_lines = write_blocks(blocks, offset, rect.height)
+    media, crop = _pdf_boxes(page)
+    info = PageInfo(
+        number=number, text_start=offset, text_end=offset + len(text),
+        width=rect.width, height=rect.height, rotation=degrees,
+        mediabox=media, cropbox=crop,
+    )
+    return _PageText(info, text, boxes, inserted, margin_lines)
+
+
+def order_page(page_lines: list[list[Line]], rules: RuleSource) -> list[Block]:
+    """A page's lines (in blocks as read: MuPDF's blocks, or OCR's paragraphs)
+    as blocks in reading order: footnote markers attached, blocks that run
+    across a gutter cut into columns, tables read by rows (``rules`` gives
+    the page's ruling lines), callouts after their column. Text layers and
+    OCR share it, so a scanned page reads as its born-digital original."""
     line_height = median([ln.y1 - ln.y0 for lines in page_lines for ln in lines]) or 12.0
     blocks: list[Block] = []
     # A raised footnote marker on a line of its own goes back where it is printed.
@@ -517,18 +535,27 @@ def _extract_page(
     if attached is not page_lines:  # lines went: the usual height may have moved
         line_height = median([ln.y1 - ln.y0 for bl in blocks for ln in bl.lines]) or 12.0
     # A table reads by its rows: each row a block, its cells left to right.
-    blocks = read_tables(blocks, line_height, lambda area: ruling_lines(page, matrix, area))
+    blocks = read_tables(blocks, line_height, rules)
+    return page_order(blocks, line_height)
+
+
+def write_blocks(
+    blocks: list[Block], offset: int, page_height: float
+) -> tuple[str, array[float], list[int], list[tuple[int, int, float, float]]]:
+    """The text of ``blocks`` (in order, a blank line between two, a line's
+    side-by-side neighbour after a space, others after ``"\\n"``), a box per
+    glyph (4 float32s), the inserted separators' positions and the lines in
+    the margin bands, positions counted from ``offset`` in the document."""
     pieces: list[str] = []
     boxes: array[float] = array("f")  # float32, converted a line at a time
     inserted: list[int] = []
     # Text lines ("\n" to "\n", side-by-side lines joined) in the margin
     # bands, for furniture detection; a point of slack covers float32 rounding.
-    rect = page.rect
-    top_band = rect.height * TextLines.band + 1.0
-    bottom_band = rect.height * (1.0 - TextLines.band) - 1.0
+    top_band = page_height * TextLines.band + 1.0
+    bottom_band = page_height * (1.0 - TextLines.band) - 1.0
     margin_lines: list[tuple[int, int, float, float]] = []
     position = offset
-    for block_index, block in enumerate(page_order(blocks, line_height)):
+    for block_index, block in enumerate(blocks):
         if block_index:
             pieces.append(_BLOCK_SEPARATOR)
             inserted.extend(range(position, position + len(_BLOCK_SEPARATOR)))
@@ -556,14 +583,7 @@ def _extract_page(
             previous = line
         if bottom <= top_band or top >= bottom_band:
             margin_lines.append((start, position, top, bottom))
-    text = "".join(pieces)
-    media, crop = _pdf_boxes(page)
-    info = PageInfo(
-        number=number, text_start=offset, text_end=offset + len(text),
-        width=rect.width, height=rect.height, rotation=degrees,
-        mediabox=media, cropbox=crop,
-    )
-    return _PageText(info, text, boxes, inserted, margin_lines)
+    return "".join(pieces), boxes, inserted, margin_lines
 
 
 def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[type-arg]

@@ -36,7 +36,12 @@ the same engine and both give per-character boxes, but MuPDF's OCR text page
 carries no confidence, and the review page must say how sure the OCR was.
 One run of the program with ``hocr_char_boxes`` gives both in one pass: the
 words' confidences (``x_wconf``) and the characters' boxes (``x_bboxes``),
-in Tesseract's own blocks, paragraphs and lines, which give the reading order.
+in Tesseract's own paragraphs and lines. Those lines run straight across a
+table's columns or a callout's margin, so they are cut at gaps wider than a
+line height (as MuPDF cuts a text layer's) and the page is then ordered and
+written by the text layer's own steps (:func:`~reviewer.ingestion.extract.order_page`,
+:func:`~reviewer.ingestion.extract.write_blocks`): a scanned table reads by
+rows and cells, with the ruling lines found in the scan's pixels.
 A separate process can also be killed at a deadline (the subprocess timeout
 is the time left), where an OCR call inside MuPDF could only be stopped by
 killing the whole sandbox child.
@@ -67,12 +72,15 @@ import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pymupdf
 
-from reviewer.ingestion.geometry import PageInfo, TextLines
+from reviewer.ingestion.geometry import PageInfo
+from reviewer.ingestion.layout import Line
+from reviewer.ingestion.tables import Rule, Rules
 
 __all__ = [
     "DEFAULT_TESSDATA",
@@ -120,6 +128,20 @@ _OUT_OF_MEMORY = re.compile(r"bad_alloc|cannot allocate|out of memory|failed to 
 _HOCR = "{http://www.w3.org/1999/xhtml}"
 _BBOX = re.compile(r"bbox (-?\d+) (-?\d+) (-?\d+) (-?\d+)")
 _CHAR_BOX = re.compile(r"x_bboxes (-?\d+) (-?\d+) (-?\d+) (-?\d+)")
+_LINE_SIZE = re.compile(r"x_size (\d+(?:\.\d+)?)")
+# Inked pixels (darker than this grey) in the scan's picture; a ruling line
+# on a scan is at least this long (points, across and down: longer than a
+# glyph's stroke) and at most as thick as a drawn rule; past this many runs
+# of ink the area is a picture and no rules are looked for.
+_INK = bytes(1 if value < 160 else 0 for value in range(256))
+_PICTURE_RULE_MIN = (24.0, 12.0)
+_MAX_INK_RUNS = 20_000
+# What Tesseract makes of a vertical rule it takes for a letter.
+_RULE_READ = re.compile(r"^[|\[\]!Il1]$")
+_RULE_THICKNESS = 2.0  # points, as a drawn rule (tables._RULE_THICKNESS)
+# Two words of a Tesseract line farther apart than this many line heights
+# are two lines, as MuPDF reads them (layout's join gap: wider is a gutter).
+_GUTTER_LINES = 1.0
 _WORD_CONFIDENCE = re.compile(r"x_wconf (\d+(?:\.\d+)?)")
 
 
@@ -283,7 +305,7 @@ def ocr_page(
     the options' ``seconds_per_page``), and its ``progress``, told
     ``(number, pages, True)`` before the program runs.
     """
-    from reviewer.ingestion.extract import ExtractionError
+    from reviewer.ingestion.extract import ExtractionError, order_page, write_blocks
 
     options: OcrOptions = limits.ocr
     stamp: list[_Piece] = []
@@ -314,14 +336,36 @@ def ocr_page(
         pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
         width, height = pixmap.width, pixmap.height
         pixmap.save(picture)
+        # The scan's ruling lines, for tables read by rows: inked pixels
+        # (one byte a pixel, 1 where dark), kept until the blocks are ordered.
+        ink = pixmap.samples.translate(_INK)
+        stride = pixmap.stride
         del pixmap
         hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits,
                     need="is a scan under a stamp" if stamp else "has no text layer")
     # Pixels to points on the page as displayed (the picture is that page).
     scale_x, scale_y = rect.width / width, rect.height / height
     stamp_boxes = [box for piece in stamp for box in _quads(piece.boxes)]
-    ocr_pieces, words, confidence = _read_hocr(hocr, scale_x, scale_y, rect.height,
-                                               stamp_boxes)
+    page_rules: list[Rules] = []
+
+    def rules(area: tuple[float, float, float, float] = (0.0, 0.0, rect.width, rect.height)
+              ) -> Rules:
+        # The whole page's, read once: tables ask for them, and so does a
+        # "|" that Tesseract read off a table's rule.
+        if not page_rules:
+            page_rules.append(_picture_rules(ink, stride, width, height, scale_x, scale_y,
+                                             (0.0, 0.0, rect.width, rect.height)))
+        return page_rules[0]
+
+    paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules)
+    # The same reading order as a text layer's (columns, tables by rows,
+    # callouts after their column), each block a piece for the stamp's merge.
+    ocr_pieces = []
+    for block in order_page(paragraphs, rules):
+        block_text, block_boxes, block_inserted, block_margins = write_blocks(
+            [block], 0, rect.height)
+        ocr_pieces.append(_Piece(block.y0, block_text, block_boxes.tolist(), block_inserted,
+                                 block_margins))
     text, boxes, inserted, margin_lines = _place(_by_position(ocr_pieces, stamp), offset)
     limits.ocr_pages.append(OcrPage(number, words, confidence))
     media = page.mediabox
@@ -335,6 +379,61 @@ def ocr_page(
     packed: array[float] = array("f")
     packed.fromlist(boxes)
     return _OcrText(info, text, packed, inserted, margin_lines)
+
+
+def _picture_rules(ink: bytes, stride: int, width: int, height: int, scale_x: float,
+                   scale_y: float, area: tuple[float, float, float, float]) -> Rules:
+    """The ruling lines printed on a scan in and around ``area`` (points):
+    runs of inked pixels at least :data:`_PICTURE_RULE_MIN` long, in at most
+    a rule's thickness of neighbouring pixel rows (or columns). A glyph's
+    stroke is shorter; a picture or a shaded cell is thicker."""
+    slack = 3.0
+    x0 = max(0, int((area[0] - slack) / scale_x))
+    x1 = min(width, int((area[2] + slack) / scale_x) + 1)
+    y0 = max(0, int((area[1] - slack) / scale_y))
+    y1 = min(height, int((area[3] + slack) / scale_y) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return Rules([], [])
+    across = re.compile(b"\x01{%d,}" % max(1, round(_PICTURE_RULE_MIN[0] / scale_x)))
+    down = re.compile(b"\x01{%d,}" % max(1, round(_PICTURE_RULE_MIN[1] / scale_y)))
+    # finditer with bounds reports positions in the whole picture.
+    rows = [(y, m.start() - y * stride, m.end() - y * stride) for y in range(y0, y1)
+            for m in across.finditer(ink, y * stride + x0, y * stride + x1)]
+    # A column of the picture is every stride-th byte: a slice, read in C.
+    columns = [(x, y0 + m.start(), y0 + m.end()) for x in range(x0, x1)
+               for m in down.finditer(ink[y0 * stride + x : y1 * stride : stride])]
+    horizontal = [(start * scale_x, end * scale_x, at * scale_y)
+                  for start, end, at in _strokes(rows, _RULE_THICKNESS / scale_y)]
+    vertical = [(start * scale_y, end * scale_y, at * scale_x)
+                for start, end, at in _strokes(columns, _RULE_THICKNESS / scale_x)]
+    return Rules(horizontal, vertical)
+
+
+def _strokes(runs: list[tuple[int, int, int]], thickness: float
+             ) -> list[tuple[int, int, float]]:
+    """Runs of ink (row, start, end), in row order, joined across
+    neighbouring rows where they overlap by half; the joined ones at most
+    ``thickness`` rows thick, as (start, end, middle row)."""
+    if len(runs) > _MAX_INK_RUNS:
+        return []  # a picture, not a table's rules: nothing worth the time
+    done: list[list[int]] = []
+    active: list[list[int]] = []  # first row, last row, start, end
+    for row, start, end in runs:
+        still: list[list[int]] = []
+        for stroke in active:
+            (still if stroke[1] >= row - 1 else done).append(stroke)
+        active = still
+        for stroke in active:
+            if (stroke[1] == row - 1 and
+                    min(end, stroke[3]) - max(start, stroke[2])
+                    > 0.5 * min(end - start, stroke[3] - stroke[2])):
+                stroke[1] = row
+                stroke[2], stroke[3] = min(start, stroke[2]), max(end, stroke[3])
+                break
+        else:
+            active.append([row, row, start, end])
+    return [(start, end, (first + last + 1) / 2) for first, last, start, end in done + active
+            if last - first + 1 <= thickness]
 
 
 def _quads(boxes: list[float]) -> list[tuple[float, float, float, float]]:
@@ -488,68 +587,90 @@ def _title_box(title: str) -> tuple[int, int, int, int] | None:
 
 
 def _read_hocr(
-    hocr: bytes, scale_x: float, scale_y: float, page_height: float,
-    text_layer: list[tuple[float, float, float, float]],
-) -> tuple[list[_Piece], int, float]:
-    """One page's hOCR as blocks (Tesseract's paragraphs, in its reading
-    order) with boxes in points, the number of words and their mean
+    hocr: bytes, scale_x: float, scale_y: float,
+    text_layer: list[tuple[float, float, float, float]], rules: Callable[[], Rules],
+) -> tuple[list[list[Line]], int, float]:
+    """One page's hOCR as lines in blocks (Tesseract's paragraphs, in its
+    reading order) with boxes in points, the number of words and their mean
     confidence. Words lying on ``text_layer``'s glyph boxes are left out
-    (that text is the page's already)."""
+    (that text is the page's already).
+
+    A Tesseract line runs on across any gap, a table's gutters and a
+    callout's margin included, where MuPDF starts a new line a few word
+    spaces on: it is cut wherever two words stand farther apart than
+    :data:`_GUTTER_LINES` line heights, so that the layout rules see the
+    same lines on a scan as on a born-digital page. A "|" that is a table's
+    vertical rule (``rules()``, the scan's ruling lines) read as a letter is
+    no text: the line is cut there."""
     root = ElementTree.fromstring(hocr)
-    top_band = page_height * TextLines.band + 1.0
-    bottom_band = page_height * (1.0 - TextLines.band) - 1.0
     confidences: list[float] = []
-    pieces: list[_Piece] = []
+    paragraphs: list[list[Line]] = []
 
     for paragraph in root.iter(f"{_HOCR}p"):
         if "ocr_par" not in paragraph.get("class", ""):
             continue
-        pieces_text: list[str] = []
-        boxes: list[float] = []
-        inserted: list[int] = []
-        margin_lines: list[tuple[int, int, float, float]] = []
-        position = 0
-        paragraph_top = 0.0
+        lines: list[Line] = []
         for line in paragraph.iter(f"{_HOCR}span"):
             kind = line.get("class", "")
             if kind not in ("ocr_line", "ocr_caption", "ocr_header", "ocr_textfloat"):
                 continue
-            line_box = _title_box(line.get("title", ""))
+            title = line.get("title", "")
+            line_box = _title_box(title)
             if line_box is None:
                 continue
             top, bottom = line_box[1] * scale_y, line_box[3] * scale_y
+            # A line of small letters only ("an era") has a box one x-height
+            # tall; Tesseract's estimate of the text's size gives the line
+            # its full height, as a font's ascent and descent do in a PDF.
+            size = _LINE_SIZE.search(title)
+            if size is not None:
+                top = min(top, bottom - float(size.group(1)) * scale_y)
             words = [word for word in _line_words(line) if not text_layer or not _on_text_layer(
                 (word[1][0][0] * scale_x, top, word[1][-1][1] * scale_x, bottom), text_layer)]
             if not words:
                 continue
-            if position:
-                pieces_text.append("\n")
-                inserted.append(position)
-                position += 1
-            else:
-                paragraph_top = top
-            start = position
+            gutter = _GUTTER_LINES * (bottom - top)
+            text: list[str] = []
+            boxes: list[float] = []
             previous_x1: float | None = None
             for word_text, word_boxes, confidence in words:
-                if previous_x1 is not None:
+                x0 = word_boxes[0][0] * scale_x
+                if _RULE_READ.match(word_text) and _on_rule(
+                        x0, word_boxes[-1][1] * scale_x, top, bottom, rules().vertical):
+                    if text:
+                        lines.append(_line(text, boxes))
+                    text, boxes, previous_x1 = [], [], None
+                    continue
+                if previous_x1 is not None and x0 - previous_x1 > gutter:
+                    lines.append(_line(text, boxes))
+                    text, boxes = [], []
+                elif previous_x1 is not None:
                     # The space between two words: a box over the gap, so a
                     # highlight runs on across it as on a born-digital line.
-                    pieces_text.append(" ")
-                    boxes += (previous_x1 * scale_x, top, word_boxes[0][0] * scale_x, bottom)
-                    position += 1
-                pieces_text.append(word_text)
-                for x0, x1 in word_boxes:
-                    boxes += (x0 * scale_x, top, x1 * scale_x, bottom)
-                position += len(word_text)
-                previous_x1 = word_boxes[-1][1]
+                    text.append(" ")
+                    boxes += (previous_x1, top, x0, bottom)
+                text.append(word_text)
+                for c0, c1 in word_boxes:
+                    boxes += (c0 * scale_x, top, c1 * scale_x, bottom)
+                previous_x1 = word_boxes[-1][1] * scale_x
                 confidences.append(confidence)
-            if bottom <= top_band or top >= bottom_band:
-                margin_lines.append((start, position, top, bottom))
-        if position:
-            pieces.append(_Piece(paragraph_top, "".join(pieces_text), boxes, inserted,
-                                 margin_lines))
+            if text:
+                lines.append(_line(text, boxes))
+        if lines:
+            paragraphs.append(lines)
     mean = sum(confidences) / len(confidences) if confidences else 0.0
-    return pieces, len(confidences), mean
+    return paragraphs, len(confidences), mean
+
+
+def _on_rule(x0: float, x1: float, top: float, bottom: float, vertical: list[Rule]) -> bool:
+    """A vertical rule runs through the box (x0, top, x1, bottom)."""
+    return any(x0 - 1.0 <= at <= x1 + 1.0 and start <= (top + bottom) / 2 <= end
+               for start, end, at in vertical)
+
+
+def _line(text: list[str], boxes: list[float]) -> Line:
+    return Line("".join(text), boxes, min(boxes[0::4]), min(boxes[1::4]),
+                max(boxes[2::4]), max(boxes[3::4]), True)
 
 
 def _line_words(line: ElementTree.Element) -> list[tuple[str, list[tuple[int, int]], float]]:

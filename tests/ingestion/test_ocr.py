@@ -15,7 +15,16 @@ import pytest
 from reviewer.ingestion import ExtractionError, extract_pdf, locate
 from reviewer.ingestion.ocr import OcrOptions, is_stamped_scan, language_problem
 from reviewer.ingestion.sandbox import run_isolated
-from tests.ocr_scans import ENGLISH, FRENCH, GERMAN, STAMP, make_scan, tesseract_missing
+from tests.ingestion.test_tables import _HEADER, _ROWS, _lines, _pdf, _row_quote
+from tests.ocr_scans import (
+    ENGLISH,
+    FRENCH,
+    GERMAN,
+    STAMP,
+    make_scan,
+    scan_of,
+    tesseract_missing,
+)
 from verification import verify_answer
 
 pytestmark = pytest.mark.skipif(bool(tesseract_missing()), reason=tesseract_missing() or "-")
@@ -86,6 +95,49 @@ def test_an_honest_quote_from_a_scan_verifies_and_highlights_the_printed_words()
     for r in rects:
         assert r[0] >= left - 3 and r[2] <= right + 3
         assert r[1] >= top - 4 and r[3] <= bottom + 4
+
+
+@pytest.fixture(scope="module")
+def scanned_table() -> tuple[bytes, str]:
+    """The ruled dosing table of test_tables, scanned: its original (for
+    where each word is printed) and the OCR'd text."""
+    original = _pdf(ruled=True)
+    return original, extract_pdf(scan_of(original).data).text
+
+
+def _quoted(text: str, quote: str) -> str:
+    """What a verified quote of ``text`` covers, its blanks folded."""
+    report = verify_answer(f'The table says "{quote}" [S1].', {"S1": text})
+    (citation,) = [c for s in report.sentences for c in s.citations]
+    assert citation.outcome in {"verified", "verified-fuzzy"}, (citation.outcome, text)
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    return " ".join(text[citation.chunk_start : citation.chunk_end].split())
+
+
+@pytest.mark.parametrize("row", [_HEADER, *_ROWS])
+def test_a_scanned_tables_row_reads_as_one_stretch(
+    scanned_table: tuple[bytes, str], row: tuple[str | tuple[str, ...], ...]
+) -> None:
+    # Tesseract reads a table's lines straight across its columns, so a
+    # cell of two lines ("150 mg twice daily after" / "5 days of heparin")
+    # came out split by the next cell; the OCR'd lines now go through the
+    # text layer's layout, whose tables read by rows and cells.
+    _, text = scanned_table
+    assert _quoted(text, _row_quote(row)) == _row_quote(row)
+
+
+@pytest.mark.parametrize("cell", ["150 mg twice daily after 5 days of heparin", "12 months"])
+def test_a_scanned_tables_cell_of_several_lines_verifies(
+    scanned_table: tuple[bytes, str], cell: str
+) -> None:
+    _, text = scanned_table
+    assert _quoted(text, cell) == cell
+    # The table's vertical rules are not read as letters ("|") into its text.
+    assert "|" not in text
+    # Every printed line of the table is a line of the text, none run into another.
+    lines = set(text.split("\n"))
+    for row in (_HEADER, *_ROWS):
+        assert all(line in lines for cell_ in row for line in _lines(cell_)), (row, text)
 
 
 def test_a_text_page_in_a_mixed_document_is_never_ocrd() -> None:
