@@ -1,6 +1,6 @@
-"""The demo: three PDFs the project generates, and answers that exercise every
-outcome (paraphrased citations and their likely passages too), so a newcomer
-sees the whole product in a minute.
+"""The demo: four PDFs the project generates (one a scanned letter, read by
+OCR), and answers that exercise every outcome (paraphrased citations and their
+likely passages too), so a newcomer sees the whole product in a minute.
 
 The PDFs are typeset here with PyMuPDF: running headers and page numbers,
 words hyphenated at line ends, a two-column contract with footnotes, and a
@@ -10,6 +10,7 @@ sentence that runs across a page break.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import pymupdf
 
@@ -221,6 +222,57 @@ def contract_pdf() -> bytes:
     return doc.finish()
 
 
+#: A short letter from Northwind, printed, signed and scanned: the demo's one
+#: page without a text layer, read by OCR on upload (plain sans-serif at 12 pt,
+#: which Tesseract reads without a slip at the scan's 200 dpi).
+NOTICE_LETTER = (
+    "Northwind Ltd",
+    "14 Harbour Road, Dublin 2",
+    "",
+    "To the Legal Department, Acme Corporation",
+    "Re: Master Services Agreement",
+    "",
+    "We write to confirm two changes under the agreement.",
+    "From 1 April 2026 all notices should be sent to our office in Cork.",
+    "Invoices will be paid by bank transfer within 30 days of receipt.",
+    "Please update your records accordingly.",
+    "",
+    "Yours faithfully,",
+)
+SCAN_DPI = 200
+
+
+def notice_letter_pdf() -> bytes:
+    """The letter set as text, signed with a pen stroke, the page rasterised
+    in grey at :data:`SCAN_DPI` and the picture alone put on a page of a new
+    PDF, as a scanner would make it. Rendering is deterministic, so the bytes
+    are the same on every build."""
+    original = pymupdf.open()
+    page = original.new_page(width=595, height=842)
+    y = 110.0
+    for line in NOTICE_LETTER:
+        if line:
+            page.insert_text((72, y), line, fontname="helv", fontsize=12)
+        y += 26.0
+    # The signature: a pen stroke under "Yours faithfully", then the name.
+    shape = page.new_shape()
+    shape.draw_bezier((76, y + 18), (100, y - 20), (120, y + 40), (150, y + 4))
+    shape.draw_bezier((150, y + 4), (170, y - 14), (190, y + 28), (220, y + 10))
+    shape.finish(color=(0.1, 0.1, 0.35), width=1.6)
+    shape.commit()
+    page.insert_text((72, y + 50), "Mary Byrne, Director", fontname="helv", fontsize=12)
+    picture = page.get_pixmap(dpi=SCAN_DPI, colorspace=pymupdf.csGRAY, alpha=False)
+    original.close()
+    scan = pymupdf.open()
+    target = scan.new_page(width=595, height=842)
+    target.insert_image(target.rect, pixmap=picture, keep_proportion=False)
+    scan.set_metadata({"creator": "citeguard demo", "producer": "citeguard demo",
+                       "creationDate": DEMO_DATE, "modDate": DEMO_DATE})
+    data = scan.tobytes(garbage=3, deflate=True, no_new_id=True)
+    scan.close()
+    return bytes(data)
+
+
 # document_key: title, builder. The key is the demo's stable name for each
 # document; a changed builder uploads the next version under it.
 DOCUMENTS = {
@@ -228,9 +280,15 @@ DOCUMENTS = {
     "demo/cg-204-adult-hypertension": ("Clinical guideline CG-204: adult hypertension",
                                        guideline_pdf),
     "demo/msa-acme-northwind": ("Master Services Agreement (Acme–Northwind)", contract_pdf),
+    "demo/northwind-notice-letter": ("Northwind letter: notices and invoices (scanned)",
+                                     notice_letter_pdf),
 }
+#: The documents with no text layer, and the Tesseract language they are read
+#: in: without it installed they cannot be ingested, so the demo leaves them
+#: out, and the answers citing them.
+SCANNED = {"demo/northwind-notice-letter": "eng"}
 
-# Answers: each cites document sources by position in DOCUMENTS ("doc": 0..2).
+# Answers: each cites document sources by position in DOCUMENTS ("doc": 0..3).
 ANSWERS = [
     {
         "id": "demo-benefits-vesting", "surface": "benefits-chat", "model": "demo-model-a",
@@ -312,7 +370,33 @@ ANSWERS = [
             'hospital stays: "The plan covers hospital stays of up to 30 days a year" [S1].'
         ),
     },
+    {
+        # Quotes the scanned letter: its text comes from OCR, and the review
+        # page says so beside the highlight. Last, so the other answers keep
+        # their ids with or without tesseract.
+        "id": "demo-scanned-letter", "surface": "legal-review", "model": "demo-model-a",
+        "question": "Where do notices to Northwind go now, and how are invoices paid?",
+        "sources": [("S1", 3)],
+        "answer": (
+            'Northwind\'s letter says that "From 1 April 2026 all notices should be sent to '
+            'our office in Cork" [S1]. Invoices "will be paid by bank transfer within 30 days '
+            'of receipt" [S1].'
+        ),
+    },
 ]
+
+
+def loadable(languages: tuple[str, ...]) -> tuple[list[int], list[dict[str, Any]]]:
+    """What the demo can load where Tesseract reads ``languages``: the
+    positions in DOCUMENTS of the documents it can ingest (a scanned one only
+    when its language is installed), and the answers citing only those."""
+    keys = list(DOCUMENTS)
+    positions = [index for index, key in enumerate(keys)
+                 if key not in SCANNED or SCANNED[key] in languages]
+    answers = [spec for spec in ANSWERS
+               if all(index in positions for _marker, index in spec["sources"])]
+    return positions, answers
+
 
 SURFACES = {
     "benefits-chat": {"policy": "strip", "min_coverage": 0.8,

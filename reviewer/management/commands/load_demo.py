@@ -1,8 +1,9 @@
 """``manage.py load_demo``: the data a newcomer needs to see the product.
 
 An admin account (demo/demo) and one per role (reviewer, reviewer2,
-supervisor, calibrator; each name is its password), three generated PDFs (a benefits plan
-summary, a clinical guideline, a two-column contract), three surfaces with
+supervisor, calibrator; each name is its password), four generated PDFs (a benefits plan
+summary, a clinical guideline, a two-column contract, a scanned letter read by
+OCR, left out with its answer where tesseract is not installed), three surfaces with
 different failure policies, and answers that exercise every outcome. Safe to
 run again: the PDFs are built to the same bytes every time, so each is found
 as already uploaded (a changed one becomes the next version under its
@@ -33,7 +34,7 @@ from reviewer.models import ApiClient, Document, Surface, Workspace
 from reviewer.roles import CALIBRATOR, REVIEWER, SUPERVISOR, sync_roles
 from reviewer.services.answers import AnswerRejected, answer_submit
 from reviewer.services.clients import api_client_create
-from reviewer.services.documents import document_ingest, document_upload
+from reviewer.services.documents import document_ingest, document_upload, ocr_languages
 from reviewer.services.priority import answers_priority_restamp
 
 DEMO_USER = "demo"
@@ -43,7 +44,7 @@ DEMO_ROLE_USERS = {"reviewer": REVIEWER, "reviewer2": REVIEWER, "supervisor": SU
 
 
 class Command(BaseCommand):
-    help = "Load the demo: user demo/demo, three PDFs, surfaces and answers for every outcome."
+    help = "Load the demo: user demo/demo, four PDFs, surfaces and answers for every outcome."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--history", action="store_true",
@@ -78,20 +79,30 @@ class Command(BaseCommand):
             # queue priority only if its high stakes did not change.
             answers_priority_restamp(surface_ids=[surface.pk], high_stakes=surface.high_stakes)
 
-        documents: list[Document] = []
-        for key, (title, build) in demo.DOCUMENTS.items():
+        positions, answers = demo.loadable(ocr_languages())
+        skipped = [title for index, (title, _build) in enumerate(demo.DOCUMENTS.values())
+                   if index not in positions]
+        if skipped:
+            self.stdout.write(f"  skipped {', '.join(skipped)} and the answers citing it: "
+                              "it is a scan, and tesseract (which bin/setup installs) is "
+                              "not installed with its language")
+        documents: dict[int, Document] = {}
+        for index, (key, (title, build)) in enumerate(demo.DOCUMENTS.items()):
+            if index not in positions:
+                continue
             document = document_upload(data=build(), filename=f"{title}.pdf", title=title,
-                                       document_key=key).document
+                                       document_key=key,
+                                       ocr_language=demo.SCANNED.get(key, "")).document
             if document.status in (Document.Status.QUEUED, Document.Status.PROCESSING):
                 document = document_ingest(document_id=document.pk)
             if document.status != Document.Status.READY:
                 raise CommandError(f"demo document {title!r} failed: {document.error}")
-            documents.append(document)
+            documents[index] = document
 
         client = ApiClient.objects.filter(name="demo").first()
         if client is None:
             client, _ = api_client_create(name="demo")
-        for spec in demo.ANSWERS:
+        for spec in answers:
             payload = {
                 key: spec[key] for key in ("id", "surface", "model", "question", "answer")
             }
@@ -113,6 +124,6 @@ class Command(BaseCommand):
             load_calibration(client=client, say=self.stdout.write)
         if options["history"]:
             load_history(client=client, say=self.stdout.write)
-        self.stdout.write(f"demo loaded: {len(documents)} documents, {len(demo.ANSWERS)} "
+        self.stdout.write(f"demo loaded: {len(documents)} documents, {len(answers)} "
                           "answers; log in as demo / demo (admin), or as reviewer, reviewer2, "
                           "supervisor, calibrator or labeller2 (password: the same name)")
