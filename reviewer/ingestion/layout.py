@@ -24,10 +24,10 @@ _ROW_MERGE_LINES = 2.5
 # the gap between them is at most this many line heights: a word space is about
 # a quarter of one, and MuPDF already starts a new line at a few word spaces.
 # A wider gap is a gutter between columns or between table cells.
-_JOIN_GAP_LINES = 1.0
+JOIN_GAP_LINES = 1.0
 # A line with at least this many words (of two letters or more) is running
 # prose; table cells and form labels have fewer.
-_PROSE_WORDS = 4
+PROSE_WORDS = 4
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -76,11 +76,12 @@ def side_by_side(left: Line, right: Line) -> bool:
     """Two lines of one block that read as one: on one baseline, the second to
     the right at no more than a few word spaces (not across a gutter)."""
     height = min(left.y1 - left.y0, right.y1 - right.y0)
-    return _one_baseline(left, right) and right.x0 - left.x1 <= _JOIN_GAP_LINES * height
+    return _one_baseline(left, right) and right.x0 - left.x1 <= JOIN_GAP_LINES * height
 
 
-def _is_prose(line: Line) -> bool:
-    return len(_WORD.findall(line.text)) >= _PROSE_WORDS
+def is_prose(text: str) -> bool:
+    """Running prose: :data:`PROSE_WORDS` words of two letters or more."""
+    return len(_WORD.findall(text)) >= PROSE_WORDS
 
 
 def _continues(previous: Line, line: Line, height: float) -> bool:
@@ -132,7 +133,7 @@ def split_columns(block: Block) -> list[Block]:
         for part in parts:
             part.callout = True
         return [*parts, aside]
-    gutter = _JOIN_GAP_LINES * height
+    gutter = JOIN_GAP_LINES * height
     if _unaligned_beside(lines, height):
         # A callout's lines drawn between a column's (MuPDF puts them in
         # one block when the page draws them in order of height): every
@@ -147,7 +148,7 @@ def split_columns(block: Block) -> list[Block]:
     ]
     if not across:
         return [block]
-    prose = sum(1 for left, right in across if _is_prose(left) and _is_prose(right))
+    prose = sum(1 for left, right in across if is_prose(left.text) and is_prose(right.text))
     if 2 * prose < len(across):
         return [block]
     return _cut_lines(lines, height, gutter)
@@ -416,7 +417,7 @@ def _unaligned_beside(lines: list[Line], height: float) -> bool:
         first, second = (line, other) if line.x0 < other.x0 else (other, line)
         left[id(first)] = first
         right[id(second)] = second
-        prose = prose or max(words[id(line)], words[id(other)]) >= _PROSE_WORDS
+        prose = prose or max(words[id(line)], words[id(other)]) >= PROSE_WORDS
     if not prose or len(left) < _CALLOUT_LINES or len(right) < _CALLOUT_LINES:
         return False
     left_pitch = _pitch(list(left.values()), height)

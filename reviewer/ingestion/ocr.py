@@ -79,8 +79,8 @@ from typing import Any
 import pymupdf
 
 from reviewer.ingestion.geometry import PageInfo
-from reviewer.ingestion.layout import Line
-from reviewer.ingestion.tables import Rule, Rules
+from reviewer.ingestion.layout import JOIN_GAP_LINES, Line
+from reviewer.ingestion.tables import RULE_THICKNESS, Rule, Rules
 
 __all__ = [
     "DEFAULT_TESSDATA",
@@ -138,10 +138,6 @@ _PICTURE_RULE_MIN = (24.0, 12.0)
 _MAX_INK_RUNS = 20_000
 # What Tesseract makes of a vertical rule it takes for a letter.
 _RULE_READ = re.compile(r"^[|\[\]!Il1]$")
-_RULE_THICKNESS = 2.0  # points, as a drawn rule (tables._RULE_THICKNESS)
-# Two words of a Tesseract line farther apart than this many line heights
-# are two lines, as MuPDF reads them (layout's join gap: wider is a gutter).
-_GUTTER_LINES = 1.0
 _WORD_CONFIDENCE = re.compile(r"x_wconf (\d+(?:\.\d+)?)")
 
 
@@ -403,9 +399,9 @@ def _picture_rules(ink: bytes, stride: int, width: int, height: int, scale_x: fl
     columns = [(x, y0 + m.start(), y0 + m.end()) for x in range(x0, x1)
                for m in down.finditer(ink[y0 * stride + x : y1 * stride : stride])]
     horizontal = [(start * scale_x, end * scale_x, at * scale_y)
-                  for start, end, at in _strokes(rows, _RULE_THICKNESS / scale_y)]
+                  for start, end, at in _strokes(rows, RULE_THICKNESS / scale_y)]
     vertical = [(start * scale_y, end * scale_y, at * scale_x)
-                for start, end, at in _strokes(columns, _RULE_THICKNESS / scale_x)]
+                for start, end, at in _strokes(columns, RULE_THICKNESS / scale_x)]
     return Rules(horizontal, vertical)
 
 
@@ -598,8 +594,9 @@ def _read_hocr(
     A Tesseract line runs on across any gap, a table's gutters and a
     callout's margin included, where MuPDF starts a new line a few word
     spaces on: it is cut wherever two words stand farther apart than
-    :data:`_GUTTER_LINES` line heights, so that the layout rules see the
-    same lines on a scan as on a born-digital page. A "|" that is a table's
+    :data:`~reviewer.ingestion.layout.JOIN_GAP_LINES` line heights (layout's
+    join gap: wider is a gutter), so that the layout rules see the same
+    lines on a scan as on a born-digital page. A "|" that is a table's
     vertical rule (``rules()``, the scan's ruling lines) read as a letter is
     no text: the line is cut there."""
     root = ElementTree.fromstring(hocr)
@@ -629,7 +626,7 @@ def _read_hocr(
                 (word[1][0][0] * scale_x, top, word[1][-1][1] * scale_x, bottom), text_layer)]
             if not words:
                 continue
-            gutter = _GUTTER_LINES * (bottom - top)
+            gutter = JOIN_GAP_LINES * (bottom - top)
             text: list[str] = []
             boxes: list[float] = []
             previous_x1: float | None = None

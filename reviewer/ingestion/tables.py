@@ -47,29 +47,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from reviewer.ingestion.layout import Block, Line, block_of
+from reviewer.ingestion.layout import JOIN_GAP_LINES, Block, Line, block_of, is_prose
 
 __all__ = ["RuleSource", "Rules", "read_tables", "ruling_lines"]
 
 # A table has at least this many text rows of this many separate pieces.
 _MIN_ROWS = 3
 _MIN_CELLS = 3
-# Pieces of one row farther apart than this many line heights are separate
-# cells (the same gap as layout's join of lines on one baseline).
-_CELL_GAP_LINES = 1.0
 # Rows of a table follow each other within this many line heights.
 _ROW_GAP_LINES = 2.5
-# A piece with at least this many words of two letters or more is running
-# prose (as in layout); a table row is mostly short pieces.
-_PROSE_WORDS = 4
-_WORD = re.compile(r"[^\W\d_]{2,}")
 # Dot leaders: an entry of a table of contents, whose columns are lists.
 _LEADER = re.compile(r"\.{5,}|(?:\. ){4,}|\u2026{2,}")
 # A block of this many lines, most of them prose, is a paragraph.
 _PARAGRAPH_LINES = 3
 # A ruling line is at most this thick and at least this long (points); a rule
 # within this many points of a gap between two text rows separates them.
-_RULE_THICKNESS = 2.0
+RULE_THICKNESS = 2.0
 _RULE_MIN_LENGTH = 6.0
 _RULE_SLACK = 1.5
 # The next line of a first-column cell sits at most this many line heights
@@ -96,8 +89,6 @@ RuleSource = Callable[[tuple[float, float, float, float]], Rules]
 _Matrix = tuple[float, float, float, float, float, float]
 
 
-def _is_prose(text: str) -> bool:
-    return len(_WORD.findall(text)) >= _PROSE_WORDS
 
 
 @dataclass(slots=True)
@@ -159,7 +150,7 @@ def _paragraph(block: Block) -> bool:
         for a, b in pairwise(lines)
     ):
         return False
-    prose = sum(_is_prose(ln.text) for ln in lines)
+    prose = sum(is_prose(ln.text) for ln in lines)
     return 2 * prose > len(lines)
 
 
@@ -183,7 +174,7 @@ def _text_rows(lines: list[Line]) -> list[_TextRow]:
         row.sort(key=lambda ln: ln.x0)
         pieces: list[_Piece] = []
         for line in row:
-            gap = _CELL_GAP_LINES * (line.y1 - line.y0)
+            gap = JOIN_GAP_LINES * (line.y1 - line.y0)
             if pieces and line.x0 - pieces[-1].x1 <= gap:
                 piece = pieces[-1]
                 piece.lines.append(line)
@@ -191,7 +182,7 @@ def _text_rows(lines: list[Line]) -> list[_TextRow]:
             else:
                 pieces.append(_Piece([line], line.x0, line.x1, False))
         for piece in pieces:
-            piece.prose = _is_prose(_text(piece))
+            piece.prose = is_prose(_text(piece))
         result.append(_TextRow(pieces, min(ln.y0 for ln in row), max(ln.y1 for ln in row)))
     return result
 
@@ -297,7 +288,7 @@ def _split_at_rules(row: _TextRow, vertical: list[Rule]) -> list[_Piece]:
 
 def _piece_of(lines: list[Line]) -> _Piece:
     return _Piece(lines, min(ln.x0 for ln in lines), max(ln.x1 for ln in lines),
-                  _is_prose(" ".join(ln.text for ln in lines)))
+                  is_prose(" ".join(ln.text for ln in lines)))
 
 
 _HYPHEN_END = re.compile(r"[^\W\d_]-$")
@@ -555,12 +546,12 @@ def _may_hold_a_table(blocks: list[Block]) -> bool:
             band.sort(key=lambda ln: ln.x0)
             pieces, reach = [[band[0].text]], band[0].x1
             for other in band[1:]:
-                if other.x0 - reach > _CELL_GAP_LINES * (other.y1 - other.y0):
+                if other.x0 - reach > JOIN_GAP_LINES * (other.y1 - other.y0):
                     pieces.append([])
                 pieces[-1].append(other.text)
                 reach = max(reach, other.x1)
             if len(pieces) >= _MIN_CELLS and not all(
-                _is_prose(" ".join(piece)) for piece in pieces
+                is_prose(" ".join(piece)) for piece in pieces
             ):
                 rows += 1
                 if rows >= _MIN_ROWS:
@@ -656,9 +647,9 @@ def ruling_lines(
         # (a page turned 90 degrees turns its vertical lines horizontal).
         px0, py0 = a * x0 + c * y0 + e, b * x0 + d * y0 + f
         px1, py1 = a * x1 + c * y1 + e, b * x1 + d * y1 + f
-        if abs(py1 - py0) <= _RULE_THICKNESS and abs(px1 - px0) >= _RULE_MIN_LENGTH:
+        if abs(py1 - py0) <= RULE_THICKNESS and abs(px1 - px0) >= _RULE_MIN_LENGTH:
             horizontal.append((min(px0, px1), max(px0, px1), (py0 + py1) / 2))
-        elif abs(px1 - px0) <= _RULE_THICKNESS and abs(py1 - py0) >= _RULE_MIN_LENGTH:
+        elif abs(px1 - px0) <= RULE_THICKNESS and abs(py1 - py0) >= _RULE_MIN_LENGTH:
             vertical.append((min(py0, py1), max(py0, py1), (px0 + px1) / 2))
 
     for path in page.get_cdrawings():  # type: ignore[attr-defined]
@@ -677,7 +668,7 @@ def ruling_lines(
                 add(x0, y0, x1, y1)
             elif kind == "re":
                 x0, y0, x1, y1 = item[1]
-                if y1 - y0 <= _RULE_THICKNESS or x1 - x0 <= _RULE_THICKNESS:
+                if y1 - y0 <= RULE_THICKNESS or x1 - x0 <= RULE_THICKNESS:
                     # A rule drawn as a thin filled rectangle: its middle line.
                     if y1 - y0 <= x1 - x0:
                         add(x0, (y0 + y1) / 2, x1, (y0 + y1) / 2)
