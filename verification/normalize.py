@@ -34,6 +34,8 @@ What is folded, in order of appearance in a text:
   `` - `` (``employment—not`` = ``employment - not``). A spacing acute inside a
   word is an accent (``L´aszl´o`` → ``laszlo``), before a final ``s`` an
   apostrophe (``Norway´s``).
+* Dot leaders (four dots or more, spaced or not: ``Tax Table . . . . 1.``)
+  are a space.
 * Private-use code points (symbol fonts' checkboxes, bullets and arrows, as
   PDFs extract them: ``\uf0a3 3 days``) are spaces.
 * Whitespace runs of any kind (NBSP, thin spaces, line breaks) → one space;
@@ -552,7 +554,27 @@ def normalize_folded(text: str, folded: str) -> NormalizedText:
     return builder.build(text)
 
 
+#: A dot leader: four dots or more, spaced or not (". . . . 1." in a
+#: worksheet, "Eligibility ........ 12" in a contents list).
+_LEADER = re.compile(r"\.(?: ?\.){3,}")
+
+
 def _normalize_span(
+    builder: _Builder, text: str, lowered: str, start: int, end: int
+) -> None:
+    """Fold ``text[start:end]``; a dot leader in it is a space: it only leads
+    the eye along a printed line, and a reader quoting the line leaves it out."""
+    if "...." in lowered or ". . . ." in lowered:
+        position = start
+        for leader in _LEADER.finditer(lowered, start, end):
+            _fold_span(builder, text, lowered, position, leader.start())
+            builder.space(leader.start(), leader.end())
+            position = leader.end()
+        start = position
+    _fold_span(builder, text, lowered, start, end)
+
+
+def _fold_span(
     builder: _Builder, text: str, lowered: str, start: int, end: int
 ) -> None:
     position = start

@@ -54,6 +54,22 @@ def test_soft_hyphen_and_zero_width_characters_are_removed(char: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("using the Tax Table . . . . . . . . 1.", "using the tax table 1."),
+    ("Eligibility..........12", "eligibility 12"),
+    ("he paused... then left.", "he paused... then left."),  # an ellipsis stays
+])
+def test_dot_leaders_are_spaces(text: str, expected: str) -> None:
+    # Issue 23: a worksheet prints "…Tax Table . . . . 1."; a reader quoting
+    # the row leaves the leader out and keeps the line number.
+    normalized = normalize(text)
+    assert normalized.text == expected
+    # The word after the leader maps back to itself, not to the dots.
+    last = normalized.text.rsplit(" ", 1)[-1]
+    start = len(normalized.text) - len(last)
+    assert normalized.original[slice(*normalized.to_original(start, start + len(last)))] == last
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("Admit Category Within\n\uf0a3 3 days\n\uf0a3 1 week", "admit category within 3 days 1 week"),
     ("employees;\n\uf0b7 a mass layoff", "employees; a mass layoff"),
     ("yes\ue000no", "yes no"),  # a glyph between two words separates them

@@ -1411,3 +1411,14 @@ def test_a_quote_across_a_forms_checkbox_glyphs_verifies() -> None:
     changed = quote.replace("12 weeks", "16 weeks")
     assert only_citation(
         verify_answer(f'"{changed}" [S1].', {"S1": source})).outcome == "quote-altered"
+
+
+def test_a_worksheet_row_quoted_without_its_dot_leader_verifies() -> None:
+    # Issue 23, IRS Schedule A's worksheets: "…using the Tax Table . . . 1."
+    source = ("Enter the amount from line 1 here. Figure your tax using the Tax Table "
+              ". . . . . . . . . . 1.\nAdd lines 2 and 3 . . . . . . . 4.")
+    quote = "Figure your tax using the Tax Table 1."
+    assert only_citation(verify_answer(f'"{quote}" [S1].', {"S1": source})).outcome == "verified"
+    changed = quote.replace("1.", "2.")
+    assert only_citation(
+        verify_answer(f'"{changed}" [S1].', {"S1": source})).outcome == "quote-altered"
