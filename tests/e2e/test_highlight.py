@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from reviewer.models import Answer
+from reviewer.models import Answer, Document
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,6 +52,12 @@ def test_highlight_tags_never_cover_the_words_of_the_source(page: Any) -> None:
     for answer in Answer.objects.order_by("pk"):
         for sentence in answer.sentences.all():
             if not sentence.citations.exists():
+                continue
+            if (Document.objects.filter(pk__in=sentence.citations.values("document"))
+                    .exclude(ocr_pages=[]).exists()):
+                # A scan's words are in its picture: pdf.js has no text layer
+                # to say where they are, so this check has nothing to measure
+                # there (the demo's scanned letter).
                 continue
             page.goto(f"{_base(page)}/answers/{answer.pk}/?sentence={sentence.index}")
             if page.locator(".viewer-frame").is_hidden():
