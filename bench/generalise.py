@@ -117,7 +117,11 @@ MIN_KEY_CHARS = 30  # a window's letters and digits: at least this many
 MARGIN = 0.10  # blocks wholly in the top or bottom tenth of a page are running heads
 TOLERANCE = 1.5  # points around a located rectangle that still count as inside
 AREA_FLAG = 3.0
-GOALS = {"honest": 0.99, "altered": 0.95, "located": 0.98}
+#: Issue 23's goals. Honest and located are judged without the windows that
+#: poppler reads down a table column (the issue rules them out) and those
+#: pdfminer.six does not read as poppler does (the oracle alone); both are
+#: printed with and without, and every such window is listed.
+GOALS = {"honest": 0.995, "altered": 0.99, "located": 0.99}
 FLOOR = 0.90  # no PDF below this on any of the three
 WINDOWS = {"normal": 30, "quick": 8}  # windows sampled per PDF
 WORST = 30  # failures printed
@@ -974,27 +978,40 @@ def print_goals(results: list[PdfStats]) -> None:
     }
     labels = {"honest": "honest quotes verified", "altered": "alterations caught",
               "located": "located words"}
-    print("\n  Goals:")
+    # What the rates are without windows poppler reads down a table's
+    # column, or that pdfminer.six does not read as poppler does: told apart,
+    # not hidden (their failures are listed below).
+    left_out = [f for s in readable for f in s.failures if f.kind == "honest"
+                and (f.category == TABLE_ORDER or f.category.startswith(POPPLER_ALONE))]
+    table = sum(1 for f in left_out if f.category == TABLE_ORDER)
+    alone = len(left_out) - table
+    honest, honest_ok = sum(s.honest for s in readable), sum(s.honest_ok for s in readable)
+    words, located = sum(s.words for s in readable), sum(s.located for s in readable)
+    # A window left out of the honest rate has no right place to be found
+    # either, so located words leave out the same windows.
+    left_out_words = sum(int(f.located.split("/")[1]) for f in left_out if f.located)
+    left_out_hits = sum(int(f.located.split("/")[0]) for f in left_out if f.located)
+    judged = {
+        "honest": rate(honest_ok, honest - len(left_out)),
+        "altered": totals["altered"],
+        "located": rate(located - left_out_hits, words - left_out_words),
+    }
+    print("\n  All windows:")
+    for name in GOALS:
+        print(f"    {labels[name]:24s} {pct(totals[name]):>7}")
+    print(f"    honest quotes verified, leaving out the {table} that poppler reads down a table "
+          f"column: {pct(rate(honest_ok, honest - table))}")
+    print(f"\n  Goals (leaving out those {table} and the {alone} that pdfminer.six does not "
+          f"read as poppler does):")
     for name, goal in GOALS.items():
-        value = totals[name]
+        value = judged[name]
         verdict = "-" if math.isnan(value) else ("PASS" if value >= goal else "FAIL")
-        print(f"    {labels[name]:24s} {pct(value):>7}   goal >= {goal:.0%}   {verdict}")
+        print(f"    {labels[name]:24s} {pct(value):>7}   goal >= {goal:.1%}   {verdict}")
     low = [f"{short(s.file, 40)} ({', '.join(below_floor(s))})" for s in readable
            if below_floor(s)]
     flagged = sum(s.flagged for s in readable)
     print(f"    (altered quotes not caught but flagged another way, e.g. quote-not-found: "
           f"{flagged})")
-    # What the honest rate is without windows poppler reads down a table's
-    # column: told apart, not hidden (their failures are listed below).
-    table = sum(1 for s in readable for f in s.failures
-                if f.kind == "honest" and f.category == TABLE_ORDER)
-    alone = sum(1 for s in readable for f in s.failures
-                if f.kind == "honest" and f.category.startswith(POPPLER_ALONE))
-    honest, honest_ok = sum(s.honest for s in readable), sum(s.honest_ok for s in readable)
-    print(f"    honest quotes verified, leaving out the {table} that poppler reads down a table "
-          f"column: {pct(rate(honest_ok, honest - table))}")
-    print(f"    ... and also the {alone} that pdfminer.six does not read as poppler does: "
-          f"{pct(rate(honest_ok, honest - table - alone))}")
     print(f"    no PDF below {FLOOR:.0%} on any: {'PASS' if not low else 'FAIL'}"
           + (f" -- {len(low)} below:" if low else ""))
     for line in low:
