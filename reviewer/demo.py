@@ -242,11 +242,10 @@ NOTICE_LETTER = (
 SCAN_DPI = 200
 
 
-def notice_letter_pdf() -> bytes:
-    """The letter set as text, signed with a pen stroke, the page rasterised
-    in grey at :data:`SCAN_DPI` and the picture alone put on a page of a new
-    PDF, as a scanner would make it. Rendering is deterministic, so the bytes
-    are the same on every build."""
+def notice_letter_original() -> pymupdf.Document:
+    """The letter as it was typed: text, signed with a pen stroke. Its words'
+    boxes say where the scan's words are (the browser tests check the
+    viewer's tags against them)."""
     original = pymupdf.open()
     page = original.new_page(width=595, height=842)
     y = 110.0
@@ -261,7 +260,15 @@ def notice_letter_pdf() -> bytes:
     shape.finish(color=(0.1, 0.1, 0.35), width=1.6)
     shape.commit()
     page.insert_text((72, y + 50), "Mary Byrne, Director", fontname="helv", fontsize=12)
-    picture = page.get_pixmap(dpi=SCAN_DPI, colorspace=pymupdf.csGRAY, alpha=False)
+    return original
+
+
+def notice_letter_pdf() -> bytes:
+    """:func:`notice_letter_original` rasterised in grey at :data:`SCAN_DPI`
+    and the picture alone put on a page of a new PDF, as a scanner would make
+    it. Rendering is deterministic, so the bytes are the same on every build."""
+    original = notice_letter_original()
+    picture = original[0].get_pixmap(dpi=SCAN_DPI, colorspace=pymupdf.csGRAY, alpha=False)
     original.close()
     scan = pymupdf.open()
     target = scan.new_page(width=595, height=842)

@@ -10,7 +10,7 @@ from functools import lru_cache
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Substr
 
-from reviewer.ingestion import DocumentGeometry, PageRects, locate
+from reviewer.ingestion import DocumentGeometry, PageInfo, PageRects, locate
 from reviewer.models import Chunk, Document, Workspace
 
 logger = logging.getLogger("citeguard.documents")
@@ -125,24 +125,49 @@ def document_locate(document: Document, start: int, end: int) -> list[PageRects]
 def pdf_highlight(document: Document, pages: list[PageRects]) -> list[dict[str, object]]:
     """Located rectangles (displayed-page points, top-left origin) converted to
     PDF user space, which pdf.js's ``viewport.convertToViewportPoint`` takes:
-    rotation and media-box offsets are then the viewer's to apply, exactly."""
+    rotation and media-box offsets are then the viewer's to apply, exactly.
+
+    A page read by OCR also gets ``words``: the boxes of its text, run by run
+    (a line, or a line's side-by-side piece). pdf.js has no text layer on a
+    scan, so these are the only word positions the viewer can keep its tags
+    off."""
     geometry = document_geometry(document)
     if geometry is None:
         return []
     infos = {page.number: page for page in geometry.pages}
+    scanned = {int(page["page"]) for page in document.ocr_pages}
     converted: list[dict[str, object]] = []
     for entry in pages:
         info = infos.get(entry["page"])
         if info is None:
             continue
-        rects = []
-        for x0, y0, x1, y1 in entry["rects"]:
-            ax, ay = info.to_pdf_point(x0, y0)
-            bx, by = info.to_pdf_point(x1, y1)
-            rects.append([round(min(ax, bx), 2), round(min(ay, by), 2),
-                          round(max(ax, bx), 2), round(max(ay, by), 2)])
-        converted.append({"page": entry["page"], "rects": rects})
+        item: dict[str, object] = {
+            "page": entry["page"],
+            "rects": [_pdf_rect(info, rect) for rect in entry["rects"]],
+        }
+        if info.number in scanned:
+            item["words"] = _text_boxes(geometry, info)
+        converted.append(item)
     return converted
+
+
+def _pdf_rect(info: PageInfo, rect: list[float]) -> list[float]:
+    x0, y0, x1, y1 = rect
+    ax, ay = info.to_pdf_point(x0, y0)
+    bx, by = info.to_pdf_point(x1, y1)
+    return [round(min(ax, bx), 2), round(min(ay, by), 2),
+            round(max(ax, bx), 2), round(max(ay, by), 2)]
+
+
+def _text_boxes(geometry: DocumentGeometry, info: PageInfo) -> list[list[float]]:
+    """One PDF user-space box per run of the page's glyphs between inserted
+    characters (line breaks, the space between side-by-side lines)."""
+    boxes = []
+    for run in geometry.glyph_runs(info.text_start, info.text_end):
+        if run:
+            box = [min(run[0::4]), min(run[1::4]), max(run[2::4]), max(run[3::4])]
+            boxes.append(_pdf_rect(info, box))
+    return boxes
 
 
 _SQL_INT_MAX = 2**31 - 1

@@ -25,7 +25,10 @@
  * Highlight groups and outcomes. highlight() takes either page entries
  * [{page, rects, outcome?, label?}] or groups [{outcome?, label?, pages: [{page,
  * rects}]}] (an entry with `pages` is a group; both may be mixed). `kind` is
- * accepted for `outcome`. Outcomes and how they are drawn (colour AND outline
+ * accepted for `outcome`. A page entry may carry `words` ([[x0, y0, x1, y1],
+ * ...], PDF user space): where the page's words are when pdf.js cannot say (a
+ * scan read by OCR has no text layer); tags keep off them as off pdf.js's
+ * words. Outcomes and how they are drawn (colour AND outline
  * AND a words label, never colour alone; CSS classes cg-outcome-<name>):
  *   verified        green, solid outline                      "✓ verified"
  *   verified-fuzzy  green, dashed outline                     "≈ fuzzy match"
@@ -192,9 +195,10 @@ export function viewportBox(viewport, [x0, y0, x1, y1]) {
 
 /**
  * Check and copy highlight() input (page entries and/or groups, see the top of
- * this file). Returns Map<page, item[]> in input order, item = {rect, group,
- * css, label}; `group` numbers the groups (a page entry is a group of its own
- * unless it shares outcome and label with the entry before it).
+ * this file). Returns {byPage: Map<page, item[]> in input order, words:
+ * Map<page, rect[]>}, item = {rect, group, css, label}; `group` numbers the
+ * groups (a page entry is a group of its own unless it shares outcome and
+ * label with the entry before it); `words` holds the entries' word boxes.
  */
 function normalizeHighlights(input, defaults = {}) {
   if (!Array.isArray(input)) {
@@ -204,6 +208,7 @@ function normalizeHighlights(input, defaults = {}) {
     );
   }
   const byPage = new Map();
+  const words = new Map();
   let group = -1;
   let previousKey = null;
   const addEntry = (entry, where, style) => {
@@ -226,6 +231,15 @@ function normalizeHighlights(input, defaults = {}) {
       return { rect: rect.slice(), group, ...style };
     });
     byPage.set(page, [...(byPage.get(page) ?? []), ...items]);
+    if (entry.words !== undefined) {
+      if (!Array.isArray(entry.words) || !entry.words.every(
+        (rect) => Array.isArray(rect) && rect.length === 4 && rect.every(Number.isFinite))) {
+        throw new TypeError(
+          `highlight(): ${where} (page ${page}) has "words" that are not [[x0, y0, x1, y1], ...].`,
+        );
+      }
+      words.set(page, [...(words.get(page) ?? []), ...entry.words.map((rect) => rect.slice())]);
+    }
   };
   input.forEach((entry, i) => {
     const outcome = entry?.outcome ?? entry?.kind ?? defaults.outcome;
@@ -243,7 +257,7 @@ function normalizeHighlights(input, defaults = {}) {
     }
     addEntry(entry, `entry ${i}`, style);
   });
-  return byPage;
+  return { byPage, words };
 }
 
 function unionBox(boxes) {
@@ -489,6 +503,8 @@ export class CiteViewer {
   #pendingDrawn = null;
   /** PDFPageProxy -> its words' quadrilaterals (see pageGlyphs), once known. */
   #glyphs = new WeakMap();
+  /** page -> word boxes the highlight brought (a scan's OCR text), PDF user space. */
+  #pageWords = new Map();
 
   /**
    * @param {HTMLElement} element  sized by the page; the viewer fills it.
@@ -681,7 +697,7 @@ export class CiteViewer {
    * with a console warning. Resolves with the number of overlays drawn.
    */
   async highlight(pages, { scroll = true, outcome, label } = {}) {
-    const wanted = normalizeHighlights(pages, { outcome, label });
+    const { byPage: wanted, words } = normalizeHighlights(pages, { outcome, label });
     const seq = ++this.#highlightSeq;
     if (!this.#openPromise) {
       throw new Error("highlight(): open() a PDF first.");
@@ -700,6 +716,7 @@ export class CiteViewer {
     }
     this.#removeOverlays();
     this.#highlights = wanted;
+    this.#pageWords = words;
 
     // A page's true size and rotation are known only once pdf.js has fetched
     // it; until then it is drawn with page 1's. Fetch the highlighted pages now
@@ -857,6 +874,7 @@ export class CiteViewer {
   clear() {
     this.#highlightSeq++;
     this.#highlights = new Map();
+    this.#pageWords = new Map();
     this.#removeOverlays();
     this.#status.textContent = "";
     this.#updateToolbar();
@@ -1200,7 +1218,11 @@ export class CiteViewer {
     div.append(fragment);
     if (tags.length) {
       const { viewport } = pageView;
-      const obstacles = [...glyphs.map((quad) => quadBox(viewport, quad)), ...boxes];
+      const obstacles = [
+        ...glyphs.map((quad) => quadBox(viewport, quad)),
+        ...(this.#pageWords.get(page) ?? []).map((rect) => viewportBox(viewport, rect)),
+        ...boxes,
+      ];
       for (const { el, anchor, below } of tags) {
         obstacles.push(placeTag(el, anchor, obstacles, viewport.width, viewport.height, { below }));
       }

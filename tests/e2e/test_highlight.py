@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from reviewer.demo import notice_letter_original
 from reviewer.models import Answer, Document
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,10 +56,7 @@ def test_highlight_tags_never_cover_the_words_of_the_source(page: Any) -> None:
                 continue
             if (Document.objects.filter(pk__in=sentence.citations.values("document"))
                     .exclude(ocr_pages=[]).exists()):
-                # A scan's words are in its picture: pdf.js has no text layer
-                # to say where they are, so this check has nothing to measure
-                # there (the demo's scanned letter).
-                continue
+                continue  # a scan has no text layer to measure by: the next test
             page.goto(f"{_base(page)}/answers/{answer.pk}/?sentence={sentence.index}")
             if page.locator(".viewer-frame").is_hidden():
                 continue  # no PDF for this citation (a fabricated marker, a pasted source)
@@ -70,6 +68,46 @@ def test_highlight_tags_never_cover_the_words_of_the_source(page: Any) -> None:
                     covering.append((answer.external_id, sentence.index, tag))
     assert seen >= 20, seen  # labels and "continues on page N" cues of every demo PDF passage
     assert not covering, f"tags drawn over the source's words: {covering}"
+
+
+# Each tag on a page, in CSS pixels from the top-left of the page's canvas,
+# and the canvas's width (the page's width in points times the zoom).
+TAGS_ON_CANVAS = """() => [...document.querySelectorAll('#pdf-viewer .cg-tag')].map(tag => {
+  const page = tag.closest('.page');
+  const canvas = page.querySelector('.canvasWrapper').getBoundingClientRect();
+  const t = tag.getBoundingClientRect();
+  return {tag: tag.textContent, page: Number(page.dataset.pageNumber), width: canvas.width,
+          box: [t.left - canvas.left, t.top - canvas.top, t.right - canvas.left,
+                t.bottom - canvas.top]};
+})"""
+
+
+def test_highlight_tags_on_a_scan_never_cover_its_printed_words(page: Any) -> None:
+    """A scan has no text layer, so the words the tags must keep off are the
+    ones the scan was printed from: the demo letter's typed original."""
+    original = notice_letter_original()
+    words = [tuple(w[:4]) for w in original[0].get_text("words")]
+    page_width = original[0].rect.width
+    original.close()
+    page.set_viewport_size(VIEWPORT)
+    answer = Answer.objects.get(external_id="demo-scanned-letter")
+    seen, covering = 0, []
+    for sentence in answer.sentences.all():
+        if not sentence.citations.exists():
+            continue
+        page.goto(f"{_base(page)}/answers/{answer.pk}/?sentence={sentence.index}")
+        page.wait_for_selector("#pdf-viewer .page .cg-tag-label")
+        page.wait_for_timeout(150)  # pdf.js settles the scroll; tags follow the redraw
+        for tag in page.evaluate(TAGS_ON_CANVAS):
+            seen += 1
+            scale = tag["width"] / page_width
+            left, top, right, bottom = (v / scale for v in tag["box"])
+            under = [w for w in words
+                     if w[0] < right and left < w[2] and w[1] < bottom and top < w[3]]
+            if under:
+                covering.append((sentence.index, tag["tag"], under))
+    assert seen >= 1, seen
+    assert not covering, f"tags drawn over the scan's printed words: {covering}"
 
 
 def test_the_first_click_shows_its_highlight_without_the_viewer_loading(page: Any) -> None:
