@@ -447,9 +447,10 @@ def documents_fail_stale(*, now: datetime | None = None) -> int:
         failed += Document.objects.filter(
             pk=document.pk, status=Document.Status.PROCESSING, updated=document.updated
         ).update(status=Document.Status.FAILED, error_kind="stuck", updated=now, error=(
-            f"Ingestion started at {document.updated:%Y-%m-%d %H:%M} UTC and did not finish "
-            f"within {2 * limit:g} s: the worker ingesting it stopped. Upload the same file "
-            f"again, or run manage.py reingest {document.pk}, to try again."))
+            f"Ingestion made no progress for {2 * limit:g} s after "
+            f"{document.updated:%Y-%m-%d %H:%M} UTC (its start or the last page it read): "
+            f"the worker ingesting it stopped. Upload the same file again, or run manage.py reingest "
+            f"{document.pk}, to try again."))
         logger.warning("document %s failed: ingestion stuck since %s", document.pk,
                        document.updated.isoformat())
     return failed

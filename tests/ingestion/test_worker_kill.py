@@ -135,7 +135,7 @@ def test_a_worker_killed_mid_document_leaves_nothing_stuck(tmp_path: Path) -> No
     out = _manage(var_dir, "shell", "--no-imports", "-c", RECOVER.replace("PK", str(pk)))
     lines = out.splitlines()
     assert lines[-3] == "1 stuck document failed."
-    assert lines[-2].startswith("failed stuck Ingestion started at")
+    assert lines[-2].startswith("failed stuck Ingestion made no progress for")
     assert f"manage.py reingest {pk}, to try again" in lines[-2]
     assert lines[-1] == f"document {pk}: queued"
     _manage(var_dir, "db_worker", "--batch", "--no-startup-delay")

@@ -38,7 +38,7 @@ def test_a_stuck_document_reads_failed_with_why_and_its_bytes_again_retry_it(
     body = client.get(f"/api/v1/documents/{document.pk}",
                       headers={"Authorization": f"Bearer {api_token}"}).json()
     assert (body["status"], body["error_kind"]) == ("failed", "stuck")
-    assert "did not finish within 600 s" in body["error"]
+    assert "made no progress for 600 s after" in body["error"]
     assert f"manage.py reingest {document.pk}" in body["error"]
 
     with django_capture_on_commit_callbacks(execute=True):
