@@ -1,28 +1,13 @@
-"""Background work, through Django's Tasks framework."""
+"""Background work, through Django's Tasks framework: an index.
 
-from django.tasks import task
+Each task lives in the service module whose work it runs, beside the
+function that queues it, so a service queues its own task and nothing
+imports back into it. The names here are the ones tasks were queued under
+before (``reviewer.tasks.ingest_document``…): a row a database worker
+queued then still finds its task."""
 
-from reviewer.services.documents import document_ingest
-from reviewer.services.judgements import judgements_run
-from reviewer.services.reverify import reverification_run
+from reviewer.services.documents import ingest_document
+from reviewer.services.judgements import judge_answer
+from reviewer.services.reverify import reverify_surface
 
-
-@task()
-def ingest_document(document_id: int) -> str:
-    """Ingest one uploaded document; returns its final status."""
-    return str(document_ingest(document_id=document_id).status)
-
-
-@task()
-def reverify_surface(run_id: int) -> str:
-    """Re-verify a surface's stored answers (a ``ReverificationRun``); returns
-    the run's final status. A failure marks the run failed and is raised again,
-    so the task backend records it too."""
-    return str(reverification_run(run_id=run_id).status)
-
-
-@task()
-def judge_answer(answer_id: int) -> int:
-    """Ask the operator's model about an answer's cited passages (the
-    semantic stage); returns how many judgement rows it stored."""
-    return len(judgements_run(answer_id=answer_id))
+__all__ = ["ingest_document", "judge_answer", "reverify_surface"]

@@ -306,7 +306,7 @@ class AnswerSourceQuerySet(models.QuerySet["AnswerSource"]):
         fresh = self._result_cache is None
         super()._fetch_all()
         if fresh and self._result_cache:
-            from reviewer.selectors.sources import source_texts_resolve
+            from reviewer.models.source_references import source_texts_resolve
 
             source_texts_resolve(self._result_cache)
 

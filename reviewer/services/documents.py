@@ -22,6 +22,7 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import FileSystemStorage
 from django.db import IntegrityError, transaction
+from django.tasks import task
 from django.utils import timezone
 
 from reviewer.ingestion import (
@@ -38,7 +39,8 @@ from reviewer.models.documents import DOCUMENT_KEY_MAX, TITLE_MAX, validate_docu
 logger = logging.getLogger("citeguard.ingest")
 
 __all__ = ["DocumentRejected", "UploadResult", "document_ingest", "document_retry",
-           "document_upload", "documents_fail_stale", "ocr_language_check", "ocr_languages"]
+           "document_upload", "documents_fail_stale", "ingest_document", "ocr_language_check",
+           "ocr_languages"]
 
 
 class DocumentRejected(ValueError):
@@ -171,8 +173,6 @@ def document_upload(
             continue  # another version of the key was stored meanwhile: place this after it
         break
     if document.status == Document.Status.QUEUED:
-        from reviewer.tasks import ingest_document
-
         transaction.on_commit(lambda: ingest_document.enqueue(document.pk))
     return UploadResult(document, created=True)
 
@@ -359,6 +359,15 @@ def _store(
             "ingested document %s: %d pages, %d chunks", document.pk, len(pages), len(ranges)))
 
 
+@task()
+def ingest_document(document_id: int) -> str:
+    """The background task :func:`document_upload` and :func:`document_retry`
+    queue: ingest one uploaded document; returns its final status. It lives
+    beside the work it runs so that this module queues it without importing
+    anything that imports it back."""
+    return str(document_ingest(document_id=document_id).status)
+
+
 def isolation_limits(*, inline: bool = False) -> dict[str, float]:
     """The settings' limits of a sandboxed extraction: an upload's, or (inline)
     those of a PDF sent inside an API request, whose time is the request's."""
@@ -425,8 +434,6 @@ def document_retry(*, document: Document) -> Document:
         updated = Document.objects.filter(pk=document.pk, status=Document.Status.FAILED).update(
             status=Document.Status.QUEUED, error_kind="", error="", updated=timezone.now())
         if updated:
-            from reviewer.tasks import ingest_document
-
             transaction.on_commit(lambda: ingest_document.enqueue(document.pk))
             logger.info("document %s queued again after: %s", document.pk, document.error)
     document.refresh_from_db()
@@ -449,8 +456,8 @@ def documents_fail_stale(*, now: datetime | None = None) -> int:
         ).update(status=Document.Status.FAILED, error_kind="stuck", updated=now, error=(
             f"Ingestion made no progress for {2 * limit:g} s after "
             f"{document.updated:%Y-%m-%d %H:%M} UTC (its start or the last page it read): "
-            f"the worker ingesting it stopped. Upload the same file again, or run manage.py reingest "
-            f"{document.pk}, to try again."))
+            f"the worker ingesting it stopped. Upload the same file again, or run "
+            f"manage.py reingest {document.pk}, to try again."))
         logger.warning("document %s failed: ingestion stuck since %s", document.pk,
                        document.updated.isoformat())
     return failed

@@ -26,6 +26,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Sum
+from django.tasks import task
 from django.utils import timezone
 
 from reviewer.models import Answer, AnswerSource, CitationVerdict, Judgement, Surface
@@ -41,7 +42,7 @@ from verification.entailment import (
 )
 
 __all__ = [
-    "MAX_ATTEMPTS", "judge_configured", "judgements_enqueue", "judgements_pending",
+    "MAX_ATTEMPTS", "judge_answer", "judge_configured", "judgements_enqueue", "judgements_pending",
     "judgements_run", "judgements_wanted", "sampled", "surface_calls_last_hour",
 ]
 
@@ -84,8 +85,6 @@ def judgements_enqueue(answer: Answer) -> None:
     judges right after the commit, inside the request."""
     if not judgements_wanted(answer):
         return
-    from reviewer.tasks import judge_answer
-
     answer_id = answer.pk
     transaction.on_commit(lambda: judge_answer.enqueue(answer_id))
 
@@ -150,6 +149,14 @@ def _latest(answer: Answer) -> dict[int, Judgement]:
 def _settled(row: Judgement | None) -> bool:
     """A result, or an error no later run should try again."""
     return row is not None and (row.is_result or row.error not in Judgement.RETRIED)
+
+
+@task()
+def judge_answer(answer_id: int) -> int:
+    """The background task :func:`judgements_enqueue` queues: ask the
+    operator's model about an answer's cited passages (the semantic stage);
+    returns how many judgement rows it stored."""
+    return len(judgements_run(answer_id=answer_id))
 
 
 def judgements_run(*, answer_id: int, sleep: Callable[[float], None] = time.sleep

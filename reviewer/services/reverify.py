@@ -29,6 +29,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import F, Max, Q
+from django.tasks import task
 from django.utils import timezone
 
 from reviewer.models import (
@@ -58,7 +59,7 @@ from reviewer.severity import OUTCOME_COLUMNS, triage_priority
 from verification import VerificationConfig, verify_answer
 
 __all__ = ["BATCH_SIZE", "ReverifyOutcome", "answer_reverify", "answers_reverify",
-           "reverification_run", "reverification_start", "runs_fail_stale"]
+           "reverification_run", "reverification_start", "reverify_surface", "runs_fail_stale"]
 
 logger = logging.getLogger("citeguard.reverify")
 
@@ -275,13 +276,20 @@ def reverification_start(*, surface: Surface, threshold: float,
         raise PermissionDenied("Re-verifying a surface's answers needs the supervisor role.")
     if not 0 < threshold <= 1:
         raise ValidationError({"threshold": "The threshold must be above 0 and at most 1."})
-    from reviewer.tasks import reverify_surface
-
     with transaction.atomic():
         run = ReverificationRun.objects.create(surface=surface, surface_change=surface_change,
                                                threshold=threshold, started_by=started_by)
         transaction.on_commit(lambda: reverify_surface.enqueue(run.pk))
     return run
+
+
+@task()
+def reverify_surface(run_id: int) -> str:
+    """The background task :func:`reverification_start` queues: re-verify a
+    surface's stored answers (a ``ReverificationRun``); returns the run's
+    final status. A failure marks the run failed and is raised again, so the
+    task backend records it too."""
+    return str(reverification_run(run_id=run_id).status)
 
 
 def reverification_run(*, run_id: int) -> ReverificationRun:
