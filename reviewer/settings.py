@@ -73,6 +73,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz first: a load balancer's probe (by IP, plain HTTP,
+    # no session) is answered before the host check and the HTTPS redirect.
+    "reviewer.health.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Static files straight from the worker, before sessions and auth touch the
