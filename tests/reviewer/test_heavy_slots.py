@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
+from reviewer.slots import ADVISORY_LOCK_SPACE
 from verification.budget import answer_work_bound
 
 SOURCE = " ".join(f"Clause {i} sets the monthly benefit at {i} dollars." for i in range(3000))
@@ -32,13 +34,29 @@ def one_slot(settings: Any, tmp_path: Path) -> Path:
 
 @contextmanager
 def held(folder: Path) -> Iterator[None]:
-    """The slot held as another worker process would hold it (its own open file)."""
+    """The slot held as another worker would hold it: on PostgreSQL another
+    app server's session (its own connection), on SQLite another process on
+    this host (its own open file)."""
+    if connection.vendor == "postgresql":
+        other = other_app_server()
+        try:
+            with other.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_lock(%s, 0)", [ADVISORY_LOCK_SPACE])
+            yield
+        finally:
+            other.close()
+        return
     fd = os.open(folder / "heavy-verify-0.lock", os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     try:
         yield
     finally:
         os.close(fd)
+
+
+def other_app_server() -> Any:
+    """A second connection to the same database, as another host's worker has."""
+    return connections.create_connection(DEFAULT_DB_ALIAS)
 
 
 def post(client: Any, token: str, data: dict[str, Any]) -> Any:
@@ -76,3 +94,32 @@ def test_the_slot_is_released_after_each_answer_and_on_failure(
     assert post(client, api_token, body("over", QUOTE)).status_code == 413
     settings.CITEGUARD = {**settings.CITEGUARD, "MAX_VERIFY_WORK": 0}
     assert post(client, api_token, body("after", QUOTE)).status_code == 201
+
+
+postgresql_only = pytest.mark.skipif(connection.vendor != "postgresql",
+                                     reason="slots are cluster-wide on PostgreSQL only")
+
+
+@postgresql_only
+@pytest.mark.django_db
+def test_on_postgresql_a_slot_held_by_another_app_server_counts_here(
+        client: Any, api_token: str, one_slot: Path) -> None:
+    with held(one_slot):
+        busy = post(client, api_token, body("costly", QUOTE))
+    assert busy.status_code == 503
+    assert "1 at a time across all app servers" in busy.json()["error"]["message"]
+    assert not any(one_slot.iterdir())  # no file lock was taken
+
+
+@postgresql_only
+@pytest.mark.django_db
+def test_on_postgresql_a_crashed_holders_slot_comes_back(
+        client: Any, api_token: str, one_slot: Path) -> None:
+    other = other_app_server()
+    with other.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s, 0)", [ADVISORY_LOCK_SPACE])
+    assert post(client, api_token, body("while-held", QUOTE)).status_code == 503
+    # The holder dies without unlocking: its session ends, and the lock with it.
+    other.connection.close()
+    other.connection = None
+    assert post(client, api_token, body("after-crash", QUOTE)).status_code == 201
