@@ -282,6 +282,21 @@ STORAGES = {
         else "whitenoise.storage.CompressedManifestStaticFilesStorage",
     },
 }
+# The cache: each process's memory by default; Redis, shared by every app
+# server and worker, with CITEGUARD_CACHE=redis (what one process works out,
+# such as a surface's calibration recommendation, another then reads).
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+CACHE_KIND = os.environ.get("CITEGUARD_CACHE", "local")
+if CACHE_KIND == "redis":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": REDIS_URL, "KEY_PREFIX": "citeguard"}}
+elif CACHE_KIND == "local":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    raise ImproperlyConfigured(
+        f"CITEGUARD_CACHE={CACHE_KIND!r}: choose 'local' (each process's memory, the "
+        "default) or 'redis' (shared, at REDIS_URL)")
+
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 
