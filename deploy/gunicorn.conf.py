@@ -48,3 +48,23 @@ forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1,
 control_socket_disable = True
 accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
 errorlog = "-"
+
+
+# prometheus_client's multiprocess mode (PROMETHEUS_MULTIPROC_DIR): each
+# worker writes its counts to files there and /metrics sums them. The folder
+# must start empty (counts of an earlier run would be added in), and a worker
+# gunicorn retires has its live gauges dropped.
+def on_starting(server):
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        for name in os.listdir(folder):
+            if name.endswith(".db"):
+                os.remove(os.path.join(folder, name))
+
+
+def child_exit(server, worker):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
