@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
-from django.http import FileResponse, Http404, HttpResponse, QueryDict
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -57,6 +57,7 @@ from reviewer.services.reviews import (
 )
 from reviewer.views.answer_text import render_sentence
 from reviewer.views.base import HtmxHttpRequest, permission_required
+from reviewer.views.files import file_response
 from reviewer.views.passages import source_runs
 from verification import Difference, canonical_label, negation_context, word_diff
 from verification.reasons import coverage_sentence, reason_sentence
@@ -627,12 +628,12 @@ def answer_presence(request: HtmxHttpRequest, answer_id: int) -> HttpResponse:
 
 @require_GET
 @permission_required("reviewer.view_document")
-def document_file(request: HtmxHttpRequest, document_id: int) -> FileResponse:
+def document_file(request: HtmxHttpRequest, document_id: int) -> HttpResponse:
+    """The document's PDF for the viewer, whole or by the byte range pdf.js
+    asks for (so a long PDF opens at its cited page without the whole file)."""
     document = get_object_or_404(documents_visible(Document.objects.defer("text"), request.user),
                                  pk=document_id)
     if not document.file:
         raise Http404("This document's file was not kept.")
-    response = FileResponse(document.file.open("rb"), content_type="application/pdf")
-    response["Content-Disposition"] = f'inline; filename="{document.pk}.pdf"'
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
+    return file_response(request, document.file, etag=document.sha256,
+                         content_type="application/pdf", filename=f"{document.pk}.pdf")

@@ -193,6 +193,51 @@ export function viewportBox(viewport, [x0, y0, x1, y1]) {
   return { left, top, width: Math.max(ax, bx) - left, height: Math.max(ay, by) - top };
 }
 
+/** The bytes asked for at a time (pdf.js's default). */
+const RANGE_CHUNK = 65536;
+
+/**
+ * What pdf.js should load `url` from: a range transport when the server
+ * answers a Range request with 206 (pdf.js then asks for each part it needs),
+ * the bytes when it sent the whole file, else the URL itself (pdf.js asks and
+ * reports the error as it always has).
+ */
+async function rangeSource(lib, url) {
+  let response;
+  try {
+    response = await fetch(url, {
+      headers: { Range: `bytes=0-${RANGE_CHUNK - 1}` },
+      credentials: "same-origin",
+    });
+  } catch {
+    return { url };
+  }
+  const total = Number(response.headers.get("Content-Range")?.split("/")[1]);
+  if (response.status === 206 && Number.isSafeInteger(total) && total > 0) {
+    const initial = new Uint8Array(await response.arrayBuffer());
+    return { range: fetchRangeTransport(lib, url, total, initial), length: total };
+  }
+  if (response.ok) return { data: new Uint8Array(await response.arrayBuffer()) };
+  return { url };
+}
+
+/** pdf.js's range transport over fetch(): one request per range pdf.js asks for. */
+function fetchRangeTransport(lib, url, total, initial) {
+  const transport = new lib.PDFDataRangeTransport(total, initial);
+  transport.requestDataRange = (begin, end) => {
+    fetch(url, { headers: { Range: `bytes=${begin}-${end - 1}` }, credentials: "same-origin" })
+      .then((response) => {
+        if (response.status !== 206 && !(response.ok && begin === 0)) {
+          throw new Error(`the server answered ${response.status} for bytes ${begin}-${end - 1}`);
+        }
+        return response.arrayBuffer();
+      })
+      .then((buffer) => transport.onDataRange(begin, new Uint8Array(buffer)))
+      .catch((error) => console.warn("CiteViewer: a part of the PDF did not load", error));
+  };
+  return transport;
+}
+
 /**
  * Check and copy highlight() input (page entries and/or groups, see the top of
  * this file). Returns {byPage: Map<page, item[]> in input order, words:
@@ -1070,10 +1115,24 @@ export class CiteViewer {
     }
   }
 
+  /**
+   * A loading task ({promise, destroy}) for the PDF at `url`. The first
+   * RANGE_CHUNK bytes are asked for with a Range header: a server that takes
+   * ranges answers 206 with the file's length, and pdf.js then asks, through
+   * a range transport, only for the parts it needs (the cross-reference
+   * table, the objects of the pages it draws): a long PDF opens at its cited
+   * page without its whole download, and without pdf.js's own first request
+   * for the whole file, which the server would have streamed until the
+   * browser gave up on it. A server that sends the whole file is used as it
+   * is; an error status leaves pdf.js to ask and report it as usual.
+   */
   #getDocument(url) {
     const { lib } = this.#libs;
-    return lib.getDocument({
-      url,
+    const common = {
+      // Only what the pages drawn need: no background download of the rest.
+      disableAutoFetch: true,
+      disableStream: true,
+      rangeChunkSize: RANGE_CHUNK,
       // Scanned and faxed pages: pdf.js 6 decodes JBIG2, CCITT (through the
       // JBIG2 module) and JPX (OpenJPEG) images with WebAssembly fetched from
       // wasmUrl, and draws them blank without it; qcms (colour profiles)
@@ -1087,7 +1146,21 @@ export class CiteViewer {
       iccUrl: new URL("iccs/", this.#base).href,
       isEvalSupported: false,
       worker: this.#worker,
+    };
+    let inner = null;
+    let destroyed = false;
+    const promise = rangeSource(lib, url).then((source) => {
+      if (destroyed) throw abortError("The PDF's loading was stopped.");
+      inner = lib.getDocument({ ...common, ...source });
+      return inner.promise;
     });
+    return {
+      promise,
+      async destroy() {
+        destroyed = true;
+        await inner?.destroy();
+      },
+    };
   }
 
   #describeError(error, url) {
