@@ -297,6 +297,39 @@ else:
         f"CITEGUARD_CACHE={CACHE_KIND!r}: choose 'local' (each process's memory, the "
         "default) or 'redis' (shared, at REDIS_URL)")
 
+# Where uploaded PDFs and their geometry are kept: the local folder
+# MEDIA_ROOT by default; any S3-compatible store with CITEGUARD_STORAGE=s3,
+# through django-storages, which reads its own settings (below) from the
+# environment. Reads and writes go through the storage API only.
+STORAGE_KIND = os.environ.get("CITEGUARD_STORAGE", "local")
+if STORAGE_KIND == "s3":
+    AWS_STORAGE_BUCKET_NAME = os.environ.get("AWS_STORAGE_BUCKET_NAME", "")
+    if not AWS_STORAGE_BUCKET_NAME:
+        raise ImproperlyConfigured(
+            "CITEGUARD_STORAGE=s3 needs AWS_STORAGE_BUCKET_NAME (and, for a store other "
+            "than Amazon's, AWS_S3_ENDPOINT_URL)")
+    AWS_S3_ENDPOINT_URL = os.environ.get("AWS_S3_ENDPOINT_URL") or None
+    AWS_ACCESS_KEY_ID = os.environ.get("AWS_ACCESS_KEY_ID") or None
+    AWS_SECRET_ACCESS_KEY = os.environ.get("AWS_SECRET_ACCESS_KEY") or None
+    AWS_S3_REGION_NAME = os.environ.get("AWS_S3_REGION_NAME") or None
+    # Stored objects are never replaced: an upload under a taken name gets
+    # another; and the bucket's objects stay private (served through the
+    # permission-checked views).
+    AWS_S3_FILE_OVERWRITE = False
+    AWS_DEFAULT_ACL = None
+    AWS_QUERYSTRING_AUTH = True
+    # A store that does not answer fails a request in seconds (a 503 with a
+    # sentence), not after botocore's minute-long default.
+    from botocore.config import Config as _BotoConfig
+
+    AWS_S3_CLIENT_CONFIG = _BotoConfig(connect_timeout=5, read_timeout=60,
+                                       retries={"max_attempts": 3, "mode": "standard"})
+    STORAGES["default"] = {"BACKEND": "storages.backends.s3.S3Storage"}
+elif STORAGE_KIND != "local":
+    raise ImproperlyConfigured(
+        f"CITEGUARD_STORAGE={STORAGE_KIND!r}: choose 'local' (MEDIA_ROOT, the default) or "
+        "'s3' (an S3-compatible store)")
+
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 

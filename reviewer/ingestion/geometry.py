@@ -180,6 +180,29 @@ class _OpenerBlob:
         pass
 
 
+class _ReaderBlob:
+    """A stored file read by ranges (``read(offset, size)``), as a remote
+    store serves them: nothing is held open, and a lookup fetches only the
+    bytes it needs."""
+
+    __slots__ = ("read_range", "size")
+
+    def __init__(self, read_range: Callable[[int, int], bytes], size: int) -> None:
+        self.read_range = read_range
+        self.size = size
+
+    def read(self, offset: int, size: int) -> bytes:
+        return self.read_range(offset, size)
+
+    def copy_to(self, out: IO[bytes]) -> int:
+        for offset in range(0, self.size, _COPY_CHUNK):
+            out.write(self.read_range(offset, min(_COPY_CHUNK, self.size - offset)))
+        return self.size
+
+    def close(self) -> None:
+        pass
+
+
 def _to_floats(data: bytes) -> list[float]:
     values = array("f")
     values.frombytes(data)
@@ -319,6 +342,16 @@ class DocumentGeometry:
                 return handle.read(size)
 
             return _read_index(read, handle.seek(0, 2), _OpenerBlob(open_file))
+
+
+    @classmethod
+    def from_reader(cls, read_range: Callable[[int, int], bytes], size: int
+                    ) -> DocumentGeometry:
+        """The geometry of a stored file of ``size`` bytes that
+        ``read_range(offset, size)`` reads by ranges (an object store's
+        ranged GET): the index is read here, each later box lookup reads just
+        the boxes it needs."""
+        return _read_index(read_range, size, _ReaderBlob(read_range, size))
 
 
 def _stored_size(pages: int, text_length: int, inserted: int) -> int:

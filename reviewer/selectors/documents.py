@@ -12,6 +12,7 @@ from django.db.models.functions import Coalesce, Substr
 
 from reviewer.ingestion import DocumentGeometry, PageInfo, PageRects, locate
 from reviewer.models import Chunk, Document, Workspace
+from reviewer.storage import read_range
 
 logger = logging.getLogger("citeguard.documents")
 
@@ -97,7 +98,9 @@ def _geometry(document_id: int, name: str) -> DocumentGeometry:
     # inserted positions are cached; each lookup reads the boxes it needs.
     from django.core.files.storage import default_storage
 
-    return DocumentGeometry.from_file(lambda: default_storage.open(name, "rb"))
+    return DocumentGeometry.from_reader(
+        lambda offset, size: read_range(default_storage, name, offset, size),
+        default_storage.size(name))
 
 
 def document_geometry(document: Document) -> DocumentGeometry | None:

@@ -35,6 +35,7 @@ from reviewer.ingestion.ocr import OcrOptions, installed_languages, language_pro
 from reviewer.ingestion.sandbox import extract_pdf_isolated
 from reviewer.models import Chunk, Document, Page, Workspace
 from reviewer.models.documents import DOCUMENT_KEY_MAX, TITLE_MAX, validate_document_key
+from reviewer.storage import STORAGE_ERRORS
 
 logger = logging.getLogger("citeguard.ingest")
 
@@ -163,6 +164,15 @@ def document_upload(
                 document.full_clean(exclude=["file", "geometry"], validate_unique=False,
                                     validate_constraints=False)
                 document.save()
+        except STORAGE_ERRORS as error:
+            # The file store did not take the bytes: the row was rolled back
+            # with it, so nothing is half-stored.
+            logger.error("upload not stored: the file store failed: %s", error)
+            raise DocumentRejected(
+                "storage-unavailable",
+                "The file store did not take this file (it did not answer or refused "
+                f"it: {type(error).__name__}); nothing was stored. Try again in a minute.",
+                status=503) from None
         except IntegrityError:
             document.file.delete(save=False)
             stored = Document.objects.in_workspace(workspace).filter(sha256=digest).first()

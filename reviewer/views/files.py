@@ -12,16 +12,15 @@ a range asked ``If-Range`` another version gets the whole file.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import IO
 
 from django.core.files import File
 from django.http import FileResponse, HttpRequest, HttpResponse, StreamingHttpResponse
 
+from reviewer.storage import iter_range
+
 __all__ = ["file_response"]
 
 _RANGE = re.compile(r"^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$")
-_CHUNK = 64 * 1024
 
 
 def _requested_range(header: str, size: int) -> tuple[int, int] | str | None:
@@ -46,18 +45,6 @@ def _requested_range(header: str, size: int) -> tuple[int, int] | str | None:
     if end < start:
         return None  # invalid: ignored, as RFC 9110 says
     return start, end
-
-
-def _read(handle: IO[bytes], length: int) -> Iterator[bytes]:
-    try:
-        while length > 0:
-            data = handle.read(min(_CHUNK, length))
-            if not data:
-                break
-            length -= len(data)
-            yield data
-    finally:
-        handle.close()
 
 
 def file_response(request: HttpRequest, file: File, *, etag: str, content_type: str,
@@ -88,10 +75,9 @@ def file_response(request: HttpRequest, file: File, *, etag: str, content_type: 
         return response
     if isinstance(wanted, tuple):
         first, last = wanted
-        handle = file.open("rb")
-        handle.seek(first)
-        response = StreamingHttpResponse(_read(handle, last - first + 1), status=206,
-                                         content_type=content_type)
+        response = StreamingHttpResponse(
+            iter_range(file.storage, file.name, first, last - first + 1), status=206,
+            content_type=content_type)
         response["Content-Range"] = f"bytes {first}-{last}/{size}"
         response["Content-Length"] = str(last - first + 1)
     else:

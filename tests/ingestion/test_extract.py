@@ -229,6 +229,30 @@ def test_geometry_streams_to_a_file_and_reads_back_lazily(
         DocumentGeometry.from_file(lambda: io.BytesIO(path.read_bytes()[:-4]))
 
 
+def test_geometry_read_by_ranges_reads_only_what_a_lookup_needs(
+        report_doc: ExtractedDocument) -> None:
+    """As an object store serves it: each read a ranged GET of a few bytes."""
+    data = report_doc.to_bytes()
+    reads: list[int] = []
+
+    def read_range(offset: int, size: int) -> bytes:
+        reads.append(size)
+        return data[offset:offset + size]
+
+    ranged = DocumentGeometry.from_reader(read_range, len(data))
+    assert ranged.pages == report_doc.pages
+    index_reads = len(reads)
+    page = report_doc.pages[1]
+    reads.clear()
+    assert locate(ranged, page.text_start, page.text_end) == locate(
+        report_doc, page.text_start, page.text_end)
+    assert 0 < sum(reads) <= 16 * (page.text_end - page.text_start)  # that page's boxes only
+    assert index_reads <= 4 and sum(reads) < len(data) / 2
+    assert all_boxes(ranged) == all_boxes(report_doc.geometry)
+    with pytest.raises(ValueError, match="bytes"):
+        DocumentGeometry.from_reader(lambda o, n: data[:-4][o:o + n], len(data) - 4)
+
+
 def test_geometry_refuses_other_format_versions(report_doc: ExtractedDocument) -> None:
     data = report_doc.to_bytes()
     for version in (1, 3):

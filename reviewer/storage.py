@@ -1,0 +1,73 @@
+"""Reading stored files by byte range, whatever the storage.
+
+Django's storage API opens a whole file. On the local disk that costs a seek;
+on an S3-compatible store (django-storages) opening an object downloads it
+whole before the first read. The viewer's byte ranges and the geometry's box
+lookups want a few kilobytes of files that run to megabytes, so on such a
+store they are ranged GETs of just those bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from django.core.files.storage import Storage
+
+__all__ = ["STORAGE_ERRORS", "iter_range", "read_range"]
+
+try:  # what an S3-compatible store raises when it cannot be reached or refuses
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    _REMOTE_ERRORS: tuple[type[Exception], ...] = (BotoCoreError, ClientError)
+except ImportError:  # pragma: no cover - boto3 is a dependency
+    _REMOTE_ERRORS = ()
+
+#: What a storage raises when it cannot keep or give a file: the local disk's
+#: OSError (full, read-only, gone) and the object store's errors.
+STORAGE_ERRORS: tuple[type[Exception], ...] = (OSError, *_REMOTE_ERRORS)
+
+_CHUNK = 64 * 1024
+
+
+def _object(storage: Storage, name: str):  # type: ignore[no-untyped-def]
+    """The store's object for ``name`` when ``storage`` is django-storages'
+    S3Storage (it has a bucket), else None."""
+    bucket = getattr(storage, "bucket", None)
+    if bucket is None:
+        return None
+    from storages.utils import clean_name
+
+    # The object's key as S3Storage makes it (its location prefix, if any).
+    return bucket.Object(storage._normalize_name(clean_name(name)))  # type: ignore[attr-defined]
+
+
+def read_range(storage: Storage, name: str, offset: int, size: int) -> bytes:
+    """``size`` bytes of ``name`` from ``offset`` (fewer at its end)."""
+    if size <= 0:
+        return b""
+    stored = _object(storage, name)
+    if stored is not None:
+        return stored.get(Range=f"bytes={offset}-{offset + size - 1}")["Body"].read()
+    with storage.open(name, "rb") as handle:
+        handle.seek(offset)
+        return handle.read(size)
+
+
+def iter_range(storage: Storage, name: str, offset: int, size: int) -> Iterator[bytes]:
+    """The same bytes as :func:`read_range`, a chunk at a time (a response
+    streams them)."""
+    stored = _object(storage, name)
+    if stored is not None:
+        body = stored.get(Range=f"bytes={offset}-{offset + size - 1}")["Body"]
+        try:
+            while size > 0 and (data := body.read(min(_CHUNK, size))):
+                size -= len(data)
+                yield data
+        finally:
+            body.close()
+        return
+    with storage.open(name, "rb") as handle:
+        handle.seek(offset)
+        while size > 0 and (data := handle.read(min(_CHUNK, size))):
+            size -= len(data)
+            yield data
