@@ -2,28 +2,31 @@
 
 The archive holds manifest.json, the database (database.dump, pg_dump's custom
 format, or database.sqlite3, a consistent copy by SQLite's online backup API)
-and media/, the storage folder (uploaded PDFs and their page geometry). The
-database is copied first: a document's file is written before its row is
-committed and never changed afterwards, so every row in the copy finds its
-file in media/.
+and media/, the stored files the documents name (uploaded PDFs and their page
+geometry), each under its storage name. They are read and written through
+Django's storage API, so the same commands back up and restore a local
+folder or an S3-compatible bucket. The database is copied first: a document's
+file is written before its row is committed and never changed afterwards, so
+every row in the copy finds its file in media/.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import tarfile
 import tempfile
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.files.storage import FileSystemStorage, default_storage
+from django.core.files import File
+from django.core.files.storage import default_storage
 from django.db import connection, connections
 
 FORMAT = 1
@@ -49,11 +52,15 @@ def _engine() -> str:
     raise BackupError(f"backups support SQLite and PostgreSQL, not {engine}")
 
 
-def _media_root() -> Path:
-    if not isinstance(default_storage, FileSystemStorage):
-        raise BackupError("stored files are not on this machine's disk "
-                          f"({type(default_storage).__name__}): back them up where they are")
-    return Path(default_storage.location)
+def _stored_names() -> list[str]:
+    """Every stored file a document names (deleted documents' too, until
+    purged), once each: objects named by their bytes may be shared."""
+    from reviewer.models import Document
+
+    names: set[str] = set()
+    for file, geometry in Document.all_objects.values_list("file", "geometry"):
+        names.update(name for name in (file, geometry) if name)
+    return sorted(names)
 
 
 def _pg_env(database: str | None = None) -> dict[str, str]:
@@ -77,7 +84,7 @@ def _run(command: list[str], env: dict[str, str]) -> None:
 
 
 def backup(destination: Path) -> Summary:
-    engine, media = _engine(), _media_root()
+    engine = _engine()
     destination = destination.resolve()
     destination.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=destination.parent, prefix=".backup-") as work:
@@ -95,19 +102,36 @@ def backup(destination: Path) -> Summary:
             database = folder / "database.dump"
             _run(["pg_dump", "--format=custom", "--no-owner", "--no-privileges",
                   "--file", str(database)], _pg_env())
-        files = [p for p in sorted(media.rglob("*")) if p.is_file()] if media.is_dir() else []
+        media = folder / "media.tar"
+        with tarfile.open(media, "w") as tar:
+            files, size = backup_files(tar)
         manifest = {"format": FORMAT, "engine": engine,
                     "created": datetime.now(UTC).isoformat(timespec="seconds"),
-                    "files": len(files), "bytes": sum(p.stat().st_size for p in files)}
+                    "files": files, "bytes": size}
         (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
         partial = folder / "backup.tar"
-        with tarfile.open(partial, "w") as tar:
+        with tarfile.open(partial, "w") as tar, tarfile.open(media) as stored:
             tar.add(folder / "manifest.json", arcname="manifest.json")
             tar.add(database, arcname=database.name)
-            for path in files:
-                tar.add(path, arcname=f"media/{path.relative_to(media).as_posix()}")
+            for member in stored:
+                tar.addfile(member, stored.extractfile(member))
         os.replace(partial, destination)  # never a half-written backup under its name
     return Summary(engine, manifest["files"], manifest["bytes"])
+
+
+def backup_files(tar: tarfile.TarFile) -> tuple[int, int]:
+    """Add every stored file a document names to ``tar`` as media/<name>,
+    read through the storage; returns how many and their bytes."""
+    files = size = 0
+    for name in _stored_names():
+        if not default_storage.exists(name):
+            continue
+        member = tarfile.TarInfo(f"media/{name}")
+        member.size, member.mtime, member.mode = default_storage.size(name), int(time.time()), 0o644
+        with default_storage.open(name, "rb") as handle:
+            tar.addfile(member, handle)
+        files, size = files + 1, size + member.size
+    return files, size
 
 
 def _database_is_empty() -> bool:
@@ -132,7 +156,7 @@ def _create_pg_database_if_missing() -> None:
 
 
 def restore(source: Path, *, replace: bool = False) -> Summary:
-    engine, media = _engine(), _media_root()
+    engine = _engine()
     with tempfile.TemporaryDirectory(prefix="citeguard-restore-") as work:
         folder = Path(work)
         try:
@@ -169,7 +193,26 @@ def restore(source: Path, *, replace: bool = False) -> Summary:
             _run(["pg_restore", "--clean", "--if-exists", "--no-owner", "--no-privileges",
                   "--single-transaction", "--exit-on-error", "--dbname",
                   _pg_env()["PGDATABASE"], str(folder / "database.dump")], _pg_env())
-        if (folder / "media").is_dir():
-            media.mkdir(parents=True, exist_ok=True)
-            shutil.copytree(folder / "media", media, dirs_exist_ok=True)
+        restore_files(folder / "media")
     return Summary(engine, manifest["files"], manifest["bytes"])
+
+
+def restore_files(media: Path) -> int:
+    """Put each file under ``media`` (a backup's media/ folder) into the
+    storage under its name; returns how many were written. One already there
+    is left: an object is never written twice, its name standing for its
+    bytes."""
+    written = 0
+    for path in sorted(media.rglob("*")) if media.is_dir() else []:
+        if not path.is_file():
+            continue
+        name = path.relative_to(media).as_posix()
+        if default_storage.exists(name):
+            continue
+        with path.open("rb") as handle:
+            kept = default_storage.save(name, File(handle, name=path.name))
+        if kept != name:
+            raise BackupError(f"the storage kept {name} as {kept}: restore into an empty "
+                              "storage")
+        written += 1
+    return written

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from django.core.files import File
 from django.core.files.storage import Storage
 
-__all__ = ["STORAGE_ERRORS", "iter_range", "read_range"]
+__all__ = ["STORAGE_ERRORS", "geometry_key", "iter_range", "pdf_key", "read_range",
+           "store_once"]
 
 try:  # what an S3-compatible store raises when it cannot be reached or refuses
     from botocore.exceptions import BotoCoreError, ClientError
@@ -39,6 +41,29 @@ def _object(storage: Storage, name: str):  # type: ignore[no-untyped-def]
 
     # The object's key as S3Storage makes it (its location prefix, if any).
     return bucket.Object(storage._normalize_name(clean_name(name)))  # type: ignore[attr-defined]
+
+
+def pdf_key(sha256: str) -> str:
+    """Where an uploaded PDF is kept: named by its SHA-256, so the same bytes
+    are one object however often they are uploaded, and a name never stands
+    for other bytes."""
+    return f"documents/{sha256[:2]}/{sha256}.pdf"
+
+
+def geometry_key(sha256: str) -> str:
+    """Where a geometry blob is kept, named by its own SHA-256 (a re-ingestion
+    that reads a PDF differently writes a new object beside the old one)."""
+    return f"geometry/{sha256[:2]}/{sha256}.geo"
+
+
+def store_once(storage: Storage, key: str, content: File) -> str:  # type: ignore[type-arg]
+    """Keep ``content`` under ``key`` unless an object is there already,
+    which, the key being the bytes' hash, holds the same bytes: a stored
+    object is never written again. Returns the name kept under (``key``,
+    unless a concurrent writer made the storage pick another)."""
+    if storage.exists(key):
+        return key
+    return storage.save(key, content)
 
 
 def read_range(storage: Storage, name: str, offset: int, size: int) -> bytes:

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from reviewer.models import Answer, DeletionRecord, Document
@@ -101,6 +102,12 @@ def documents_purge(*, older_than: timedelta = timedelta(0), now: datetime | Non
             if not field.name:
                 continue
             storage, name = field.storage, field.name
+            # Stored objects are named by their bytes: the same PDF in another
+            # workspace (or its geometry) may be this very object.
+            if Document.all_objects.exclude(pk=document.pk).filter(
+                    Q(file=name) | Q(geometry=name)).exists():
+                removed.append(f"{name} (kept: another document uses it)")
+                continue
             if storage.exists(name):
                 size += storage.size(name)
                 if not dry_run:

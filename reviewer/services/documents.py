@@ -16,6 +16,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import IO
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -35,7 +36,7 @@ from reviewer.ingestion.ocr import OcrOptions, installed_languages, language_pro
 from reviewer.ingestion.sandbox import extract_pdf_isolated
 from reviewer.models import Chunk, Document, Page, Workspace
 from reviewer.models.documents import DOCUMENT_KEY_MAX, TITLE_MAX, validate_document_key
-from reviewer.storage import STORAGE_ERRORS
+from reviewer.storage import STORAGE_ERRORS, geometry_key, pdf_key, store_once
 
 logger = logging.getLogger("citeguard.ingest")
 
@@ -159,7 +160,8 @@ def document_upload(
         try:
             with transaction.atomic():
                 if document.status != Document.Status.FAILED:
-                    document.file.save(_safe_name(filename), ContentFile(data), save=False)
+                    document.file.name = store_once(
+                        document.file.storage, pdf_key(digest), ContentFile(data))
                 # Uniqueness is the database's to decide (see the except).
                 document.full_clean(exclude=["file", "geometry"], validate_unique=False,
                                     validate_constraints=False)
@@ -174,7 +176,8 @@ def document_upload(
                 f"it: {type(error).__name__}); nothing was stored. Try again in a minute.",
                 status=503) from None
         except IntegrityError:
-            document.file.delete(save=False)
+            # The stored object is kept: it is named by its bytes, and the
+            # row that won the race (or this upload's next attempt) uses it.
             stored = Document.objects.in_workspace(workspace).filter(sha256=digest).first()
             if stored is not None:  # the same file, uploaded concurrently
                 return UploadResult(stored, created=False)
@@ -267,9 +270,14 @@ def _check_title(title: str, filename: str) -> str:
     return _clean_title(given)
 
 
-def _safe_name(filename: str) -> str:
-    stem = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(filename).stem)[:80]
-    return f"{stem or 'document'}.pdf"
+def _file_sha256(handle: IO[bytes]) -> str:
+    """The SHA-256 of a file's bytes, read from its start; left at its start."""
+    digest = hashlib.sha256()
+    handle.seek(0)
+    while chunk := handle.read(1 << 20):
+        digest.update(chunk)
+    handle.seek(0)
+    return digest.hexdigest()
 
 
 def document_ingest(*, document_id: int) -> Document:
@@ -348,11 +356,11 @@ def _store(
         document.page_count = extracted.page_count
         # Streamed through a temporary file: a book's geometry runs to tens
         # of megabytes, which need not sit in memory.
-        name = f"{document.sha256}.geo"
         with tempfile.TemporaryFile() as handle:
             extracted.write_geometry(handle)
-            handle.seek(0)
-            document.geometry.save(name, File(handle, name=name), save=False)
+            digest = _file_sha256(handle)
+            document.geometry.name = store_once(
+                document.geometry.storage, geometry_key(digest), File(handle, name="g.geo"))
         report = extracted.ocr
         if report is not None:
             document.ocr_language = report.language

@@ -107,6 +107,32 @@ def test_an_upload_lives_in_the_bucket_and_serves_answers_and_ranges_from_it(
     assert ranged["Content-Range"] == f"bytes 100-1099/{len(report_pdf.data)}"
 
 
+def test_backup_takes_the_bucket_objects_and_restore_puts_them_back(
+        api: Any, bucket: Any, tmp_path: Path, report_pdf: Any,
+        django_capture_on_commit_callbacks: Any) -> None:
+    import tarfile
+
+    from reviewer.backup import backup_files, restore_files
+
+    with django_capture_on_commit_callbacks(execute=True):
+        uploaded = _upload(api, report_pdf.data).json()["id"]
+    document = Document.objects.get(pk=uploaded)
+    stored = {item.key: item.get()["Body"].read() for item in bucket.objects.all()}
+    assert set(stored) == {document.file.name, document.geometry.name}
+    with tarfile.open(tmp_path / "media.tar", "w") as tar:
+        files, size = backup_files(tar)
+    assert (files, size) == (2, sum(len(v) for v in stored.values()))
+    with tarfile.open(tmp_path / "media.tar") as tar:
+        tar.extractall(tmp_path / "out", filter="data")
+    for key, data in stored.items():
+        assert (tmp_path / "out" / "media" / key).read_bytes() == data
+
+    bucket.objects.all().delete()  # the bucket lost
+    assert restore_files(tmp_path / "out" / "media") == 2
+    assert {item.key: item.get()["Body"].read() for item in bucket.objects.all()} == stored
+    assert restore_files(tmp_path / "out" / "media") == 0  # nothing written twice
+
+
 def test_a_store_that_does_not_answer_is_a_503_and_nothing_is_stored(
         api: Any, client: Any, settings: Any, tmp_path: Path, report_pdf: Any) -> None:
     settings.MEDIA_ROOT = str(tmp_path / "media")
