@@ -3,10 +3,10 @@ Django server with the demo loaded. Skips, saying why, when either is missing.
 
 The demo is loaded without its scanned letter (``load_demo --no-scan``):
 reading it by OCR is a second or more of every test's setup, on both database
-passes, and no browser test here cites it (tests/e2e/test_ocr_scan.py drives
+passes, and few browser tests cite it (tests/e2e/test_ocr_scan.py drives
 scans of its own; tests/reviewer/test_demo_scan.py checks the letter). A test
-marked ``demo_scan`` gets the whole demo, as ``make demo`` loads it: the
-screenshots for the docs, which show its lists."""
+marked ``demo_scan`` gets the whole demo, as ``make demo`` loads it: one that
+cites the letter, and the screenshots for the docs, which show its lists."""
 
 from __future__ import annotations
 
