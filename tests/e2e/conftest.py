@@ -1,22 +1,54 @@
 """A real browser (Debian's Chromium driven by Playwright) against a live
-Django server with the demo loaded. Skips, saying why, when either is missing."""
+Django server with the demo loaded. Skips, saying why, when either is missing.
+
+The demo is loaded without its scanned letter (``load_demo --no-scan``):
+reading it by OCR is a second or more of every test's setup, on both database
+passes, and few browser tests cite it (tests/e2e/test_ocr_scan.py drives
+scans of its own; tests/reviewer/test_demo_scan.py checks the letter). A test
+marked ``demo_scan`` gets the whole demo, as ``make demo`` loads it: one that
+cites the letter, and the screenshots for the docs, which show its lists."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from io import StringIO
 from typing import Any
 
 import pytest
 
 
+def pytest_configure(config: Any) -> None:
+    config.addinivalue_line(
+        "markers", "demo_scan: the browser test's demo includes the scanned letter (OCR'd)")
+
+
 @pytest.fixture
-def demo_site(live_server: Any, django_capture_on_commit_callbacks: Any) -> Any:
+def demo_options(request: pytest.FixtureRequest) -> tuple[str, ...]:
+    """The options every ``load_demo`` of this test passes (a second load,
+    with --history say, would otherwise add the letter the first left out)."""
+    return () if request.node.get_closest_marker("demo_scan") else ("--no-scan",)
+
+
+@pytest.fixture
+def demo_site(live_server: Any, django_capture_on_commit_callbacks: Any,
+              demo_options: tuple[str, ...]) -> Any:
     from django.core.management import call_command
 
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("load_demo", stdout=StringIO())
+        call_command("load_demo", *demo_options, stdout=StringIO())
     return live_server
+
+
+@pytest.fixture
+def load_more_demo(demo_site: Any, demo_options: tuple[str, ...]) -> Callable[..., None]:
+    """``load_demo`` again with more of the demo (``--history``,
+    ``--calibration``), leaving out what this test's demo left out."""
+    from django.core.management import call_command
+
+    def load(*options: str) -> None:
+        call_command("load_demo", *options, *demo_options, stdout=StringIO())
+
+    return load
 
 
 @pytest.fixture

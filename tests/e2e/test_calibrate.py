@@ -96,23 +96,16 @@ def test_labelling_with_the_keyboard(page: Any) -> None:
     assert page.locator("#label-viewer").is_hidden()
 
 
-def _load_calibration() -> None:
-    from io import StringIO
-
-    from django.core.management import call_command
-
-    call_command("load_demo", "--calibration", stdout=StringIO())
-
-
 def _curve(page: Any) -> list[str]:
     return page.locator(".calibration-chart polyline").evaluate_all(
         "lines => lines.map(line => line.getAttribute('points'))")
 
 
-def test_labels_move_the_curve_and_applying_a_threshold_re_verifies(page: Any) -> None:
+def test_labels_move_the_curve_and_applying_a_threshold_re_verifies(
+        page: Any, load_more_demo: Any) -> None:
     from reviewer.models import Answer, ReverificationRun, SurfaceChange, VerdictRecord
 
-    _load_calibration()
+    load_more_demo("--calibration")
     base = page.url.split("/answers")[0]
     page.goto(f"{base}/calibrate/benefits-chat/")
     counted = int(page.locator(".band-counts tbody td:nth-child(5)").evaluate_all(
@@ -163,10 +156,12 @@ def test_labels_move_the_curve_and_applying_a_threshold_re_verifies(page: Any) -
     assert "Calibrated on the demo's labels" in history
 
 
-def test_calibration_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
+@pytest.mark.demo_scan
+def test_calibration_screenshots_for_the_docs(
+        page: Any, tmp_path: Any, load_more_demo: Any) -> None:
     """docs/calibration.png and docs/labelling.png at 1280x720:
     CITEGUARD_SCREENSHOTS=docs writes them there (bin/screenshots)."""
-    _load_calibration()
+    load_more_demo("--calibration")
     folder = os.environ.get("CITEGUARD_SCREENSHOTS") or str(tmp_path)
     base = page.url.split("/answers")[0]
     page.set_viewport_size({"width": 1280, "height": 720})
@@ -411,10 +406,10 @@ _CHART_GEOMETRY = """(figure) => {
 
 
 def test_the_curves_span_the_labels_with_a_zoom_on_0_9_to_1_and_labels_clear_of_lines(
-        page: Any) -> None:
+        page: Any, load_more_demo: Any) -> None:
     from reviewer.selectors.calibration import labelled_matches
 
-    _load_calibration()
+    load_more_demo("--calibration")
     surface = Surface.objects.get(name="benefits-chat")
     lowest = min(match.score for match in labelled_matches(surface))
     base = page.url.split("/answers")[0]
@@ -457,12 +452,12 @@ def _counted_label(item: CalibrationItem) -> str | None:
 
 
 def test_the_page_says_how_many_citations_a_new_threshold_flags_were_labelled_faithful(
-        page: Any) -> None:
+        page: Any, load_more_demo: Any) -> None:
     import re
 
     from reviewer.models import CitationVerdict
 
-    _load_calibration()
+    load_more_demo("--calibration")
     base = page.url.split("/answers")[0]
     surface = Surface.objects.get(name="benefits-chat")
     page.set_viewport_size(SCREEN)
@@ -489,10 +484,10 @@ def test_the_page_says_how_many_citations_a_new_threshold_flags_were_labelled_fa
 
 
 def test_a_band_that_cannot_be_filled_says_so_and_does_not_withhold_the_recommendation(
-        page: Any) -> None:
+        page: Any, load_more_demo: Any) -> None:
     from reviewer.models import CitationVerdict
 
-    _load_calibration()
+    load_more_demo("--calibration")
     surface = Surface.objects.get(name="benefits-chat")
     band = (0.95, 0.98)
     # Leave 5 labelled matches in 0.95-0.98 and nothing else to draw there:
@@ -540,8 +535,9 @@ def test_a_band_that_cannot_be_filled_says_so_and_does_not_withhold_the_recommen
         surface=surface, labels=None, score__gte=band[0], score__lt=band[1]).exists()
 
 
-def test_the_reason_shows_its_limit_and_a_longer_one_is_refused_naming_it(page: Any) -> None:
-    _load_calibration()
+def test_the_reason_shows_its_limit_and_a_longer_one_is_refused_naming_it(
+        page: Any, load_more_demo: Any) -> None:
+    load_more_demo("--calibration")
     surface = Surface.objects.get(name="benefits-chat")
     base = page.url.split("/answers")[0]
     page.set_viewport_size(SCREEN)

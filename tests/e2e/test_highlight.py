@@ -82,6 +82,7 @@ TAGS_ON_CANVAS = """() => [...document.querySelectorAll('#pdf-viewer .cg-tag')].
 })"""
 
 
+@pytest.mark.demo_scan  # the demo letter, read by OCR
 def test_highlight_tags_on_a_scan_never_cover_its_printed_words(page: Any) -> None:
     """A scan has no text layer, so the words the tags must keep off are the
     ones the scan was printed from: the demo letter's typed original."""

@@ -7,11 +7,9 @@ named), and the history says who did what."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from io import StringIO
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 
 from reviewer.demo_history import HISTORY_DAYS, SWITCH_AFTER_DAYS
 from reviewer.models import TrendAlert
@@ -20,8 +18,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def history(demo_site: Any) -> Any:
-    call_command("load_demo", "--history", stdout=StringIO())
+def history(demo_site: Any, load_more_demo: Any) -> Any:
+    load_more_demo("--history")
     return demo_site
 
 

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime, timedelta
-from io import StringIO
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 
 from reviewer.demo_history import HISTORY_DAYS, SWITCH_AFTER_DAYS
 from reviewer.models import TrendAlert
@@ -19,8 +17,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def history(demo_site: Any) -> Any:
-    call_command("load_demo", "--history", stdout=StringIO())
+def history(demo_site: Any, load_more_demo: Any) -> Any:
+    load_more_demo("--history")
     return demo_site
 
 
@@ -71,6 +69,7 @@ def test_filters_update_the_charts_and_live_in_the_url(page: Any, history: Any) 
     assert chart.locator("g.series[data-series='model-b']").count() == 0
 
 
+@pytest.mark.demo_scan
 def test_trends_screenshots_for_the_docs(page: Any, history: Any, tmp_path: Any) -> None:
     """docs/trends.png at 1280 wide (CITEGUARD_SCREENSHOTS=docs, bin/screenshots)."""
     folder = os.environ.get("CITEGUARD_SCREENSHOTS") or str(tmp_path)

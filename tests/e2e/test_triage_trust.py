@@ -10,11 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import timedelta
-from io import StringIO
 from typing import Any
 
 import pytest
-from django.core.management import call_command
 from django.utils import timezone
 
 from reviewer.models import Answer, Surface
@@ -56,8 +54,9 @@ def _needing_a_supervisor() -> int:
             + Answer.objects.filter(review_state="escalated").count())
 
 
-def test_counts_are_the_rows_and_no_page_of_the_pager_is_empty(small: Any) -> None:
-    call_command("load_demo", "--history", stdout=StringIO())
+def test_counts_are_the_rows_and_no_page_of_the_pager_is_empty(
+        small: Any, load_more_demo: Any) -> None:
+    load_more_demo("--history")
     page = small
     page.goto(f"{_base(page)}/triage/")
     total = _needing_a_supervisor()

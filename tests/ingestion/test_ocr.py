@@ -12,7 +12,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from reviewer.ingestion import ExtractionError, extract_pdf, locate
+from reviewer.ingestion import ExtractedDocument, ExtractionError, extract_pdf, locate
 from reviewer.ingestion.ocr import OcrOptions, is_stamped_scan, language_problem
 from reviewer.ingestion.sandbox import run_isolated
 from tests.ingestion.test_tables import _HEADER, _ROWS, _lines, _pdf, _row_quote
@@ -21,6 +21,7 @@ from tests.ocr_scans import (
     FRENCH,
     GERMAN,
     STAMP,
+    Scan,
     make_scan,
     scan_of,
     tesseract_missing,
@@ -33,12 +34,24 @@ _MIB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
-def english_scan() -> bytes:
-    return make_scan(ENGLISH).data
+def english() -> Scan:
+    return make_scan(ENGLISH)
 
 
-def test_a_scan_is_read_by_ocr_and_says_how_sure_it_was(english_scan: bytes) -> None:
-    document = extract_pdf(english_scan)
+@pytest.fixture(scope="module")
+def english_scan(english: Scan) -> bytes:
+    return english.data
+
+
+@pytest.fixture(scope="module")
+def english_read(english: Scan) -> ExtractedDocument:
+    """The English scan read by OCR once, for the tests that each check
+    something else of that one reading (it is a second of Tesseract)."""
+    return extract_pdf(english.data)
+
+
+def test_a_scan_is_read_by_ocr_and_says_how_sure_it_was(english_read: ExtractedDocument) -> None:
+    document = english_read
     assert document.text.split("\n") == [ENGLISH[0], ENGLISH[1], "", ENGLISH[2]]
     assert document.ocr is not None
     assert document.ocr.language == "eng"
@@ -68,9 +81,9 @@ def test_a_scan_is_read_in_the_documents_language(
         assert word in document.text.split() or word + "." in document.text.split()
 
 
-def test_an_honest_quote_from_a_scan_verifies_and_highlights_the_printed_words() -> None:
-    scan = make_scan(ENGLISH)
-    document = extract_pdf(scan.data)
+def test_an_honest_quote_from_a_scan_verifies_and_highlights_the_printed_words(
+        english: Scan, english_read: ExtractedDocument) -> None:
+    scan, document = english, english_read
     quote = "the landlord must repair the heating within two weeks"
     report = verify_answer(f'The lease says "{quote}" [S1].', {"S1": document.text})
     (citation,) = report.citations

@@ -66,3 +66,22 @@ def test_without_tesseract_the_demo_leaves_out_the_scan_and_its_answer_and_says_
     assert Answer.objects.count() == len(demo.ANSWERS) - 1
     assert "tesseract" in out.getvalue() and "skipped" in out.getvalue()
     assert f"demo loaded: {len(demo.DOCUMENTS) - 1} documents" in out.getvalue()
+
+
+def test_no_scan_leaves_out_the_scan_and_its_answer_and_says_why(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    # The browser tests load the demo this way (tests/e2e/conftest.py): the
+    # rest of the demo is all there, and nothing is read by OCR.
+    out = StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", "--no-scan", stdout=out)
+    assert not Document.objects.filter(document_key=LETTER_KEY).exists()
+    assert set(Document.objects.values_list("document_key", flat=True)) == (
+        set(demo.DOCUMENTS) - {LETTER_KEY})
+    assert not Document.objects.exclude(ocr_pages=[]).exists()
+    assert set(Answer.objects.values_list("external_id", flat=True)) == (
+        {spec["id"] for spec in demo.ANSWERS} - {"demo-scanned-letter"})
+    assert "skipped" in out.getvalue() and "(--no-scan)" in out.getvalue()
+    assert "tesseract" not in out.getvalue()
+    assert f"demo loaded: {len(demo.DOCUMENTS) - 1} documents" in out.getvalue()

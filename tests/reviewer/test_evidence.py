@@ -18,8 +18,10 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def demo(django_capture_on_commit_callbacks: Any) -> dict[str, Answer]:
+    # Without the scanned letter, which no test here cites: OCR-ing it is
+    # a second or more of every test (tests/reviewer/test_demo_scan.py reads it).
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("load_demo", stdout=StringIO())
+        call_command("load_demo", "--no-scan", stdout=StringIO())
     return {a.external_id: a for a in Answer.objects.all()}
 
 

@@ -253,13 +253,14 @@ def test_the_recount_finds_a_priority_written_around_the_services_and_repairs_it
 
 def test_reloading_the_demo_restamps_a_surface_whose_high_stakes_it_sets(
         django_capture_on_commit_callbacks: Any) -> None:
+    # (without the scanned letter: OCR-ing it is slow and beside the point)
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("load_demo", stdout=StringIO())
+        call_command("load_demo", "--no-scan", stdout=StringIO())
     assert_priorities_kept()
     Surface.objects.filter(name="clinical-review").update(high_stakes=False)
     Answer.objects.filter(surface__name="clinical-review").update(triage_priority=0)
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("load_demo", stdout=StringIO())
+        call_command("load_demo", "--no-scan", stdout=StringIO())
     assert Surface.objects.get(name="clinical-review").high_stakes
     assert_priorities_kept()
 

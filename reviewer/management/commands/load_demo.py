@@ -16,6 +16,9 @@ benefits-chat for the calibration page to recommend a threshold, a handful on
 legal-review, by calibrator and labeller2 (reviewer.demo_calibration; a few
 seconds). It is loaded before the history, so that it draws from its own
 answers only.
+``--no-scan`` leaves out the scanned letter and the answer citing it, as
+where tesseract is missing: reading it by OCR is a second or more of every
+load, which the browser tests (a fresh demo each) do not need.
 """
 
 from __future__ import annotations
@@ -52,6 +55,9 @@ class Command(BaseCommand):
                                  "for the trends page")
         parser.add_argument("--calibration", action="store_true",
                             help="also a labelled calibration set, for the calibration pages")
+        parser.add_argument("--no-scan", action="store_true",
+                            help="leave out the scanned letter (read by OCR, a second or more) "
+                                 "and the answer citing it")
 
     def handle(self, *args: Any, **options: Any) -> None:
         user_model = get_user_model()
@@ -79,10 +85,13 @@ class Command(BaseCommand):
             # queue priority only if its high stakes did not change.
             answers_priority_restamp(surface_ids=[surface.pk], high_stakes=surface.high_stakes)
 
-        positions, answers = demo.loadable(ocr_languages())
+        positions, answers = demo.loadable(() if options["no_scan"] else ocr_languages())
         skipped = [title for index, (title, _build) in enumerate(demo.DOCUMENTS.values())
                    if index not in positions]
-        if skipped:
+        if skipped and options["no_scan"]:
+            self.stdout.write(f"  skipped {', '.join(skipped)} and the answers citing it "
+                              "(--no-scan)")
+        elif skipped:
             self.stdout.write(f"  skipped {', '.join(skipped)} and the answers citing it: "
                               "it is a scan, and tesseract (which bin/setup installs) is "
                               "not installed with its language")
