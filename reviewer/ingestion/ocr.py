@@ -74,6 +74,7 @@ import xml.etree.ElementTree as ElementTree
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import pymupdf
@@ -139,6 +140,17 @@ _MAX_INK_RUNS = 20_000
 # What Tesseract makes of a vertical rule it takes for a letter.
 _RULE_READ = re.compile(r"^[|\[\]!Il1]$")
 _WORD_CONFIDENCE = re.compile(r"x_wconf (\d+(?:\.\d+)?)")
+# Two OCR'd words (or lines) farther apart than this many line heights
+# stand across a gutter; nearer, they are words of one line. Layout's join
+# gap, measured on a text layer's line (a font's ascent to descent, about
+# 1.2 times Tesseract's line size for the same print) and between glyphs'
+# advances (an OCR box holds ink only, a point or so narrower): the same
+# printed gap measures about a fifth more line heights on a scan.
+_OCR_GAP_LINES = 1.2 * JOIN_GAP_LINES
+# Lines of one row: heights within this share of each other, bottoms within
+# this share of a line height.
+_SAME_SIZE = 0.2
+_SAME_BASELINE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -594,7 +606,7 @@ def _read_hocr(
     A Tesseract line runs on across any gap, a table's gutters and a
     callout's margin included, where MuPDF starts a new line a few word
     spaces on: it is cut wherever two words stand farther apart than
-    :data:`~reviewer.ingestion.layout.JOIN_GAP_LINES` line heights (layout's
+    :data:`_OCR_GAP_LINES` line heights (layout's
     join gap: wider is a gutter), so that the layout rules see the same
     lines on a scan as on a born-digital page. A "|" that is a table's
     vertical rule (``rules()``, the scan's ruling lines) read as a letter is
@@ -626,7 +638,7 @@ def _read_hocr(
                 (word[1][0][0] * scale_x, top, word[1][-1][1] * scale_x, bottom), text_layer)]
             if not words:
                 continue
-            gutter = JOIN_GAP_LINES * (bottom - top)
+            gutter = _OCR_GAP_LINES * (bottom - top)
             text: list[str] = []
             boxes: list[float] = []
             previous_x1: float | None = None
@@ -655,8 +667,75 @@ def _read_hocr(
                 lines.append(_line(text, boxes))
         if lines:
             paragraphs.append(lines)
+    paragraphs = _rows_rejoined(_cut_around_others(paragraphs))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
+
+
+def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:
+    """Tesseract's paragraphs cut between two lines that have another
+    paragraph's line between them (above one, below the other, across the
+    same stretch of the page). Tesseract sometimes files a paragraph's first
+    line apart (a note beside an icon: the icon's height moves its first line
+    into a paragraph of its own, the rest into the paragraph above); kept
+    whole, the paragraph would be read before that line."""
+    if len(paragraphs) < 2:
+        return paragraphs
+    cut: list[list[Line]] = []
+    for index, lines in enumerate(paragraphs):
+        others = [line for k, other in enumerate(paragraphs) if k != index for line in other]
+        piece = [lines[0]]
+        for above, below in pairwise(lines):
+            left, right = min(above.x0, below.x0), max(above.x1, below.x1)
+            if any(above.y1 <= (line.y0 + line.y1) / 2 <= below.y0
+                   and min(right, line.x1) > max(left, line.x0) for line in others):
+                cut.append(piece)
+                piece = []
+            piece.append(below)
+        cut.append(piece)
+    return cut
+
+
+def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
+    """Lines of two paragraphs that stand on one baseline within the join
+    gap (:func:`_joins`) made one line, in the left one's paragraph.
+
+    Tesseract reads a table without rules as columns, each a paragraph (the
+    codes of a list, then the names beside them); a text layer has each
+    row's cells on one line ("169002 Scott County Foundation"), and so must
+    the scan, or a row quoted as printed is not found."""
+    lines = sorted(((line, index) for index, paragraph in enumerate(paragraphs)
+                    for line in paragraph), key=lambda pair: pair[0].x0)
+    gone: set[int] = set()
+    for left, left_paragraph in lines:
+        if id(left) in gone:
+            continue
+        for right, right_paragraph in lines:
+            if (right_paragraph != left_paragraph and id(right) not in gone
+                    and _joins(left, right)):
+                _append(left, right)
+                gone.add(id(right))
+    if not gone:
+        return paragraphs
+    kept = [[line for line in paragraph if id(line) not in gone] for paragraph in paragraphs]
+    return [paragraph for paragraph in kept if paragraph]
+
+
+def _joins(left: Line, right: Line) -> bool:
+    """``right`` carries ``left`` on: the same size, the same baseline, a
+    word space to :data:`_OCR_GAP_LINES` line heights to its right."""
+    height = left.y1 - left.y0
+    return (abs((right.y1 - right.y0) - height) <= _SAME_SIZE * height
+            and abs(right.y1 - left.y1) <= _SAME_BASELINE * height
+            and 0 <= right.x0 - left.x1 <= _OCR_GAP_LINES * height)
+
+
+def _append(left: Line, right: Line) -> None:
+    # The space between them gets a box over the gap, as within a line.
+    left.text += " " + right.text
+    left.boxes += [left.x1, left.y0, right.x0, left.y1, *right.boxes]
+    left.y0, left.y1 = min(left.y0, right.y0), max(left.y1, right.y1)
+    left.x1 = right.x1
 
 
 def _on_rule(x0: float, x1: float, top: float, bottom: float, vertical: list[Rule]) -> bool:
