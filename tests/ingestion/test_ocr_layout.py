@@ -102,3 +102,68 @@ def test_a_note_tesseract_files_in_two_paragraphs_reads_in_its_order() -> None:
         for s in ("30 and go", "You cannot", "the lifetime", "same year", "student, do not")
     ]
     assert order == sorted(order), text
+
+
+def _char_line(line_title: str, chars: list[tuple[str, int, int, int, int]]) -> str:
+    """An hOCR line of one word, each character with its box (pixels)."""
+    spans = "".join(
+        f'<span class="ocrx_cinfo" title="x_bboxes {x0} {y0} {x1} {y1}">{char}</span>'
+        for char, x0, y0, x1, y1 in chars
+    )
+    return (
+        f'<span class="ocr_line" title="{line_title}">'
+        f'<span class="ocrx_word" title="bbox 0 0 1 1; x_wconf 90">{spans}</span></span>'
+    )
+
+
+def test_only_small_raised_glyphs_after_a_word_are_read_again_as_a_marker() -> None:
+    # Character boxes as Tesseract gave them on two scans: a journal's
+    # "regimens.9,20" misread as quote marks, and a court order's
+    # "harmless.”" (a quote mark: raised too, but a quarter of the size).
+    marker = _char_line(
+        "bbox 936 2302 1133 2358; baseline -0.001 -15; x_size 36.3",
+        [
+            ("r", 936, 2325, 949, 2342),
+            ("e", 950, 2325, 964, 2342),
+            ("g", 966, 2325, 983, 2354),
+            ("i", 983, 2317, 991, 2342),
+            ("m", 993, 2325, 1023, 2342),
+            ("e", 1025, 2325, 1039, 2342),
+            ("n", 1041, 2325, 1060, 2342),
+            ("s", 1053, 2325, 1068, 2342),
+            (".", 1063, 2325, 1081, 2343),
+            ("\u201d", 1084, 2306, 1097, 2326),
+            ("\u201d", 1099, 2306, 1118, 2327),
+            ("\u00b0", 1120, 2306, 1133, 2324),
+        ],
+    )
+    quote_mark = _char_line(
+        "bbox 1241 2204 1486 2257; baseline 0 -13; x_size 52",
+        [
+            ("h", 1241, 2204, 1269, 2244),
+            ("a", 1272, 2217, 1296, 2245),
+            ("r", 1296, 2217, 1315, 2244),
+            ("m", 1316, 2217, 1360, 2244),
+            ("l", 1362, 2204, 1375, 2244),
+            ("e", 1378, 2217, 1400, 2245),
+            ("s", 1405, 2217, 1423, 2245),
+            ("s", 1428, 2217, 1446, 2245),
+            (".", 1451, 2238, 1457, 2245),
+            ("\u201d", 1464, 2205, 1486, 2219),
+        ],
+    )
+    hocr = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+        f'<p class="ocr_par">{marker}</p><p class="ocr_par">{quote_mark}</p>'
+        "</div></body></html>"
+    ).encode()
+    asked: list[tuple[int, int, int, int]] = []
+
+    def reread(areas: list[tuple[int, int, int, int]]) -> list[str]:
+        asked.extend(areas)
+        return ["9,20"] * len(areas)  # what the enlarged picture reads
+
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread)
+    texts = [line.text for paragraph in lines for line in paragraph]
+    assert texts == ["regimens.\u2079,\u00b2\u2070", "harmless.\u201d"]
+    assert asked == [(1084, 2306, 1133, 2327)]  # the marker's glyphs, not the full stop
