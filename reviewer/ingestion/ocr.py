@@ -38,7 +38,12 @@ One run of the program with ``hocr_char_boxes`` gives both in one pass: the
 words' confidences (``x_wconf``) and the characters' boxes (``x_bboxes``),
 in Tesseract's own paragraphs and lines. Those lines run straight across a
 table's columns or a callout's margin, so they are cut at gaps wider than a
-line height (as MuPDF cuts a text layer's) and the page is then ordered and
+line height (as MuPDF cuts a text layer's, measured at a text layer's scale);
+lines of two paragraphs on one baseline nearer than that are one line again
+(Tesseract reads an unruled list as columns), a paragraph is cut where
+another's line stands between two of its lines, and small raised glyphs
+after a word are read again enlarged (a footnote marker, written in
+superscript digits). The page is then ordered and
 written by the text layer's own steps (:func:`~reviewer.ingestion.extract.order_page`,
 :func:`~reviewer.ingestion.extract.write_blocks`): a scanned table reads by
 rows and cells, with the ruling lines found in the scan's pixels.
