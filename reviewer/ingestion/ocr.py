@@ -85,7 +85,7 @@ from typing import Any
 import pymupdf
 
 from reviewer.ingestion.geometry import PageInfo
-from reviewer.ingestion.layout import JOIN_GAP_LINES, Line
+from reviewer.ingestion.layout import JOIN_GAP_LINES, Line, is_prose
 from reviewer.ingestion.tables import RULE_THICKNESS, Rule, Rules
 
 __all__ = [
@@ -164,13 +164,15 @@ _SUPERSCRIPT = str.maketrans(
 )
 # Ink (1) as black on white paper, for the enlarged picture of markers.
 _PAPER = bytes([255, 0] + [255] * 254)
-# Two OCR'd words (or lines) farther apart than this many line heights
-# stand across a gutter; nearer, they are words of one line. Layout's join
-# gap, measured on a text layer's line (a font's ascent to descent, about
-# 1.2 times Tesseract's line size for the same print) and between glyphs'
-# advances (an OCR box holds ink only, a point or so narrower): the same
-# printed gap measures about a fifth more line heights on a scan.
-_OCR_GAP_LINES = 1.2 * JOIN_GAP_LINES
+# Two OCR'd words (or lines) farther apart than layout's join gap (line
+# heights) stand across a gutter; nearer, they are words of one line. After
+# a label that is no prose (a code, a number: "810001  Virginia Beach"), up
+# to this many: a text layer measures the gap on a taller line (a font's
+# ascent to descent, about 1.2 times Tesseract's line size for the same
+# print) and between glyphs' advances (an OCR box holds ink only), and
+# MuPDF keeps such a label's tab on its line. After prose the join gap
+# holds: two columns of prose a narrow gutter apart are not one line.
+_LABEL_GAP_LINES = 1.2 * JOIN_GAP_LINES
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
 _SAME_SIZE = 0.2
@@ -637,9 +639,9 @@ def _read_hocr(
     A Tesseract line runs on across any gap, a table's gutters and a
     callout's margin included, where MuPDF starts a new line a few word
     spaces on: it is cut wherever two words stand farther apart than
-    :data:`_OCR_GAP_LINES` line heights (layout's
-    join gap: wider is a gutter), so that the layout rules see the same
-    lines on a scan as on a born-digital page. A "|" that is a table's
+    :func:`_gap_limit` line heights (layout's join gap: wider is a
+    gutter), so that the layout rules see the same lines on a scan as on a
+    born-digital page. A "|" that is a table's
     vertical rule (``rules()``, the scan's ruling lines) read as a letter is
     no text: the line is cut there.
 
@@ -678,7 +680,6 @@ def _read_hocr(
                 (word[1][0][0] * scale_x, top, word[1][-1][1] * scale_x, bottom), text_layer)]
             if not words:
                 continue
-            gutter = _OCR_GAP_LINES * (bottom - top)
             baseline = _baseline(title, line_box)
             x_size = float(size.group(1)) if size is not None else line_box[3] - line_box[1]
             text: list[str] = []
@@ -694,7 +695,8 @@ def _read_hocr(
                         markers.append((lines[-1], raised))
                     text, boxes, raised, previous_x1 = [], [], [], None
                     continue
-                if previous_x1 is not None and x0 - previous_x1 > gutter:
+                if previous_x1 is not None and x0 - previous_x1 > _gap_limit(
+                        "".join(text)) * (bottom - top):
                     lines.append(_line(text, boxes))
                     markers.append((lines[-1], raised))
                     text, boxes, raised = [], [], []
@@ -784,11 +786,16 @@ def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
 
 def _joins(left: Line, right: Line) -> bool:
     """``right`` carries ``left`` on: the same size, the same baseline, a
-    word space to :data:`_OCR_GAP_LINES` line heights to its right."""
+    word space to :func:`_gap_limit` line heights to its right."""
     height = left.y1 - left.y0
     return (abs((right.y1 - right.y0) - height) <= _SAME_SIZE * height
             and abs(right.y1 - left.y1) <= _SAME_BASELINE * height
-            and 0 <= right.x0 - left.x1 <= _OCR_GAP_LINES * height)
+            and 0 <= right.x0 - left.x1 <= _gap_limit(left.text) * height)
+
+
+def _gap_limit(before: str) -> float:
+    """How many line heights a gap after ``before`` may be within a line."""
+    return JOIN_GAP_LINES if is_prose(before) else _LABEL_GAP_LINES
 
 
 def _append(left: Line, right: Line) -> None:

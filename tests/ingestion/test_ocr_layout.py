@@ -86,6 +86,16 @@ def test_a_list_tesseract_reads_as_two_columns_reads_by_rows() -> None:
     assert "810001 Virginia Beach City" in text
 
 
+def test_two_columns_of_prose_a_narrow_gutter_apart_stay_apart() -> None:
+    # A labour report's columns, 1.1 line heights apart: Tesseract ran its
+    # line across the gutter; only a label (a code) is joined that far.
+    left = _words(165.4, "second since the recession that began in")
+    right = _words(165.4 + _CHAR_WIDTH * 41 + 12.3, "and wage and salary workers")
+    text = _page_text([[(343.0, 354.2, left + right)]])
+    assert "began in and wage" not in text
+    assert "second since the recession that began in" in text
+
+
 def test_a_note_tesseract_files_in_two_paragraphs_reads_in_its_order() -> None:
     # Beside an icon, the note's first line went into a paragraph of its
     # own, after the rest, and its next two lines into the paragraph above.
