@@ -90,7 +90,7 @@ def test_two_columns_of_prose_a_narrow_gutter_apart_stay_apart() -> None:
     # A labour report's columns, 1.1 line heights apart: Tesseract ran its
     # line across the gutter; only a label (a code) is joined that far.
     left = _words(165.4, "second since the recession that began in")
-    right = _words(165.4 + _CHAR_WIDTH * 41 + 12.3, "and wage and salary workers")
+    right = _words(165.4 + _CHAR_WIDTH * 40 + 12.3, "and wage and salary workers")
     text = _page_text([[(343.0, 354.2, left + right)]])
     assert "began in and wage" not in text
     assert "second since the recession that began in" in text
