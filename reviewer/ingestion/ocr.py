@@ -85,7 +85,7 @@ from typing import Any
 import pymupdf
 
 from reviewer.ingestion.geometry import PageInfo
-from reviewer.ingestion.layout import JOIN_GAP_LINES, Line, is_prose
+from reviewer.ingestion.layout import JOIN_GAP_LINES, Line
 from reviewer.ingestion.tables import RULE_THICKNESS, Rule, Rules
 
 __all__ = [
@@ -166,12 +166,13 @@ _SUPERSCRIPT = str.maketrans(
 _PAPER = bytes([255, 0] + [255] * 254)
 # Two OCR'd words (or lines) farther apart than layout's join gap (line
 # heights) stand across a gutter; nearer, they are words of one line. After
-# a label that is no prose (a code, a number: "810001  Virginia Beach"), up
-# to this many: a text layer measures the gap on a taller line (a font's
+# a code or a number (no letter: "810001  Virginia Beach", "3.  Department"),
+# up to this many: a text layer measures the gap on a taller line (a font's
 # ascent to descent, about 1.2 times Tesseract's line size for the same
 # print) and between glyphs' advances (an OCR box holds ink only), and
-# MuPDF keeps such a label's tab on its line. After prose the join gap
-# holds: two columns of prose a narrow gutter apart are not one line.
+# MuPDF keeps such a label's tab on its line. After words the join gap
+# holds: two columns of prose a narrow gutter apart are not one line, nor
+# are the words of a justified line spaced wide.
 _LABEL_GAP_LINES = 1.2 * JOIN_GAP_LINES
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
@@ -795,7 +796,7 @@ def _joins(left: Line, right: Line) -> bool:
 
 def _gap_limit(before: str) -> float:
     """How many line heights a gap after ``before`` may be within a line."""
-    return JOIN_GAP_LINES if is_prose(before) else _LABEL_GAP_LINES
+    return JOIN_GAP_LINES if any(char.isalpha() for char in before) else _LABEL_GAP_LINES
 
 
 def _append(left: Line, right: Line) -> None:
