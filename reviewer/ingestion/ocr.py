@@ -77,6 +77,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
 from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
@@ -745,14 +746,19 @@ def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:
     whole, the paragraph would be read before that line."""
     if len(paragraphs) < 2:
         return paragraphs
+    # Every line by the height of its middle, to find those between two lines.
+    middles = sorted((((line.y0 + line.y1) / 2, index, line)
+                      for index, paragraph in enumerate(paragraphs) for line in paragraph),
+                     key=lambda entry: entry[0])
+    heights = [middle for middle, _, _ in middles]
     cut: list[list[Line]] = []
     for index, lines in enumerate(paragraphs):
-        others = [line for k, other in enumerate(paragraphs) if k != index for line in other]
         piece = [lines[0]]
         for above, below in pairwise(lines):
             left, right = min(above.x0, below.x0), max(above.x1, below.x1)
-            if any(above.y1 <= (line.y0 + line.y1) / 2 <= below.y0
-                   and min(right, line.x1) > max(left, line.x0) for line in others):
+            between = middles[bisect_left(heights, above.y1):bisect_right(heights, below.y0)]
+            if any(k != index and min(right, line.x1) > max(left, line.x0)
+                   for _, k, line in between):
                 cut.append(piece)
                 piece = []
             piece.append(below)
@@ -770,11 +776,17 @@ def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
     the scan, or a row quoted as printed is not found."""
     lines = sorted(((line, index) for index, paragraph in enumerate(paragraphs)
                     for line in paragraph), key=lambda pair: pair[0].x0)
+    starts = [line.x0 for line, _ in lines]  # lines' left edges, in order
     gone: set[int] = set()
     for left, left_paragraph in lines:
         if id(left) in gone:
             continue
-        for right, right_paragraph in lines:
+        # Only lines starting within reach of its end; the end moves on as
+        # lines are joined to it.
+        at = bisect_left(starts, left.x1)
+        while at < len(lines) and starts[at] <= left.x1 + _LABEL_GAP_LINES * (left.y1 - left.y0):
+            right, right_paragraph = lines[at]
+            at += 1
             if (right_paragraph != left_paragraph and id(right) not in gone
                     and _joins(left, right)):
                 _append(left, right)
