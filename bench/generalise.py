@@ -1069,7 +1069,7 @@ SECTIONS = ("prose", "footnotes", "tables", "ocr")
 
 def main(argv: Sequence[str] | None = None) -> int:
     from bench.generalise_sections import CASES, print_section
-    from bench.generalise_sections.scans import DPI, pick_pages, run_scan
+    from bench.generalise_sections.scans import DPI, pick_pages, print_scan_goals, run_scan
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
@@ -1165,6 +1165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"born-digital pages rendered by pdftoppm at {DPI} dpi, wrapped as "
                       "image-only PDFs and ingested (OCR);\n  honest windows of poppler's "
                       f"text of the original page, located on its word boxes; {timing}.")
+        print_scan_goals(scans)
     if args.failures and "prose" in sections:
         data = [asdict(f) for s in results for f in s.failures]
         args.failures.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -38,7 +38,12 @@ One run of the program with ``hocr_char_boxes`` gives both in one pass: the
 words' confidences (``x_wconf``) and the characters' boxes (``x_bboxes``),
 in Tesseract's own paragraphs and lines. Those lines run straight across a
 table's columns or a callout's margin, so they are cut at gaps wider than a
-line height (as MuPDF cuts a text layer's) and the page is then ordered and
+line height (as MuPDF cuts a text layer's, measured at a text layer's scale);
+lines of two paragraphs on one baseline nearer than that are one line again
+(Tesseract reads an unruled list as columns), a paragraph is cut where
+another's line stands between two of its lines, and small raised glyphs
+after a word are read again enlarged (a footnote marker, written in
+superscript digits). The page is then ordered and
 written by the text layer's own steps (:func:`~reviewer.ingestion.extract.order_page`,
 :func:`~reviewer.ingestion.extract.write_blocks`): a scanned table reads by
 rows and cells, with the ruling lines found in the scan's pixels.
@@ -72,8 +77,10 @@ import tempfile
 import time
 import xml.etree.ElementTree as ElementTree
 from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import pymupdf
@@ -139,6 +146,39 @@ _MAX_INK_RUNS = 20_000
 # What Tesseract makes of a vertical rule it takes for a letter.
 _RULE_READ = re.compile(r"^[|\[\]!Il1]$")
 _WORD_CONFIDENCE = re.compile(r"x_wconf (\d+(?:\.\d+)?)")
+_BASELINE = re.compile(r"baseline (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)")
+# A footnote marker: its glyphs' bottoms at least this share of the line's
+# size (Tesseract's x_size) above the baseline, each at most this share of it
+# tall; after a letter, or punctuation after one. Read again enlarged this
+# many times, it is kept when it reads as digits, a list or a range of them.
+_MARKER_RISE = 0.25
+_MARKER_SIZE = 0.7
+# ... and together at least this share of it tall: a digit set small is
+# about half the line's size, a closing quote mark or an apostrophe a quarter
+# (read again enlarged, "harmless.”" would read "harmless.²⁹").
+_MARKER_MIN_SIZE = 0.4
+_MARKED_BY = re.compile(r"[^\W\d_]|[.,;:)\]\"'\u2019\u201d]")
+_MARKER_ZOOM = 3
+_MARKER_READ = re.compile(r"[0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5}")
+_SUPERSCRIPT = str.maketrans(
+    "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
+)
+# Ink (1) as black on white paper, for the enlarged picture of markers.
+_PAPER = bytes([255, 0] + [255] * 254)
+# Two OCR'd words (or lines) farther apart than layout's join gap (line
+# heights) stand across a gutter; nearer, they are words of one line. After
+# a code or a number (no letter: "810001  Virginia Beach", "3.  Department"),
+# up to this many: a text layer measures the gap on a taller line (a font's
+# ascent to descent, about 1.2 times Tesseract's line size for the same
+# print) and between glyphs' advances (an OCR box holds ink only), and
+# MuPDF keeps such a label's tab on its line. After words the join gap
+# holds: two columns of prose a narrow gutter apart are not one line, nor
+# are the words of a justified line spaced wide.
+_LABEL_GAP_LINES = 1.2 * JOIN_GAP_LINES
+# Lines of one row: heights within this share of each other, bottoms within
+# this share of a line height.
+_SAME_SIZE = 0.2
+_SAME_BASELINE = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +393,12 @@ def ocr_page(
                                              (0.0, 0.0, rect.width, rect.height)))
         return page_rules[0]
 
-    paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules)
+    def reread(areas: list[tuple[int, int, int, int]]) -> list[str]:
+        return _reread_markers(ink, stride, areas, options, dpi, number=number, pages=pages,
+                               limits=limits)
+
+    paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules,
+                                               reread)
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
     ocr_pieces = []
@@ -525,16 +570,17 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the forked program
 
 
 def _run(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int,
-         limits: Any, need: str = "has no text layer") -> bytes:
+         limits: Any, need: str = "has no text layer", psm: str = "") -> bytes:
     """Tesseract's hOCR of ``picture``, or the error that says why not
-    (``need``: why the page is OCR'd, as the sentence says it)."""
+    (``need``: why the page is OCR'd, as the sentence says it; ``psm``:
+    Tesseract's page segmentation mode when not its default)."""
     from reviewer.ingestion.extract import ExtractionError as error
     where = f"page {number} of {pages}"
     timeout = limits.deadline - time.monotonic()
     if timeout <= 0:
         raise error("timeout", _time_sentence(where, limits, options))
     command = [options.command, picture, "stdout", "-l", options.language, "--dpi", str(dpi),
-               "-c", "hocr_char_boxes=1", "hocr"]
+               *(["--psm", psm] if psm else []), "-c", "hocr_char_boxes=1", "hocr"]
     env = {**os.environ, "OMP_THREAD_LIMIT": "1", "TESSDATA_PREFIX": _tessdata(options)}
     try:
         done = subprocess.run(command, capture_output=True, timeout=timeout, env=env,
@@ -585,6 +631,7 @@ def _title_box(title: str) -> tuple[int, int, int, int] | None:
 def _read_hocr(
     hocr: bytes, scale_x: float, scale_y: float,
     text_layer: list[tuple[float, float, float, float]], rules: Callable[[], Rules],
+    reread: Callable[[list[tuple[int, int, int, int]]], list[str]] | None = None,
 ) -> tuple[list[list[Line]], int, float]:
     """One page's hOCR as lines in blocks (Tesseract's paragraphs, in its
     reading order) with boxes in points, the number of words and their mean
@@ -594,14 +641,23 @@ def _read_hocr(
     A Tesseract line runs on across any gap, a table's gutters and a
     callout's margin included, where MuPDF starts a new line a few word
     spaces on: it is cut wherever two words stand farther apart than
-    :data:`~reviewer.ingestion.layout.JOIN_GAP_LINES` line heights (layout's
-    join gap: wider is a gutter), so that the layout rules see the same
-    lines on a scan as on a born-digital page. A "|" that is a table's
+    :func:`_gap_limit` line heights (layout's join gap: wider is a
+    gutter), so that the layout rules see the same lines on a scan as on a
+    born-digital page. A "|" that is a table's
     vertical rule (``rules()``, the scan's ruling lines) read as a letter is
-    no text: the line is cut there."""
+    no text: the line is cut there.
+
+    Small raised glyphs after a word (:func:`_raised_from`) are a footnote
+    marker, which Tesseract misreads more often than not at its size
+    ("regimens.””°" for "regimens.⁹,²⁰"): ``reread`` reads them again,
+    enlarged, and a marker read (digits, commas, dashes) replaces them in
+    superscript digits, as the text layer's markers are written."""
     root = ElementTree.fromstring(hocr)
     confidences: list[float] = []
     paragraphs: list[list[Line]] = []
+    # Each line's runs of small raised glyphs: (start, end) in its text and
+    # their box in pixels.
+    markers: list[tuple[Line, list[tuple[int, int, tuple[int, int, int, int]]]]] = []
 
     for paragraph in root.iter(f"{_HOCR}p"):
         if "ocr_par" not in paragraph.get("class", ""):
@@ -626,26 +682,38 @@ def _read_hocr(
                 (word[1][0][0] * scale_x, top, word[1][-1][1] * scale_x, bottom), text_layer)]
             if not words:
                 continue
-            gutter = JOIN_GAP_LINES * (bottom - top)
+            baseline = _baseline(title, line_box)
+            x_size = float(size.group(1)) if size is not None else line_box[3] - line_box[1]
             text: list[str] = []
             boxes: list[float] = []
+            raised: list[tuple[int, int, tuple[int, int, int, int]]] = []
             previous_x1: float | None = None
-            for word_text, word_boxes, confidence in words:
+            for word_text, word_boxes, confidence, heights in words:
                 x0 = word_boxes[0][0] * scale_x
                 if _RULE_READ.match(word_text) and _on_rule(
                         x0, word_boxes[-1][1] * scale_x, top, bottom, rules().vertical):
                     if text:
                         lines.append(_line(text, boxes))
-                    text, boxes, previous_x1 = [], [], None
+                        markers.append((lines[-1], raised))
+                    text, boxes, raised, previous_x1 = [], [], [], None
                     continue
-                if previous_x1 is not None and x0 - previous_x1 > gutter:
+                if previous_x1 is not None and x0 - previous_x1 > _gap_limit(
+                        "".join(text)) * (bottom - top):
                     lines.append(_line(text, boxes))
-                    text, boxes = [], []
+                    markers.append((lines[-1], raised))
+                    text, boxes, raised = [], [], []
                 elif previous_x1 is not None:
                     # The space between two words: a box over the gap, so a
                     # highlight runs on across it as on a born-digital line.
                     text.append(" ")
                     boxes += (previous_x1, top, x0, bottom)
+                start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
+                if start < len(word_text):
+                    at = len(boxes) // 4
+                    spans, rows = word_boxes[start:], heights[start:]
+                    raised.append((at + start, at + len(word_text),
+                                   (spans[0][0], min(r[0] for r in rows),
+                                    spans[-1][1], max(r[1] for r in rows))))
                 text.append(word_text)
                 for c0, c1 in word_boxes:
                     boxes += (c0 * scale_x, top, c1 * scale_x, bottom)
@@ -653,10 +721,102 @@ def _read_hocr(
                 confidences.append(confidence)
             if text:
                 lines.append(_line(text, boxes))
+                markers.append((lines[-1], raised))
         if lines:
             paragraphs.append(lines)
+    runs = [(line, start, end, area) for line, found in markers for start, end, area in found]
+    if runs and reread is not None:
+        # Right to left within a line, so that the earlier runs' positions hold.
+        read = reread([area for _, _, _, area in runs])
+        for (line, start, end, _), marker in sorted(zip(runs, read, strict=True),
+                                                   key=lambda pair: -pair[0][1]):
+            if _MARKER_READ.fullmatch(marker):
+                _write_marker(line, start, end, marker)
+    paragraphs = _rows_rejoined(_cut_around_others(paragraphs))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
+
+
+def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:
+    """Tesseract's paragraphs cut between two lines that have another
+    paragraph's line between them (above one, below the other, across the
+    same stretch of the page). Tesseract sometimes files a paragraph's first
+    line apart (a note beside an icon: the icon's height moves its first line
+    into a paragraph of its own, the rest into the paragraph above); kept
+    whole, the paragraph would be read before that line."""
+    if len(paragraphs) < 2:
+        return paragraphs
+    # Every line by the height of its middle, to find those between two lines.
+    middles = sorted((((line.y0 + line.y1) / 2, index, line)
+                      for index, paragraph in enumerate(paragraphs) for line in paragraph),
+                     key=lambda entry: entry[0])
+    heights = [middle for middle, _, _ in middles]
+    cut: list[list[Line]] = []
+    for index, lines in enumerate(paragraphs):
+        piece = [lines[0]]
+        for above, below in pairwise(lines):
+            left, right = min(above.x0, below.x0), max(above.x1, below.x1)
+            between = middles[bisect_left(heights, above.y1):bisect_right(heights, below.y0)]
+            if any(k != index and min(right, line.x1) > max(left, line.x0)
+                   for _, k, line in between):
+                cut.append(piece)
+                piece = []
+            piece.append(below)
+        cut.append(piece)
+    return cut
+
+
+def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
+    """Lines of two paragraphs that stand on one baseline within the join
+    gap (:func:`_joins`) made one line, in the left one's paragraph.
+
+    Tesseract reads a table without rules as columns, each a paragraph (the
+    codes of a list, then the names beside them); a text layer has each
+    row's cells on one line ("169002 Scott County Foundation"), and so must
+    the scan, or a row quoted as printed is not found."""
+    lines = sorted(((line, index) for index, paragraph in enumerate(paragraphs)
+                    for line in paragraph), key=lambda pair: pair[0].x0)
+    starts = [line.x0 for line, _ in lines]  # lines' left edges, in order
+    gone: set[int] = set()
+    for left, left_paragraph in lines:
+        if id(left) in gone:
+            continue
+        # Only lines starting within reach of its end; the end moves on as
+        # lines are joined to it.
+        at = bisect_left(starts, left.x1)
+        while at < len(lines) and starts[at] <= left.x1 + _LABEL_GAP_LINES * (left.y1 - left.y0):
+            right, right_paragraph = lines[at]
+            at += 1
+            if (right_paragraph != left_paragraph and id(right) not in gone
+                    and _joins(left, right)):
+                _append(left, right)
+                gone.add(id(right))
+    if not gone:
+        return paragraphs
+    kept = [[line for line in paragraph if id(line) not in gone] for paragraph in paragraphs]
+    return [paragraph for paragraph in kept if paragraph]
+
+
+def _joins(left: Line, right: Line) -> bool:
+    """``right`` carries ``left`` on: the same size, the same baseline, a
+    word space to :func:`_gap_limit` line heights to its right."""
+    height = left.y1 - left.y0
+    return (abs((right.y1 - right.y0) - height) <= _SAME_SIZE * height
+            and abs(right.y1 - left.y1) <= _SAME_BASELINE * height
+            and 0 <= right.x0 - left.x1 <= _gap_limit(left.text) * height)
+
+
+def _gap_limit(before: str) -> float:
+    """How many line heights a gap after ``before`` may be within a line."""
+    return JOIN_GAP_LINES if any(char.isalpha() for char in before) else _LABEL_GAP_LINES
+
+
+def _append(left: Line, right: Line) -> None:
+    # The space between them gets a box over the gap, as within a line.
+    left.text += " " + right.text
+    left.boxes += [left.x1, left.y0, right.x0, left.y1, *right.boxes]
+    left.y0, left.y1 = min(left.y0, right.y0), max(left.y1, right.y1)
+    left.x1 = right.x1
 
 
 def _on_rule(x0: float, x1: float, top: float, bottom: float, vertical: list[Rule]) -> bool:
@@ -670,9 +830,11 @@ def _line(text: list[str], boxes: list[float]) -> Line:
                 max(boxes[2::4]), max(boxes[3::4]), True)
 
 
-def _line_words(line: ElementTree.Element) -> list[tuple[str, list[tuple[int, int]], float]]:
+def _line_words(line: ElementTree.Element
+                ) -> list[tuple[str, list[tuple[int, int]], float, list[tuple[int, int]]]]:
     """A line's words: text (control characters and blanks dropped), one
-    (x0, x1) in pixels per character, and the word's confidence."""
+    (x0, x1) in pixels per character, the word's confidence, and one
+    (y0, y1) in pixels per character."""
     words = []
     for word in line.iter(f"{_HOCR}span"):
         if "ocrx_word" not in word.get("class", ""):
@@ -682,6 +844,7 @@ def _line_words(line: ElementTree.Element) -> list[tuple[str, list[tuple[int, in
         confidence = float(found.group(1)) if found else 0.0
         text: list[str] = []
         spans: list[tuple[int, int]] = []
+        heights: list[tuple[int, int]] = []
         for char in word.iter(f"{_HOCR}span"):
             if "ocrx_cinfo" not in char.get("class", ""):
                 continue
@@ -689,12 +852,13 @@ def _line_words(line: ElementTree.Element) -> list[tuple[str, list[tuple[int, in
             glyphs = "".join(c for c in (char.text or "") if c.isprintable() and not c.isspace())
             if box is None or not glyphs:
                 continue
-            x0, _, x1, _ = (int(v) for v in box.groups())
+            x0, y0, x1, y1 = (int(v) for v in box.groups())
             # One box read as several characters (a ligature): each its share.
             step = (x1 - x0) / len(glyphs)
             for k, glyph in enumerate(glyphs):
                 text.append(glyph)
                 spans.append((round(x0 + k * step), round(x0 + (k + 1) * step)))
+                heights.append((y0, y1))
         if not text:
             # No character boxes: the word's box shared evenly between its letters.
             box_of_word = _title_box(title)
@@ -702,10 +866,114 @@ def _line_words(line: ElementTree.Element) -> list[tuple[str, list[tuple[int, in
                               if c.isprintable() and not c.isspace())
             if box_of_word is None or not letters:
                 continue
-            x0, _, x1, _ = box_of_word
+            x0, y0, x1, y1 = box_of_word
             step = (x1 - x0) / len(letters)
             text = list(letters)
             spans = [(round(x0 + k * step), round(x0 + (k + 1) * step))
                      for k in range(len(letters))]
-        words.append(("".join(text), spans, confidence))
+            heights = [(y0, y1)] * len(letters)
+        words.append(("".join(text), spans, confidence, heights))
     return words
+
+
+def _baseline(title: str, box: tuple[int, int, int, int]) -> Callable[[float], float]:
+    """The line's baseline (pixels) as a function of x, from hOCR's
+    ``baseline slope offset`` (from the box's bottom left); the box's bottom
+    when it is not given."""
+    found = _BASELINE.search(title)
+    if found is None:
+        return lambda x: float(box[3])
+    slope, offset = float(found.group(1)), float(found.group(2))
+    return lambda x: box[3] + offset + slope * (x - box[0])
+
+
+def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
+                 baseline: Callable[[float], float], x_size: float) -> int:
+    """Where the word's closing run of small raised glyphs starts (a
+    footnote marker printed after it: "regimens.⁹,²⁰"), or ``len(text)``.
+    Raised: the glyph's bottom at least :data:`_MARKER_RISE` of the line's
+    size above the baseline; a glyph at the line's size (a capital, a
+    digit) sits on it. A run shorter than :data:`_MARKER_MIN_SIZE` of the
+    size is a quote mark, not a marker. The run must follow a letter or punctuation after
+    one (after a digit it is an exponent, or a degree sign)."""
+    start = len(text)
+    while start > 0:
+        x0, x1 = spans[start - 1]
+        top, bottom = heights[start - 1]
+        if (bottom > baseline((x0 + x1) / 2) - _MARKER_RISE * x_size
+                or bottom - top > _MARKER_SIZE * x_size):
+            break
+        start -= 1
+    if start == len(text) or start == 0 or not _MARKED_BY.fullmatch(text[start - 1]):
+        return len(text)
+    if (max(bottom for _, bottom in heights[start:]) - min(top for top, _ in heights[start:])
+            < _MARKER_MIN_SIZE * x_size):
+        return len(text)  # a closing quote mark or an apostrophe: too short for a digit
+    if start >= 2 and not text[start - 1].isalpha() and not text[start - 2].isalpha():
+        return len(text)
+    return start
+
+
+def _write_marker(line: Line, start: int, end: int, marker: str) -> None:
+    """``line``'s characters ``start``-``end`` replaced by ``marker`` in
+    superscript digits, spread over the same width."""
+    boxes = line.boxes
+    x0, x1 = boxes[4 * start], boxes[4 * (end - 1) + 2]
+    top, bottom = boxes[4 * start + 1], boxes[4 * start + 3]
+    step = (x1 - x0) / len(marker)
+    written: list[float] = []
+    for k in range(len(marker)):
+        written += (x0 + k * step, top, x0 + (k + 1) * step, bottom)
+    line.text = line.text[:start] + marker.translate(_SUPERSCRIPT) + line.text[end:]
+    line.boxes = boxes[: 4 * start] + written + boxes[4 * end :]
+
+
+def _reread_markers(ink: bytes, stride: int, areas: list[tuple[int, int, int, int]],
+                    options: OcrOptions, dpi: int, *, number: int, pages: int, limits: Any,
+                    ) -> list[str]:
+    """What Tesseract reads in each of ``areas`` (pixels of the page's
+    picture) enlarged :data:`_MARKER_ZOOM` times: one picture with the areas
+    one under another, each read as a line of its own ("" where none is)."""
+    zoom = _MARKER_ZOOM
+    pieces: list[tuple[int, int, bytes]] = []  # width, height, pixels (enlarged)
+    for x0, y0, x1, y1 in areas:
+        margin = max(2, (y1 - y0) // 3)
+        x0, y0, x1, y1 = max(0, x0 - margin), max(0, y0 - margin), x1 + margin, y1 + margin
+        x1 = min(x1, stride)
+        rows = []
+        for y in range(y0, min(y1, len(ink) // stride)):
+            row = ink[y * stride + x0 : y * stride + x1].translate(_PAPER)
+            wide = bytes(value for value in row for _ in range(zoom))
+            rows += [wide] * zoom
+        if rows:
+            pieces.append((len(rows[0]), len(rows), b"".join(rows)))
+        else:
+            pieces.append((1, 1, b"\xff"))
+    gap = 2 * max(height for _, height, _ in pieces)
+    width = max(w for w, _, _ in pieces) + 2 * gap
+    picture = bytearray()
+    slots: list[tuple[int, int]] = []  # each area's rows in the picture
+    blank = b"\xff" * width
+    picture += blank * gap
+    for piece_width, height, pixels in pieces:
+        slots.append((len(picture) // width, len(picture) // width + height))
+        for y in range(height):
+            picture += (b"\xff" * gap + pixels[y * piece_width : (y + 1) * piece_width]
+                        + b"\xff" * (width - gap - piece_width))
+        picture += blank * gap
+    with tempfile.TemporaryDirectory(prefix="citeguard-ocr-") as folder:
+        path = os.path.join(folder, "markers.pgm")
+        with open(path, "wb") as handle:
+            handle.write(b"P5 %d %d 255\n" % (width, len(picture) // width) + picture)
+        hocr = _run(options, path, dpi * zoom, number=number, pages=pages, limits=limits,
+                    psm="6")
+    found = [""] * len(areas)
+    for line in ElementTree.fromstring(hocr).iter(f"{_HOCR}span"):
+        box = _title_box(line.get("title", ""))
+        if line.get("class", "") != "ocr_line" or box is None:
+            continue
+        middle = (box[1] + box[3]) / 2
+        for index, (first, last) in enumerate(slots):
+            if first <= middle <= last:
+                found[index] += "".join(word for word, _, _, _ in _line_words(line))
+    return found

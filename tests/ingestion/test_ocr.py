@@ -110,6 +110,47 @@ def test_an_honest_quote_from_a_scan_verifies_and_highlights_the_printed_words(
         assert r[1] >= top - 4 and r[3] <= bottom + 4
 
 
+def _with_markers() -> bytes:
+    """A page of prose whose footnote markers are set small and raised, as a
+    journal prints them, and a quotation closed after a full stop."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font("tiro")
+    writer = pymupdf.TextWriter(page.rect)
+    lines = [
+        [("the association of DPYD variants with toxicity has been found to be", False)],
+        [("fairly consistent across treatment regimens.", False), ("9,20", True),
+         (" Pharmacokinetically", False)],
+        [("guided dosing has been shown to reduce the side effects.", False), ("37", True),
+         (" In particular, to", False)],
+        [("avoid underdosing, a party may not use what it failed to disclose where", False)],
+        [("\u201cthe failure was substantially justified or is harmless.\u201d Fed. R. Civ. P.",
+          False)],
+    ]
+    for number, pieces in enumerate(lines):
+        x, y = 72.0, 100.0 + 12 * number
+        for text, raised in pieces:
+            size = 6 if raised else 9.5
+            writer.append((x, y - (3.5 if raised else 0)), text, font=font, fontsize=size)
+            x += font.text_length(text, fontsize=size)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_scans_footnote_markers_read_as_superscript_digits() -> None:
+    # At their size Tesseract reads "9,20" as quote marks ("regimens.”””");
+    # read again enlarged they are the marker, written as the text layer's are.
+    text = extract_pdf(scan_of(_with_markers()).data).text
+    assert "regimens.\u2079,\u00b2\u2070 Pharmacokinetically" in text
+    assert "effects.\u00b3\u2077 In particular" in text
+    assert "harmless.\u201d Fed." in text  # a quote mark is no marker
+    for quote, outcome in (("treatment regimens. 9,20 Pharmacokinetically", "verified"),
+                           ("treatment regimens. Pharmacokinetically", "verified"),
+                           ("treatment regimens. 9,21 Pharmacokinetically", "quote-altered")):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), quote
+
+
 @pytest.fixture(scope="module")
 def scanned_table() -> tuple[bytes, str]:
     """The ruled dosing table of test_tables, scanned: its original (for

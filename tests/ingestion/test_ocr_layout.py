@@ -1,0 +1,179 @@
+"""How Tesseract's hOCR becomes a page's text (reviewer.ingestion.ocr's
+reading of it, then the layout shared with text layers). The hOCR is written
+here, word boxes and paragraphs as Tesseract gave them on real scans (a
+Virginia tax booklet's list of foundations, an IRS form's note beside an
+icon), so no OCR runs: the tests are about our reading of its output."""
+
+from __future__ import annotations
+
+from reviewer.ingestion.extract import order_page, write_blocks
+from reviewer.ingestion.ocr import _read_hocr
+from reviewer.ingestion.tables import Rules
+
+# hOCR in pixels at 300 dpi; the reader scales to points.
+_SCALE = 72 / 300
+
+Word = tuple[str, float]  # text, left edge (points)
+LineSpec = tuple[float, float, list[Word]]  # top, bottom (points), words
+_CHAR_WIDTH = 5.0  # points a character, in these made-up lines
+
+
+def _px(value: float) -> int:
+    return round(value / _SCALE)
+
+
+def _hocr(paragraphs: list[list[LineSpec]]) -> bytes:
+    """An hOCR page of ``paragraphs`` (Tesseract's ``ocr_par``), each of lines
+    of words with a box per character."""
+    parts = ['<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">']
+    for paragraph in paragraphs:
+        parts.append('<p class="ocr_par">')
+        for top, bottom, words in paragraph:
+            x0 = words[0][1]
+            x1 = words[-1][1] + _CHAR_WIDTH * len(words[-1][0])
+            parts.append(
+                f'<span class="ocr_line" title="bbox {_px(x0)} {_px(top)} {_px(x1)} '
+                f'{_px(bottom)}; x_size {_px(bottom - top)}">'
+            )
+            for text, left in words:
+                right = left + _CHAR_WIDTH * len(text)
+                parts.append(
+                    f'<span class="ocrx_word" title="bbox {_px(left)} {_px(top)} '
+                    f'{_px(right)} {_px(bottom)}; x_wconf 95">'
+                )
+                for k, char in enumerate(text):
+                    c0 = left + k * _CHAR_WIDTH
+                    parts.append(
+                        f'<span class="ocrx_cinfo" title="x_bboxes {_px(c0)} '
+                        f'{_px(top)} {_px(c0 + _CHAR_WIDTH)} {_px(bottom)}">'
+                        f"{char}</span>"
+                    )
+                parts.append("</span>")
+            parts.append("</span>")
+        parts.append("</p>")
+    parts.append("</div></body></html>")
+    return "".join(parts).encode()
+
+
+def _words(left: float, text: str) -> list[Word]:
+    words: list[Word] = []
+    for word in text.split():
+        words.append((word, left))
+        left += _CHAR_WIDTH * (len(word) + 1)
+    return words
+
+
+def _page_text(paragraphs: list[list[LineSpec]]) -> str:
+    lines, _, _ = _read_hocr(_hocr(paragraphs), _SCALE, _SCALE, [], lambda: Rules([], []))
+    text, _, _, _ = write_blocks(order_page(lines, lambda *area: Rules([], [])), 0, 792.0)
+    return text
+
+
+def test_a_list_tesseract_reads_as_two_columns_reads_by_rows() -> None:
+    # No rules: Tesseract put the codes in one paragraph and the names in
+    # another; a text layer reads "169002 Scott County ..." on one line. And
+    # one Tesseract line whose code and name stand 1.07 line heights apart
+    # (ink to ink: a tab stop's width on the text layer) stays one line.
+    codes = [(182.3, 192.0, [("169001", 38.0)]), (203.1, 212.9, [("169002", 38.0)])]
+    names = [
+        (182.6, 192.0, _words(77.8, "Southwest Virginia Public Education")),
+        (203.4, 212.9, _words(77.8, "Scott County Foundation for Excellence")),
+    ]
+    one_line = [(97.4, 106.8, [("810001", 302.0), *_words(342.0, "Virginia Beach City")])]
+    text = _page_text([codes, names, one_line])
+    assert "169001 Southwest Virginia Public Education" in text
+    assert "169002 Scott County Foundation for Excellence" in text
+    assert "810001 Virginia Beach City" in text
+
+
+def test_two_columns_of_prose_a_narrow_gutter_apart_stay_apart() -> None:
+    # A labour report's columns, 1.1 line heights apart: Tesseract ran its
+    # line across the gutter; only a label (a code) is joined that far.
+    left = _words(165.4, "second since the recession that began in")
+    right = _words(165.4 + _CHAR_WIDTH * 40 + 12.3, "and wage and salary workers")
+    text = _page_text([[(343.0, 354.2, left + right)]])
+    assert "began in and wage" not in text
+    assert "second since the recession that began in" in text
+
+
+def test_a_note_tesseract_files_in_two_paragraphs_reads_in_its_order() -> None:
+    # Beside an icon, the note's first line went into a paragraph of its
+    # own, after the rest, and its next two lines into the paragraph above.
+    above_and_rest = [
+        (277.2, 285.6, _words(315.1, "30 and go to line 31.")),
+        (303.6, 312.0, _words(349.9, "the lifetime learning credit for the same")),
+        (313.9, 322.3, _words(349.4, "same year. If you complete lines 27")),
+    ]
+    last = [(323.8, 332.4, _words(314.9, "student, do not complete line 31."))]
+    first = [(293.5, 301.9, _words(350.4, "You cannot take the American opportunity"))]
+    text = _page_text([above_and_rest, last, first])
+    order = [
+        text.index(s)
+        for s in ("30 and go", "You cannot", "the lifetime", "same year", "student, do not")
+    ]
+    assert order == sorted(order), text
+
+
+def _char_line(line_title: str, chars: list[tuple[str, int, int, int, int]]) -> str:
+    """An hOCR line of one word, each character with its box (pixels)."""
+    spans = "".join(
+        f'<span class="ocrx_cinfo" title="x_bboxes {x0} {y0} {x1} {y1}">{char}</span>'
+        for char, x0, y0, x1, y1 in chars
+    )
+    return (
+        f'<span class="ocr_line" title="{line_title}">'
+        f'<span class="ocrx_word" title="bbox 0 0 1 1; x_wconf 90">{spans}</span></span>'
+    )
+
+
+def test_only_small_raised_glyphs_after_a_word_are_read_again_as_a_marker() -> None:
+    # Character boxes as Tesseract gave them on two scans: a journal's
+    # "regimens.9,20" misread as quote marks, and a court order's
+    # "harmless.”" (a quote mark: raised too, but a quarter of the size).
+    marker = _char_line(
+        "bbox 936 2302 1133 2358; baseline -0.001 -15; x_size 36.3",
+        [
+            ("r", 936, 2325, 949, 2342),
+            ("e", 950, 2325, 964, 2342),
+            ("g", 966, 2325, 983, 2354),
+            ("i", 983, 2317, 991, 2342),
+            ("m", 993, 2325, 1023, 2342),
+            ("e", 1025, 2325, 1039, 2342),
+            ("n", 1041, 2325, 1060, 2342),
+            ("s", 1053, 2325, 1068, 2342),
+            (".", 1063, 2325, 1081, 2343),
+            ("\u201d", 1084, 2306, 1097, 2326),
+            ("\u201d", 1099, 2306, 1118, 2327),
+            ("\u00b0", 1120, 2306, 1133, 2324),
+        ],
+    )
+    quote_mark = _char_line(
+        "bbox 1241 2204 1486 2257; baseline 0 -13; x_size 52",
+        [
+            ("h", 1241, 2204, 1269, 2244),
+            ("a", 1272, 2217, 1296, 2245),
+            ("r", 1296, 2217, 1315, 2244),
+            ("m", 1316, 2217, 1360, 2244),
+            ("l", 1362, 2204, 1375, 2244),
+            ("e", 1378, 2217, 1400, 2245),
+            ("s", 1405, 2217, 1423, 2245),
+            ("s", 1428, 2217, 1446, 2245),
+            (".", 1451, 2238, 1457, 2245),
+            ("\u201d", 1464, 2205, 1486, 2219),
+        ],
+    )
+    hocr = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+        f'<p class="ocr_par">{marker}</p><p class="ocr_par">{quote_mark}</p>'
+        "</div></body></html>"
+    ).encode()
+    asked: list[tuple[int, int, int, int]] = []
+
+    def reread(areas: list[tuple[int, int, int, int]]) -> list[str]:
+        asked.extend(areas)
+        return ["9,20"] * len(areas)  # what the enlarged picture reads
+
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread)
+    texts = [line.text for paragraph in lines for line in paragraph]
+    assert texts == ["regimens.\u2079,\u00b2\u2070", "harmless.\u201d"]
+    assert asked == [(1084, 2306, 1133, 2327)]  # the marker's glyphs, not the full stop
