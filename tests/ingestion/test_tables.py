@@ -282,3 +282,85 @@ def test_a_grid_reads_row_by_row_and_keeps_every_character(
     assert sum(1 for c in doc.text if not c.isspace()) == sum(
         len("".join(line.split())) for row in _GRID for cell in row for line in cell
     ) + len("".join(_GRID_CAPTION.split())) + len("".join(_GRID_AFTER.split()))
+
+
+# An unruled table whose header cells run over two lines, the second of
+# each opening in lower case, and one header set on the lower line alone;
+# drawn column by column. Its header reads as one row, cell by cell.
+_HEADED_COLUMNS = (60.0, 170.0, 240.0, 320.0)
+_HEADED_HEADER = (("If your filing", "status is:"), ("", "at least"), ("but less", "than"),
+                  ("meeting the age", "requirement is:"))
+_HEADED_ROWS = (
+    ("Single", "$0", "$50,000", "$1,800"),
+    ("Married filing jointly", "$50,000", "$100,000", "$1,400"),
+    ("Head of household", "$100,000", "$200,000", "$1,000"),
+)
+_HEADED_LEADING = 11.0
+# Prose in a column of its own to the right, its bullets of two lines each
+# (blocks too short for paragraphs), the first on the table's last baseline.
+_BESIDE = (
+    ("- You are an enrolled member of a federally", "recognized tribe in the state, and"),
+    ("- Your income was earned on the lands of", "that tribe during the whole year."),
+)
+
+_BESIDE_PARAGRAPH = (
+    "You must include a copy of the schedule for",
+    "enrolled members of a federally recognized",
+    "tribe with your return when you file it.",
+)
+
+
+def _headed_pdf(*, header: bool = True, beside: bool = False) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    top = 80.0
+    baselines = [top, top + _HEADED_LEADING] if header else []
+    first_row = baselines[-1] + 16 if header else top
+    rows_at = [first_row + k * 14 for k in range(len(_HEADED_ROWS))]
+    for column, x in enumerate(_HEADED_COLUMNS):
+        if header:
+            for y, text in zip(baselines, _HEADED_HEADER[column], strict=True):
+                if text:
+                    page.insert_text((x, y), text, fontsize=9)
+        for y, row in zip(rows_at, _HEADED_ROWS, strict=True):
+            page.insert_text((x, y), row[column], fontsize=9)
+    if beside:
+        y = rows_at[-1]
+        for first, second in _BESIDE:
+            page.insert_text((420, y), first, fontsize=9)
+            page.insert_text((430, y + 12), second, fontsize=9)
+            y += 30
+        for line in _BESIDE_PARAGRAPH:
+            page.insert_text((420, y), line, fontsize=9)
+            y += 12
+    page.insert_text((60, rows_at[-1] + 60), "The subtraction is claimed once a return.",
+                     fontsize=9)
+    return doc.tobytes()
+
+
+def _headed_header_quote() -> str:
+    return " ".join(line for cell in _HEADED_HEADER for line in cell if line)
+
+
+def test_a_header_over_two_lines_reads_as_one_row_and_the_rows_follow() -> None:
+    doc = extract_pdf(_headed_pdf())
+    flat = " ".join(doc.text.split())
+    rows = " ".join([_headed_header_quote(), *(" ".join(r) for r in _HEADED_ROWS)])
+    assert rows in flat, doc.text
+    for quote in (_headed_header_quote(), " ".join(_HEADED_ROWS[1]), "If your filing status is:"):
+        _verified_range(doc, quote)
+
+
+def test_a_table_keeps_its_rows_when_prose_beside_it_shares_a_baseline() -> None:
+    doc = extract_pdf(_headed_pdf(header=False, beside=True))
+    for row in _HEADED_ROWS:
+        start, end = _verified_range(doc, " ".join(row))
+        assert " ".join(doc.text[start:end].split()) == " ".join(row)
+    # The table's last row is a block of its own: the bullet on its baseline
+    # is no cell of it.
+    (last,) = [b for b in doc.text.split("\n\n") if b.startswith(_HEADED_ROWS[-1][0])]
+    assert last.split("\n") == list(_HEADED_ROWS[-1])
+    # The prose beside reads on in its own column, each bullet whole.
+    for first, second in _BESIDE:
+        _verified_range(doc, f"{first} {second}")
+    _verified_range(doc, " ".join(_BESIDE_PARAGRAPH))
