@@ -21,6 +21,8 @@ GOALS = {
     "footnotes": (0.98, 0.98),
     "table rows": (0.98, 0.98),
     "table cells": (0.98, 0.98),
+    "table rows, no merged cells": (0.98, 0.98),
+    "table cells, no merged cells": (0.98, 0.98),
     "image-only pages": (0.95, 0.95),
 }
 FLOOR = 0.90

@@ -86,6 +86,18 @@ def test_a_cell_that_wraps_beside_one_line_cells_stays_one_row() -> None:
         ["Eye haemorrhage (including conjunctival", "Rare"]]
 
 
+def test_cells_that_wrap_onto_as_many_lines_stay_one_row() -> None:
+    # Two cells of three lines each at the same heights, whose lines run on
+    # (the next opens in lower case): one row, not three stacked ones.
+    label = [word("Limit", 10, 100, 40, 110), word("on", 42, 100, 52, 110),
+             word("adjusted", 10, 112, 60, 122), word("(MAGI)", 10, 124, 50, 134)]
+    value = [word("$180,000", 80, 100, 130, 110), word("$90,000", 80, 112, 130, 122),
+             word("widow(er)", 80, 124, 130, 134)]
+    rows = visual_rows([label, value])
+    assert [[cell_text(cell) for cell in row] for row in rows] == [
+        ["Limit on adjusted (MAGI)", "$180,000 $90,000 widow(er)"]]
+
+
 @pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils not installed")
 def test_a_page_made_an_image_has_no_text_and_the_same_size(tmp_path) -> None:
     source = tmp_path / "born_digital.pdf"
