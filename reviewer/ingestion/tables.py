@@ -192,10 +192,7 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
     regions: list[_Region] = []
     current: _Region | None = None
     slack = line_height
-    above: dict[int, _TextRow] = {}  # a region's first row -> the text row above it
-    for previous, row in zip([None, *rows], rows, strict=False):
-        if current is not None and row.tabular:
-            row = _without_prose_beside(row, current, line_height)
+    for row in rows:
         if current is not None:
             near = row.y0 - current.rows[-1].y1 <= _ROW_GAP_LINES * line_height
             inside = (
@@ -210,8 +207,6 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
         if row.tabular:
             current = _Region()
             current.add(row)
-            if previous is not None:
-                above[id(row)] = previous
     if current is not None:
         regions.append(current)
     tables = []
@@ -223,41 +218,12 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
             or region.rows[-1].y0 - region.rows[-2].y1 > _WRAP_GAP_LINES * line_height
         ):
             region.rows.pop()
-        # A first row with a cell in lower case right under a line it carries
-        # on (a form's half whose lines MuPDF reads apart): not a table. A
-        # header's second word in lower case ("but less / than") is no sign.
-        opens_midway = _carries_on(above.get(id(region.rows[0])), region.rows[0], line_height)
+        # A first row with a cell in lower case carries on text above the
+        # table (a form's half whose lines MuPDF reads apart): not a table.
+        opens_midway = any(p.lines[0].text[:1].islower() for p in region.rows[0].pieces)
         if region.tabular >= _MIN_ROWS and not opens_midway and not _contents_columns(region):
             tables.append(region)
     return tables
-
-
-def _carries_on(above: _TextRow | None, row: _TextRow, line_height: float) -> bool:
-    """Whether a piece of ``row`` opens in lower case right under a piece of
-    prose in ``above`` that it overlaps in x: the next line of a sentence (a
-    header cell's next line, under a short line, opens a table)."""
-    if above is None or row.y0 - above.y1 > _WRAP_GAP_LINES * line_height:
-        return False
-    return any(
-        piece.lines[0].text[:1].islower()
-        and any(up.prose and min(piece.x1, up.x1) > max(piece.x0, up.x0) for up in above.pieces)
-        for piece in row.pieces
-    )
-
-
-def _without_prose_beside(row: _TextRow, region: _Region, line_height: float) -> _TextRow:
-    """``row`` without the prose pieces that lie wholly beyond the table's
-    sides so far: a line of the column of prose beside the table, on the
-    baseline of one of its rows (they go on reading with their column)."""
-    slack = line_height
-    kept = [
-        p for p in row.pieces
-        if not (p.prose and (p.x0 > region.x1 + slack or p.x1 < region.x0 - slack))
-    ]
-    if len(kept) == len(row.pieces):
-        return row
-    return _TextRow(kept, min(ln.y0 for p in kept for ln in p.lines),
-                    max(ln.y1 for p in kept for ln in p.lines))
 
 
 def _contents_columns(region: _Region) -> bool:
@@ -347,18 +313,6 @@ def _hyphen_wrapped(region: _Region, line_height: float) -> bool:
     return False
 
 
-def _next_lines(above: _TextRow, row: _TextRow, line_height: float) -> bool:
-    """Whether ``row`` carries on the cells of ``above``: right under it, its
-    pieces opening in lower case, one at least under a piece of ``above`` (a
-    header's or cells' next lines, "status is:" under "If your filing";
-    "at least" beside it is a header set low), so the two are one row."""
-    if row.y0 - above.y1 > _WRAP_GAP_LINES * line_height:
-        return False
-    return all(piece.lines[0].text[:1].islower() for piece in row.pieces) and any(
-        min(piece.x1, up.x1) > max(piece.x0, up.x0) for piece in row.pieces for up in above.pieces
-    )
-
-
 def _table_rows(
     region: _Region, rules: Rules, line_height: float, *, grid: bool = False
 ) -> list[Block] | None:
@@ -385,9 +339,7 @@ def _table_rows(
         )
         if index == 0 or ruled_gaps[index - 1]:
             new_row = True
-        elif grid or _next_lines(region.rows[index - 1], text_row, line_height):
-            # A grid's rows only its rules separate; lines that carry on the
-            # cells above belong to their row.
+        elif grid:
             new_row = False
         elif text_row.tabular:
             # Unruled, a row of cells is a row. Ruled, it may be the next
