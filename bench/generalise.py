@@ -1144,9 +1144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "lists side by side, a label over several rows);\n  the note lists each "
                     "table left out")
         print_section("table rows, no merged cells", extra.get("table rows, no merged cells", []),
-                      narrower)
+                      narrower, quiet_notes=True)
         print_section("table cells, no merged cells",
-                      extra.get("table cells, no merged cells", []), narrower)
+                      extra.get("table cells, no merged cells", []), narrower, quiet_notes=True)
     if "ocr" in sections and args.ocr_pages > 0:
         readable = [p for p, s in zip(paths, results, strict=True) if s.status == "ok"]
         picks = pick_pages(readable, random.Random(f"{args.seed}:scans"), args.ocr_pages)

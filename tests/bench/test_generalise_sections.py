@@ -113,3 +113,15 @@ def test_a_page_made_an_image_has_no_text_and_the_same_size(tmp_path) -> None:
         assert (scan[0].rect.width, scan[0].rect.height) == (400, 300)
         assert scan[0].get_text().strip() == ""
         assert len(scan[0].get_images()) == 1
+
+
+def test_the_narrower_table_section_lists_what_it_left_out_of_a_pdf_with_nothing_left(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bench.generalise_sections import SectionStats, print_section
+
+    emptied = SectionStats("form.pdf", note="p1 table at y=80: 12 of 40 grid places merged")
+    sampled = SectionStats("list.pdf", cases=1, quotes=1, verified=1, words=3, located=3)
+    print_section("table rows, no merged cells", [emptied, sampled], "", quiet_notes=True)
+    printed = capsys.readouterr().out
+    assert "form.pdf, nothing left: p1 table at y=80: 12 of 40 grid places merged" in printed
