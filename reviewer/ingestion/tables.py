@@ -33,7 +33,9 @@ hyphen (text boxes in a figure).
 Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
 cells) unless the lower one has its own first cell; a vertical rule cuts
-pieces set closer than a word space. Unruled, every text row of cells starts
+pieces set closer than a word space (figures of a rate table, each between
+its rules, so cut are a row of cells); a rule drawn cell by cell counts as
+drawn whole. Unruled, every text row of cells starts
 a row; a shorter one (a wrapped cell's next line) continues the row above
 unless it starts in the first column away from the line above it. Cells: a
 row's first text row gives its cells; a later line joins the cell it
@@ -251,11 +253,15 @@ def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> li
     the one above: in the gap between their boxes, or in a grid (whose rules
     may touch tightly set lines) anywhere between their middles."""
     width = region.x1 - region.x0
-    # Rules across a good part of the table (not an underline inside a cell).
-    across = [
-        y for x0, x1, y in rules
-        if min(x1, region.x1) - max(x0, region.x0) >= 0.3 * width
-    ]
+    # Rules across a good part of the table (not an underline inside a cell),
+    # a rule drawn cell by cell counted whole: its segments at one height add up.
+    reach: dict[float, float] = {}
+    for x0, x1, y in rules:
+        inside = min(x1, region.x1) - max(x0, region.x0)
+        if inside > 0:
+            at = round(y, 1)
+            reach[at] = reach.get(at, 0.0) + inside
+    across = [y for y, length in reach.items() if length >= 0.3 * width]
     gaps = []
     for above, below in zip(region.rows, region.rows[1:], strict=False):
         if grid:
@@ -332,6 +338,13 @@ def _table_rows(
     for index, text_row in enumerate(region.rows):
         lead = text_row.pieces[0]
         starts_first = _in_first_column(region, lead, line_height)
+        pieces = _split_at_rules(text_row, rules.vertical)
+        # Figures set closer than a word space, each in its column between
+        # vertical rules (a rate table's rows), are a row of cells too, not
+        # the next lines of the first cell above.
+        tabular = text_row.tabular or (
+            len(pieces) >= _MIN_CELLS and not all(p.prose for p in pieces)
+        )
         wraps = (
             first_column is not None
             and lead.lines[0].y0 - first_column.y1 <= _WRAP_GAP_LINES * line_height
@@ -341,7 +354,7 @@ def _table_rows(
             new_row = True
         elif grid:
             new_row = False
-        elif text_row.tabular:
+        elif tabular:
             # Unruled, a row of cells is a row. Ruled, it may be the next
             # lines of multi-line cells: a row only when its first cell is.
             new_row = not ruled or starts_first
@@ -351,7 +364,7 @@ def _table_rows(
             rows.append([])
             first_column = None
         cells = rows[-1]
-        for piece in _split_at_rules(text_row, rules.vertical):
+        for piece in pieces:
             cell = _overlapping(cells, piece)
             if cell is None:
                 cells.append(_Cell(list(piece.lines), piece.x0, piece.x1))

@@ -282,3 +282,95 @@ def test_a_grid_reads_row_by_row_and_keeps_every_character(
     assert sum(1 for c in doc.text if not c.isspace()) == sum(
         len("".join(line.split())) for row in _GRID for cell in row for line in cell
     ) + len("".join(_GRID_CAPTION.split())) + len("".join(_GRID_AFTER.split()))
+
+
+# A sales-tax rate table: figures set closer than a word space, each in its
+# column between vertical rules, rows closer than a line height, under
+# headers whose rule is drawn block by block; a second block of states below.
+_RATE_INCOME = (("$0", "$20,000"), ("20,000", "30,000"), ("30,000", "40,000"),
+                ("40,000", "50,000"))
+_RATE_FIGURES = (
+    ("217", "256", "282", "206", "228", "242", "273", "304", "324"),
+    ("329", "387", "426", "364", "403", "428", "461", "513", "547"),
+    ("384", "451", "497", "449", "530", "558", "559", "623", "664"),
+    ("431", "506", "556", "524", "581", "617", "644", "718", "766"),
+)
+_RATE_SECOND_BLOCK = 130.0
+
+
+def _draw_rate_block(page: pymupdf.Page, top: float, states: tuple[str, ...],
+                     figures: tuple[tuple[str, ...], ...]) -> None:
+    size, pitch = 7.0, 7.2
+    blocks = (100.0, 148.0, 196.0)
+    figure_x = [102.0 + 16 * k for k in range(9)]
+    left, right = 36.0, 244.0
+    page.insert_text((40, top + 8), "Income", fontsize=size)
+    for x in blocks:
+        page.insert_text((x + 6, top + 8), "Exemptions", fontsize=size)
+    for k, x in enumerate(figure_x):
+        page.insert_text((x + 3, top + 16), str(k % 3 + 1), fontsize=size)
+    # Two-line column heads ("At / least", "But less / than") beside the states.
+    for x, upper, lower in ((40, "At", "least"), (66, "But less", "than")):
+        page.insert_text((x, top + 16), upper, fontsize=size)
+        page.insert_text((x, top + 24), lower, fontsize=size)
+    for name, x in zip(states, blocks, strict=True):
+        page.insert_text((x + 2, top + 24), name, fontsize=size)
+    body = top + 27
+    # Drawn column block by column block, none a third of the table's width.
+    for x0, x1 in zip((left, 68.0, *blocks), (68.0, *blocks, right), strict=True):
+        page.draw_line((x0, body), (x1, body), width=0.5)
+    for x in (left, *[x - 2 for x in figure_x], right):
+        page.draw_line((x, top), (x, body + pitch * len(figures) + 3), width=0.5)
+    # The first row as one run of text, the others column by column, as the
+    # table writer draws them: only the rule under the heads (drawn block by
+    # block) separates the first row from the heads.
+    page.insert_text((40, body + 7), " ".join((*_RATE_INCOME[0], *figures[0])), fontsize=size)
+    for column in range(2):
+        for r, row in enumerate(_RATE_INCOME[1:], 1):
+            page.insert_text((40 + 26 * column, body + 7 + r * pitch), row[column], fontsize=size)
+    for column, x in enumerate(figure_x):
+        for r, row in enumerate(figures[1:], 1):
+            page.insert_text((x, body + 7 + r * pitch), row[column], fontsize=size)
+
+
+@pytest.fixture(scope="module")
+def rate_table() -> tuple[bytes, ExtractedDocument]:
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=300)
+    _draw_rate_block(page, 60.0, ("Alabama", "Arizona", "Arkansas"), _RATE_FIGURES)
+    _draw_rate_block(page, _RATE_SECOND_BLOCK, ("California", "Colorado", "Connecticut"),
+                     tuple(tuple(str(int(f) + 1000) for f in row) for row in _RATE_FIGURES))
+    data = doc.tobytes()
+    return data, extract_pdf(data)
+
+
+@pytest.mark.parametrize("row", range(len(_RATE_FIGURES)))
+def test_a_rate_tables_row_of_figures_set_tight_between_rules_reads_across(
+    rate_table: tuple[bytes, ExtractedDocument], row: int
+) -> None:
+    data, doc = rate_table
+    quote = " ".join((*_RATE_INCOME[row], *_RATE_FIGURES[row]))
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    rects = _located(doc, start, end)
+
+    def first_block(text: str) -> list[pymupdf.Rect]:
+        return [box for box in _word_boxes(data, text) if box.y1 < _RATE_SECOND_BLOCK]
+
+    for figure in _RATE_FIGURES[row]:
+        assert any(_covered(box, rects) for box in first_block(figure)), (figure, rects)
+    for other in (row - 1, row + 1):
+        if 0 <= other < len(_RATE_FIGURES):
+            for figure in _RATE_FIGURES[other]:
+                assert not any(_covered(box, rects) for box in first_block(figure)), figure
+
+
+def test_a_rule_drawn_block_by_block_parts_the_heads_from_the_first_row(
+    rate_table: tuple[bytes, ExtractedDocument],
+) -> None:
+    # The first row of figures is one run of text, set close under the heads:
+    # only the rule between them (no segment of it a third of the table's
+    # width) says the heads' line ends there.
+    _, doc = rate_table
+    start, end = _verified_range(doc, "least than Alabama Arizona Arkansas")
+    assert "$0" not in doc.text[start:end]
