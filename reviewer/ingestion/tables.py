@@ -110,13 +110,32 @@ class _TextRow:
     pieces: list[_Piece]
     y0: float
     y1: float
+    # A justified line of a paragraph, its words set a gutter apart (see
+    # :func:`_mark_justified`): never a row of cells.
+    justified: bool = False
 
     @property
     def tabular(self) -> bool:
         # Running prose in columns has every piece prose; a row of cells has
         # a short one at least (a name, a number, a date), however long the
         # text of its other cells.
-        return len(self.pieces) >= _MIN_CELLS and not all(p.prose for p in self.pieces)
+        return (
+            len(self.pieces) >= _MIN_CELLS
+            and not self.justified
+            and not all(p.prose for p in self.pieces)
+        )
+
+    @property
+    def x0(self) -> float:
+        return self.pieces[0].x0
+
+    @property
+    def x1(self) -> float:
+        return self.pieces[-1].x1
+
+    @property
+    def prose(self) -> bool:
+        return is_prose(" ".join(_text(p) for p in self.pieces))
 
 
 @dataclass(slots=True)
@@ -189,8 +208,39 @@ def _text_rows(lines: list[Line]) -> list[_TextRow]:
     return result
 
 
+def _mark_justified(rows: list[_TextRow], line_height: float) -> None:
+    """Mark the justified lines of a paragraph: a row whose words, set wide
+    apart, read as prose, right above or below a line of prose that runs
+    from its first word's left edge to its last word's right edge (the
+    paragraph's other lines). A row of cells is never flush with a line of
+    prose at both ends."""
+    for index, row in enumerate(rows):
+        if len(row.pieces) < _MIN_CELLS or not row.prose:
+            continue
+        for other in rows[max(0, index - 1) : index] + rows[index + 1 : index + 2]:
+            if (
+                len(other.pieces) == 1
+                and other.pieces[0].prose
+                and max(other.y0 - row.y1, row.y0 - other.y1) <= _WRAP_GAP_LINES * line_height
+                and abs(other.x0 - row.x0) <= line_height
+                and abs(other.x1 - row.x1) <= line_height
+            ):
+                row.justified = True
+                break
+
+
+def _spans_cells(row: _TextRow, cells: _TextRow) -> bool:
+    """Whether ``row`` is prose across two cells or more of the row of
+    ``cells``: a note set under a table, not the next line of one of its
+    cells (which stays in its cell's column)."""
+    return row.prose and sum(
+        1 for p in cells.pieces if min(p.x1, row.x1) > max(p.x0, row.x0)
+    ) >= 2
+
+
 def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
     """Runs of text rows that form tables."""
+    _mark_justified(rows, line_height)
     regions: list[_Region] = []
     current: _Region | None = None
     slack = line_height
@@ -214,10 +264,13 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
     tables = []
     for region in regions:
         # Short rows after the last row of cells belong to the table only as
-        # the next lines of its cells (close below, not in the first column).
+        # the next lines of its cells (close below, not in the first column,
+        # not prose across its columns).
+        last_cells = next(row for row in reversed(region.rows) if row.tabular)
         while not region.rows[-1].tabular and (
             _in_first_column(region, region.rows[-1].pieces[0], line_height)
             or region.rows[-1].y0 - region.rows[-2].y1 > _WRAP_GAP_LINES * line_height
+            or _spans_cells(region.rows[-1], last_cells)
         ):
             region.rows.pop()
         # A first row with a cell in lower case carries on text above the

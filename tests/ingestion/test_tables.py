@@ -374,3 +374,54 @@ def test_a_rule_drawn_block_by_block_parts_the_heads_from_the_first_row(
     _, doc = rate_table
     start, end = _verified_range(doc, "least than Alabama Arizona Arkansas")
     assert "$0" not in doc.text[start:end]
+
+
+# A table of costs with a note printed under it, from its second column: a
+# line of prose, then a justified paragraph whose first line's words are set
+# wide apart (like cells) and whose next line runs its full width.
+_COSTS = (("A", "Loading charges", "3.00%"), ("B", "Management fees", "2.55%"),
+          ("C", "Guarantee costs", "0.00%"), ("M", "Invested capital", "96.50%"))
+_COST_COLUMNS = (72.0, 150.0, 330.0)
+_NOTE = "The reference premium is ten thousand euro."
+_JUSTIFIED = ("Warning:", "this", "table", "of", "costs", "shows")
+_NOTE_LINES = ("an example built only from the costs that apply under",
+               "every condition, as the prospectus sets out in its part C.")
+
+
+def _noted_table_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 100.0
+    for row in _COSTS:
+        for x, cell in zip(_COST_COLUMNS, row, strict=True):
+            page.insert_text((x, y), cell, fontsize=_SIZE)
+        y += 20
+    x0 = _COST_COLUMNS[1]
+    page.insert_text((x0, y + 4), _NOTE, fontsize=_SIZE)
+    y += 4 + _LEADING
+    right = x0 + pymupdf.get_text_length(_NOTE_LINES[0], fontsize=_SIZE)
+    widths = [pymupdf.get_text_length(w, fontsize=_SIZE) for w in _JUSTIFIED]
+    gap = (right - x0 - sum(widths)) / (len(_JUSTIFIED) - 1)
+    x = x0
+    for word, width in zip(_JUSTIFIED, widths, strict=True):
+        page.insert_text((x, y), word, fontsize=_SIZE)
+        x += width + gap
+    for line in _NOTE_LINES:
+        y += _LEADING
+        page.insert_text((x0, y), line, fontsize=_SIZE)
+    return doc.tobytes()
+
+
+def test_a_note_under_a_table_is_no_row_of_it() -> None:
+    data = _noted_table_pdf()
+    doc = extract_pdf(data)
+    last = " ".join(_COSTS[-1])
+    start, end = _verified_range(doc, last)
+    assert " ".join(doc.text[start:end].split()) == last
+    note = " ".join((_NOTE, *_JUSTIFIED, *_NOTE_LINES))
+    start, end = _verified_range(doc, note)
+    assert " ".join(doc.text[start:end].split()) == note
+    rects = _located(doc, start, end)
+    for cell in _COSTS[-1][1:]:  # (a one-letter label is found inside words too)
+        for box in _word_boxes(data, cell):
+            assert not _covered(box, rects), (cell, rects)
