@@ -34,8 +34,7 @@ Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
 cells) unless the lower one has its own first cell; a vertical rule cuts
 pieces set closer than a word space (figures of a rate table, each between
-its rules, so cut are a row of cells); a rule drawn cell by cell counts as
-drawn whole. Unruled, every text row of cells starts
+its rules, so cut are a row of cells). Unruled, every text row of cells starts
 a row; a shorter one (a wrapped cell's next line) continues the row above
 unless it starts in the first column away from the line above it. Cells: a
 row's first text row gives its cells; a later line joins the cell it
@@ -306,15 +305,11 @@ def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> li
     the one above: in the gap between their boxes, or in a grid (whose rules
     may touch tightly set lines) anywhere between their middles."""
     width = region.x1 - region.x0
-    # Rules across a good part of the table (not an underline inside a cell),
-    # a rule drawn cell by cell counted whole: its segments at one height add up.
-    reach: dict[float, float] = {}
-    for x0, x1, y in rules:
-        inside = min(x1, region.x1) - max(x0, region.x0)
-        if inside > 0:
-            at = round(y, 1)
-            reach[at] = reach.get(at, 0.0) + inside
-    across = [y for y, length in reach.items() if length >= 0.3 * width]
+    # Rules across a good part of the table (not an underline inside a cell).
+    across = [
+        y for x0, x1, y in rules
+        if min(x1, region.x1) - max(x0, region.x0) >= 0.3 * width
+    ]
     gaps = []
     for above, below in zip(region.rows, region.rows[1:], strict=False):
         if grid:
@@ -398,8 +393,12 @@ def _table_rows(
         tabular = text_row.tabular or (
             len(pieces) >= _MIN_CELLS and not all(p.prose for p in pieces)
         )
+        # A first cell under two cells of the row above is no next line of
+        # either: it starts a row (figures set close under the heads).
+        across = bool(rows) and _under_cells(rows[-1], pieces[0]) >= 2
         wraps = (
             first_column is not None
+            and not across
             and lead.lines[0].y0 - first_column.y1 <= _WRAP_GAP_LINES * line_height
             and min(lead.x1, first_column.x1) > max(lead.x0, first_column.x0)
         )
@@ -410,7 +409,7 @@ def _table_rows(
         elif tabular:
             # Unruled, a row of cells is a row. Ruled, it may be the next
             # lines of multi-line cells: a row only when its first cell is.
-            new_row = not ruled or starts_first
+            new_row = not ruled or starts_first or across
         else:
             new_row = starts_first and not wraps
         if new_row:
@@ -576,6 +575,11 @@ def _by_baseline(lines: list[Line]) -> list[Line]:
                 continue
         baselines.append((line, [line]))
     return [ln for _anchor, members in baselines for ln in sorted(members, key=lambda ln: ln.x0)]
+
+
+def _under_cells(cells: list[_Cell], piece: _Piece) -> int:
+    """How many of ``cells`` ``piece`` overlaps in x."""
+    return sum(1 for cell in cells if min(cell.x1, piece.x1) > max(cell.x0, piece.x0))
 
 
 def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:

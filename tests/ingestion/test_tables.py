@@ -365,12 +365,12 @@ def test_a_rate_tables_row_of_figures_set_tight_between_rules_reads_across(
                 assert not any(_covered(box, rects) for box in first_block(figure)), figure
 
 
-def test_a_rule_drawn_block_by_block_parts_the_heads_from_the_first_row(
+def test_a_first_row_set_close_under_the_heads_is_no_next_line_of_them(
     rate_table: tuple[bytes, ExtractedDocument],
 ) -> None:
-    # The first row of figures is one run of text, set close under the heads:
-    # only the rule between them (no segment of it a third of the table's
-    # width) says the heads' line ends there.
+    # The first row of figures is one run of text right under the heads
+    # (the rule between them too short to count: drawn block by block); its
+    # first cell runs under two heads, so it is no next line of either.
     _, doc = rate_table
     start, end = _verified_range(doc, "least than Alabama Arizona Arkansas")
     assert "$0" not in doc.text[start:end]
