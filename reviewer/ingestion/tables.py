@@ -27,8 +27,9 @@ are prose, and its paragraphs are set aside first). Left as MuPDF reads them,
 since their rows cannot be told apart: an unruled table with a paragraph
 inside its area (ruled, a closed grid of rules reads it: see :func:`_grid`),
 tables of contents side by side (dot leaders), a form's half whose
-first row opens in lower case, and an unruled table whose cells wrap with a
-hyphen (text boxes in a figure).
+first row opens in lower case (unless the line above is its heads' first
+line: "IF you live in / the state of..."), and an unruled table whose cells
+wrap with a hyphen (text boxes in a figure).
 
 Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
@@ -243,7 +244,8 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
     regions: list[_Region] = []
     current: _Region | None = None
     slack = line_height
-    for row in rows:
+    above: dict[int, _TextRow] = {}  # a region's first row -> the text row above it
+    for previous, row in zip([None, *rows], rows, strict=False):
         if current is not None:
             near = row.y0 - current.rows[-1].y1 <= _ROW_GAP_LINES * line_height
             inside = (
@@ -258,6 +260,8 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
         if row.tabular:
             current = _Region()
             current.add(row)
+            if previous is not None:
+                above[id(row)] = previous
     if current is not None:
         regions.append(current)
     tables = []
@@ -274,10 +278,32 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
             region.rows.pop()
         # A first row with a cell in lower case carries on text above the
         # table (a form's half whose lines MuPDF reads apart): not a table.
+        # Unless the line above is the first line of its heads: then it is
+        # the table's too.
         opens_midway = any(p.lines[0].text[:1].islower() for p in region.rows[0].pieces)
+        heads = above.get(id(region.rows[0]))
+        if opens_midway and heads is not None and _heads_above(heads, region.rows[0], line_height):
+            region.rows.insert(0, heads)
+            opens_midway = False
         if region.tabular >= _MIN_ROWS and not opens_midway and not _contents_columns(region):
             tables.append(region)
     return tables
+
+
+def _heads_above(heads: _TextRow, row: _TextRow, line_height: float) -> bool:
+    """Whether ``heads`` is the first line of heads that ``row`` ends ("IF
+    you live in / the state of..."): right above it, two pieces or more,
+    each over a piece of ``row``, and each piece of ``row`` opening in lower
+    case under one of them (a sentence carried on, not a new cell)."""
+    if len(heads.pieces) < 2 or row.y0 - heads.y1 > _WRAP_GAP_LINES * line_height:
+        return False
+
+    def over(piece: _Piece, others: list[_Piece]) -> bool:
+        return any(min(piece.x1, o.x1) > max(piece.x0, o.x0) for o in others)
+
+    return all(over(head, row.pieces) for head in heads.pieces) and all(
+        over(piece, heads.pieces) for piece in row.pieces if piece.lines[0].text[:1].islower()
+    )
 
 
 def _contents_columns(region: _Region) -> bool:

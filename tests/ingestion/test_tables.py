@@ -425,3 +425,35 @@ def test_a_note_under_a_table_is_no_row_of_it() -> None:
     for cell in _COSTS[-1][1:]:  # (a one-letter label is found inside words too)
         for box in _word_boxes(data, cell):
             assert not _covered(box, rects), (cell, rects)
+
+
+# A chart whose heads run over two lines, the second opening in lower case
+# ("IF you live in / the state of..."), drawn column by column.
+_CHART_HEADS = ((("IF you live in", "the state of..."), ("AND you live in...",),
+                 ("THEN use", "Local Table...")))
+_CHART = (("Alaska", "Any locality", "C"), ("Arizona", "Glendale, Mesa or Tucson", "A"),
+          ("Arkansas", "Any locality", "B"), ("Georgia", "Any locality", "D"))
+_CHART_COLUMNS = (60.0, 140.0, 420.0)
+
+
+def _chart_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((60, 70), "Which local sales tax table should you use?", fontsize=_SIZE)
+    for x, head in zip(_CHART_COLUMNS, _CHART_HEADS, strict=True):
+        for k, line in enumerate(head):
+            # A one-line head sits on the heads' second line.
+            page.insert_text((x, 100 + (k + 2 - len(head)) * 12), line, fontsize=_SIZE)
+    for column, x in enumerate(_CHART_COLUMNS):
+        for r, row in enumerate(_CHART):
+            page.insert_text((x, 130 + 18 * r), row[column], fontsize=_SIZE)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("row", range(len(_CHART)))
+def test_a_table_whose_heads_end_in_lower_case_reads_by_rows(row: int) -> None:
+    data = _chart_pdf()
+    doc = extract_pdf(data)
+    quote = " ".join(_CHART[row])
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
