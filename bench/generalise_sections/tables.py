@@ -72,8 +72,10 @@ def to_poppler_frame(box: Box, crop: Box) -> Box:
 
 
 def cell_words(words: Sequence[PopplerWord], box: Box) -> list[PopplerWord]:
-    """Poppler's words whose box centre lies inside ``box``, in poppler's order."""
-    return [w for w in words if w.key and box[0] <= w.centre[0] <= box[2]
+    """Poppler's words whose box centre lies inside ``box``, in poppler's order;
+    a word of symbols alone too ("$ 360", "L = I – (G + H)", a "%" head): a
+    reader copies it, and a quote without it drops a unit or an operator."""
+    return [w for w in words if w.text.strip() and box[0] <= w.centre[0] <= box[2]
             and box[1] <= w.centre[1] <= box[3]]
 
 

@@ -125,3 +125,9 @@ def test_the_narrower_table_section_lists_what_it_left_out_of_a_pdf_with_nothing
     print_section("table rows, no merged cells", [emptied, sampled], "", quiet_notes=True)
     printed = capsys.readouterr().out
     assert "form.pdf, nothing left: p1 table at y=80: 12 of 40 grid places merged" in printed
+
+
+def test_a_cells_words_of_symbols_alone_are_kept() -> None:
+    # "$ 360": the dollar sign is a word of its own, and a quote without it drops a unit.
+    dollar, amount = word("$", 102, 104, 108, 116), word("360", 110, 104, 130, 116)
+    assert cell_text(cell_words([dollar, amount], (100, 100, 200, 120))) == "$ 360"
