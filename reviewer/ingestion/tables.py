@@ -33,7 +33,9 @@ wrap with a hyphen (text boxes in a figure).
 
 Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
-cells) unless the lower one has its own first cell; a vertical rule cuts
+cells) unless the lower one has its own first cell (heads over two lines are one
+row, and a first cell set beside the next line of a row that has none yet
+is that row's: a label centred on the lines it names); a vertical rule cuts
 pieces set closer than a word space (figures of a rate table, each between
 its rules, so cut are a row of cells). Unruled, every text row of cells starts
 a row; a shorter one (a wrapped cell's next line) continues the row above
@@ -151,6 +153,7 @@ class _Region:
     tabular: int = 0
     x0: float = float("inf")
     x1: float = float("-inf")
+    heads_first_line: bool = False  # its first row is its heads' first line
 
     def add(self, row: _TextRow) -> None:
         self.rows.append(row)
@@ -284,6 +287,7 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
         heads = above.get(id(region.rows[0]))
         if opens_midway and heads is not None and _heads_above(heads, region.rows[0], line_height):
             region.rows.insert(0, heads)
+            region.heads_first_line = True
             opens_midway = False
         if region.tabular >= _MIN_ROWS and not opens_midway and not _contents_columns(region):
             tables.append(region)
@@ -430,7 +434,20 @@ def _table_rows(
         )
         if index == 0 or ruled_gaps[index - 1]:
             new_row = True
-        elif grid:
+        elif grid or (index == 1 and region.heads_first_line):
+            # A grid's rows only its rules separate; heads over two lines
+            # are one row.
+            new_row = False
+        elif (
+            ruled and not tabular and starts_first and len(pieces) > 1
+            and not any(c.x0 <= region.x0 + line_height for c in rows[-1])
+            and all(_under_cells(rows[-1], piece) for piece in pieces[1:])
+        ):
+            # Ruled, a first cell with no rule above it, beside the next line
+            # of a cell of a row that has no first cell yet, fills that row's:
+            # a label set beside the middle of the lines it names ("Colorado"
+            # beside its localities). Beside a full row of cells it is that
+            # row's own.
             new_row = False
         elif tabular:
             # Unruled, a row of cells is a row. Ruled, it may be the next

@@ -427,12 +427,15 @@ def test_a_note_under_a_table_is_no_row_of_it() -> None:
             assert not _covered(box, rects), (cell, rects)
 
 
-# A chart whose heads run over two lines, the second opening in lower case
-# ("IF you live in / the state of..."), drawn column by column.
+# A ruled chart whose heads run over two lines, the second opening in lower
+# case ("IF you live in / the state of..."), drawn column by column; a state
+# whose localities run over two lines has its name set beside the second.
 _CHART_HEADS = ((("IF you live in", "the state of..."), ("AND you live in...",),
                  ("THEN use", "Local Table...")))
 _CHART = (("Alaska", "Any locality", "C"), ("Arizona", "Glendale, Mesa or Tucson", "A"),
           ("Arkansas", "Any locality", "B"), ("Georgia", "Any locality", "D"))
+_CHART_LABELLED = ("Colorado", ("Adams County, Boulder County, Denver City/Denver",
+                                "County, El Paso County, or any other locality"), "A")
 _CHART_COLUMNS = (60.0, 140.0, 420.0)
 
 
@@ -444,16 +447,50 @@ def _chart_pdf() -> bytes:
         for k, line in enumerate(head):
             # A one-line head sits on the heads' second line.
             page.insert_text((x, 100 + (k + 2 - len(head)) * 12), line, fontsize=_SIZE)
+    # The labelled state between the third and fourth rows, a rule above each row.
+    baselines = [130 + 18 * r for r in range(3)]
+    labelled = baselines[-1] + 18
+    baselines.append(labelled + 30)
+    for y in (*baselines, labelled, baselines[-1] + 18):
+        page.draw_line((56, y - 12), (500, y - 12), width=0.5)
+    state, localities, table = _CHART_LABELLED
     for column, x in enumerate(_CHART_COLUMNS):
-        for r, row in enumerate(_CHART):
-            page.insert_text((x, 130 + 18 * r), row[column], fontsize=_SIZE)
+        for y, row in zip(baselines, _CHART, strict=True):
+            page.insert_text((x, y), row[column], fontsize=_SIZE)
+        if column == 0:
+            page.insert_text((x, labelled + 12), state, fontsize=_SIZE)
+        elif column == 1:
+            for k, line in enumerate(localities):
+                page.insert_text((x, labelled + 12 * k), line, fontsize=_SIZE)
+        else:
+            page.insert_text((x, labelled), table, fontsize=_SIZE)
     return doc.tobytes()
 
 
+@pytest.fixture(scope="module")
+def chart() -> ExtractedDocument:
+    return extract_pdf(_chart_pdf())
+
+
 @pytest.mark.parametrize("row", range(len(_CHART)))
-def test_a_table_whose_heads_end_in_lower_case_reads_by_rows(row: int) -> None:
-    data = _chart_pdf()
-    doc = extract_pdf(data)
+def test_a_table_whose_heads_end_in_lower_case_reads_by_rows(
+    chart: ExtractedDocument, row: int
+) -> None:
     quote = " ".join(_CHART[row])
-    start, end = _verified_range(doc, quote)
-    assert " ".join(doc.text[start:end].split()) == quote
+    start, end = _verified_range(chart, quote)
+    assert " ".join(chart.text[start:end].split()) == quote
+
+
+def test_heads_over_two_lines_read_as_one_row(chart: ExtractedDocument) -> None:
+    quote = " ".join(line for head in _CHART_HEADS for line in head)
+    start, end = _verified_range(chart, quote)
+    assert " ".join(chart.text[start:end].split()) == quote
+
+
+def test_a_label_set_beside_the_second_line_of_its_cells_reads_with_them(
+    chart: ExtractedDocument,
+) -> None:
+    state, localities, table = _CHART_LABELLED
+    quote = " ".join((state, *localities, table))
+    start, end = _verified_range(chart, quote)
+    assert " ".join(chart.text[start:end].split()) == quote
