@@ -882,22 +882,28 @@ def run_footnotes(ours: Ingested, path: Path, pages: list[PopplerPage], stream: 
 def run_tables(ours: Ingested, path: Path, pages: list[PopplerPage], count: int,
                seed: int) -> dict[str, SectionStats]:
     from bench.generalise_sections.common import SectionStats, score_case
-    from bench.generalise_sections.tables import table_cases
+    from bench.generalise_sections.tables import MERGED, table_cases
 
     rows, cells = SectionStats(path.name), SectionStats(path.name)
+    # The same cases, those of tables without merged cells alone: the narrower oracle.
+    plain_rows, plain_cells = SectionStats(path.name), SectionStats(path.name)
+    found = {"table rows": rows, "table cells": cells,
+             "table rows, no merged cells": plain_rows, "table cells, no merged cells": plain_cells}
     try:
-        row_cases, cell_cases, note = table_cases(
+        row_cases, cell_cases, note, irregular = table_cases(
             path, pages, random.Random(f"{seed}:tables:{path.name}"), count)
     except Exception as error:  # pdfplumber's own failure is reported, not fatal
-        rows.status = cells.status = "pdfplumber failed"
-        rows.note = cells.note = f": {str(error)[:80]}"
-        return {"table rows": rows, "table cells": cells}
+        for stats in found.values():
+            stats.status, stats.note = "pdfplumber failed", f": {str(error)[:80]}"
+        return found
     rows.note = cells.note = note
-    for case in row_cases:
-        score_case(rows, ours, case)
-    for case in cell_cases:
-        score_case(cells, ours, case)
-    return {"table rows": rows, "table cells": cells}
+    plain_rows.note = plain_cells.note = "; ".join(filter(None, [note, *irregular]))
+    for cases, every, plain in ((row_cases, rows, plain_rows), (cell_cases, cells, plain_cells)):
+        for case in cases:
+            score_case(every, ours, case)
+            if MERGED not in case.label:
+                score_case(plain, ours, case)
+    return found
 
 
 # -- Output --------------------------------------------------------------------------------------
@@ -1150,6 +1156,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             what="a row's non-empty cells joined by a space"))
         print_section("table cells", extra.get("table cells", []), explain.format(
             what="one cell of three words or more"))
+        narrower = ("the same rows and cells, those of tables with no merged cell alone (a cell "
+                    "across rows or columns, as\n  pdfplumber's grid has it: a form's layout, "
+                    "lists side by side, a label over several rows);\n  the note lists each "
+                    "table left out")
+        print_section("table rows, no merged cells", extra.get("table rows, no merged cells", []),
+                      narrower, quiet_notes=True)
+        print_section("table cells, no merged cells",
+                      extra.get("table cells, no merged cells", []), narrower, quiet_notes=True)
     if "ocr" in sections and args.ocr_pages > 0:
         readable = [p for p, s in zip(paths, results, strict=True) if s.status == "ok"]
         picks = pick_pages(readable, random.Random(f"{args.seed}:scans"), args.ocr_pages)

@@ -27,13 +27,17 @@ are prose, and its paragraphs are set aside first). Left as MuPDF reads them,
 since their rows cannot be told apart: an unruled table with a paragraph
 inside its area (ruled, a closed grid of rules reads it: see :func:`_grid`),
 tables of contents side by side (dot leaders), a form's half whose
-first row opens in lower case, and an unruled table whose cells wrap with a
-hyphen (text boxes in a figure).
+first row opens in lower case (unless the line above is its heads' first
+line: "IF you live in / the state of..."), and an unruled table whose cells
+wrap with a hyphen (text boxes in a figure).
 
 Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
-cells) unless the lower one has its own first cell; a vertical rule cuts
-pieces set closer than a word space. Unruled, every text row of cells starts
+cells) unless the lower one has its own first cell (heads over two lines are one
+row, and a first cell set beside the next line of a row that has none yet
+is that row's: a label centred on the lines it names); a vertical rule cuts
+pieces set closer than a word space (figures of a rate table, each between
+its rules, so cut are a row of cells). Unruled, every text row of cells starts
 a row; a shorter one (a wrapped cell's next line) continues the row above
 unless it starts in the first column away from the line above it. Cells: a
 row's first text row gives its cells; a later line joins the cell it
@@ -108,13 +112,32 @@ class _TextRow:
     pieces: list[_Piece]
     y0: float
     y1: float
+    # A justified line of a paragraph, its words set a gutter apart (see
+    # :func:`_mark_justified`): never a row of cells.
+    justified: bool = False
 
     @property
     def tabular(self) -> bool:
         # Running prose in columns has every piece prose; a row of cells has
         # a short one at least (a name, a number, a date), however long the
         # text of its other cells.
-        return len(self.pieces) >= _MIN_CELLS and not all(p.prose for p in self.pieces)
+        return (
+            len(self.pieces) >= _MIN_CELLS
+            and not self.justified
+            and not all(p.prose for p in self.pieces)
+        )
+
+    @property
+    def x0(self) -> float:
+        return self.pieces[0].x0
+
+    @property
+    def x1(self) -> float:
+        return self.pieces[-1].x1
+
+    @property
+    def prose(self) -> bool:
+        return is_prose(" ".join(_text(p) for p in self.pieces))
 
 
 @dataclass(slots=True)
@@ -130,6 +153,7 @@ class _Region:
     tabular: int = 0
     x0: float = float("inf")
     x1: float = float("-inf")
+    heads_first_line: bool = False  # its first row is its heads' first line
 
     def add(self, row: _TextRow) -> None:
         self.rows.append(row)
@@ -187,12 +211,44 @@ def _text_rows(lines: list[Line]) -> list[_TextRow]:
     return result
 
 
+def _mark_justified(rows: list[_TextRow], line_height: float) -> None:
+    """Mark the justified lines of a paragraph: a row whose words, set wide
+    apart, read as prose, right above or below a line of prose that runs
+    from its first word's left edge to its last word's right edge (the
+    paragraph's other lines). A row of cells is never flush with a line of
+    prose at both ends."""
+    for index, row in enumerate(rows):
+        if len(row.pieces) < _MIN_CELLS or not row.prose:
+            continue
+        for other in rows[max(0, index - 1) : index] + rows[index + 1 : index + 2]:
+            if (
+                len(other.pieces) == 1
+                and other.pieces[0].prose
+                and max(other.y0 - row.y1, row.y0 - other.y1) <= _WRAP_GAP_LINES * line_height
+                and abs(other.x0 - row.x0) <= line_height
+                and abs(other.x1 - row.x1) <= line_height
+            ):
+                row.justified = True
+                break
+
+
+def _spans_cells(row: _TextRow, cells: _TextRow) -> bool:
+    """Whether ``row`` is prose across two cells or more of the row of
+    ``cells``: a note set under a table, not the next line of one of its
+    cells (which stays in its cell's column)."""
+    return row.prose and sum(
+        1 for p in cells.pieces if min(p.x1, row.x1) > max(p.x0, row.x0)
+    ) >= 2
+
+
 def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
     """Runs of text rows that form tables."""
+    _mark_justified(rows, line_height)
     regions: list[_Region] = []
     current: _Region | None = None
     slack = line_height
-    for row in rows:
+    above: dict[int, _TextRow] = {}  # a region's first row -> the text row above it
+    for previous, row in zip([None, *rows], rows, strict=False):
         if current is not None:
             near = row.y0 - current.rows[-1].y1 <= _ROW_GAP_LINES * line_height
             inside = (
@@ -207,23 +263,51 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
         if row.tabular:
             current = _Region()
             current.add(row)
+            if previous is not None:
+                above[id(row)] = previous
     if current is not None:
         regions.append(current)
     tables = []
     for region in regions:
         # Short rows after the last row of cells belong to the table only as
-        # the next lines of its cells (close below, not in the first column).
+        # the next lines of its cells (close below, not in the first column,
+        # not prose across its columns).
+        last_cells = next(row for row in reversed(region.rows) if row.tabular)
         while not region.rows[-1].tabular and (
             _in_first_column(region, region.rows[-1].pieces[0], line_height)
             or region.rows[-1].y0 - region.rows[-2].y1 > _WRAP_GAP_LINES * line_height
+            or _spans_cells(region.rows[-1], last_cells)
         ):
             region.rows.pop()
         # A first row with a cell in lower case carries on text above the
         # table (a form's half whose lines MuPDF reads apart): not a table.
+        # Unless the line above is the first line of its heads: then it is
+        # the table's too.
         opens_midway = any(p.lines[0].text[:1].islower() for p in region.rows[0].pieces)
+        heads = above.get(id(region.rows[0]))
+        if opens_midway and heads is not None and _heads_above(heads, region.rows[0], line_height):
+            region.rows.insert(0, heads)
+            region.heads_first_line = True
+            opens_midway = False
         if region.tabular >= _MIN_ROWS and not opens_midway and not _contents_columns(region):
             tables.append(region)
     return tables
+
+
+def _heads_above(heads: _TextRow, row: _TextRow, line_height: float) -> bool:
+    """Whether ``heads`` is the first line of heads that ``row`` ends ("IF
+    you live in / the state of..."): right above it, two pieces or more,
+    each over a piece of ``row``, and each piece of ``row`` opening in lower
+    case under one of them (a sentence carried on, not a new cell)."""
+    if len(heads.pieces) < 2 or row.y0 - heads.y1 > _WRAP_GAP_LINES * line_height:
+        return False
+
+    def over(piece: _Piece, others: list[_Piece]) -> bool:
+        return any(min(piece.x1, o.x1) > max(piece.x0, o.x0) for o in others)
+
+    return all(over(head, row.pieces) for head in heads.pieces) and all(
+        over(piece, heads.pieces) for piece in row.pieces if piece.lines[0].text[:1].islower()
+    )
 
 
 def _contents_columns(region: _Region) -> bool:
@@ -332,26 +416,50 @@ def _table_rows(
     for index, text_row in enumerate(region.rows):
         lead = text_row.pieces[0]
         starts_first = _in_first_column(region, lead, line_height)
+        pieces = _split_at_rules(text_row, rules.vertical)
+        # Figures set closer than a word space, each in its column between
+        # vertical rules (a rate table's rows), are a row of cells too, not
+        # the next lines of the first cell above.
+        tabular = text_row.tabular or (
+            len(pieces) >= _MIN_CELLS and not all(p.prose for p in pieces)
+        )
+        # A first cell under two cells of the row above is no next line of
+        # either: it starts a row (figures set close under the heads).
+        across = bool(rows) and _under_cells(rows[-1], pieces[0]) >= 2
         wraps = (
             first_column is not None
+            and not across
             and lead.lines[0].y0 - first_column.y1 <= _WRAP_GAP_LINES * line_height
             and min(lead.x1, first_column.x1) > max(lead.x0, first_column.x0)
         )
         if index == 0 or ruled_gaps[index - 1]:
             new_row = True
-        elif grid:
+        elif grid or (index == 1 and region.heads_first_line):
+            # A grid's rows only its rules separate; heads over two lines
+            # are one row.
             new_row = False
-        elif text_row.tabular:
+        elif (
+            ruled and not tabular and starts_first and len(pieces) > 1
+            and not any(c.x0 <= region.x0 + line_height for c in rows[-1])
+            and all(_under_cells(rows[-1], piece) for piece in pieces[1:])
+        ):
+            # Ruled, a first cell with no rule above it, beside the next line
+            # of a cell of a row that has no first cell yet, fills that row's:
+            # a label set beside the middle of the lines it names ("Colorado"
+            # beside its localities). Beside a full row of cells it is that
+            # row's own.
+            new_row = False
+        elif tabular:
             # Unruled, a row of cells is a row. Ruled, it may be the next
             # lines of multi-line cells: a row only when its first cell is.
-            new_row = not ruled or starts_first
+            new_row = not ruled or starts_first or across
         else:
             new_row = starts_first and not wraps
         if new_row:
             rows.append([])
             first_column = None
         cells = rows[-1]
-        for piece in _split_at_rules(text_row, rules.vertical):
+        for piece in pieces:
             cell = _overlapping(cells, piece)
             if cell is None:
                 cells.append(_Cell(list(piece.lines), piece.x0, piece.x1))
@@ -510,6 +618,11 @@ def _by_baseline(lines: list[Line]) -> list[Line]:
                 continue
         baselines.append((line, [line]))
     return [ln for _anchor, members in baselines for ln in sorted(members, key=lambda ln: ln.x0)]
+
+
+def _under_cells(cells: list[_Cell], piece: _Piece) -> int:
+    """How many of ``cells`` ``piece`` overlaps in x."""
+    return sum(1 for cell in cells if min(cell.x1, piece.x1) > max(cell.x0, piece.x0))
 
 
 def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:

@@ -86,6 +86,18 @@ def test_a_cell_that_wraps_beside_one_line_cells_stays_one_row() -> None:
         ["Eye haemorrhage (including conjunctival", "Rare"]]
 
 
+def test_cells_that_wrap_onto_as_many_lines_stay_one_row() -> None:
+    # Two cells of three lines each at the same heights, whose lines run on
+    # (the next opens in lower case): one row, not three stacked ones.
+    label = [word("Limit", 10, 100, 40, 110), word("on", 42, 100, 52, 110),
+             word("adjusted", 10, 112, 60, 122), word("(MAGI)", 10, 124, 50, 134)]
+    value = [word("$180,000", 80, 100, 130, 110), word("$90,000", 80, 112, 130, 122),
+             word("widow(er)", 80, 124, 130, 134)]
+    rows = visual_rows([label, value])
+    assert [[cell_text(cell) for cell in row] for row in rows] == [
+        ["Limit on adjusted (MAGI)", "$180,000 $90,000 widow(er)"]]
+
+
 @pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils not installed")
 def test_a_page_made_an_image_has_no_text_and_the_same_size(tmp_path) -> None:
     source = tmp_path / "born_digital.pdf"
@@ -101,3 +113,21 @@ def test_a_page_made_an_image_has_no_text_and_the_same_size(tmp_path) -> None:
         assert (scan[0].rect.width, scan[0].rect.height) == (400, 300)
         assert scan[0].get_text().strip() == ""
         assert len(scan[0].get_images()) == 1
+
+
+def test_the_narrower_table_section_lists_what_it_left_out_of_a_pdf_with_nothing_left(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bench.generalise_sections import SectionStats, print_section
+
+    emptied = SectionStats("form.pdf", note="p1 table at y=80: 12 of 40 grid places merged")
+    sampled = SectionStats("list.pdf", cases=1, quotes=1, verified=1, words=3, located=3)
+    print_section("table rows, no merged cells", [emptied, sampled], "", quiet_notes=True)
+    printed = capsys.readouterr().out
+    assert "form.pdf, nothing left: p1 table at y=80: 12 of 40 grid places merged" in printed
+
+
+def test_a_cells_words_of_symbols_alone_are_kept() -> None:
+    # "$ 360": the dollar sign is a word of its own, and a quote without it drops a unit.
+    dollar, amount = word("$", 102, 104, 108, 116), word("360", 110, 104, 130, 116)
+    assert cell_text(cell_words([dollar, amount], (100, 100, 200, 120))) == "$ 360"

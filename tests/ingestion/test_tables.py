@@ -282,3 +282,215 @@ def test_a_grid_reads_row_by_row_and_keeps_every_character(
     assert sum(1 for c in doc.text if not c.isspace()) == sum(
         len("".join(line.split())) for row in _GRID for cell in row for line in cell
     ) + len("".join(_GRID_CAPTION.split())) + len("".join(_GRID_AFTER.split()))
+
+
+# A sales-tax rate table: figures set closer than a word space, each in its
+# column between vertical rules, rows closer than a line height, under
+# headers whose rule is drawn block by block; a second block of states below.
+_RATE_INCOME = (("$0", "$20,000"), ("20,000", "30,000"), ("30,000", "40,000"),
+                ("40,000", "50,000"))
+_RATE_FIGURES = (
+    ("217", "256", "282", "206", "228", "242", "273", "304", "324"),
+    ("329", "387", "426", "364", "403", "428", "461", "513", "547"),
+    ("384", "451", "497", "449", "530", "558", "559", "623", "664"),
+    ("431", "506", "556", "524", "581", "617", "644", "718", "766"),
+)
+_RATE_SECOND_BLOCK = 130.0
+
+
+def _draw_rate_block(page: pymupdf.Page, top: float, states: tuple[str, ...],
+                     figures: tuple[tuple[str, ...], ...]) -> None:
+    size, pitch = 7.0, 7.2
+    blocks = (100.0, 148.0, 196.0)
+    figure_x = [102.0 + 16 * k for k in range(9)]
+    left, right = 36.0, 244.0
+    page.insert_text((40, top + 8), "Income", fontsize=size)
+    for x in blocks:
+        page.insert_text((x + 6, top + 8), "Exemptions", fontsize=size)
+    for k, x in enumerate(figure_x):
+        page.insert_text((x + 3, top + 16), str(k % 3 + 1), fontsize=size)
+    # Two-line column heads ("At / least", "But less / than") beside the states.
+    for x, upper, lower in ((40, "At", "least"), (66, "But less", "than")):
+        page.insert_text((x, top + 16), upper, fontsize=size)
+        page.insert_text((x, top + 24), lower, fontsize=size)
+    for name, x in zip(states, blocks, strict=True):
+        page.insert_text((x + 2, top + 24), name, fontsize=size)
+    body = top + 27
+    # Drawn column block by column block, none a third of the table's width.
+    for x0, x1 in zip((left, 68.0, *blocks), (68.0, *blocks, right), strict=True):
+        page.draw_line((x0, body), (x1, body), width=0.5)
+    for x in (left, *[x - 2 for x in figure_x], right):
+        page.draw_line((x, top), (x, body + pitch * len(figures) + 3), width=0.5)
+    # The first row as one run of text, the others column by column, as the
+    # table writer draws them: only the rule under the heads (drawn block by
+    # block) separates the first row from the heads.
+    page.insert_text((40, body + 7), " ".join((*_RATE_INCOME[0], *figures[0])), fontsize=size)
+    for column in range(2):
+        for r, row in enumerate(_RATE_INCOME[1:], 1):
+            page.insert_text((40 + 26 * column, body + 7 + r * pitch), row[column], fontsize=size)
+    for column, x in enumerate(figure_x):
+        for r, row in enumerate(figures[1:], 1):
+            page.insert_text((x, body + 7 + r * pitch), row[column], fontsize=size)
+
+
+@pytest.fixture(scope="module")
+def rate_table() -> tuple[bytes, ExtractedDocument]:
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=300)
+    _draw_rate_block(page, 60.0, ("Alabama", "Arizona", "Arkansas"), _RATE_FIGURES)
+    _draw_rate_block(page, _RATE_SECOND_BLOCK, ("California", "Colorado", "Connecticut"),
+                     tuple(tuple(str(int(f) + 1000) for f in row) for row in _RATE_FIGURES))
+    data = doc.tobytes()
+    return data, extract_pdf(data)
+
+
+@pytest.mark.parametrize("row", range(len(_RATE_FIGURES)))
+def test_a_rate_tables_row_of_figures_set_tight_between_rules_reads_across(
+    rate_table: tuple[bytes, ExtractedDocument], row: int
+) -> None:
+    data, doc = rate_table
+    quote = " ".join((*_RATE_INCOME[row], *_RATE_FIGURES[row]))
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    rects = _located(doc, start, end)
+
+    def first_block(text: str) -> list[pymupdf.Rect]:
+        return [box for box in _word_boxes(data, text) if box.y1 < _RATE_SECOND_BLOCK]
+
+    for figure in _RATE_FIGURES[row]:
+        assert any(_covered(box, rects) for box in first_block(figure)), (figure, rects)
+    for other in (row - 1, row + 1):
+        if 0 <= other < len(_RATE_FIGURES):
+            for figure in _RATE_FIGURES[other]:
+                assert not any(_covered(box, rects) for box in first_block(figure)), figure
+
+
+def test_a_first_row_set_close_under_the_heads_is_no_next_line_of_them(
+    rate_table: tuple[bytes, ExtractedDocument],
+) -> None:
+    # The first row of figures is one run of text right under the heads
+    # (the rule between them too short to count: drawn block by block); its
+    # first cell runs under two heads, so it is no next line of either.
+    _, doc = rate_table
+    start, end = _verified_range(doc, "least than Alabama Arizona Arkansas")
+    assert "$0" not in doc.text[start:end]
+
+
+# A table of costs with a note printed under it, from its second column: a
+# line of prose, then a justified paragraph whose first line's words are set
+# wide apart (like cells) and whose next line runs its full width.
+_COSTS = (("A", "Loading charges", "3.00%"), ("B", "Management fees", "2.55%"),
+          ("C", "Guarantee costs", "0.00%"), ("M", "Invested capital", "96.50%"))
+_COST_COLUMNS = (72.0, 150.0, 330.0)
+_NOTE = "The reference premium is ten thousand euro."
+_JUSTIFIED = ("Warning:", "this", "table", "of", "costs", "shows")
+_NOTE_LINES = ("an example built only from the costs that apply under",
+               "every condition, as the prospectus sets out in its part C.")
+
+
+def _noted_table_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 100.0
+    for row in _COSTS:
+        for x, cell in zip(_COST_COLUMNS, row, strict=True):
+            page.insert_text((x, y), cell, fontsize=_SIZE)
+        y += 20
+    x0 = _COST_COLUMNS[1]
+    page.insert_text((x0, y + 4), _NOTE, fontsize=_SIZE)
+    y += 4 + _LEADING
+    right = x0 + pymupdf.get_text_length(_NOTE_LINES[0], fontsize=_SIZE)
+    widths = [pymupdf.get_text_length(w, fontsize=_SIZE) for w in _JUSTIFIED]
+    gap = (right - x0 - sum(widths)) / (len(_JUSTIFIED) - 1)
+    x = x0
+    for word, width in zip(_JUSTIFIED, widths, strict=True):
+        page.insert_text((x, y), word, fontsize=_SIZE)
+        x += width + gap
+    for line in _NOTE_LINES:
+        y += _LEADING
+        page.insert_text((x0, y), line, fontsize=_SIZE)
+    return doc.tobytes()
+
+
+def test_a_note_under_a_table_is_no_row_of_it() -> None:
+    data = _noted_table_pdf()
+    doc = extract_pdf(data)
+    last = " ".join(_COSTS[-1])
+    start, end = _verified_range(doc, last)
+    assert " ".join(doc.text[start:end].split()) == last
+    note = " ".join((_NOTE, *_JUSTIFIED, *_NOTE_LINES))
+    start, end = _verified_range(doc, note)
+    assert " ".join(doc.text[start:end].split()) == note
+    rects = _located(doc, start, end)
+    for cell in _COSTS[-1][1:]:  # (a one-letter label is found inside words too)
+        for box in _word_boxes(data, cell):
+            assert not _covered(box, rects), (cell, rects)
+
+
+# A ruled chart whose heads run over two lines, the second opening in lower
+# case ("IF you live in / the state of..."), drawn column by column; a state
+# whose localities run over two lines has its name set beside the second.
+_CHART_HEADS = ((("IF you live in", "the state of..."), ("AND you live in...",),
+                 ("THEN use", "Local Table...")))
+_CHART = (("Alaska", "Any locality", "C"), ("Arizona", "Glendale, Mesa or Tucson", "A"),
+          ("Arkansas", "Any locality", "B"), ("Georgia", "Any locality", "D"))
+_CHART_LABELLED = ("Colorado", ("Adams County, Boulder County, Denver City/Denver",
+                                "County, El Paso County, or any other locality"), "A")
+_CHART_COLUMNS = (60.0, 140.0, 420.0)
+
+
+def _chart_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((60, 70), "Which local sales tax table should you use?", fontsize=_SIZE)
+    for x, head in zip(_CHART_COLUMNS, _CHART_HEADS, strict=True):
+        for k, line in enumerate(head):
+            # A one-line head sits on the heads' second line.
+            page.insert_text((x, 100 + (k + 2 - len(head)) * 12), line, fontsize=_SIZE)
+    # The labelled state between the third and fourth rows, a rule above each row.
+    baselines = [130 + 18 * r for r in range(3)]
+    labelled = baselines[-1] + 18
+    baselines.append(labelled + 30)
+    for y in (*baselines, labelled, baselines[-1] + 18):
+        page.draw_line((56, y - 12), (500, y - 12), width=0.5)
+    state, localities, table = _CHART_LABELLED
+    for column, x in enumerate(_CHART_COLUMNS):
+        for y, row in zip(baselines, _CHART, strict=True):
+            page.insert_text((x, y), row[column], fontsize=_SIZE)
+        if column == 0:
+            page.insert_text((x, labelled + 12), state, fontsize=_SIZE)
+        elif column == 1:
+            for k, line in enumerate(localities):
+                page.insert_text((x, labelled + 12 * k), line, fontsize=_SIZE)
+        else:
+            page.insert_text((x, labelled), table, fontsize=_SIZE)
+    return doc.tobytes()
+
+
+@pytest.fixture(scope="module")
+def chart() -> ExtractedDocument:
+    return extract_pdf(_chart_pdf())
+
+
+@pytest.mark.parametrize("row", range(len(_CHART)))
+def test_a_table_whose_heads_end_in_lower_case_reads_by_rows(
+    chart: ExtractedDocument, row: int
+) -> None:
+    quote = " ".join(_CHART[row])
+    start, end = _verified_range(chart, quote)
+    assert " ".join(chart.text[start:end].split()) == quote
+
+
+def test_heads_over_two_lines_read_as_one_row(chart: ExtractedDocument) -> None:
+    quote = " ".join(line for head in _CHART_HEADS for line in head)
+    start, end = _verified_range(chart, quote)
+    assert " ".join(chart.text[start:end].split()) == quote
+
+
+def test_a_label_set_beside_the_second_line_of_its_cells_reads_with_them(
+    chart: ExtractedDocument,
+) -> None:
+    state, localities, table = _CHART_LABELLED
+    quote = " ".join((state, *localities, table))
+    start, end = _verified_range(chart, quote)
+    assert " ".join(chart.text[start:end].split()) == quote
