@@ -141,16 +141,19 @@ def run_isolated(
                     - time.monotonic())
             if left <= 0:
                 break
-            if receiver.poll(min(left, PROGRESS_SECONDS)):
+            done = receiver.poll(min(left, PROGRESS_SECONDS))
+            # Told before the result too: a page read between two polls (its
+            # number, then that it was OCR'd) is still heard, last state included.
+            now = (page.value, pages.value, on_ocr_page.value)
+            if on_progress is not None and now != told and now[0]:
+                told = now
+                on_progress(now[0], now[1], bool(now[2]))
+            if done:
                 try:
                     message = receiver.recv()
                 except (EOFError, OSError):
                     message = None  # the child died without a word
                 break
-            now = (page.value, pages.value, on_ocr_page.value)
-            if on_progress is not None and now != told and now[0]:
-                told = now
-                on_progress(now[0], now[1], bool(now[2]))
         if message is None:
             peak = _peak_of(child.pid)
         child.join(0 if message is None else grace_seconds)
