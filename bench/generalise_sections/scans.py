@@ -46,6 +46,7 @@ from bench.generalise_sections import pct
 from bench.generalise_sections.common import Case, SectionStats, rate, score_case
 from bench.poppler import PopplerPage, poppler_pages
 from reviewer.ingestion import ExtractionError
+from reviewer.ingestion.ocr import installed_languages
 
 DPI = 300
 MIN_PAGE_WORDS = 80
@@ -124,6 +125,8 @@ _COMMON_WORDS = {
     "eng": frozenset("the of and to in is that for with as by on are be this".split()),
     "fra": frozenset("le la les de des et du en un une est pour dans que sur au".split()),
     "deu": frozenset("der die das und ist nicht mit von den zu ein eine auf für im".split()),
+    "ita": frozenset("il la le di del della che e per con un una non sono gli nel".split()),
+    "spa": frozenset("el la los las de del que y en un una por con para es se".split()),
 }
 
 
@@ -131,7 +134,9 @@ def page_language(stream: list) -> str:  # type: ignore[type-arg]
     """The Tesseract language a person uploading this page would choose: the
     one whose common words the original page's text holds most of."""
     words = [p.word.text.lower() for p in stream]
-    counts = {lang: sum(w in common for w in words) for lang, common in _COMMON_WORDS.items()}
+    installed = set(installed_languages())
+    counts = {lang: sum(w in common for w in words) for lang, common in _COMMON_WORDS.items()
+              if lang in installed or lang == "eng"}
     return max(counts, key=lambda lang: counts[lang])
 
 
