@@ -480,7 +480,7 @@ _MARKER_OVERLAP = 0.15
 # What a marker is glued to: the end of a word, or punctuation after one. A
 # small raised digit after a math sign or at a line's start is an exponent,
 # an index or a fraction's part, not a marker.
-_MARKED = re.compile(r"[^\W\d_]|[.,;:)\]\"'\u2019\u201d]")
+MARKED_BY = re.compile(r"[^\W\d_]|[.,;:)\]\"'\u2019\u201d]")
 # Or a number of at least this many digits, other than a power of ten: a year
 # or an amount ("in 1976" and a raised "3"; a raised digit after 10 is an
 # exponent). Such a marker, and raised digits MuPDF reads into a number's own
@@ -488,7 +488,7 @@ _MARKED = re.compile(r"[^\W\d_]|[.,;:)\]\"'\u2019\u201d]")
 # number by that.
 _MARKED_NUMBER_DIGITS = 3
 _POWER_OF_TEN = re.compile(r"10+")
-_SUPERSCRIPT = str.maketrans(
+SUPERSCRIPT_DIGITS = str.maketrans(
     "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
 )
 # A number glued to a raised one on one line, as MuPDF reads "1976" and a
@@ -530,7 +530,7 @@ def _marker_at(host: Line, marker: Line) -> int | None:
         at += 1
     while at > 0 and text[at - 1].isspace():
         at -= 1
-    if at == 0 or not (_MARKED.fullmatch(text[at - 1]) or _number_before(text, at)):
+    if at == 0 or not (MARKED_BY.fullmatch(text[at - 1]) or _number_before(text, at)):
         return None
     slack = _MARKER_OVERLAP * (marker.x1 - marker.x0)
     before_x1 = boxes[4 * at - 2]
@@ -557,7 +557,7 @@ def _glue(host: Line, marker: Line, at: int) -> None:
     # and its raised "3" never read as the number 19763, and the matcher
     # knows a superscript glued to a word or a year for a footnote marker
     # (and one after "cm" or "x" for an exponent).
-    host.text = host.text[:at] + marker.text.translate(_SUPERSCRIPT) + host.text[at:]
+    host.text = host.text[:at] + marker.text.translate(SUPERSCRIPT_DIGITS) + host.text[at:]
     host.boxes = host.boxes[: 4 * at] + marker.boxes + host.boxes[4 * at :]
     # The line keeps its own height (layout compares lines' baselines).
     host.x0, host.x1 = min(host.x0, marker.x0), max(host.x1, marker.x1)
@@ -594,7 +594,7 @@ def _raise_glued_markers(line: Line) -> None:
         for split in range(max(start + 1, end - 3), end):
             if all(_small_raised(boxes, split - 1, k) for k in range(split, end)):
                 line.text = text = (
-                    text[:split] + text[split:end].translate(_SUPERSCRIPT) + text[end:]
+                    text[:split] + text[split:end].translate(SUPERSCRIPT_DIGITS) + text[end:]
                 )
                 break
     for match in _AFTER_WORD_DIGITS.finditer(text):
@@ -604,7 +604,7 @@ def _raise_glued_markers(line: Line) -> None:
             continue
         if all(_small_raised(boxes, host, k) for k in range(start + 1, end)):
             line.text = text = (
-                text[:start] + text[start:end].translate(_SUPERSCRIPT) + text[end:]
+                text[:start] + text[start:end].translate(SUPERSCRIPT_DIGITS) + text[end:]
             )
 
 

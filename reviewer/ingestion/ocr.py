@@ -86,7 +86,7 @@ from typing import Any
 import pymupdf
 
 from reviewer.ingestion.geometry import PageInfo
-from reviewer.ingestion.layout import JOIN_GAP_LINES, Line
+from reviewer.ingestion.layout import JOIN_GAP_LINES, MARKED_BY, SUPERSCRIPT_DIGITS, Line
 from reviewer.ingestion.tables import RULE_THICKNESS, Rule, Rules
 
 __all__ = [
@@ -149,7 +149,7 @@ _WORD_CONFIDENCE = re.compile(r"x_wconf (\d+(?:\.\d+)?)")
 _BASELINE = re.compile(r"baseline (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)")
 # A footnote marker: its glyphs' bottoms at least this share of the line's
 # size (Tesseract's x_size) above the baseline, each at most this share of it
-# tall; after a letter, or punctuation after one. Read again enlarged this
+# tall; after a letter, or punctuation after one (layout's MARKED_BY). Read again enlarged this
 # many times, it is kept when it reads as digits, a list or a range of them.
 _MARKER_RISE = 0.25
 _MARKER_SIZE = 0.7
@@ -157,12 +157,8 @@ _MARKER_SIZE = 0.7
 # about half the line's size, a closing quote mark or an apostrophe a quarter
 # (read again enlarged, "harmless.”" would read "harmless.²⁹").
 _MARKER_MIN_SIZE = 0.4
-_MARKED_BY = re.compile(r"[^\W\d_]|[.,;:)\]\"'\u2019\u201d]")
 _MARKER_ZOOM = 3
 _MARKER_READ = re.compile(r"[0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5}")
-_SUPERSCRIPT = str.maketrans(
-    "0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"
-)
 # Ink (1) as black on white paper, for the enlarged picture of markers.
 _PAPER = bytes([255, 0] + [255] * 254)
 # Two OCR'd words (or lines) farther apart than layout's join gap (line
@@ -904,7 +900,7 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
                 or bottom - top > _MARKER_SIZE * x_size):
             break
         start -= 1
-    if start == len(text) or start == 0 or not _MARKED_BY.fullmatch(text[start - 1]):
+    if start == len(text) or start == 0 or not MARKED_BY.fullmatch(text[start - 1]):
         return len(text)
     if (max(bottom for _, bottom in heights[start:]) - min(top for top, _ in heights[start:])
             < _MARKER_MIN_SIZE * x_size):
@@ -924,7 +920,7 @@ def _write_marker(line: Line, start: int, end: int, marker: str) -> None:
     written: list[float] = []
     for k in range(len(marker)):
         written += (x0 + k * step, top, x0 + (k + 1) * step, bottom)
-    line.text = line.text[:start] + marker.translate(_SUPERSCRIPT) + line.text[end:]
+    line.text = line.text[:start] + marker.translate(SUPERSCRIPT_DIGITS) + line.text[end:]
     line.boxes = boxes[: 4 * start] + written + boxes[4 * end :]
 
 
