@@ -202,7 +202,7 @@ const RANGE_CHUNK = 65536;
  * the bytes when it sent the whole file, else the URL itself (pdf.js asks and
  * reports the error as it always has).
  */
-async function rangeSource(lib, url) {
+async function rangeSource(lib, url, onFail) {
   let response;
   try {
     response = await fetch(url, {
@@ -215,25 +215,48 @@ async function rangeSource(lib, url) {
   const total = Number(response.headers.get("Content-Range")?.split("/")[1]);
   if (response.status === 206 && Number.isSafeInteger(total) && total > 0) {
     const initial = new Uint8Array(await response.arrayBuffer());
-    return { range: fetchRangeTransport(lib, url, total, initial), length: total };
+    return { range: fetchRangeTransport(lib, url, total, initial, onFail), length: total };
   }
   if (response.ok) return { data: new Uint8Array(await response.arrayBuffer()) };
   return { url };
 }
 
-/** pdf.js's range transport over fetch(): one request per range pdf.js asks for. */
-function fetchRangeTransport(lib, url, total, initial) {
+/** Tries of one range before the viewer says the PDF could not be read. */
+const RANGE_TRIES = 3;
+
+/**
+ * pdf.js's range transport over fetch(): one request per range pdf.js asks
+ * for, tried again after a failure (a second, then two). pdf.js has no way
+ * to hear that a range failed, and would wait for it for ever: after the
+ * last try `onFail(message)` says so instead.
+ */
+function fetchRangeTransport(lib, url, total, initial, onFail) {
   const transport = new lib.PDFDataRangeTransport(total, initial);
-  transport.requestDataRange = (begin, end) => {
-    fetch(url, { headers: { Range: `bytes=${begin}-${end - 1}` }, credentials: "same-origin" })
-      .then((response) => {
-        if (response.status !== 206 && !(response.ok && begin === 0)) {
-          throw new Error(`the server answered ${response.status} for bytes ${begin}-${end - 1}`);
+  const fetchRange = async (begin, end) => {
+    const response = await fetch(url, {
+      headers: { Range: `bytes=${begin}-${end - 1}` },
+      credentials: "same-origin",
+    });
+    if (response.status !== 206 && !(response.ok && begin === 0)) {
+      throw new Error(`the server answered ${response.status} for bytes ${begin}-${end - 1}`);
+    }
+    return new Uint8Array(await response.arrayBuffer());
+  };
+  transport.requestDataRange = async (begin, end) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        transport.onDataRange(begin, await fetchRange(begin, end));
+        return;
+      } catch (error) {
+        if (attempt >= RANGE_TRIES) {
+          console.warn("CiteViewer: a part of the PDF did not load", error);
+          onFail?.(`Part of this PDF could not be loaded (${error?.message ?? error}); ` +
+            "reload the page to try again.");
+          return;
         }
-        return response.arrayBuffer();
-      })
-      .then((buffer) => transport.onDataRange(begin, new Uint8Array(buffer)))
-      .catch((error) => console.warn("CiteViewer: a part of the PDF did not load", error));
+        await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+      }
+    }
   };
   return transport;
 }
@@ -1149,18 +1172,24 @@ export class CiteViewer {
     };
     let inner = null;
     let destroyed = false;
-    const promise = rangeSource(lib, url).then((source) => {
+    // Said in the viewer only while this is the document it shows (not a
+    // prefetch the reviewer has not opened).
+    const onFail = (message) => {
+      if (!destroyed && this.#loadingTask === task) this.#setState("error", message);
+    };
+    const promise = rangeSource(lib, url, onFail).then((source) => {
       if (destroyed) throw abortError("The PDF's loading was stopped.");
       inner = lib.getDocument({ ...common, ...source });
       return inner.promise;
     });
-    return {
+    const task = {
       promise,
       async destroy() {
         destroyed = true;
         await inner?.destroy();
       },
     };
+    return task;
   }
 
   #describeError(error, url) {

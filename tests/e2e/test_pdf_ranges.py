@@ -56,8 +56,8 @@ class _Counted:
         return getattr(self._file, name)
 
 
-def test_a_400_page_pdf_opens_at_its_cited_page_reading_a_small_part_of_it(
-        page: Any, live_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def _long_answer() -> tuple[bytes, Any]:
+    """The long PDF ingested, and an answer quoting its page CITED_PAGE."""
     from reviewer.services.answers import answer_submit
     from reviewer.services.documents import document_ingest, document_upload
 
@@ -74,6 +74,12 @@ def test_a_400_page_pdf_opens_at_its_cited_page_reading_a_small_part_of_it(
     citation = CitationVerdict.objects.get(answer=submitted.answer)
     assert citation.outcome == "verified"
     assert [p["page"] for p in citation.pages] == [CITED_PAGE]
+    return data, submitted.answer
+
+
+def test_a_400_page_pdf_opens_at_its_cited_page_reading_a_small_part_of_it(
+        page: Any, live_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    data, answer = _long_answer()
 
     # What the server read from storage for this file, request by request:
     # each read is handed to the connection, which stops when the browser
@@ -92,10 +98,34 @@ def test_a_400_page_pdf_opens_at_its_cited_page_reading_a_small_part_of_it(
 
     monkeypatch.setattr(FileSystemStorage, "_open", counting_open)
 
-    page.goto(f"{live_server.url}/answers/{submitted.answer.pk}/?sentence=0")
+    page.goto(f"{live_server.url}/answers/{answer.pk}/?sentence=0")
     page.wait_for_selector(f"#pdf-viewer .page[data-page-number='{CITED_PAGE}'] .cg-highlight")
     page.wait_for_timeout(500)  # anything still in flight lands
     total = sum(served)
     print(f"\n{len(data):,}-byte PDF of {PAGES} pages: {total:,} bytes read from storage "
           f"({total / len(data):.1%}) in {len(served)} opens")
     assert total < len(data) / 4
+
+
+def test_a_part_of_the_pdf_that_does_not_load_is_said_not_waited_for(
+        page: Any, live_server: Any) -> None:
+    """Ranges past the first answer 503 (a store gone mid-read): the viewer
+    tries each three times, then says so, where pdf.js alone would wait."""
+    _, answer = _long_answer()
+    failed: list[str] = []
+
+    def refuse_later_ranges(route: Any) -> None:
+        wanted = route.request.headers.get("range", "")
+        if wanted and not wanted.startswith("bytes=0-"):
+            failed.append(wanted)
+            route.fulfill(status=503, body="store unavailable")
+        else:
+            route.continue_()
+
+    page.route("**/documents/*/file", refuse_later_ranges)
+    page.goto(f"{live_server.url}/answers/{answer.pk}/?sentence=0")
+    error = page.locator("#pdf-viewer .cg-viewer-error, .cg-viewer-error")
+    error.first.wait_for(timeout=20_000)
+    text = error.first.inner_text()
+    assert "Part of this PDF could not be loaded" in text and "503" in text, text
+    assert len(failed) >= 3  # tried again before giving up
