@@ -68,14 +68,7 @@ def store_once(storage: Storage, key: str, content: File) -> str:  # type: ignor
 
 def read_range(storage: Storage, name: str, offset: int, size: int) -> bytes:
     """``size`` bytes of ``name`` from ``offset`` (fewer at its end)."""
-    if size <= 0:
-        return b""
-    stored = _object(storage, name)
-    if stored is not None:
-        return stored.get(Range=f"bytes={offset}-{offset + size - 1}")["Body"].read()
-    with storage.open(name, "rb") as handle:
-        handle.seek(offset)
-        return handle.read(size)
+    return b"".join(iter_range(storage, name, offset, size)) if size > 0 else b""
 
 
 def iter_range(storage: Storage, name: str, offset: int, size: int) -> Iterator[bytes]:
