@@ -102,19 +102,17 @@ def backup(destination: Path) -> Summary:
             database = folder / "database.dump"
             _run(["pg_dump", "--format=custom", "--no-owner", "--no-privileges",
                   "--file", str(database)], _pg_env())
-        media = folder / "media.tar"
-        with tarfile.open(media, "w") as tar:
-            files, size = backup_files(tar)
-        manifest = {"format": FORMAT, "engine": engine,
-                    "created": datetime.now(UTC).isoformat(timespec="seconds"),
-                    "files": files, "bytes": size}
-        (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
         partial = folder / "backup.tar"
-        with tarfile.open(partial, "w") as tar, tarfile.open(media) as stored:
-            tar.add(folder / "manifest.json", arcname="manifest.json")
+        with tarfile.open(partial, "w") as tar:
             tar.add(database, arcname=database.name)
-            for member in stored:
-                tar.addfile(member, stored.extractfile(member))
+            files, size = backup_files(tar)
+            # Last, once the files are counted (restore reads it from wherever
+            # it stands in the archive): the files are streamed once.
+            manifest = {"format": FORMAT, "engine": engine,
+                        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+                        "files": files, "bytes": size}
+            (folder / "manifest.json").write_text(json.dumps(manifest, indent=1))
+            tar.add(folder / "manifest.json", arcname="manifest.json")
         os.replace(partial, destination)  # never a half-written backup under its name
     return Summary(engine, manifest["files"], manifest["bytes"])
 
