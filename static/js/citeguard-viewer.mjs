@@ -75,6 +75,12 @@ const DEFAULTS = Object.freeze({
   /** Enable pdf.js's text layer (lets reviewers select and copy text). */
   textLayer: true,
   /**
+   * Milliseconds one byte-range request (headers and body) may take before it
+   * is given up and tried again. A fetch has no timeout of its own: a request
+   * a server or proxy stalls would otherwise wait for ever, and pdf.js with it.
+   */
+  rangeTimeout: 20000,
+  /**
    * How long highlight() waits for pdf.js to learn every page's size before it
    * scrolls (page sizes above the target move it). Past this it scrolls anyway
    * and scrolls again once the sizes are known, unless the reader has scrolled.
@@ -196,28 +202,33 @@ export function viewportBox(viewport, [x0, y0, x1, y1]) {
 /** The bytes asked for at a time (pdf.js's default). */
 const RANGE_CHUNK = 65536;
 
+
 /**
  * What pdf.js should load `url` from: a range transport when the server
  * answers a Range request with 206 (pdf.js then asks for each part it needs),
  * the bytes when it sent the whole file, else the URL itself (pdf.js asks and
  * reports the error as it always has).
  */
-async function rangeSource(lib, url, onFail) {
-  let response;
+async function rangeSource(lib, url, onFail, timeout) {
   try {
-    response = await fetch(url, {
+    const response = await fetch(url, {
       headers: { Range: `bytes=0-${RANGE_CHUNK - 1}` },
       credentials: "same-origin",
+      signal: AbortSignal.timeout(timeout),
     });
+    const total = Number(response.headers.get("Content-Range")?.split("/")[1]);
+    if (response.status === 206 && Number.isSafeInteger(total) && total > 0) {
+      const initial = new Uint8Array(await response.arrayBuffer());
+      return {
+        range: fetchRangeTransport(lib, url, total, initial, onFail, timeout), length: total,
+      };
+    }
+    if (response.ok) return { data: new Uint8Array(await response.arrayBuffer()) };
+    // Read to its end, so the connection is free for the next request.
+    await response.arrayBuffer();
   } catch {
-    return { url };
+    // A probe that failed or stalled: pdf.js asks itself and reports the error.
   }
-  const total = Number(response.headers.get("Content-Range")?.split("/")[1]);
-  if (response.status === 206 && Number.isSafeInteger(total) && total > 0) {
-    const initial = new Uint8Array(await response.arrayBuffer());
-    return { range: fetchRangeTransport(lib, url, total, initial, onFail), length: total };
-  }
-  if (response.ok) return { data: new Uint8Array(await response.arrayBuffer()) };
   return { url };
 }
 
@@ -230,12 +241,14 @@ const RANGE_TRIES = 3;
  * to hear that a range failed, and would wait for it for ever: after the
  * last try `onFail(message)` says so instead.
  */
-function fetchRangeTransport(lib, url, total, initial, onFail) {
+function fetchRangeTransport(lib, url, total, initial, onFail, timeout) {
   const transport = new lib.PDFDataRangeTransport(total, initial);
   const fetchRange = async (begin, end) => {
     const response = await fetch(url, {
       headers: { Range: `bytes=${begin}-${end - 1}` },
       credentials: "same-origin",
+      // The body's read is inside the same signal: a stall mid-body is a failed try too.
+      signal: AbortSignal.timeout(timeout),
     });
     if (response.status !== 206 && !(response.ok && begin === 0)) {
       throw new Error(`the server answered ${response.status} for bytes ${begin}-${end - 1}`);
@@ -1177,7 +1190,7 @@ export class CiteViewer {
     const onFail = (message) => {
       if (!destroyed && this.#loadingTask === task) this.#setState("error", message);
     };
-    const promise = rangeSource(lib, url, onFail).then((source) => {
+    const promise = rangeSource(lib, url, onFail, this.#options.rangeTimeout).then((source) => {
       if (destroyed) throw abortError("The PDF's loading was stopped.");
       inner = lib.getDocument({ ...common, ...source });
       return inner.promise;

@@ -211,6 +211,53 @@ def test_long_document_opens_at_page_280_lazily(
     assert timings["total"] < 15_000
 
 
+def test_a_stalled_byte_range_is_given_up_and_asked_again(
+    harness: Any, pdfs: dict[str, TestPdf]
+) -> None:
+    """A server that takes ranges, whose first answer for one range never
+    comes (a proxy or store that hangs): after the viewer's range timeout the
+    range is asked again, and the page is drawn, where a fetch without a
+    timeout would leave pdf.js waiting for ever."""
+    data = pdfs["long"].path.read_bytes()
+    asked: list[str] = []
+    stalled: list[Any] = []
+
+    def serve_ranges(route: Any) -> None:
+        wanted = route.request.headers.get("range", "")
+        begin, end = (int(n) for n in wanted.removeprefix("bytes=").split("-"))
+        asked.append(wanted)
+        if begin > 0 and not stalled:
+            stalled.append(route)  # never answered: the browser's request hangs
+            return
+        end = min(end, len(data) - 1)
+        route.fulfill(status=206, body=data[begin:end + 1], headers={
+            "Content-Type": "application/pdf", "Accept-Ranges": "bytes",
+            "Content-Range": f"bytes {begin}-{end}/{len(data)}"})
+
+    harness.route("**/ranged/long.pdf", serve_ranges)
+    pages = harness.evaluate(
+        """async () => {
+            const element = document.createElement("div");
+            element.style.cssText = "position:absolute;left:0;top:0;width:600px;height:500px";
+            document.body.append(element);
+            const viewer = new cg.CiteViewer(element, { rangeTimeout: 1000 });
+            const late = new Promise((resolve) => setTimeout(() => resolve({ pages: -1 }), 20000));
+            const { pages } = await Promise.race([viewer.open("/ranged/long.pdf"), late]);
+            if (pages < 0) return pages;
+            viewer.goToPage(280);
+            const start = performance.now();
+            while (!viewer.renderedPages.includes(280) && performance.now() - start < 20000) {
+                await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+            return viewer.renderedPages.includes(280) ? pages : -1;
+        }""")
+    assert pages == 300
+    assert stalled, "no range past the first was asked for"
+    stalled_range = stalled[0].request.headers["range"]
+    assert asked.count(stalled_range) >= 2, asked  # given up, then asked again
+    assert not harness.errors
+
+
 def test_missing_pdf_shows_message(harness: Any) -> None:
     error = harness.evaluate(
         "cg.viewer.open('/pdfs/missing.pdf').then(() => null, (e) => e.name || String(e))"
