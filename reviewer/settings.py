@@ -141,15 +141,39 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     })
 
-# Django's Tasks framework: in-process by default; production sets
-# TASK_BACKEND=django_tasks_db.DatabaseBackend and runs `manage.py db_worker`.
+# Django's Tasks framework, chosen by CITEGUARD_TASKS:
+# - "immediate" (the default): work runs in the process that asked for it;
+# - "database": django-tasks-db queues in the database; `manage.py db_worker`;
+# - "redis": django-tasks-rq queues on RQ at REDIS_URL; workers on any host
+#   run `manage.py rqworker --with-scheduler default` (reviewer/queue.py).
+# TASK_BACKEND (a backend's dotted path) still overrides the choice.
+TASKS_KIND = os.environ.get("CITEGUARD_TASKS", "immediate")
+TASK_BACKENDS = {
+    "immediate": "django.tasks.backends.immediate.ImmediateBackend",
+    "database": "django_tasks_db.DatabaseBackend",
+    "redis": "reviewer.queue.RedisTaskBackend",
+}
+if TASKS_KIND not in TASK_BACKENDS:
+    raise ImproperlyConfigured(
+        f"CITEGUARD_TASKS={TASKS_KIND!r}: choose 'immediate' (in-process, the default), "
+        "'database' (manage.py db_worker) or 'redis' (manage.py rqworker, at REDIS_URL)")
 TASKS = {
     "default": {
-        "BACKEND": os.environ.get(
-            "TASK_BACKEND", "django.tasks.backends.immediate.ImmediateBackend"
-        ),
+        "BACKEND": os.environ.get("TASK_BACKEND", TASK_BACKENDS[TASKS_KIND]),
+        "QUEUES": ["default"],
     }
 }
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+if TASKS["default"]["BACKEND"] == TASK_BACKENDS["redis"]:
+    INSTALLED_APPS += ["django_rq", "django_tasks_rq"]
+    RQ_QUEUES = {"default": {
+        "URL": REDIS_URL,
+        # An RQ job's own time limit; ingestion has its own, shorter one
+        # (MAX_SECONDS_PER_DOCUMENT), and a re-verification run resumes.
+        "DEFAULT_TIMEOUT": int(os.environ.get("CITEGUARD_TASK_TIMEOUT", 6 * 3600)),
+        "QUEUE_CLASS": "reviewer.queue.RetryingQueue",
+    }}
+    RQ = {"JOB_CLASS": "django_tasks_rq.Job", "WORKER_CLASS": "reviewer.queue.CiteguardWorker"}
 
 # Limits and tuning of citeguard itself.
 CITEGUARD = {
@@ -200,6 +224,23 @@ CITEGUARD = {
     # A re-verification run with no committed batch for this long has lost
     # its worker and is failed (a batch of 100 answers takes about a second).
     "RUN_STALE_SECONDS": float(os.environ.get("CITEGUARD_RUN_STALE_SECONDS", 600)),
+    # The Redis queue (reviewer/queue.py): how many times a task whose worker
+    # died or that failed is run again, after which pauses (seconds); how often
+    # a worker looks for the jobs of dead workers, how often it says it is
+    # alive, and how long after its last word its job counts as abandoned.
+    # A document queued this long and not started lost its task (see
+    # documents_requeue_lost): the watchdog queues it again.
+    "QUEUED_STALE_SECONDS": float(os.environ.get("CITEGUARD_QUEUED_STALE_SECONDS", 1800)),
+    "TASK_RETRIES": int(os.environ.get("CITEGUARD_TASK_RETRIES", 3)),
+    # The first pause is none: a job whose worker died is run again at once
+    # (a pause would wait for RQ's scheduler, whose lock a dead worker holds
+    # for a minute), and a passing failure waits for the second try.
+    "TASK_RETRY_PAUSES": [int(p) for p in os.environ.get(
+        "CITEGUARD_TASK_RETRY_PAUSES", "0,30,120").split(",")],
+    "TASK_MAINTENANCE_SECONDS": int(os.environ.get("CITEGUARD_TASK_MAINTENANCE_SECONDS", 30)),
+    "TASK_HEARTBEAT_SECONDS": int(os.environ.get("CITEGUARD_TASK_HEARTBEAT_SECONDS", 10)),
+    "TASK_HEARTBEAT_GRACE_SECONDS": int(os.environ.get(
+        "CITEGUARD_TASK_HEARTBEAT_GRACE_SECONDS", 60)),
     # Password reset is offered only when mail can go out (EMAIL_HOST, or an
     # EMAIL_BACKEND such as the console one, set in the environment).
     "EMAIL_CONFIGURED": "EMAIL_HOST" in os.environ or "EMAIL_BACKEND" in os.environ,
@@ -285,7 +326,6 @@ STORAGES = {
 # The cache: each process's memory by default; Redis, shared by every app
 # server and worker, with CITEGUARD_CACHE=redis (what one process works out,
 # such as a surface's calibration recommendation, another then reads).
-REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 CACHE_KIND = os.environ.get("CITEGUARD_CACHE", "local")
 if CACHE_KIND == "redis":
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",

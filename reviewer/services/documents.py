@@ -8,6 +8,7 @@ or failed with a message and nothing else.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -22,7 +23,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile, File
 from django.core.files.storage import FileSystemStorage
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
 from django.tasks import task
 from django.utils import timezone
 
@@ -37,6 +38,7 @@ from reviewer.ingestion.sandbox import extract_pdf_isolated
 from reviewer.models import Chunk, Document, Page, Workspace
 from reviewer.models.documents import DOCUMENT_KEY_MAX, TITLE_MAX, validate_document_key
 from reviewer.storage import STORAGE_ERRORS, geometry_key, pdf_key, store_once
+from reviewer.task_retries import retries_left
 
 logger = logging.getLogger("citeguard.ingest")
 
@@ -308,6 +310,17 @@ def document_ingest(*, document_id: int) -> Document:
             extracted.geometry.close()  # the temporary file its boxes were streamed to
     except ExtractionError as error:
         _fail(document, error.kind, error.message)
+    except (OperationalError, InterfaceError, *STORAGE_ERRORS) as error:
+        # The database or the store away for a moment: the queue runs the
+        # task again while it has tries left; the last try fails the document.
+        if retries_left():
+            _waiting(document, f"{type(error).__name__}: {error}")
+            raise
+        logger.exception("ingestion of document %s failed", document_id)
+        what = "database" if isinstance(error, OperationalError | InterfaceError) else "file store"
+        _fail(document, "unavailable", f"citeguard could not finish reading this PDF: the "
+              f"{what} failed ({type(error).__name__}: {error}). Upload it again, or run "
+              f"manage.py reingest {document.pk}, once it is back.")
     except Exception:  # a bug or an unforeseen PDF: fail this document, keep the worker
         logger.exception("ingestion of document %s failed", document_id)
         _fail(document, "internal", "citeguard could not read this PDF (an internal error "
@@ -421,6 +434,15 @@ def _progress(document: Document, page: int, pages: int, ocr: bool) -> None:
         progress=text, updated=timezone.now())
 
 
+def _waiting(document: Document, why: str) -> None:
+    """Say on the row why the queue will run this ingestion again; best
+    effort, since the database may be what failed."""
+    logger.warning("document %s: ingestion will be tried again: %s", document.pk, why)
+    with contextlib.suppress(OperationalError, InterfaceError):
+        Document.objects.filter(pk=document.pk, status=Document.Status.PROCESSING).update(
+            progress=f"Waiting to try again: {why}"[:120], updated=timezone.now())
+
+
 def _make_read_only(document: Document) -> None:
     """Stored files of a ready document made read-only where the storage is
     a file system, so nothing on the host rewrites them in place either (the
@@ -479,6 +501,26 @@ def documents_fail_stale(*, now: datetime | None = None) -> int:
         logger.warning("document %s failed: ingestion stuck since %s", document.pk,
                        document.updated.isoformat())
     return failed
+
+
+def documents_requeue_lost(*, now: datetime | None = None) -> int:
+    """Queue again documents left ``queued`` for ``QUEUED_STALE_SECONDS``:
+    their task was lost with the queue (a Redis that restarted without its
+    append-only file). A document whose task was only late is then ingested
+    by whichever run comes first; the other finds it done. Returns how many."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=float(_limits()["QUEUED_STALE_SECONDS"]))
+    requeued = 0
+    for pk in Document.objects.filter(status=Document.Status.QUEUED, updated__lt=cutoff
+                                      ).values_list("pk", flat=True):
+        with transaction.atomic():
+            if Document.objects.filter(pk=pk, status=Document.Status.QUEUED,
+                                       updated__lt=cutoff).update(updated=now):
+                transaction.on_commit(lambda pk=pk: ingest_document.enqueue(pk))
+                requeued += 1
+                logger.warning("document %s: queued since before %s and not started; "
+                               "queued again", pk, cutoff.isoformat())
+    return requeued
 
 
 def _fail(document: Document, kind: str, message: str) -> None:

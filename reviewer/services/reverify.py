@@ -340,6 +340,30 @@ def reverification_run(*, run_id: int) -> ReverificationRun:
     return run
 
 
+def runs_requeue_lost(*, now: datetime | None = None) -> int:
+    """Queue again runs left ``queued`` for ``QUEUED_STALE_SECONDS``: their
+    task was lost with the queue (a Redis that restarted without its data).
+    A run is taken once (a second delivery finds it taken), so a task that
+    was only late does no harm. The time it was queued again is kept in its
+    ``heartbeat``, which a queued run does not otherwise use. Returns how many."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=float(settings.CITEGUARD["QUEUED_STALE_SECONDS"]))
+    lost = ReverificationRun.objects.filter(
+        Q(heartbeat__lt=cutoff) | Q(heartbeat__isnull=True, created__lt=cutoff),
+        status=ReverificationRun.Status.QUEUED)
+    requeued = 0
+    for run in lost.only("pk", "heartbeat"):
+        with transaction.atomic():
+            if ReverificationRun.objects.filter(
+                    pk=run.pk, status=ReverificationRun.Status.QUEUED, heartbeat=run.heartbeat
+            ).update(heartbeat=now):
+                transaction.on_commit(lambda pk=run.pk: reverify_surface.enqueue(pk))
+                requeued += 1
+                logger.warning("re-verification run %s: queued and not started since before "
+                               "%s; queued again", run.pk, cutoff.isoformat())
+    return requeued
+
+
 def runs_fail_stale(*, now: datetime | None = None) -> int:
     """Fail every running run whose last committed batch is older than
     ``RUN_STALE_SECONDS``: its worker died or was killed, and a run left

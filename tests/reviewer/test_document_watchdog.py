@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from io import StringIO
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -14,7 +15,12 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from reviewer.models import Document
-from reviewer.services.documents import document_upload, documents_fail_stale
+from reviewer.services import documents as service
+from reviewer.services.documents import (
+    document_upload,
+    documents_fail_stale,
+    documents_requeue_lost,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -65,7 +71,8 @@ def test_watchdog_and_reingest_commands(stuck: tuple[Document, bytes], text_pdf:
     out = StringIO()
     call_command("watchdog", stdout=out)
     assert out.getvalue().splitlines() == ["No stalled re-verification run.",
-                                           "1 stuck document failed."]
+                                           "1 stuck document failed.",
+                                           "No lost document task.", "No lost run task."]
     out = StringIO()
     with django_capture_on_commit_callbacks(execute=True):
         call_command("reingest", str(document.pk), stdout=out)
@@ -125,3 +132,60 @@ def test_a_run_the_watchdog_failed_may_still_store_its_result(
     late.geometry.close()
     document.refresh_from_db()
     assert document.status == Document.Status.READY and document.chunks.exists()
+
+
+def test_a_document_whose_task_was_lost_is_queued_again_once(
+        text_pdf: Any, settings: Any, django_capture_on_commit_callbacks: Any,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Redis that restarted without its data lost the task of a queued
+    document: past QUEUED_STALE_SECONDS the watchdog queues it again, once,
+    and it is ingested; a document queued a moment ago is left alone."""
+    settings.CITEGUARD = {**settings.CITEGUARD, "QUEUED_STALE_SECONDS": 1800}
+    enqueued: list[int] = []
+    # The queue, which keeps what it is given here (the tasks before were lost).
+    monkeypatch.setattr(service, "ingest_document", SimpleNamespace(enqueue=enqueued.append))
+    lost = document_upload(data=text_pdf("Employer match vests."), filename="a.pdf").document
+    fresh = document_upload(data=text_pdf("Deductible applies."), filename="b.pdf").document
+    assert enqueued == []  # on_commit never ran: the tasks are lost
+    Document.objects.filter(pk=lost.pk).update(updated=timezone.now() - timedelta(minutes=31))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert documents_requeue_lost() == 1
+    assert enqueued == [lost.pk]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert documents_requeue_lost() == 0  # its clock was reset: not queued twice
+    assert enqueued == [lost.pk]
+    assert Document.objects.get(pk=fresh.pk).status == "queued"
+
+    monkeypatch.undo()
+    service.document_ingest(document_id=lost.pk)
+    assert Document.objects.get(pk=lost.pk).status == "ready"
+
+
+@pytest.mark.parametrize("tries_left", [2, 0])
+def test_a_store_away_for_a_moment_is_tried_again_while_the_queue_can(
+        tries_left: int, text_pdf: Any, monkeypatch: pytest.MonkeyPatch,
+        django_capture_on_commit_callbacks: Any) -> None:
+    """The file store fails while a document is read: with tries left the
+    task raises (the queue runs it again) and the row says it waits; on the
+    last try the document fails with a sentence saying how to retry."""
+    document = document_upload(data=text_pdf("Employer match vests."), filename="a.pdf").document
+    monkeypatch.setattr(service, "retries_left", lambda: tries_left)
+
+    def store_away(*args: Any, **kwargs: Any) -> Any:
+        raise ConnectionResetError("store connection reset")
+
+    monkeypatch.setattr(type(document.file), "open", store_away)
+    if tries_left:
+        with pytest.raises(ConnectionResetError):
+            service.document_ingest(document_id=document.pk)
+        document.refresh_from_db()
+        assert document.status == "processing"
+        assert document.progress.startswith("Waiting to try again: ConnectionResetError")
+        monkeypatch.undo()
+        assert service.document_ingest(document_id=document.pk).status == "ready"
+    else:
+        document = service.document_ingest(document_id=document.pk)
+        assert (document.status, document.error_kind) == ("failed", "unavailable")
+        assert "the file store failed (ConnectionResetError" in document.error
+        assert f"manage.py reingest {document.pk}" in document.error

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from io import StringIO
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -113,7 +114,32 @@ def test_the_watchdog_command(legal: Surface) -> None:
     out = StringIO()
     call_command("watchdog", stdout=out)
     assert out.getvalue().splitlines() == ["1 stalled re-verification run failed.",
-                                           "No stuck document."]
+                                           "No stuck document.", "No lost document task.",
+                                           "No lost run task."]
     out = StringIO()
     call_command("watchdog", stdout=out)
     assert out.getvalue().splitlines()[0] == "No stalled re-verification run."
+
+
+def test_a_queued_run_whose_task_was_lost_is_queued_again_and_taken_once(
+        legal: Surface, settings: Any, monkeypatch: pytest.MonkeyPatch,
+        django_capture_on_commit_callbacks: Any) -> None:
+    """Redis lost the run's task: past QUEUED_STALE_SECONDS the watchdog
+    queues it again (once per period); a late first delivery and the new one
+    both arrive, and the run is done once."""
+    settings.CITEGUARD = {**settings.CITEGUARD, "QUEUED_STALE_SECONDS": 1800}
+    fuzzy_answer()
+    enqueued: list[int] = []
+    monkeypatch.setattr(reverify, "reverify_surface", SimpleNamespace(enqueue=enqueued.append))
+    lost = ReverificationRun.objects.create(surface=legal, threshold=0.86)
+    recent = ReverificationRun.objects.create(surface=legal, threshold=0.86)
+    ReverificationRun.objects.filter(pk=lost.pk).update(
+        created=timezone.now() - timedelta(hours=1))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert reverify.runs_requeue_lost() == 1
+        assert reverify.runs_requeue_lost() == 0
+    assert enqueued == [lost.pk]
+    assert ReverificationRun.objects.get(pk=recent.pk).status == "queued"
+    first, again = reverification_run(run_id=lost.pk), reverification_run(run_id=lost.pk)
+    assert (first.status, again.status, first.done) == ("done", "done", 1)
