@@ -15,12 +15,12 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.ingestion import hostile
+from tests.processes import alive, descendants, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,39 +67,6 @@ def _status(var_dir: Path, pk: int) -> tuple[str, str, str]:
     return row[0], row[1], row[2]
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every process under ``pid`` (the forkserver and its extraction children)."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier}
-        found |= frontier
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def _wait(condition: object, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {seconds:g} s for {what}")
-        time.sleep(0.05)
-
-
 def test_a_worker_killed_mid_document_leaves_nothing_stuck(tmp_path: Path) -> None:
     var_dir = tmp_path / "var"
     pdf = tmp_path / "dense.pdf"
@@ -112,11 +79,11 @@ def test_a_worker_killed_mid_document_leaves_nothing_stuck(tmp_path: Path) -> No
         [sys.executable, "manage.py", "db_worker", "--no-startup-delay", "--no-reload"], cwd=ROOT,
         env=_env(var_dir), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        _wait(lambda: _status(var_dir, pk)[0] == "processing", 60, "the worker to start")
+        wait_for(lambda: _status(var_dir, pk)[0] == "processing", 60, "the worker to start")
         # multiprocessing's resource tracker, the forkserver and the
         # extraction child under it.
-        _wait(lambda: len(_descendants(worker.pid)) >= 3, 60, "the extraction child")
-        children = _descendants(worker.pid)
+        wait_for(lambda: len(descendants(worker.pid)) >= 3, 60, "the extraction child")
+        children = descendants(worker.pid)
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait(10)
     finally:
@@ -125,7 +92,7 @@ def test_a_worker_killed_mid_document_leaves_nothing_stuck(tmp_path: Path) -> No
             worker.wait()
     # Orphaned extraction would go on eating memory: the child dies with it,
     # long before it could have finished its 60 pages.
-    _wait(lambda: not any(_alive(pid) for pid in children), 1.5, "the extraction to die")
+    wait_for(lambda: not any(alive(pid) for pid in children), 1.5, "the extraction to die")
     assert _status(var_dir, pk)[0] == "processing"  # what the dead worker left
 
     # Time passes past twice the ingestion limit (120 s): simulated.
@@ -134,7 +101,7 @@ def test_a_worker_killed_mid_document_leaves_nothing_stuck(tmp_path: Path) -> No
                    "WHERE id = ?", (pk,))
     out = _manage(var_dir, "shell", "--no-imports", "-c", RECOVER.replace("PK", str(pk)))
     lines = out.splitlines()
-    assert lines[-3] == "1 stuck document failed."
+    assert "1 stuck document failed." in lines[:-2]
     assert lines[-2].startswith("failed stuck Ingestion made no progress for")
     assert f"manage.py reingest {pk}, to try again" in lines[-2]
     assert lines[-1] == f"document {pk}: queued"

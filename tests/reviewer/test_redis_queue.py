@@ -11,9 +11,7 @@ emptied before and after; they run on the SQLite pass only.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -24,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.ingestion import hostile
+from tests.processes import alive, kill_tree, wait_for
 
 redis = pytest.importorskip("redis")
 
@@ -87,38 +86,6 @@ def _status(var_dir: Path, pk: int) -> str:
     return str(_rows(var_dir, "SELECT status FROM reviewer_document WHERE id = ?", pk)[0][0])
 
 
-def _wait(condition: object, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"waited {seconds:g} s for {what}")
-        time.sleep(0.1)
-
-
-def _descendants(pid: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = set(), {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier}
-        found |= frontier
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def _pages(var_dir: Path, pk: int) -> list[tuple[object, ...]]:
     return _rows(var_dir, "SELECT number, width, height, text_start, text_end FROM "
                  "reviewer_page WHERE document_id = ? ORDER BY number", pk)
@@ -146,7 +113,7 @@ def test_a_worker_killed_mid_document_leaves_it_to_another_worker(
     the extraction child: a host that died). Its job's heartbeat stops; after
     the grace another worker finds the job abandoned, runs it again, and the
     document ends ready with the pages of a clean run, each stored once."""
-    fast = {"CITEGUARD_TASK_HEARTBEAT_SECONDS": "1", "CITEGUARD_TASK_HEARTBEAT_GRACE_SECONDS": "3",
+    fast = {"CITEGUARD_TASK_HEARTBEAT_SECONDS": "1", "CITEGUARD_TASK_HEARTBEAT_GRACE_SECONDS": "10",
             "CITEGUARD_TASK_MAINTENANCE_SECONDS": "2"}
     clean_dir, var_dir = tmp_path / "clean", tmp_path / "var"
     pdf = tmp_path / "dense.pdf"
@@ -161,18 +128,15 @@ def test_a_worker_killed_mid_document_leaves_it_to_another_worker(
         env=_env(var_dir, **fast), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
     try:
-        _wait(lambda: _status(var_dir, pk) == "processing"
+        wait_for(lambda: _status(var_dir, pk) == "processing"
               and _rows(var_dir, "SELECT progress FROM reviewer_document WHERE id = ?",
                         pk)[0][0] != "", 120, "the first worker to read pages")
     finally:
         # RQ's work-horse leaves the worker's process group (setpgrp): every
         # process under the worker is killed, as a dead host's would be.
-        doomed = {first.pid, *_descendants(first.pid)}
-        for pid in doomed:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        doomed = kill_tree(first.pid)
         first.wait(10)
-    _wait(lambda: not any(_alive(pid) for pid in doomed), 5, "the killed processes to go")
+    wait_for(lambda: not any(alive(pid) for pid in doomed), 5, "the killed processes to go")
     assert len(doomed) >= 3, doomed  # worker, work-horse, extraction
     assert _status(var_dir, pk) == "processing"  # what the dead worker left
     killed_at = time.monotonic()
@@ -182,11 +146,11 @@ def test_a_worker_killed_mid_document_leaves_it_to_another_worker(
         env=_env(var_dir, **fast), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
     try:
-        _wait(lambda: _status(var_dir, pk) in ("ready", "failed"), 120,
+        wait_for(lambda: _status(var_dir, pk) in ("ready", "failed"), 300,
               "another worker to finish the document")
         recovered = time.monotonic() - killed_at
     finally:
-        os.killpg(second.pid, signal.SIGTERM)
+        kill_tree(second.pid)
         second.wait(30)
     assert _status(var_dir, pk) == "ready"
     pages = _pages(var_dir, pk)
