@@ -22,11 +22,12 @@ import secrets
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,13 +97,25 @@ def prepare(env: Mapping[str, str], *, migrate: bool = True, token_name: str = "
     return done.stdout.strip().splitlines()[-1] if token_name else ""
 
 
-def nginx_config(prefix: Path, listen: str, upstream: str, max_body_bytes: int) -> str:
+def nginx_config(prefix: Path, listen: str, upstream: str | Sequence[str],
+                 max_body_bytes: int, certificate: tuple[Path, Path] | None = None) -> str:
+    """deploy/nginx.conf filled in; with several upstream addresses (app
+    servers), its ``server @UPSTREAM@`` line is repeated for each. With a
+    `certificate` (its PEM file and key) nginx speaks TLS on `listen`."""
     text = (DEPLOY / "nginx.conf").read_text()
+    addresses = [upstream] if isinstance(upstream, str) else list(upstream)
+    text = "".join(
+        "".join(line.replace("@UPSTREAM@", address) for address in addresses)
+        if "@UPSTREAM@" in line else line
+        for line in text.splitlines(keepends=True))
     fields = {
         # As root, nginx would hand its workers to `nobody`, who cannot read
         # this run's temporary folder; as anyone else the line is ignored.
         "USER": "user root;" if os.geteuid() == 0 else "",
-        "DAEMON": "off", "PREFIX": str(prefix), "LISTEN": listen, "UPSTREAM": upstream,
+        "DAEMON": "off", "PREFIX": str(prefix),
+        "LISTEN": f"{listen} ssl" if certificate else listen,
+        "TLS": (f"ssl_certificate {certificate[0]}; ssl_certificate_key {certificate[1]};"
+                if certificate else ""),
         "CLIENT_MAX_BODY_SIZE": str(max_body_bytes),
     }
     for name, value in fields.items():
@@ -130,7 +143,9 @@ class Running:
         return f"http://127.0.0.1:{self.port}"
 
 
-def _stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
+    """Ends a process this module started (in its own session): `sig`, then
+    SIGKILL to its whole process group if it has not gone within 15 s."""
     if process.poll() is None:
         process.send_signal(sig)
         try:
@@ -140,8 +155,32 @@ def _stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
             process.wait(timeout=5)
 
 
-def _wait_http(port: int, processes: list[subprocess.Popen[bytes]], logs: list[Path],
-               timeout: float = 60.0) -> None:
+def connection(port: int, *, tls: bool = False,
+               timeout: float = 5.0) -> http.client.HTTPConnection:
+    """A connection to 127.0.0.1:`port`; with `tls`, HTTPS that takes a
+    loopback run's self-signed certificate."""
+    if tls:
+        return http.client.HTTPSConnection("127.0.0.1", port, timeout=timeout,
+                                           context=ssl._create_unverified_context())
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+
+
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and localhost, valid two days, and its key
+    (openssl), so a loopback run serves HTTPS as production does."""
+    folder.mkdir(parents=True, exist_ok=True)
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def wait_http(port: int, processes: Sequence[subprocess.Popen[bytes]], logs: Sequence[Path],
+              timeout: float = 60.0, path: str = READY_PATH, tls: bool = False) -> None:
+    """Waits until `path` answers 200 on `port`; raises with the logs' tails
+    if one of `processes` exits first."""
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
@@ -150,9 +189,9 @@ def _wait_http(port: int, processes: list[subprocess.Popen[bytes]], logs: list[P
                 tails = "\n".join(log.read_text(errors="replace")[-2000:]
                                   for log in logs if log.exists())
                 raise RuntimeError(f"{process.args[0]} exited ({process.returncode}):\n{tails}")
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn = connection(port, tls=tls)
         try:
-            conn.request("GET", READY_PATH)
+            conn.request("GET", path)
             response = conn.getresponse()
             response.read()
             if response.status == 200:
@@ -166,53 +205,74 @@ def _wait_http(port: int, processes: list[subprocess.Popen[bytes]], logs: list[P
     raise RuntimeError(f"no answer on port {port} within {timeout:.0f} s ({last})")
 
 
+def start_gunicorn(env: Mapping[str, str], log: Path, port: int,
+                   workers: int | None = None) -> subprocess.Popen[bytes]:
+    """gunicorn with deploy/gunicorn.conf.py on 127.0.0.1:`port`, in its own
+    session (so its workers can be stopped as one group), output to `log`."""
+    command = [sys.executable, "-m", "gunicorn", "-c", str(DEPLOY / "gunicorn.conf.py"),
+               "--bind", f"127.0.0.1:{port}", "--chdir", str(ROOT)]
+    if workers:
+        command += ["--workers", str(workers)]
+    command.append("reviewer.wsgi:application")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as out:
+        return subprocess.Popen(command, cwd=ROOT, env=dict(env), stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def start_nginx(env: Mapping[str, str], prefix: Path, port: int, upstream: str | Sequence[str],
+                certificate: tuple[Path, Path] | None = None) -> subprocess.Popen[bytes]:
+    """nginx in the foreground from deploy/nginx.conf, filled in under
+    `prefix` (which also holds its pid, logs and buffers)."""
+    binary = nginx_binary()
+    if binary is None:
+        raise RuntimeError("nginx is not installed (bin/setup installs Debian's nginx)")
+    prefix.mkdir(parents=True, exist_ok=True)
+    conf = prefix / "nginx.conf"
+    conf.write_text(nginx_config(prefix, f"127.0.0.1:{port}", upstream, max_body_bytes(env),
+                                 certificate))
+    with (prefix / "stderr.log").open("ab") as err:
+        return subprocess.Popen([binary, "-p", str(prefix), "-c", str(conf),
+                                 "-e", str(prefix / "error.log")],
+                                cwd=prefix, stdout=subprocess.DEVNULL, stderr=err,
+                                start_new_session=True)
+
+
 @contextmanager
 def serve(env: Mapping[str, str], folder: Path, *, nginx: bool = True,
           workers: int | None = None, port: int | None = None) -> Iterator[Running]:
     """gunicorn with deploy/gunicorn.conf.py, behind nginx unless `nginx=False`
     (then clients talk to gunicorn directly, for comparison)."""
-    binary = nginx_binary() if nginx else None
-    if nginx and binary is None:
+    if nginx and nginx_binary() is None:
         raise RuntimeError("nginx is not installed (bin/setup installs Debian's nginx)")
     folder.mkdir(parents=True, exist_ok=True)
     gunicorn_port = free_port() if nginx else (port or free_port())
-    command = [sys.executable, "-m", "gunicorn", "-c", str(DEPLOY / "gunicorn.conf.py"),
-               "--bind", f"127.0.0.1:{gunicorn_port}", "--chdir", str(ROOT)]
-    if workers:
-        command += ["--workers", str(workers)]
-    command.append("reviewer.wsgi:application")
     with ExitStack() as stack:
         log = folder / "gunicorn.log"
-        with log.open("wb") as out:
-            app = subprocess.Popen(command, cwd=ROOT, env=dict(env), stdout=out,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
-        stack.callback(_stop, app)
+        app = start_gunicorn(env, log, gunicorn_port, workers)
+        stack.callback(stop, app)
         proxy = None
         front = gunicorn_port
         logs = [log]
-        if binary:
-            prefix = folder / "nginx"
-            prefix.mkdir(exist_ok=True)
+        if nginx:
             front = port or free_port()
-            conf = prefix / "nginx.conf"
-            conf.write_text(nginx_config(prefix, f"127.0.0.1:{front}",
-                                         f"127.0.0.1:{gunicorn_port}", max_body_bytes(env)))
-            logs.append(prefix / "error.log")
-            proxy = subprocess.Popen([binary, "-p", str(prefix), "-c", str(conf),
-                                      "-e", str(prefix / "error.log")],
-                                     cwd=prefix, stdout=subprocess.DEVNULL,
-                                     stderr=(prefix / "stderr.log").open("wb"),
-                                     start_new_session=True)
+            proxy = start_nginx(env, folder / "nginx", front, f"127.0.0.1:{gunicorn_port}")
+            logs.append(folder / "nginx" / "error.log")
             # SIGTERM: nginx's fast shutdown (SIGQUIT would wait for slow clients).
-            stack.callback(_stop, proxy)
-        _wait_http(gunicorn_port, [p for p in (app, proxy) if p], logs)
+            stack.callback(stop, proxy)
+        wait_http(gunicorn_port, [p for p in (app, proxy) if p], logs)
         if proxy:
-            _wait_http(front, [app, proxy], logs)
+            wait_http(front, [app, proxy], logs)
         yield Running(front, gunicorn_port, app, proxy, folder)
 
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
+
+
+def stop_on_sigterm() -> None:
+    """SIGTERM stops the servers like Ctrl-C does, instead of orphaning them."""
+    signal.signal(signal.SIGTERM, _interrupt)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,8 +283,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="database, media and static files (default: a temporary folder)")
     parser.add_argument("--no-nginx", action="store_true", help="gunicorn alone, on --port")
     args = parser.parse_args(argv)
-    # SIGTERM stops the two servers like Ctrl-C does, instead of orphaning them.
-    signal.signal(signal.SIGTERM, _interrupt)
+    stop_on_sigterm()
     with ExitStack() as stack:
         var_dir = args.var_dir or Path(stack.enter_context(
             tempfile.TemporaryDirectory(prefix="citeguard-recipe-")))
