@@ -141,12 +141,16 @@ def test_tasks_queued_before_a_redis_restart_are_not_lost(
         assert status == 202, doc
         documents.append(doc["id"])
     queue = redis.Redis.from_url(cluster.redis_url)
-    waiting = queue.llen("rq:queue:default")
+    queued_jobs = [job.decode() for job in queue.lrange("rq:queue:default", 0, -1)]
+    waiting = len(queued_jobs)
     started = sum(document_status(cluster, pk) == "processing" for pk in documents)
     cluster.redis.stop(signal.SIGTERM)
     restarted_at = time.monotonic()
     cluster.redis.start()
     waiting_after = queue.llen("rq:queue:default")
+    # A worker may take a job in the moment Redis is stopping: a job is lost
+    # only if Redis no longer knows it at all.
+    lost = [job for job in queued_jobs if not queue.exists(f"rq:job:{job}")]
     statuses = [wait_settled(cluster, pk, 240) for pk in documents]
     settled = time.monotonic() - restarted_at
     workers_alive = [part.name for part in cluster.workers if part.running]
@@ -155,11 +159,11 @@ def test_tasks_queued_before_a_redis_restart_are_not_lost(
         "document_id = ANY(%s) GROUP BY 1, 2 HAVING count(*) > 1) d", documents)[0][0]
     figure(f"\nRedis restarted (SIGTERM, appendonly) with {waiting} of {len(documents)} "
            f"uploads waiting on the queue ({started} processing, {waiting_after} waiting after "
-           f"the restart): {statuses.count('ready')}/{len(documents)} ready "
+           f"the restart, {len(lost)} lost): {statuses.count('ready')}/{len(documents)} ready "
            f"{settled:.1f} s later, {duplicated} duplicated pages; workers still running: "
            f"{', '.join(workers_alive) or 'none'}")
     assert waiting > 0  # the restart did happen with work queued
-    assert waiting_after == waiting
+    assert lost == []
     assert statuses == ["ready"] * len(documents)
     assert duplicated == 0
 
