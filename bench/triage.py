@@ -42,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -350,7 +351,18 @@ def clients(users: dict[str, Any]) -> dict[str, Any]:
     return logged_in
 
 
-def time_pages(users: dict[str, Any], repeat: int, now: datetime) -> dict[str, float]:
+@dataclass(frozen=True)
+class Timing:
+    ms: float  # median page time
+    sql_ms: float  # the queries' time in one more request
+    queries: int
+    rows: int  # answers the page lists
+
+
+def time_pages(users: dict[str, Any], repeat: int, now: datetime) -> dict[str, Timing]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
     logged_in = clients(users)
     timings = {}
     for label, user, url, headers in page_urls(now):
@@ -363,7 +375,13 @@ def time_pages(users: dict[str, Any], repeat: int, now: datetime) -> dict[str, f
                 raise SystemExit(f"{url} answered {response.status_code}")
             if attempt >= 2:
                 samples.append(elapsed)
-        timings[label] = statistics.median(samples) * 1000
+        with CaptureQueriesContext(connection) as captured:
+            response = logged_in[user].get(url, headers=headers)
+        timings[label] = Timing(
+            ms=statistics.median(samples) * 1000,
+            sql_ms=sum(float(query["time"]) for query in captured.captured_queries) * 1000,
+            queries=len(captured.captured_queries),
+            rows=response.content.decode().count(" data-answer="))
     return timings
 
 
@@ -438,14 +456,19 @@ def main() -> None:
                   f"(COPY {inserted_at - started:.1f} s, rebuild_stats and VACUUM ANALYZE "
                   f"{time.perf_counter() - inserted_at:.1f} s)", flush=True)
             results[size] = time_pages(users, args.repeat, now)
-        ratios = {label: results[args.large][label] / results[args.small][label]
+        ratios = {label: results[args.large][label].ms / results[args.small][label].ms
                   for label, *_ in PAGES}
-        print()
+        print(f"\nMedian page time at {args.small:,} and {args.large:,} answers, the queries' "
+              f"part of it (one request, its SQL time as Django measures it) in brackets, "
+              f"and the answers the page lists:\n")
         width = max(len(label) for label, *_ in PAGES)
-        print(f"{'page':<{width}} {args.small:>10,} {args.large:>10,}   ratio   goal")
+        print(f"{'page':<{width}}  {'rows':>7}  {args.small:>16,}  {args.large:>16,}   "
+              f"ratio   goal")
         for label, *_ in PAGES:
             small, large = results[args.small][label], results[args.large][label]
-            print(f"{label:<{width}} {small:>8.1f}ms {large:>8.1f}ms  {ratios[label]:5.2f}x  "
+            print(f"{label:<{width}}  {small.rows:>3}/{large.rows:<3}  "
+                  f"{small.ms:>7.1f} ({small.sql_ms:>5.1f})  "
+                  f"{large.ms:>7.1f} ({large.sql_ms:>5.1f})  {ratios[label]:5.2f}x  "
                   f"<= {GOAL:g}{'' if ratios[label] <= GOAL else '  OVER'}")
         print(f"\nRate changes flagged over the last 76 days of these stationary answers "
               f"(each one a false alarm): {false_alarms(now)} "
