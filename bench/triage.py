@@ -7,8 +7,9 @@ Run from the repository root (after ``make setup``; nothing else by hand)::
     .venv/bin/python bench/triage.py                  # 1k, then 1M answers
     .venv/bin/python bench/triage.py --large 100000 --repeat 7   # shorter
 
-It creates a throwaway database (``citeguard_bench_triage``, or ``--database``)
-on 127.0.0.1:5432 (user postgres, trust auth), migrates it, collects the
+It creates two throwaway databases (``citeguard_bench_triage`` for the large
+size and ``citeguard_bench_triage_small``, or ``--database`` and its
+``_small``) on 127.0.0.1:5432 (user postgres, trust auth), migrates them, collects the
 static files into a temporary folder (the pages are rendered as production
 renders them, DEBUG off), and inserts answers with verdicts by COPY (not
 through verification: the pages read stored rows, and a million real
@@ -23,12 +24,16 @@ The kept counts (trends' summary, the queue's groups) are rebuilt with
 ``manage.py rebuild_stats`` after each insert, as an import would, then the
 database is vacuumed and analysed, as autovacuum would leave it.
 
+Both databases are filled from the same seed, so the large one's first
+answers are the small one's, row for row: the ratio compares like with like.
 Each page is requested in-process with Django's test client (view, template
 and queries; no HTTP server), as a logged-in supervisor or reviewer,
-``--repeat`` times after two warm-ups; the median is reported. The small and
-the large database are the same database: the large one is the small one plus
-the rest, so the ratio compares like with like. ``EXPLAIN ANALYZE`` of the
-slowest queries of the pages with the worst ratios is printed at the end.
+``--repeat`` times at each size after two warm-ups, the two sizes taking turns
+request by request (a machine busier for a while slows both alike); the
+median is reported, with the time of the page's queries in one more request
+and how many answers it lists (a page listing 2 answers at 1k renders 48
+rows fewer than at 1M, whatever the database does). ``EXPLAIN ANALYZE`` of
+the slowest queries of the pages with the worst ratios is printed at the end.
 """
 
 from __future__ import annotations
@@ -342,46 +347,90 @@ def page_urls(now: datetime) -> list[tuple[str, str, str, dict[str, str]]]:
 
 
 def clients(users: dict[str, Any]) -> dict[str, Any]:
+    """A logged-in test client per user the pages are read as, in the
+    database connected now (the users as stored there: their sessions hold
+    a hash of their password, which each database salted its own way)."""
+    from django.contrib.auth import get_user_model
     from django.test import Client
 
     logged_in = {}
     for name in ("supervisor", "reviewer1"):
         logged_in[name] = Client()
-        logged_in[name].force_login(users[name])
+        logged_in[name].force_login(get_user_model().objects.get(
+            username=users[name].get_username()))
     return logged_in
 
 
 @dataclass(frozen=True)
 class Timing:
     ms: float  # median page time
-    sql_ms: float  # the queries' time in one more request
+    sql_ms: float  # median time spent in the database (its queries' execution)
     queries: int
     rows: int  # answers the page lists
 
 
-def time_pages(users: dict[str, Any], repeat: int, now: datetime) -> dict[str, Timing]:
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
+class QueryClock:
+    """Django execute wrapper adding up the time queries take."""
 
-    logged_in = clients(users)
-    timings = {}
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.queries = 0
+
+    def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            self.seconds += time.perf_counter() - started
+            self.queries += 1
+
+
+def use_database(name: str) -> None:
+    """Point Django's connection at database ``name`` (connected before any
+    timing starts)."""
+    from django.db import connection
+
+    connection.close()
+    connection.settings_dict["NAME"] = name
+    connection.ensure_connection()
+
+
+def time_pages(databases: dict[int, str], users: dict[str, Any], repeat: int,
+               now: datetime) -> dict[int, dict[str, Timing]]:
+    """Each page at each size (``databases``: size to database name), the
+    sizes taking turns request by request, so a machine busier for a while
+    slows both sides alike instead of one."""
+    from django.db import connection
+
+    logged_in = {}
+    for size, name in databases.items():
+        use_database(name)
+        logged_in[size] = clients(users)  # sessions live in each database
+    timings: dict[int, dict[str, Timing]] = {size: {} for size in databases}
     for label, user, url, headers in page_urls(now):
-        samples = []
+        samples: dict[int, list[tuple[float, float]]] = {size: [] for size in databases}
+        rows: dict[int, int] = {}
+        queries: dict[int, int] = {}
         for attempt in range(repeat + 2):
-            started = time.perf_counter()
-            response = logged_in[user].get(url, headers=headers)
-            elapsed = time.perf_counter() - started
-            if response.status_code != 200:
-                raise SystemExit(f"{url} answered {response.status_code}")
-            if attempt >= 2:
-                samples.append(elapsed)
-        with CaptureQueriesContext(connection) as captured:
-            response = logged_in[user].get(url, headers=headers)
-        timings[label] = Timing(
-            ms=statistics.median(samples) * 1000,
-            sql_ms=sum(float(query["time"]) for query in captured.captured_queries) * 1000,
-            queries=len(captured.captured_queries),
-            rows=response.content.decode().count(" data-answer="))
+            order = list(databases) if attempt % 2 else list(reversed(databases))
+            for size in order:
+                use_database(databases[size])
+                clock = QueryClock()
+                with connection.execute_wrapper(clock):
+                    started = time.perf_counter()
+                    response = logged_in[size][user].get(url, headers=headers)
+                    elapsed = time.perf_counter() - started
+                if response.status_code != 200:
+                    raise SystemExit(f"{url} answered {response.status_code}")
+                if attempt >= 2:  # two warm-ups each
+                    samples[size].append((elapsed, clock.seconds))
+                rows[size] = response.content.decode().count(" data-answer=")
+                queries[size] = clock.queries
+        for size in databases:
+            timings[size][label] = Timing(
+                ms=statistics.median(page for page, _ in samples[size]) * 1000,
+                sql_ms=statistics.median(sql for _, sql in samples[size]) * 1000,
+                queries=queries[size], rows=rows[size])
     return timings
 
 
@@ -430,7 +479,9 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
 
-    postgres.fresh_database(args.database)
+    databases = {args.small: f"{args.database}_small", args.large: args.database}
+    for name in databases.values():
+        postgres.fresh_database(name)
     var_dir = Path(tempfile.mkdtemp(prefix="citeguard-bench-triage-"))
     setup_django(args.database, var_dir)
     from django.core.management import call_command
@@ -438,29 +489,33 @@ def main() -> None:
 
     try:
         started = time.perf_counter()
-        call_command("migrate", verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
-        print(f"migrated, static files collected in {time.perf_counter() - started:.1f} s",
-              flush=True)
-        rng = random.Random(args.seed)
-        users, surfaces, now = make_people(), make_surfaces(), timezone.now()
-        results = {}
-        inserted = 0
-        for size in (args.small, args.large):
-            started = time.perf_counter()
-            insert_answers(size - inserted, rng=rng, surfaces=surfaces, users=users, now=now)
-            inserted_at = time.perf_counter()
-            inserted = size
+        now = timezone.now()
+        for size, name in databases.items():
+            use_database(name)
+            call_command("migrate", verbosity=0)
+            # Both databases from the same seed: the large one's first
+            # answers are the small one's, row for row.
+            rng = random.Random(args.seed)
+            users, surfaces = make_people(), make_surfaces()
+            inserted, began = 0, time.perf_counter()
+            for part in sorted({args.small, size}):
+                insert_answers(part - inserted, rng=rng, surfaces=surfaces, users=users,
+                               now=now)
+                inserted = part
+            copied = time.perf_counter()
             refresh_summaries()
-            print(f"{size:>9,} answers ready in {time.perf_counter() - started:.1f} s "
-                  f"(COPY {inserted_at - started:.1f} s, rebuild_stats and VACUUM ANALYZE "
-                  f"{time.perf_counter() - inserted_at:.1f} s)", flush=True)
-            results[size] = time_pages(users, args.repeat, now)
+            print(f"{size:>9,} answers ready in {time.perf_counter() - began:.1f} s (COPY "
+                  f"{copied - began:.1f} s, rebuild_stats and VACUUM ANALYZE "
+                  f"{time.perf_counter() - copied:.1f} s)", flush=True)
+        print(f"migrated, static files collected, answers stored in "
+              f"{time.perf_counter() - started:.0f} s; timing the pages", flush=True)
+        results = time_pages(databases, users, args.repeat, now)
+        use_database(databases[args.large])
         ratios = {label: results[args.large][label].ms / results[args.small][label].ms
                   for label, *_ in PAGES}
-        print(f"\nMedian page time at {args.small:,} and {args.large:,} answers, the queries' "
-              f"part of it (one request, its SQL time as Django measures it) in brackets, "
-              f"and the answers the page lists:\n")
+        print(f"\nMedian page time in ms at {args.small:,} and {args.large:,} answers, the "
+              f"median time of its queries in brackets, and the answers the page lists:\n")
         width = max(len(label) for label, *_ in PAGES)
         print(f"{'page':<{width}}  {'rows':>7}  {args.small:>16,}  {args.large:>16,}   "
               f"ratio   goal")
@@ -485,7 +540,8 @@ def main() -> None:
 
         connections.close_all()
         if not args.keep:
-            postgres.drop_database(args.database)
+            for name in databases.values():
+                postgres.drop_database(name)
         shutil.rmtree(var_dir, ignore_errors=True)
 
 
