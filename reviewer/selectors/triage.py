@@ -766,7 +766,7 @@ def _uncounted_note(filters: TriageFilters) -> str:
         what = (", ".join(named[:-1]) + " and " + named[-1] + " keep" if len(named) > 1
                 else named[0] + " keeps")
     return (f"Counts per value are not shown: {what} more than {COUNT_CAP:,} answers, too "
-            f"many to count on every change. Narrow them to see the counts.")
+            f"many to count on every change; narrow the filters to see the counts.")
 
 
 def triage_next(answer: Answer, filters: TriageFilters, user: Any) -> int | None:

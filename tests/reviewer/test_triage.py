@@ -680,7 +680,7 @@ def test_a_filter_keeping_more_than_the_cap_says_more_than_and_counts_no_values(
     html = html_lib.unescape(response.content.decode())
     assert '<span class="triage-total" id="triage-total">more than 3 answers</span>' in html
     assert ("Counts per value are not shown: the coverage filter keeps more than 3 answers, "
-            "too many to count on every change. Narrow them to see the counts.") in html
+            "too many to count on every change; narrow the filters to see the counts.") in html
     assert '<option value="chat">chat</option>' in html  # no "(n)"
     assert set(_ids(response)) == {a.pk for a in low} | {
         a.pk for a in Answer.objects.filter(surface=surfaces["legal"], coverage=0.5)}
