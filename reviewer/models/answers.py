@@ -239,6 +239,19 @@ class Answer(models.Model):
                          name="answer_triage_queue",
                          condition=(Q(review_state="pending") & ~Q(verdict="pass"))
                          | Q(review_state="escalated")),
+            # The same order over every answer: the queue in any state, or in
+            # one (approved, rejected...), reads its page from here too.
+            models.Index(fields=["-triage_priority", "created", "id"],
+                         name="answer_triage_any"),
+            # The same order per assignee: a reviewer's own queue, or one
+            # reviewer's, with other filters, reads its page in order too.
+            models.Index(fields=["assigned_to", "review_state", "-triage_priority", "created",
+                                 "id"],
+                         name="answer_triage_assigned",
+                         condition=(Q(review_state="pending") & ~Q(verdict="pass"))
+                         | Q(review_state="escalated")),
+            # On PostgreSQL, migration 0028 adds the coverage and date filters'
+            # covering indexes and the search's stored document.
         ]
 
     def __str__(self) -> str:

@@ -14,8 +14,12 @@ Counts per filter value are sums over groups of answers sharing the facet
 columns' values; each facet's counts ("as if this facet were not set, with
 every other one set") are summed in Python from the groups. The groups are
 kept as answers change (``QueueGroup``, ``reviewer.services.queue_counts``)
-and read from there, unless a search, coverage or date filter is set: then
-they are one GROUP BY over the answers those filters keep.
+and read from there, unless a search, coverage, date or rungs filter is set:
+then they are one GROUP BY over the answers those filters keep, read up to
+``COUNT_CAP`` of them. When the filters keep more, counting them would read
+them all (seconds at a million answers), so the page says so instead: the
+values' counts are left out and the total is "more than COUNT_CAP" unless
+the queue, every filter applied, holds fewer.
 """
 
 from __future__ import annotations
@@ -31,9 +35,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import (
     Case,
-    Count,
+    Expression,
     F,
-    IntegerField,
     OuterRef,
     Q,
     QuerySet,
@@ -50,9 +53,10 @@ from reviewer.selectors.workspaces import answers_visible, workspaces_of
 from reviewer.severity import OUTCOME_BITS, OUTCOME_COLUMNS, SEVERITY_ORDER, reason_words
 
 __all__ = [
-    "ANY_STATE", "EXPORT_COLUMNS", "FACETS", "NEEDS_REVIEW", "PAGE_SIZE", "FacetValue",
-    "TriageFilters", "TriagePage", "escalations_first", "row_reason", "search_vector",
-    "triage_counts", "triage_export_rows", "triage_next", "triage_page", "triage_queryset",
+    "ANY_STATE", "COUNT_CAP", "EXPORT_COLUMNS", "FACETS", "NEEDS_REVIEW", "PAGE_SIZE",
+    "FacetValue", "QueueCounts", "TriageFilters", "TriagePage", "escalations_first",
+    "row_reason", "triage_counts", "triage_export_rows", "triage_next", "triage_page",
+    "triage_queryset",
 ]
 
 PAGE_SIZE = 50
@@ -61,8 +65,12 @@ NEEDS_REVIEW = ""
 ANY_STATE = "any"
 #: The filters counted per value, in the order the form shows them.
 FACETS = ("state", "verdict", "outcome", "surface", "model", "assignee")
-#: Config of the full-text search; the migration's GIN index is built on
-#: exactly ``search_vector()``, so the query can use it.
+#: Most answers the search, coverage, date and rungs filters are counted over
+#: (and the queue's total, when they keep more): past it the page says "more
+#: than" instead of reading every one.
+COUNT_CAP = 10_000
+#: Config of the full-text search: the stored document (migration 0028's
+#: ``search_document``) is ``to_tsvector`` in this config.
 SEARCH_CONFIG = "english"
 
 #: Worst first, as the outcome filter lists them (SEVERITY_ORDER).
@@ -81,10 +89,21 @@ _ROW_FIELDS = (
 QUESTION_PREFIX = 140
 
 
-def search_vector() -> Any:
-    from django.contrib.postgres.search import SearchVector
+class _SearchDocument(Expression):
+    """The answer's stored search document, ``search_document``: a column
+    PostgreSQL generates from the question and the text (migration 0028; not
+    a model field, SQLite has none), indexed with GIN. Searching the stored
+    column instead of ``to_tsvector`` of the text spares computing it again
+    for every row read back (about 65 µs an answer)."""
 
-    return SearchVector("question", "text", config=SEARCH_CONFIG)
+    def __init__(self) -> None:
+        from django.contrib.postgres.search import SearchVectorField
+
+        super().__init__(output_field=SearchVectorField())
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+        table = compiler.quote_name_unless_alias(compiler.query.base_table)
+        return f"{table}.{connection.ops.quote_name('search_document')}", []
 
 
 @dataclass(frozen=True)
@@ -242,7 +261,7 @@ def _search(answers: QuerySet[Answer], q: str) -> QuerySet[Answer]:
     if connection.vendor == "postgresql":
         from django.contrib.postgres.search import SearchQuery
 
-        return answers.alias(search=search_vector()).filter(
+        return answers.alias(search=_SearchDocument()).filter(
             search=SearchQuery(q, config=SEARCH_CONFIG, search_type="websearch"))
     return answers.filter(Q(question__icontains=q) | Q(text__icontains=q))
 
@@ -362,8 +381,23 @@ def _rows(answers: QuerySet[Answer]) -> QuerySet[Answer]:
 class FacetValue:
     value: str
     label: str
-    count: int
+    #: None: not counted (the search, coverage, date or rungs filters keep
+    #: more than COUNT_CAP answers).
+    count: int | None
     selected: bool
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    """The queue's total and its values' counts (``triage_counts``)."""
+
+    total: int
+    facets: dict[str, list[FacetValue]]
+    #: False when the search, coverage, date or rungs filters keep more than
+    #: COUNT_CAP answers: the values' counts are None.
+    counted: bool = True
+    #: The queue holds more than ``total`` answers (COUNT_CAP): counting stopped there.
+    total_capped: bool = False
 
 
 def _outcome_mask() -> Any:
@@ -432,33 +466,36 @@ def _kept_condition(filters: TriageFilters, user: Any, skip: str) -> tuple[str, 
 
 
 def _facet_counts(filters: TriageFilters, user: Any, *, live: bool
-                  ) -> tuple[int, dict[str, list[dict[str, Any]]]]:
+                  ) -> tuple[int, dict[str, list[dict[str, Any]]], int | None]:
     """The total and, per facet, the rows its counts are summed from: one
     query, a GROUP BY per facet over groups of answers sharing the facet
     columns' values (a few thousand rows at most), returning a few dozen.
 
     The groups are the kept ones (``QueueGroup``), or with ``live`` the
-    answers the unfaceted filters keep, grouped in a CTE first."""
+    answers the unfaceted filters keep, at most ``COUNT_CAP + 1`` of them,
+    grouped in a CTE first; then the third value is how many were read (the
+    sums are every answer's only when that is at most ``COUNT_CAP``), else
+    None."""
     quote = connection.ops.quote_name
     users = get_user_model()._meta
     cte, params = "", []
     table = quote(QueueGroup._meta.db_table)
     if live:
-        sql, live_params = _live_grouping(filters, user).query.sql_with_params()
+        sql, live_params = _live_answers(filters, user).query.sql_with_params()
         cte = (f"WITH live_groups AS (SELECT COALESCE(t.surface_id, 0) AS surface_key, "
                f"t.model, t.verdict, t.review_state, "
-               f"COALESCE(t.assigned_to_id, 0) AS assignee_key, t.outcomes, t.n AS answers "
-               f"FROM ({sql}) t) ")
+               f"COALESCE(t.assigned_to_id, 0) AS assignee_key, t.outcomes, "
+               f"COUNT(*) AS answers FROM ({sql}) t GROUP BY 1, 2, 3, 4, 5, 6) ")
         params, table = list(live_params), "live_groups"
     username = quote(users.get_field("username").column)
     joins = {"surface": f" LEFT JOIN {quote(Surface._meta.db_table)} s ON s.id = g.surface_key",
              "assignee": f" LEFT JOIN {quote(users.db_table)} u "
                          f"ON u.{quote(users.pk.column)} = g.assignee_key"}
+    columns = [(column.format(username=username), kind) for column, kind, _ in _KEPT_COLUMNS]
     selects = []
     for facet in (*FACETS, "total"):
         source = f"FROM {table} g{joins.get(facet, '')}"
         grouping = [c.format(username=username) for c in _KEPT_GROUPING.get(facet, ())]
-        columns = [(column.format(username=username), kind) for column, kind, _ in _KEPT_COLUMNS]
         shown = ", ".join(column if column in grouping else f"CAST(NULL AS {kind})"
                           for column, kind in columns)
         where, where_params = _kept_condition(filters, user, skip=facet)
@@ -466,32 +503,42 @@ def _facet_counts(filters: TriageFilters, user: Any, *, live: bool
         selects.append(f"SELECT '{facet}', {shown}, SUM(g.answers) {source} WHERE {where}"
                        f"{group_by}")
         params.extend(where_params)
+    if live:
+        nulls = ", ".join(f"CAST(NULL AS {kind})" for _, kind in columns)
+        selects.append(f"SELECT 'read', {nulls}, SUM(g.answers) FROM {table} g")
     keys = ("facet", *(key for _, _, key in _KEPT_COLUMNS), "n")
     per_facet: dict[str, list[dict[str, Any]]] = {facet: [] for facet in FACETS}
-    total = 0
+    total, read = 0, None
     with connection.cursor() as cursor:
         cursor.execute(cte + " UNION ALL ".join(selects), params)
         for values in cursor.fetchall():
             row = dict(zip(keys, values, strict=True))
-            if row["facet"] == "total":
-                total = int(row["n"] or 0)
+            if row["facet"] in ("total", "read"):
+                number = int(row["n"] or 0)
+                total, read = (number, read) if row["facet"] == "total" else (total, number)
                 continue
             row["n"] = int(row["n"] or 0)
             row["surface_id"] = row["surface_id"] or None
             row["assigned_to_id"] = row["assigned_to_id"] or None  # 0 is "none" when kept
             per_facet[row["facet"]].append(row)
-    return total, per_facet
+    return total, per_facet, read
 
 
-def _live_grouping(filters: TriageFilters, user: Any) -> QuerySet[Answer]:
-    """The answers the unfaceted filters keep, grouped on the answer's own
-    narrow columns (names are joined later, per facet: grouping on them too
-    made PostgreSQL sort every row on wide text keys, 3× slower at 100k)."""
+def _live_answers(filters: TriageFilters, user: Any) -> QuerySet[Answer]:
+    """Up to ``COUNT_CAP + 1`` of the answers the unfaceted filters keep (any
+    of them: they are counted only when they are all of them), as the
+    answer's own narrow columns the counts group on (names are joined later,
+    per facet: grouping on them too made PostgreSQL sort every row on wide
+    text keys, 3× slower at 100k)."""
     return (_unfaceted(filters, user).order_by()
             .annotate(outcomes=_outcome_mask())
             .values("surface_id", "model", "verdict", "review_state", "assigned_to_id",
-                    "outcomes")
-            .annotate(n=Count("pk", output_field=IntegerField())))
+                    "outcomes")[:COUNT_CAP + 1])
+
+
+def _count_up_to(answers: QuerySet[Answer], cap: int) -> int:
+    """How many ``answers`` there are, reading no more than ``cap + 1``."""
+    return answers.order_by().values("pk")[:cap + 1].count()
 
 
 def _facet_keys(facet: str, group: Mapping[str, Any], user: Any) -> Iterator[tuple[str, str]]:
@@ -529,21 +576,44 @@ def _selected(facet: str, filters: TriageFilters) -> str:
 
 
 def triage_counts(filters: TriageFilters, user: Any, *, kept: bool | None = None
-                  ) -> tuple[int, dict[str, list[FacetValue]]]:
+                  ) -> QueueCounts:
     """How many answers the queue holds, and per facet how many each value
-    would hold with every other filter kept. One query: over the kept groups
-    when no search, coverage or date filter is set (``kept`` forces the
-    choice; the tests compare both), else a GROUP BY over the answers."""
+    would hold with every other filter kept.
+
+    With no search, coverage, date or rungs filter, one query over the kept
+    groups (``kept`` forces the choice; the tests compare both). With one,
+    the queue's total is counted first, up to ``COUNT_CAP``: past it, the
+    values are not counted (the answers the filters keep are more still);
+    else a GROUP BY over the answers those filters keep counts them, when
+    they are at most ``COUNT_CAP``."""
     use_kept = kept if kept is not None else _uses_kept_counts(filters)
     # The kept groups count every workspace: someone who sees only some is
     # counted live, over the answers they may see.
     use_kept = use_kept and workspaces_of(user) is None
-    total, per_facet = _facet_counts(filters, user, live=not use_kept)
+    if use_kept:
+        total, per_facet, _ = _facet_counts(filters, user, live=False)
+        return QueueCounts(total=total, facets=_facet_values(filters, user, per_facet))
+    total = _count_up_to(triage_queryset(filters, user), COUNT_CAP)
+    if total > COUNT_CAP:
+        return QueueCounts(total=COUNT_CAP, total_capped=True, counted=False,
+                           facets=_facet_values(filters, user, _known_values(filters, user),
+                                                counted=False))
+    _, per_facet, read = _facet_counts(filters, user, live=True)
+    counted = read is not None and read <= COUNT_CAP
+    return QueueCounts(total=total, counted=counted,
+                       facets=_facet_values(filters, user, per_facet, counted=counted))
+
+
+def _facet_values(filters: TriageFilters, user: Any,
+                  per_facet: Mapping[str, list[dict[str, Any]]], *, counted: bool = True
+                  ) -> dict[str, list[FacetValue]]:
+    """Each facet's values, in the form's order, counted from ``per_facet``'s
+    groups (with ``counted``; else the groups only name values to offer)."""
     facets: dict[str, list[FacetValue]] = {}
     for facet in FACETS:
         counts: dict[str, int] = {}
         labels: dict[str, str] = {}
-        for group in per_facet[facet]:
+        for group in per_facet.get(facet, ()):
             for value, label in _facet_keys(facet, group, user):
                 counts[value] = counts.get(value, 0) + group["n"]
                 labels[value] = label
@@ -552,9 +622,38 @@ def triage_counts(filters: TriageFilters, user: Any, *, kept: bool | None = None
             labels.setdefault(value, label)
         if selected and selected not in labels:
             labels[selected] = selected
-        facets[facet] = [FacetValue(value, labels[value], counts.get(value, 0), value == selected)
+        facets[facet] = [FacetValue(value, labels[value],
+                                    counts.get(value, 0) if counted else None,
+                                    value == selected)
                          for value in _facet_order(facet, labels)]
-    return total, facets
+    return facets
+
+
+def _known_values(filters: TriageFilters, user: Any) -> dict[str, list[dict[str, Any]]]:
+    """The surfaces, models and assignees the queue's values are offered
+    from when they are not counted: those of any answer (the kept groups'),
+    or, for someone who sees only some workspaces, those among the answers
+    the counts would have read."""
+    if workspaces_of(user) is not None:
+        return _facet_counts(filters, user, live=True)[1]
+    groups = QueueGroup.objects.filter(answers__gt=0)
+    if not user.has_perm("reviewer.view_all_queues"):
+        groups = groups.filter(assignee_key__in=(0, user.pk))
+    surfaces = Surface.objects.filter(pk__in=groups.values("surface_key")).values_list("name",
+                                                                                       flat=True)
+    assignees = (get_user_model().objects.filter(pk__in=groups.values("assignee_key"))
+                 .values_list("pk", get_user_model().USERNAME_FIELD))
+    known: dict[str, list[dict[str, Any]]] = {
+        "surface": [{"surface__name": name} for name in surfaces],
+        "model": [{"model": model} for model in
+                  groups.order_by().values_list("model", flat=True).distinct()],
+        "assignee": [{"assigned_to_id": pk, "assigned_to__username": name}
+                     for pk, name in assignees],
+    }
+    for rows in known.values():
+        for row in rows:
+            row["n"] = 0
+    return known
 
 
 def _needs_review_label(user: Any) -> str:
@@ -595,8 +694,15 @@ class TriagePage:
     number: int
     num_pages: int
     facets: dict[str, list[FacetValue]]
-    #: Said beside the filters' notes: a page asked for past the last one.
+    #: Said beside the filters' notes: a page asked for past the last one,
+    #: counts left out.
     notes: tuple[str, ...] = ()
+    #: The queue holds more than ``total`` (COUNT_CAP) answers, so more than
+    #: ``num_pages`` pages; ``more`` says whether answers follow this page.
+    total_capped: bool = False
+    more: bool = False
+    #: False: the values' counts are left out (``QueueCounts.counted``).
+    counted: bool = True
 
     @property
     def has_previous(self) -> bool:
@@ -604,7 +710,7 @@ class TriagePage:
 
     @property
     def has_next(self) -> bool:
-        return self.number < self.num_pages
+        return self.more if self.total_capped else self.number < self.num_pages
 
     @property
     def start_index(self) -> int:
@@ -617,19 +723,50 @@ class TriagePage:
 
 def triage_page(filters: TriageFilters, user: Any) -> TriagePage:
     """One page of the queue and the counts: two queries (the groups, which
-    also give the total, and the page's rows). A page past the last is the
-    last, with a note saying so: never an empty table under a pager."""
-    total, facets = triage_counts(filters, user)
+    also give the total, and the page's rows), three when the total is
+    counted apart (``triage_counts``). A page past the last is the last, with
+    a note saying so: never an empty table under a pager."""
+    counts = triage_counts(filters, user)
+    notes: tuple[str, ...] = () if counts.counted else (_uncounted_note(filters),)
+    queue = _rows(triage_queryset(filters, user))
+    if counts.total_capped:
+        # More than COUNT_CAP answers: the page asked for is read, one answer
+        # past it telling whether another follows. Only a page past the last
+        # (asked for by hand: the pager never links one) counts them all.
+        offset = (filters.page - 1) * PAGE_SIZE
+        rows = list(queue[offset:offset + PAGE_SIZE + 1])
+        if rows or filters.page == 1:
+            return TriagePage(rows=rows[:PAGE_SIZE], total=counts.total, number=filters.page,
+                              num_pages=math.ceil(counts.total / PAGE_SIZE),
+                              facets=counts.facets, notes=notes, total_capped=True,
+                              more=len(rows) > PAGE_SIZE, counted=counts.counted)
+        total = triage_queryset(filters, user).count()
+    else:
+        total = counts.total
     num_pages = max(1, math.ceil(total / PAGE_SIZE))
     number = min(filters.page, num_pages)
-    notes: tuple[str, ...] = ()
     if filters.page > num_pages:
-        notes = (f"Ignored page “{filters.page}”: the queue has {num_pages} "
-                 f"page{'s' if num_pages != 1 else ''}; showing page {number}.",)
+        notes += (f"Ignored page “{filters.page}”: the queue has {num_pages} "
+                  f"page{'s' if num_pages != 1 else ''}; showing page {number}.",)
     offset = (number - 1) * PAGE_SIZE
-    rows = list(_rows(triage_queryset(filters, user))[offset:offset + PAGE_SIZE]) if total else []
-    return TriagePage(rows=rows, total=total, number=number, num_pages=num_pages, facets=facets,
-                      notes=notes)
+    rows = list(queue[offset:offset + PAGE_SIZE]) if total else []
+    return TriagePage(rows=rows, total=total, number=number, num_pages=num_pages,
+                      facets=counts.facets, notes=notes, counted=counts.counted)
+
+
+def _uncounted_note(filters: TriageFilters) -> str:
+    named = [name for name, on in (
+        ("the search", bool(filters.q)),
+        ("the coverage filter", filters.coverage_below is not None),
+        ("the dates", bool(filters.date_from or filters.date_to)),
+        ("the rungs disagree filter", filters.disagree)) if on]
+    if not named:
+        what = "the workspaces you see hold"
+    else:
+        what = (", ".join(named[:-1]) + " and " + named[-1] + " keep" if len(named) > 1
+                else named[0] + " keeps")
+    return (f"Counts per value are not shown: {what} more than {COUNT_CAP:,} answers, too "
+            f"many to count on every change; narrow the filters to see the counts.")
 
 
 def triage_next(answer: Answer, filters: TriageFilters, user: Any) -> int | None:

@@ -48,7 +48,8 @@ def _context(request: HtmxHttpRequest, filters: TriageFilters,
         row["judged"] = judged.get(row["answer"].pk)
     can_assign = user.has_perm("reviewer.assign_answer")
     # My queue says how many unassigned answers wait beside it (the same
-    # filters otherwise), so "0 answers" never hides the work.
+    # filters otherwise), so "0 answers" never hides the work (None: not
+    # counted, linked all the same).
     unassigned = next((value.count for value in page.facets["assignee"]
                        if value.value == "none"), 0)
     return {

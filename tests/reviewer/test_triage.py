@@ -259,7 +259,8 @@ def test_counts_per_value_apply_every_other_filter_in_one_query(
     sue.has_perm("reviewer.view_all_queues")  # permissions are read once per request
     workspaces_of(sue)  # and so are workspaces
     with CaptureQueriesContext(connection) as queries:
-        total, facets = triage_counts(filters, sue)
+        counts = triage_counts(filters, sue)
+    total, facets = counts.total, counts.facets
     assert len(queries) == 1
     assert total == 2
     # Verdict counts ignore the verdict filter but keep surface=chat (and needs-review).
@@ -646,3 +647,96 @@ def test_my_queue_says_how_many_unassigned_answers_wait_and_links_them(
     assert "1 assigned to you — " in html and ">2 unassigned</a>" in html
     # Not on other queues.
     assert "assigned to you" not in _get(client, rita).content.decode()
+
+
+# ---- counts past COUNT_CAP -------------------------------------------------------
+
+@pytest.fixture
+def cap_of_three(monkeypatch: pytest.MonkeyPatch) -> int:
+    """COUNT_CAP at 3 (10,000 in production), so a handful of answers pass it."""
+    from reviewer.selectors import triage
+
+    monkeypatch.setattr(triage, "COUNT_CAP", 3)
+    return 3
+
+
+def test_a_filter_keeping_more_than_the_cap_says_more_than_and_counts_no_values(
+    client: Any, people: dict[str, Any], surfaces: dict[str, Surface], cap_of_three: int
+) -> None:
+    low = [_make(surface=surfaces["chat"], counts={"uncited-claim": 1}, coverage=0.5)
+           for _ in range(5)]
+    _make(surface=surfaces["legal"], counts={"uncited-claim": 1}, coverage=0.5)
+    _make(surface=surfaces["legal"], counts={"quote-altered": 1})  # full coverage: kept out
+    sue = people["sue"]
+
+    counts = triage_counts(TriageFilters.from_query(QueryDict("coverage_below=90"), user=sue),
+                           sue)
+    assert (counts.total, counts.total_capped, counts.counted) == (3, True, False)
+    assert all(value.count is None for values in counts.facets.values() for value in values)
+    # The values are still offered: every surface answers are on, and the one chosen.
+    assert [v.value for v in counts.facets["surface"]] == ["chat", "legal"]
+
+    response = _get(client, sue, coverage_below="90")
+    html = html_lib.unescape(response.content.decode())
+    assert '<span class="triage-total" id="triage-total">more than 3 answers</span>' in html
+    assert ("Counts per value are not shown: the coverage filter keeps more than 3 answers, "
+            "too many to count on every change; narrow the filters to see the counts.") in html
+    assert '<option value="chat">chat</option>' in html  # no "(n)"
+    assert set(_ids(response)) == {a.pk for a in low} | {
+        a.pk for a in Answer.objects.filter(surface=surfaces["legal"], coverage=0.5)}
+
+
+def test_past_the_cap_the_total_is_still_exact_when_the_queue_holds_fewer(
+    people: dict[str, Any], surfaces: dict[str, Surface], cap_of_three: int
+) -> None:
+    # Five answers below 90 % (more than the cap), two of them on legal.
+    for surface in ("chat", "chat", "chat", "legal", "legal"):
+        _make(surface=surfaces[surface], counts={"uncited-claim": 1}, coverage=0.5,
+              text=f"The {surface} answer.")
+    sue = people["sue"]
+    filters = TriageFilters.from_query(QueryDict("coverage_below=90&surface=legal"), user=sue)
+    counts = triage_counts(filters, sue)
+    assert (counts.total, counts.total_capped, counts.counted) == (2, False, False)
+    assert counts.total == triage_queryset(filters, sue).count()
+    # At the cap or under it, every value is counted, as without the cap.
+    filters = TriageFilters.from_query(QueryDict("coverage_below=90&q=legal"), user=sue)
+    with_search = triage_counts(filters, sue)
+    assert with_search.counted and not with_search.total_capped
+    assert with_search.total == 2
+    assert _counts(with_search.facets, "surface") == {"legal": 2}
+
+
+def test_past_the_cap_the_pager_reads_on_without_a_last_page(
+    client: Any, people: dict[str, Any], cap_of_three: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reviewer.selectors import triage
+
+    monkeypatch.setattr(triage, "PAGE_SIZE", 2)
+    answers = [_make(counts={"uncited-claim": 1}, coverage=0.5, age_days=10 - i)
+               for i in range(5)]
+    sue = people["sue"]
+    first = html_lib.unescape(_get(client, sue, coverage_below="90").content.decode())
+    assert "page 1 of more than 2 · answers 1–2 of more than 3" in first
+    assert 'href="?coverage_below=90&page=2"' in html_lib.unescape(first)
+    last = _get(client, sue, coverage_below="90", page="3")
+    assert _ids(last) == [answers[4].pk]
+    assert "next →" not in last.content.decode()
+    # Past the last page: counted after all, and the last page shown with a note.
+    past = _get(client, sue, coverage_below="90", page="9")
+    assert _ids(past) == [answers[4].pk]
+    assert "Ignored page “9”: the queue has 3 pages; showing page 3." in (
+        html_lib.unescape(past.content.decode()))
+
+
+def test_my_queue_past_the_cap_links_the_unassigned_without_a_count(
+    client: Any, people: dict[str, Any], cap_of_three: int
+) -> None:
+    rita = people["rita"]
+    for _ in range(4):
+        _make(counts={"uncited-claim": 1}, coverage=0.5)
+    _make(counts={"uncited-claim": 1}, coverage=0.5, assigned_to=rita)
+    html = html_lib.unescape(_get(client, rita, assignee="me", coverage_below="90")
+                             .content.decode())
+    assert "1 assigned to you — " in html
+    assert ('<a href="?assignee=none&coverage_below=90" '
+            'hx-get="?assignee=none&coverage_below=90">unassigned answers</a>') in html
