@@ -243,8 +243,8 @@ class Cluster:
 
     @property
     def url(self) -> str:
-        """nginx, in front of both app servers."""
-        return f"http://127.0.0.1:{self.nginx.port}"
+        """nginx, in front of both app servers (HTTPS, a self-signed certificate)."""
+        return f"https://127.0.0.1:{self.nginx.port}"
 
     @property
     def app_servers(self) -> list[Part]:
@@ -258,6 +258,14 @@ class Cluster:
     def parts(self) -> list[Part | S3Store]:
         return [self.nginx, self.app_a, self.app_b, self.worker_1, self.worker_2,
                 self.redis, self.s3]
+
+    def busy_workers(self) -> list[Part]:
+        """The workers that RQ says are running a job now."""
+        import redis
+
+        client = redis.Redis.from_url(self.redis_url)
+        return [part for part in self.workers if part.running
+                and client.hget(f"rq:worker:{rq_name(part)}", "state") == b"busy"]
 
     def host_env(self, name: str) -> dict[str, str]:
         """The environment of the part `name`, as on a host of its own."""
@@ -316,8 +324,8 @@ class Cluster:
     def describe(self) -> str:
         lines = [f"nginx        {self.url}/  (pid {self.nginx.pid})"]
         for part in (self.app_a, self.app_b):
-            lines.append(f"{part.name:<12} http://127.0.0.1:{part.port}/  "
-                         f"(gunicorn, pid {part.pid})")
+            lines.append(f"{part.name:<12} http://127.0.0.1:{part.port}/  (gunicorn, pid "
+                         f"{part.pid}; as nginx, send X-Forwarded-Proto: https)")
         for part in self.workers:
             lines.append(f"{part.name:<12} {' '.join(WORKER_COMMAND)}  (pid {part.pid})")
         lines += [
@@ -328,6 +336,28 @@ class Cluster:
             f"logs         {self.folder / 'logs'}",
         ]
         return "\n".join(lines)
+
+
+def cluster_env(folder: Path, database_url: str, redis_url: str, s3_url: str,
+                extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment every part runs with: the recipe's production settings
+    (DEBUG off, a random SECRET_KEY, no TLS on loopback) on PostgreSQL, with
+    the Redis queue and cache, the S3 store, and a MEDIA_ROOT nothing may use."""
+    return recipe.server_env(folder / "var", database_url, extra={
+        # nginx terminates TLS (a self-signed certificate) and says so in
+        # X-Forwarded-Proto: the hardening is production's, and
+        # `check --deploy` has nothing to say.
+        "SECURE_SSL_REDIRECT": "1", "SECURE_HSTS_SECONDS": "31536000",
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": "1", "SECURE_HSTS_PRELOAD": "1",
+        "CITEGUARD_TASKS": "redis", "REDIS_URL": redis_url, "CITEGUARD_CACHE": "redis",
+        "CITEGUARD_STORAGE": "s3", "AWS_STORAGE_BUCKET_NAME": BUCKET,
+        "AWS_S3_ENDPOINT_URL": s3_url, **S3_CREDENTIALS,
+        "MEDIA_ROOT": str(folder / "media"),
+        # Behind one nginx: login throttling counts the address it saw.
+        "TRUSTED_PROXY_COUNT": "1",
+        "METRICS_TOKEN": secrets.token_urlsafe(24),
+        **(extra or {}),
+    })
 
 
 def _create_database(admin_url: str) -> str:
@@ -364,9 +394,22 @@ def _redis_ready(part: Part) -> None:
         time.sleep(0.05)
 
 
-def _http_ready(part: Part) -> None:
+def _app_ready(part: Part) -> None:
+    """/healthz: answered by every gunicorn worker once Django is loaded,
+    before the HTTPS redirect (the app servers speak plain HTTP to nginx)."""
     assert part.process is not None and part.port is not None and part.log is not None
-    recipe.wait_http(part.port, [part.process], [part.log])
+    recipe.wait_http(part.port, [part.process], [part.log], path="/healthz")
+
+
+def _nginx_ready(part: Part) -> None:
+    assert part.process is not None and part.port is not None and part.log is not None
+    recipe.wait_http(part.port, [part.process], [part.log], path="/healthz", tls=True)
+
+
+def rq_name(part: Part) -> str:
+    """The name a worker registers with RQ: a new one each start, since a
+    killed worker's name stays registered until its key expires."""
+    return f"{part.name}-{part.starts}"
 
 
 def _worker_ready(redis_url: str) -> Callable[[Part], None]:
@@ -377,7 +420,7 @@ def _worker_ready(redis_url: str) -> Callable[[Part], None]:
 
         client = redis.Redis.from_url(redis_url)
         deadline = time.monotonic() + 60
-        name = f"rq:worker:{part.name}-{part.starts}"
+        name = f"rq:worker:{rq_name(part)}"
         while not client.exists(name):
             part._check_alive()
             if time.monotonic() > deadline:
@@ -402,7 +445,7 @@ def cluster(folder: Path | None = None, *, port: int | None = None, app_workers:
     """The whole cluster, up and answering ``/readyz`` through nginx; every
     part stopped, the database dropped (and the folder removed unless given)
     on exit, whatever happened inside."""
-    for program in ("redis-server",):
+    for program in ("redis-server", "openssl"):
         if shutil.which(program) is None:
             raise RuntimeError(f"{program} is not installed (bin/setup installs it)")
     if recipe.nginx_binary() is None:
@@ -439,16 +482,7 @@ def cluster(folder: Path | None = None, *, port: int | None = None, app_workers:
         s3.start()
         s3.create_bucket(BUCKET)
 
-        env = recipe.server_env(folder / "var", database_url, extra={
-            "CITEGUARD_TASKS": "redis", "REDIS_URL": redis_url, "CITEGUARD_CACHE": "redis",
-            "CITEGUARD_STORAGE": "s3", "AWS_STORAGE_BUCKET_NAME": BUCKET,
-            "AWS_S3_ENDPOINT_URL": s3.url, **S3_CREDENTIALS,
-            "MEDIA_ROOT": str(media_root),
-            # Behind one nginx: login throttling counts the address it saw.
-            "TRUSTED_PROXY_COUNT": "1",
-            "METRICS_TOKEN": secrets.token_urlsafe(24),
-            **(extra_env or {}),
-        })
+        env = cluster_env(folder, database_url, redis_url, s3.url, extra_env)
         token = recipe.prepare(env, token_name="cluster")
 
         nginx_port = port or recipe.free_port()
@@ -463,17 +497,15 @@ def cluster(folder: Path | None = None, *, port: int | None = None, app_workers:
             log = logs / f"{name}.log"
             return Part(name, lambda: recipe.start_gunicorn(the.host_env(name), log,
                                                             ports[name], app_workers),
-                        _http_ready, port=ports[name], log=log)
+                        _app_ready, port=ports[name], log=log)
 
         def worker(name: str) -> Part:
             log = logs / f"{name}.log"
             part: Part
 
             def launch() -> subprocess.Popen[bytes]:
-                # A new RQ name each start: a killed worker's name stays
-                # registered until its key expires.
-                return _popen([sys.executable, *WORKER_COMMAND, "--name",
-                               f"{name}-{part.starts}"], the.host_env(name), log)
+                return _popen([sys.executable, *WORKER_COMMAND, "--name", rq_name(part)],
+                              the.host_env(name), log)
 
             # Warm shutdown finishes the job in hand; past 30 s it is killed
             # (the job is then abandoned and another worker runs it again).
@@ -484,9 +516,10 @@ def cluster(folder: Path | None = None, *, port: int | None = None, app_workers:
         the.worker_1, the.worker_2 = worker("worker-1"), worker("worker-2")
         upstreams = [f"127.0.0.1:{ports['app-a']}", f"127.0.0.1:{ports['app-b']}"]
         nginx_log = folder / "nginx" / "error.log"
+        certificate = recipe.self_signed_certificate(folder / "tls")
         the.nginx = Part("nginx", lambda: recipe.start_nginx(env, folder / "nginx", nginx_port,
-                                                             upstreams),
-                         _http_ready, port=nginx_port, log=nginx_log)
+                                                             upstreams, certificate),
+                         _nginx_ready, port=nginx_port, log=nginx_log)
         # Stopped in reverse: nginx first, then the app servers and workers,
         # then Redis and the store (above), then the database is dropped.
         for part in (the.worker_2, the.worker_1, the.app_b, the.app_a, the.nginx):
@@ -496,7 +529,7 @@ def cluster(folder: Path | None = None, *, port: int | None = None, app_workers:
         for part in (the.app_a, the.app_b, the.worker_1, the.worker_2, the.nginx):
             part.wait_ready()
         recipe.wait_http(nginx_port, [the.nginx.process], [nginx_log],  # type: ignore[list-item]
-                         path="/readyz")
+                         path="/readyz", tls=True)
         yield the
 
 

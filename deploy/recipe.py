@@ -22,6 +22,7 @@ import secrets
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -97,9 +98,10 @@ def prepare(env: Mapping[str, str], *, migrate: bool = True, token_name: str = "
 
 
 def nginx_config(prefix: Path, listen: str, upstream: str | Sequence[str],
-                 max_body_bytes: int) -> str:
+                 max_body_bytes: int, certificate: tuple[Path, Path] | None = None) -> str:
     """deploy/nginx.conf filled in; with several upstream addresses (app
-    servers), its ``server @UPSTREAM@`` line is repeated for each."""
+    servers), its ``server @UPSTREAM@`` line is repeated for each. With a
+    `certificate` (its PEM file and key) nginx speaks TLS on `listen`."""
     text = (DEPLOY / "nginx.conf").read_text()
     addresses = [upstream] if isinstance(upstream, str) else list(upstream)
     text = "".join(
@@ -110,7 +112,10 @@ def nginx_config(prefix: Path, listen: str, upstream: str | Sequence[str],
         # As root, nginx would hand its workers to `nobody`, who cannot read
         # this run's temporary folder; as anyone else the line is ignored.
         "USER": "user root;" if os.geteuid() == 0 else "",
-        "DAEMON": "off", "PREFIX": str(prefix), "LISTEN": listen,
+        "DAEMON": "off", "PREFIX": str(prefix),
+        "LISTEN": f"{listen} ssl" if certificate else listen,
+        "TLS": (f"ssl_certificate {certificate[0]}; ssl_certificate_key {certificate[1]};"
+                if certificate else ""),
         "CLIENT_MAX_BODY_SIZE": str(max_body_bytes),
     }
     for name, value in fields.items():
@@ -150,8 +155,30 @@ def stop(process: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> None:
             process.wait(timeout=5)
 
 
+def connection(port: int, *, tls: bool = False,
+               timeout: float = 5.0) -> http.client.HTTPConnection:
+    """A connection to 127.0.0.1:`port`; with `tls`, HTTPS that takes a
+    loopback run's self-signed certificate."""
+    if tls:
+        return http.client.HTTPSConnection("127.0.0.1", port, timeout=timeout,
+                                           context=ssl._create_unverified_context())
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+
+
+def self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and localhost, valid two days, and its key
+    (openssl), so a loopback run serves HTTPS as production does."""
+    folder.mkdir(parents=True, exist_ok=True)
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
 def wait_http(port: int, processes: Sequence[subprocess.Popen[bytes]], logs: Sequence[Path],
-              timeout: float = 60.0, path: str = READY_PATH) -> None:
+              timeout: float = 60.0, path: str = READY_PATH, tls: bool = False) -> None:
     """Waits until `path` answers 200 on `port`; raises with the logs' tails
     if one of `processes` exits first."""
     deadline = time.monotonic() + timeout
@@ -162,7 +189,7 @@ def wait_http(port: int, processes: Sequence[subprocess.Popen[bytes]], logs: Seq
                 tails = "\n".join(log.read_text(errors="replace")[-2000:]
                                   for log in logs if log.exists())
                 raise RuntimeError(f"{process.args[0]} exited ({process.returncode}):\n{tails}")
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn = connection(port, tls=tls)
         try:
             conn.request("GET", path)
             response = conn.getresponse()
@@ -193,8 +220,8 @@ def start_gunicorn(env: Mapping[str, str], log: Path, port: int,
                                 stderr=subprocess.STDOUT, start_new_session=True)
 
 
-def start_nginx(env: Mapping[str, str], prefix: Path, port: int,
-                upstream: str | Sequence[str]) -> subprocess.Popen[bytes]:
+def start_nginx(env: Mapping[str, str], prefix: Path, port: int, upstream: str | Sequence[str],
+                certificate: tuple[Path, Path] | None = None) -> subprocess.Popen[bytes]:
     """nginx in the foreground from deploy/nginx.conf, filled in under
     `prefix` (which also holds its pid, logs and buffers)."""
     binary = nginx_binary()
@@ -202,7 +229,8 @@ def start_nginx(env: Mapping[str, str], prefix: Path, port: int,
         raise RuntimeError("nginx is not installed (bin/setup installs Debian's nginx)")
     prefix.mkdir(parents=True, exist_ok=True)
     conf = prefix / "nginx.conf"
-    conf.write_text(nginx_config(prefix, f"127.0.0.1:{port}", upstream, max_body_bytes(env)))
+    conf.write_text(nginx_config(prefix, f"127.0.0.1:{port}", upstream, max_body_bytes(env),
+                                 certificate))
     with (prefix / "stderr.log").open("ab") as err:
         return subprocess.Popen([binary, "-p", str(prefix), "-c", str(conf),
                                  "-e", str(prefix / "error.log")],

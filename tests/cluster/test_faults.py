@@ -43,10 +43,10 @@ def test_a_worker_killed_mid_document_leaves_it_to_the_other(
     worker takes the abandoned job after the heartbeat grace and finishes
     it with the pages of a clean run, none twice."""
     data = LONG_PDF.read_bytes()
-    nginx = Http(cluster.nginx.port, cluster.token)
+    nginx = Http.via_nginx(cluster, cluster.token)
     # The clean run, in a workspace of its own (the same bytes in one
     # workspace are one document).
-    clean_client = Http(cluster.nginx.port, cluster.create_token("clean-run", workspace="clean"))
+    clean_client = Http.via_nginx(cluster, cluster.create_token("clean-run", workspace="clean"))
     started = time.monotonic()
     status, clean = clean_client.upload(data, LONG_PDF.name)
     assert status == 202, clean
@@ -95,7 +95,7 @@ def test_an_app_server_killed_under_load_leaves_nginx_the_other(
     lock = threading.Lock()
 
     def hammer() -> None:
-        client = Http(cluster.nginx.port, cluster.token)
+        client = Http.via_nginx(cluster, cluster.token)
         while not stop.is_set():
             try:
                 outcome: int | str = client.request("GET", "/api/v1/ping", timeout=10)[0]
@@ -120,7 +120,7 @@ def test_an_app_server_killed_under_load_leaves_nginx_the_other(
     failures = [r for r in results if r[1] != 200]
     served_after = sum(1 for at, outcome in results if at > killed_at[0] and outcome == 200)
     # Back in the rotation: A answers directly, and through nginx as before.
-    assert Http(cluster.app_a.port, cluster.token).request("GET", "/api/v1/ping")[0] == 200
+    assert Http.direct(cluster.app_a, cluster.token).request("GET", "/api/v1/ping")[0] == 200
     figure(f"\napp server A killed (kill -9, {len(killed)} processes) under {threads} client "
            f"threads: {len(results)} requests, {len(failures)} failed "
            f"({sorted({str(f[1]) for f in failures})}), {served_after} answered by B after the "
@@ -134,10 +134,10 @@ def test_tasks_queued_before_a_redis_restart_are_not_lost(
     """Documents uploaded back to back, so most wait on the queue; Redis is
     stopped (SIGTERM) and started again on the same port and folder. Its
     append-only file brings the queue back, and every document ends ready."""
-    nginx = Http(cluster.nginx.port, cluster.token)
+    nginx = Http.via_nginx(cluster, cluster.token)
     documents = []
-    for n in range(6):
-        status, doc = nginx.upload(hostile.dense_pages(25 + n), f"dense-{n}.pdf")
+    for n in range(8):  # each a second or two of work: most still queued at the restart
+        status, doc = nginx.upload(hostile.dense_pages(40 + n), f"dense-{n}.pdf")
         assert status == 202, doc
         documents.append(doc["id"])
     queue = redis.Redis.from_url(cluster.redis_url)
@@ -166,7 +166,7 @@ def test_tasks_queued_before_a_redis_restart_are_not_lost(
 
 def test_the_store_away_is_a_503_with_nothing_stored_and_readyz_says_so(
         cluster: cluster_module.Cluster) -> None:
-    nginx = Http(cluster.nginx.port, cluster.token)
+    nginx = Http.via_nginx(cluster, cluster.token)
     rows_before = cluster.query("SELECT count(*) FROM reviewer_document")[0][0]
     cluster.s3.stop()
     try:
@@ -174,11 +174,11 @@ def test_the_store_away_is_a_503_with_nothing_stored_and_readyz_says_so(
         status, refused = nginx.upload(hostile.dense_pages(3), "while-away.pdf")
         refused_in = time.monotonic() - started
         rows_after = cluster.query("SELECT count(*) FROM reviewer_document")[0][0]
-        readyz_away = [Http(part.port).request("GET", "/readyz")[:3:2]
-                       for part in (cluster.nginx, cluster.app_a, cluster.app_b)]
+        readyz_away = [client.request("GET", "/readyz")[:3:2] for client in (
+            Http.via_nginx(cluster), Http.direct(cluster.app_a), Http.direct(cluster.app_b))]
     finally:
         cluster.s3.start()
-    readyz_back = wait_for(lambda: (r := Http(cluster.nginx.port).request("GET", "/readyz"))[0]
+    readyz_back = wait_for(lambda: (r := Http.via_nginx(cluster).request("GET", "/readyz"))[0]
                            == 200 and r, 30, "/readyz to say ready again")
     status_back, stored = nginx.upload(hostile.dense_pages(3), "while-away.pdf")
     figure(f"\nS3 store stopped: upload HTTP {status} in {refused_in:.1f} s "

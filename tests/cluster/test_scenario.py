@@ -29,8 +29,8 @@ def bucket_objects(running: cluster_module.Cluster) -> dict[str, bytes]:
 
 def test_upload_on_a_ingest_on_a_worker_answer_on_b_review_on_a(
         cluster: cluster_module.Cluster, tmp_path: Path) -> None:
-    a = Http(cluster.app_a.port, cluster.token)
-    b = Http(cluster.app_b.port, cluster.token)
+    a = Http.direct(cluster.app_a, cluster.token)
+    b = Http.direct(cluster.app_b, cluster.token)
     pdf = build_report(tmp_path / "report.pdf").data
 
     # 1. Upload through app server A: queued on Redis, not ingested in the request.
@@ -60,7 +60,7 @@ def test_upload_on_a_ingest_on_a_worker_answer_on_b_review_on_a(
     assert answer["verdict"] == "pass"
 
     # 4. The review page on A, and the PDF it shows: from the bucket, by range.
-    reviewer = Http(cluster.app_a.port, session=cluster.login_session("cluster-reviewer"))
+    reviewer = Http.direct(cluster.app_a, session=cluster.login_session("cluster-reviewer"))
     status, _, page = reviewer.request("GET", answer["review_url"])
     assert status == 200
     assert f"/documents/{pk}/file".encode() in page
@@ -72,7 +72,7 @@ def test_upload_on_a_ingest_on_a_worker_answer_on_b_review_on_a(
     stored = bucket_objects(cluster)
     assert pdf in stored.values()
     # Without the session, the file is not served.
-    assert Http(cluster.app_a.port).request("GET", f"/documents/{pk}/file")[0] in (302, 403, 404)
+    assert Http.direct(cluster.app_a).request("GET", f"/documents/{pk}/file")[0] in (302, 403, 404)
 
     # 5. Nothing under MEDIA_ROOT: every byte went to the bucket.
     local = [p for p in cluster.media_root.rglob("*")]
