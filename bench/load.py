@@ -98,13 +98,14 @@ def request(conn: http.client.HTTPConnection, method: str, path: str, token: str
     return response.status, response.read()
 
 
-def upload_demo_document(port: int, token: str) -> tuple[int, list[dict[str, object]]]:
+def upload_demo_document(port: int, token: str, *,
+                         tls: bool = False) -> tuple[int, list[dict[str, object]]]:
     """The demo's benefits PDF, through the API, once ingested (inline, or
     by a task worker when the upload is queued: 202); returns its id and
     chunks."""
     from reviewer.demo import benefits_pdf
 
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    conn = recipe.connection(port, tls=tls, timeout=120)
     try:
         conn.request("POST", "/api/v1/documents?filename=benefits.pdf&title=Benefits",
                      body=benefits_pdf(), headers={"Authorization": f"Bearer {token}",
@@ -182,8 +183,8 @@ def budget_body(seed: int, source_chars: int, max_work: int) -> tuple[bytes, int
 
 
 def client(port: int, token: str, name: str, bodies: list[bytes], document: int,
-           stop: threading.Event, tally: Tally, *, gets: bool) -> None:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+           stop: threading.Event, tally: Tally, *, gets: bool, tls: bool = False) -> None:
+    conn = recipe.connection(port, tls=tls, timeout=60)
     sequence = 0
     try:
         while not stop.is_set():
@@ -213,23 +214,26 @@ def client(port: int, token: str, name: str, bodies: list[bytes], document: int,
 
 def phase(port: int, token: str, label: str, seconds: float, clients: int,
           bodies: list[bytes], document: int, heavy: list[bytes], *,
-          gets: bool = True) -> tuple[Tally, Tally]:
+          gets: bool = True, tls: bool = False) -> tuple[Tally, Tally]:
     """``clients`` normal clients (a GET after every third POST unless
     ``gets`` is off) and a heavy sender for each of ``heavy``, for
-    ``seconds``; the tallies of both kinds."""
+    ``seconds``, over HTTPS with ``tls``; the tallies of both kinds."""
     stop = threading.Event()
     normal = [Tally() for _ in range(clients)]
     hard = [Tally() for _ in heavy]
     threads = [threading.Thread(target=client, args=(port, token, f"{label}-c{i}", bodies,
                                                      document, stop, normal[i]),
-                                kwargs={"gets": gets}) for i in range(clients)]
+                                kwargs={"gets": gets, "tls": tls}) for i in range(clients)]
     threads += [threading.Thread(target=client, args=(port, token, f"{label}-h{i}", [body],
                                                       document, stop, hard[i]),
-                                 kwargs={"gets": False}) for i, body in enumerate(heavy)]
+                                 kwargs={"gets": False, "tls": tls})
+                for i, body in enumerate(heavy)]
     for thread in threads:
         thread.start()
-    time.sleep(seconds)
-    stop.set()
+    try:
+        time.sleep(seconds)
+    finally:
+        stop.set()  # interrupted too: the clients end, and the process with them
     for thread in threads:
         thread.join()
     total, total_heavy = Tally(), Tally()

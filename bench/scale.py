@@ -49,7 +49,6 @@ what the measured costs predict for N hosts of ``--host-cores`` cores.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import random
@@ -192,14 +191,19 @@ class AnswersRun:
             print(f"    e.g. {line}")
 
 
+def tls(running: cluster_module.Cluster) -> bool:
+    """Whether the cluster's nginx speaks HTTPS (as in production)."""
+    return running.url.startswith("https://")
+
+
 def answers_run(running: cluster_module.Cluster, label: str, port: int, nginx_pid: int,
                 args: argparse.Namespace, bodies: list[bytes], document: int) -> AnswersRun:
     load.phase(port, running.token, f"{label}-warmup", 3.0, args.clients, bodies, document, [],
-               gets=False)
+               gets=False, tls=tls(running))
     before = snapshot(running, nginx_pid)
     started = time.perf_counter()
     tally, _ = load.phase(port, running.token, label, args.seconds, args.clients, bodies,
-                          document, [], gets=False)
+                          document, [], gets=False, tls=tls(running))
     seconds = time.perf_counter() - started
     after = snapshot(running, nginx_pid)
     return AnswersRun(label, tally, seconds, after - before,
@@ -208,13 +212,16 @@ def answers_run(running: cluster_module.Cluster, label: str, port: int, nginx_pi
 
 def answers(running: cluster_module.Cluster,
             args: argparse.Namespace) -> tuple[AnswersRun, AnswersRun]:
-    document, chunks = load.upload_demo_document(running.nginx.port, running.token)
+    document, chunks = load.upload_demo_document(running.nginx.port, running.token,
+                                                 tls=tls(running))
     bodies = load.small_bodies(random.Random(args.seed), document, chunks, 64)
     port = recipe.free_port()
     prefix = running.folder / "nginx-one"
-    nginx = recipe.start_nginx(running.env, prefix, port, [f"127.0.0.1:{running.app_a.port}"])
+    certificate = recipe.self_signed_certificate(prefix / "tls") if tls(running) else None
+    nginx = recipe.start_nginx(running.env, prefix, port, [f"127.0.0.1:{running.app_a.port}"],
+                               certificate)
     try:
-        recipe.wait_http(port, [nginx], [prefix / "error.log"])
+        recipe.wait_http(port, [nginx], [prefix / "error.log"], tls=tls(running))
         print(f"\nanswers: {args.clients} clients POSTing for {args.seconds:.0f} s; one: an "
               f"nginx with app server A alone; two: the cluster's nginx over A and B "
               f"({args.app_workers} gunicorn workers each)", flush=True)
@@ -251,7 +258,7 @@ def ingestion_run(running: cluster_module.Cluster, label: str, pdfs: list[bytes]
     pages a second."""
     started = time.time()
     ids = []
-    conn = http.client.HTTPConnection("127.0.0.1", running.nginx.port, timeout=120)
+    conn = recipe.connection(running.nginx.port, tls=tls(running), timeout=120)
     try:
         for number, pdf in enumerate(pdfs):
             conn.request("POST", f"/api/v1/documents?filename=scale-{number}.pdf",
@@ -474,10 +481,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="shorter phases, fewer documents and answers (about 3 minutes)")
     parser.add_argument("--clients", type=int, default=8, help="API clients (8)")
-    parser.add_argument("--seconds", type=float, help="each timed answers phase (30; quick 10)")
+    parser.add_argument("--seconds", type=float, help="each timed answers phase (20; quick 10)")
     parser.add_argument("--app-workers", type=int, default=2,
                         help="gunicorn workers of each app server (2, the cluster's default)")
-    parser.add_argument("--documents", type=int, help="PDFs ingested per run (16; quick 6)")
+    parser.add_argument("--documents", type=int, help="PDFs ingested per run (12; quick 6)")
     parser.add_argument("--pages", type=int, help="pages of each PDF (25; quick 15)")
     parser.add_argument("--reverify-answers", type=int,
                         help="answers re-verified per run (10,000; quick 1,000)")
@@ -491,8 +498,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
     quick = args.quick
-    args.seconds = args.seconds or (10.0 if quick else 30.0)
-    args.documents = args.documents or (6 if quick else 16)
+    args.seconds = args.seconds or (10.0 if quick else 20.0)
+    args.documents = args.documents or (6 if quick else 12)
     args.pages = args.pages or (15 if quick else 25)
     args.reverify_answers = args.reverify_answers or (1_000 if quick else 10_000)
     args.distinct = args.distinct or (200 if quick else 1_000)
@@ -501,6 +508,7 @@ def main(argv: list[str] | None = None) -> int:
                      "often on one side as on the other)")
     args.commit_seconds = args.commit_seconds or (3.0 if quick else 5.0)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewer.settings")  # reviewer.demo
+    recipe.stop_on_sigterm()  # the cluster is stopped and its database dropped
     began = time.perf_counter()
     print(f"starting the cluster (nginx, 2 app servers, 2 workers, PostgreSQL, Redis, S3) on "
           f"{os.cpu_count()} cores ...", flush=True)
