@@ -6,8 +6,8 @@ N hosts built from what the run measured.
 Run from the repository root (needs Debian's nginx and redis-server, which
 bin/setup installs, and PostgreSQL at 127.0.0.1:5432, user postgres)::
 
-    .venv/bin/python bench/scale.py           # about 8 minutes
-    .venv/bin/python bench/scale.py --quick   # about 3 minutes
+    .venv/bin/python bench/scale.py           # 8-10 minutes on a shared 2-core machine
+    .venv/bin/python bench/scale.py --quick   # 3-4 minutes
 
 The cluster migrates, collects static files and makes an API token itself,
 in a fresh database ``citeguard_cluster_<random>`` dropped at the end.
@@ -479,7 +479,7 @@ def ratio_line(what: str, one: float, two: float) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
-                        help="shorter phases, fewer documents and answers (about 3 minutes)")
+                        help="shorter phases, fewer documents and answers (3-4 minutes)")
     parser.add_argument("--clients", type=int, default=8, help="API clients (8)")
     parser.add_argument("--seconds", type=float, help="each timed answers phase (20; quick 10)")
     parser.add_argument("--app-workers", type=int, default=2,
