@@ -98,18 +98,27 @@ def request(conn: http.client.HTTPConnection, method: str, path: str, token: str
     return response.status, response.read()
 
 
-def upload_demo_document(port: int, token: str) -> tuple[int, list[dict[str, object]]]:
-    """The demo's benefits PDF, through the API; returns its id and chunks."""
+def upload_demo_document(port: int, token: str, *,
+                         tls: bool = False) -> tuple[int, list[dict[str, object]]]:
+    """The demo's benefits PDF, through the API, once ingested (inline, or
+    by a task worker when the upload is queued: 202); returns its id and
+    chunks."""
     from reviewer.demo import benefits_pdf
 
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    conn = recipe.connection(port, tls=tls, timeout=120)
     try:
         conn.request("POST", "/api/v1/documents?filename=benefits.pdf&title=Benefits",
                      body=benefits_pdf(), headers={"Authorization": f"Bearer {token}",
                                                    "Content-Type": "application/pdf"})
         response = conn.getresponse()
         document = json.loads(response.read())
-        if response.status not in (200, 201) or document.get("status") != "ready":
+        deadline = time.monotonic() + 120
+        while response.status == 202 and document.get("status") in ("queued", "processing") \
+                and time.monotonic() < deadline:
+            time.sleep(0.2)
+            status, body = request(conn, "GET", f"/api/v1/documents/{document['id']}", token)
+            document = json.loads(body) if status == 200 else document
+        if response.status not in (200, 201, 202) or document.get("status") != "ready":
             raise RuntimeError(f"upload: HTTP {response.status} {document}")
         status, body = request(conn, "GET", f"/api/v1/documents/{document['id']}/chunks"
                                             "?limit=100", token)
@@ -174,8 +183,8 @@ def budget_body(seed: int, source_chars: int, max_work: int) -> tuple[bytes, int
 
 
 def client(port: int, token: str, name: str, bodies: list[bytes], document: int,
-           stop: threading.Event, tally: Tally, *, gets: bool) -> None:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+           stop: threading.Event, tally: Tally, *, gets: bool, tls: bool = False) -> None:
+    conn = recipe.connection(port, tls=tls, timeout=60)
     sequence = 0
     try:
         while not stop.is_set():
@@ -204,20 +213,27 @@ def client(port: int, token: str, name: str, bodies: list[bytes], document: int,
 
 
 def phase(port: int, token: str, label: str, seconds: float, clients: int,
-          bodies: list[bytes], document: int, heavy: list[bytes]) -> tuple[Tally, Tally]:
+          bodies: list[bytes], document: int, heavy: list[bytes], *,
+          gets: bool = True, tls: bool = False) -> tuple[Tally, Tally]:
+    """``clients`` normal clients (a GET after every third POST unless
+    ``gets`` is off) and a heavy sender for each of ``heavy``, for
+    ``seconds``, over HTTPS with ``tls``; the tallies of both kinds."""
     stop = threading.Event()
     normal = [Tally() for _ in range(clients)]
     hard = [Tally() for _ in heavy]
     threads = [threading.Thread(target=client, args=(port, token, f"{label}-c{i}", bodies,
                                                      document, stop, normal[i]),
-                                kwargs={"gets": True}) for i in range(clients)]
+                                kwargs={"gets": gets, "tls": tls}) for i in range(clients)]
     threads += [threading.Thread(target=client, args=(port, token, f"{label}-h{i}", [body],
                                                       document, stop, hard[i]),
-                                 kwargs={"gets": False}) for i, body in enumerate(heavy)]
+                                 kwargs={"gets": False, "tls": tls})
+                for i, body in enumerate(heavy)]
     for thread in threads:
         thread.start()
-    time.sleep(seconds)
-    stop.set()
+    try:
+        time.sleep(seconds)
+    finally:
+        stop.set()  # interrupted too: the clients end, and the process with them
     for thread in threads:
         thread.join()
     total, total_heavy = Tally(), Tally()
