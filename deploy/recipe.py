@@ -54,8 +54,12 @@ def server_env(var_dir: Path, database_url: str | None = None,
                extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """Production settings for a throwaway run: its own var folder (SQLite there
     unless `database_url`), a random SECRET_KEY, no TLS on loopback."""
+    # The caller's settings, and what a test process sets for itself (the
+    # browser tests' DJANGO_ALLOW_ASYNC_UNSAFE, which production must not run
+    # with and check --deploy refuses), are not the servers'.
     dropped = {"DATABASE_URL", "TASK_BACKEND", "PROMETHEUS_MULTIPROC_DIR", "MEDIA_ROOT",
-               "STATIC_ROOT", "METRICS_TOKEN", "DJANGO_SETTINGS_MODULE", "DEBUG"}
+               "STATIC_ROOT", "METRICS_TOKEN", "DJANGO_SETTINGS_MODULE", "DEBUG",
+               "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update({
         "CITEGUARD_VAR_DIR": str(var_dir), "STATIC_ROOT": str(var_dir / "static"),
