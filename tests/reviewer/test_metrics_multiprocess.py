@@ -9,6 +9,7 @@ import re
 import runpy
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -63,3 +64,37 @@ def test_gunicorn_marks_a_retired_worker_dead_and_starts_from_an_empty_folder(
     (tmp_path / "counter_4343.db").write_bytes(b"")
     conf["on_starting"](None)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_worker_host_serves_what_its_processes_counted(tmp_path: Path) -> None:
+    """On a task-worker host (no app server, no /metrics), `manage.py
+    metrics_exporter` serves the counts its processes wrote to the host's
+    folder: two work-horses' answers summed."""
+    for _ in range(2):
+        _run(RECORD, tmp_path)
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings",
+           "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    exporter = subprocess.Popen(
+        [sys.executable, "manage.py", "metrics_exporter", "--bind", "127.0.0.1:0"], cwd=ROOT,
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert exporter.stdout is not None
+        line = exporter.stdout.readline()
+        url = re.search(r"http://\S+/metrics", line)
+        assert url, line + (exporter.stderr.read() if exporter.poll() is not None else "")
+        with urllib.request.urlopen(url.group(0), timeout=10) as response:
+            served = response.read().decode()
+    finally:
+        exporter.terminate()
+        exporter.wait(10)
+    answers = re.search(r"citeguard_answers_total\{[^}]*\} ([0-9.]+)", served)
+    assert answers and float(answers.group(1)) == 2.0, served[:2000]
+
+
+def test_the_exporter_refuses_to_start_without_a_folder(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    done = subprocess.run([sys.executable, "manage.py", "metrics_exporter"], cwd=ROOT,
+                          env={**env, "DJANGO_SETTINGS_MODULE": "tests.settings"},
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode != 0
+    assert "PROMETHEUS_MULTIPROC_DIR must name this host's metrics folder" in done.stderr
