@@ -91,16 +91,27 @@ def chunk_list(*, document: Document) -> QuerySet[Chunk]:
     return document.chunks.order_by("index")
 
 
+#: Stored geometry up to this size is read whole, once, and kept with the
+#: cached index: a lookup then reads no range from the store (each ranged GET
+#: of an object store costs a request's time and a few ms of CPU, and an
+#: answer's highlights read several). A page of text is about 40 KB of
+#: geometry: the 16 cached documents keep at most 32 MB each process.
+WHOLE_GEOMETRY_BYTES = 2 * 1024 * 1024
+
+
 @lru_cache(maxsize=16)
 def _geometry(document_id: int, name: str) -> DocumentGeometry:
     # Keyed by the stored file's name: a document's geometry never changes
-    # once written, so the cache cannot go stale. Only the page records and
-    # inserted positions are cached; each lookup reads the boxes it needs.
+    # once written, so the cache cannot go stale. A long document's index
+    # (its page records and inserted positions) is cached, and each lookup
+    # reads the boxes it needs; a short one is kept whole.
     from django.core.files.storage import default_storage
 
+    size = default_storage.size(name)
+    if size <= WHOLE_GEOMETRY_BYTES:
+        return DocumentGeometry.from_bytes(read_range(default_storage, name, 0, size))
     return DocumentGeometry.from_reader(
-        lambda offset, size: read_range(default_storage, name, offset, size),
-        default_storage.size(name))
+        lambda offset, length: read_range(default_storage, name, offset, length), size)
 
 
 def document_geometry(document: Document) -> DocumentGeometry | None:

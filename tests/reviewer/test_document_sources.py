@@ -198,3 +198,38 @@ def test_the_api_returns_the_same_report_when_posted_read_and_replayed(
     assert read.content == replayed.content
     assert list(read.json()["sentences"][0]["citations"][0]) == list(
         report["sentences"][0]["citations"][0])
+
+
+@pytest.mark.parametrize(("whole_up_to", "reads_at_most"), [(2 * 1024 * 1024, 1), (0, None)])
+def test_a_short_documents_geometry_is_read_from_the_store_once(
+    document: Document, monkeypatch: pytest.MonkeyPatch, whole_up_to: int,
+    reads_at_most: int | None,
+) -> None:
+    """Highlights of several answers citing a short document read its stored
+    geometry once (one GET), not a ranged read per lookup; a long one's index
+    is cached and each lookup reads its boxes."""
+    from reviewer.selectors import documents as selectors
+
+    reads: list[tuple[int, int]] = []
+    real = selectors.read_range
+
+    def counted(storage: Any, name: str, offset: int, size: int) -> bytes:
+        reads.append((offset, size))
+        return real(storage, name, offset, size)
+
+    monkeypatch.setattr(selectors, "read_range", counted)
+    monkeypatch.setattr(selectors, "WHOLE_GEOMETRY_BYTES", whole_up_to)
+    selectors._geometry.cache_clear()
+    chunks = list(document.chunks.order_by("index")[:3])
+    located = []
+    for chunk in chunks * 2:  # six answers, each highlighting a quote
+        geometry = document_geometry(document)
+        assert geometry is not None
+        located.append(locate(geometry, chunk.start + 5, chunk.start + 60,
+                              skip=document.furniture))
+    selectors._geometry.cache_clear()
+    assert located[:3] == located[3:] and all(located)
+    if reads_at_most is not None:
+        assert len(reads) == reads_at_most, reads
+    else:
+        assert len(reads) > len(chunks), reads  # the index, then boxes lookup by lookup
