@@ -119,8 +119,11 @@ class AnswerQuerySet(models.QuerySet["Answer"]):
 
         The unique index holds non-empty ids only; saying so in the query is
         what lets SQLite use it instead of scanning all the client's answers.
+        Unordered: there is at most one, and the answers' default order would
+        let PostgreSQL's planner walk the created index instead.
         """
-        return self.filter(client=client, external_id=external_id).exclude(external_id="")
+        return (self.filter(client=client, external_id=external_id).exclude(external_id="")
+                .order_by())
 
     def needing_review(self) -> AnswerQuerySet:
         return self.exclude(verdict=Answer.Verdict.PASS).filter(
