@@ -11,7 +11,11 @@ page (15% of its height; 10% for a bare page number) and either
 
 * its text, with digit runs folded to ``#`` and case and spacing ignored,
   repeats at the same height on several pages ("Curr. Oncol. 2023, 30 3081"
-  and "Curr. Oncol. 2023, 30 3082" are the same header), or
+  and "Curr. Oncol. 2023, 30 3082" are the same header), and its numbers
+  either stay the same from page to page or count the pages (see
+  ``_counts_pages``: the rows of a long table that reach into the band,
+  "03/20/2012" on one page and "06/01/2012" two pages on, fold alike but
+  are the document's text), or
 * it is a bare page number: ``3``, ``- 3 -``, ``Page 3 of 12``, ``iv``
   (this needs no repetition, so a one-page document's number is found too).
 """
@@ -99,7 +103,7 @@ def find_furniture(
     needed = max(2, min(config.min_pages, doc.page_count))
     for occurring in occurrences.values():
         if len({page for _, page, _, _ in occurring}) >= needed:
-            found.extend(_repeated_in_place(occurring, needed))
+            found.extend(_repeated_in_place(occurring, needed, text))
     return sorted(found)
 
 
@@ -131,10 +135,38 @@ def _lines_of(doc: ExtractedDocument) -> TextLines:
     return lines
 
 
+def _counts_pages(lines: list[tuple[float, int, int, int]], text: str) -> bool:
+    """Whether the numbers of lines that fold alike behave as a running
+    line's do: each number, from one occurrence to the next in page order,
+    stays the same, goes up by as many pages as it moved (a page number,
+    "3081" then "3082"), or starts again lower (the next exhibit's "Page 1").
+
+    A table row's numbers do neither: dates, counts and amounts move by
+    other steps, and two cells on one page differ on the same page. More
+    than a quarter of the steps of any one number that way, and the lines
+    are not furniture."""
+    ordered = sorted(lines, key=lambda line: (line[1], line[2]))
+    numbers = [[int(run) for run in _DIGITS.findall(text[start:end])]
+               for _, _, start, end in ordered]
+    if len(ordered) < 2 or not numbers[0]:
+        return True
+    for place in range(len(numbers[0])):
+        odd = 0
+        for before, after, (_, page_before, _, _), (_, page_after, _, _) in zip(
+                numbers, numbers[1:], ordered, ordered[1:], strict=False):
+            step = after[place] - before[place]
+            if step > 0 and step != page_after - page_before:
+                odd += 1
+        if odd * 4 > len(ordered) - 1:
+            return False
+    return True
+
+
 def _repeated_in_place(
-    lines: list[tuple[float, int, int, int]], needed: int
+    lines: list[tuple[float, int, int, int]], needed: int, text: str
 ) -> list[tuple[int, int]]:
-    """The lines that recur at the same height on ``needed`` pages.
+    """The lines that recur at the same height on ``needed`` pages, their
+    numbers the same or counting the pages.
 
     Running heads sit at a fixed height; fragments of formulas or tables that
     happen to share text ("X", "ij") land at varying heights.
@@ -146,7 +178,7 @@ def _repeated_in_place(
         if line is not None and line[0] - cluster[-1][0] <= _SAME_HEIGHT:
             cluster.append(line)
             continue
-        if len({page for _, page, _, _ in cluster}) >= needed:
+        if len({page for _, page, _, _ in cluster}) >= needed and _counts_pages(cluster, text):
             found.extend((start, end) for _, _, start, end in cluster)
         if line is not None:
             cluster = [line]

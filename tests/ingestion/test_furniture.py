@@ -102,3 +102,40 @@ def test_a_deep_letterhead_repeats_into_furniture_but_a_lone_number_there_does_n
     narrow = FurnitureConfig(margin=0.1)
     assert "Appendix A - Members" not in [
         extracted.text[s:e] for s, e in find_furniture(extracted, config=narrow)]
+
+
+def test_a_long_tables_rows_in_the_top_band_are_text_and_a_counting_header_is_furniture() -> None:
+    # The Tennessee layoff list: each page's first rows sit in the top band
+    # at the same heights, and "03/20/2012" folds as "06/01/2012" does two
+    # pages on; a running head's numbers count the pages instead.
+    doc = pymupdf.open()
+    rows = iter([("03/20/2012", "8 Layoff Permanent"), ("03/27/2012", "15 Layoff Permanent"),
+                 ("06/01/2012", "103 Closure Permanent"), ("06/13/2012", "7 Layoff Permanent"),
+                 ("08/17/2012", "48 Closure Permanent"), ("09/04/2012", "12 Layoff Permanent"),
+                 ("10/24/2012", "85 Closure Permanent"), ("11/02/2012", "22 Layoff Permanent")])
+    for number in range(1, 5):
+        page = doc.new_page()
+        page.insert_text((72, 30), f"Layoff notices 2012, page {number + 40}")
+        for top in (70, 90):
+            date, count = next(rows)
+            page.insert_text((72, top), date)
+            page.insert_text((300, top), count)
+        page.insert_text((72, 400), f"Notices received in quarter {number} of the year.")
+    extracted = extract_pdf(doc.tobytes())
+    found = [extracted.text[s:e] for s, e in find_furniture(extracted)]
+    assert found == [f"Layoff notices 2012, page {n + 40}" for n in range(1, 5)]
+
+
+def test_numbers_that_stay_or_start_again_are_a_running_line_still() -> None:
+    # An exhibit bundle: "Case 2:17-cv-01088 Document 45 ... Page 1 of 2", and
+    # the next exhibit's pages count from 1 again.
+    doc = pymupdf.open()
+    for document, page_of in ((45, 1), (45, 2), (46, 1), (46, 2), (46, 3)):
+        page = doc.new_page()
+        total = 2 if document == 45 else 3
+        page.insert_text((72, 30), f"Case 2:17-cv-01088 Document {document} Page {page_of} of "
+                                   f"{total}")
+        page.insert_text((72, 400), f"Exhibit text of document {document}, page {page_of}.")
+    extracted = extract_pdf(doc.tobytes())
+    found = [extracted.text[s:e] for s, e in find_furniture(extracted)]
+    assert len(found) == 5 and all(line.startswith("Case 2:17-cv-01088") for line in found)
