@@ -139,7 +139,8 @@ def _counts_pages(lines: list[tuple[float, int, int, int]], text: str) -> bool:
     """Whether the numbers of lines that fold alike behave as a running
     line's do: each number, from one occurrence to the next in page order,
     stays the same, goes up by as many pages as it moved (a page number,
-    "3081" then "3082"), or starts again lower (the next exhibit's "Page 1").
+    "3081" then "3082"), or starts again from 1 since the page before (the
+    next exhibit's "Page 1").
 
     A table row's numbers do neither: dates, counts and amounts move by
     other steps, and two cells on one page differ on the same page. More
@@ -154,8 +155,10 @@ def _counts_pages(lines: list[tuple[float, int, int, int]], text: str) -> bool:
         odd = 0
         for before, after, (_, page_before, _, _), (_, page_after, _, _) in zip(
                 numbers, numbers[1:], ordered, ordered[1:], strict=False):
-            step = after[place] - before[place]
-            if step > 0 and step != page_after - page_before:
+            step, pages = after[place] - before[place], page_after - page_before
+            # A counter started again since the page before is at most the
+            # pages between: "Page 2" of an exhibit two pages on, not "53".
+            if (step > 0 and step != pages) or (step < 0 and after[place] > pages):
                 odd += 1
         if odd * 4 > len(ordered) - 1:
             return False
