@@ -337,7 +337,7 @@ def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> li
     width = region.x1 - region.x0
     # Rules across a good part of the table (not an underline inside a cell).
     across = [
-        y for x0, x1, y in rules
+        y for x0, x1, y in _joined(rules)
         if min(x1, region.x1) - max(x0, region.x0) >= 0.3 * width
     ]
     gaps = []
@@ -348,6 +348,21 @@ def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> li
             low, high = above.y1 - _RULE_SLACK, below.y0 + _RULE_SLACK
         gaps.append(any(low <= y <= high for y in across))
     return gaps
+
+
+def _joined(rules: list[Rule]) -> list[Rule]:
+    """Rules on one line that meet, as one: a grid drawn cell by cell rules a
+    row off with a segment per column (the Italian prospectus's cost table),
+    none of which alone crosses much of the table."""
+    joined: list[Rule] = []
+    for x0, x1, y in sorted(rules, key=lambda rule: (round(rule[2]), rule[0])):
+        if joined:
+            last_x0, last_x1, last_y = joined[-1]
+            if abs(y - last_y) <= _RULE_SLACK / 2 and x0 <= last_x1 + _RULE_SLACK:
+                joined[-1] = (last_x0, max(last_x1, x1), last_y)
+                continue
+        joined.append((x0, x1, y))
+    return joined
 
 
 def _split_at_rules(row: _TextRow, vertical: list[Rule]) -> list[_Piece]:

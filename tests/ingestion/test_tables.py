@@ -7,6 +7,8 @@ MuPDF's own order runs down the columns; the rows must come from the layout.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pymupdf
 import pytest
 
@@ -494,3 +496,43 @@ def test_a_label_set_beside_the_second_line_of_its_cells_reads_with_them(
     quote = " ".join((state, *localities, table))
     start, end = _verified_range(chart, quote)
     assert " ".join(chart.text[start:end].split()) == quote
+
+
+# The Italian prospectus's cost table: ruled cell by cell (each row's rule is
+# one segment per column, none across much of the table) with a heading set
+# across the columns between two rows, and the table's name in a column of
+# its own to the left (so the heading does not start in the first column).
+_SEGMENTED = (("G", "Costi delle coperture", "0,00%", "0,00%"),
+              ("H", "Spese di emissione", "0,50%", "0,05%"),
+              ("COMPONENTI DELL'INVESTIMENTO FINANZIARIO",),
+              ("I", "Premio versato", "100,00%", "100,00%"),
+              ("L", "Capitale Nominale", "99,50%", "99,50%"))
+_SEGMENT_EDGES = (178.0, 279.0, 383.0, 472.0, 565.0)
+
+
+def _segmented_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 80), "Costi applicati al premio, in percentuale del premio versato.",
+                     fontsize=_SIZE)
+    top = 100.0
+    page.insert_text((72, top + 12), "TABELLA", fontsize=_SIZE)
+    for row in _SEGMENTED:
+        for x0, x1 in pairwise(_SEGMENT_EDGES):
+            page.draw_line((x0, top), (x1, top), width=1.0)
+        for x in (_SEGMENT_EDGES if len(row) > 1 else _SEGMENT_EDGES[::4]):
+            page.draw_line((x, top), (x, top + 16), width=0.5)
+        for x, cell in zip((187.0, 288.0, 416.0, 502.0), row, strict=False):
+            page.insert_text((x, top + 12), cell, fontsize=_SIZE)
+        top += 16
+    for x0, x1 in pairwise(_SEGMENT_EDGES):
+        page.draw_line((x0, top), (x1, top), width=1.0)
+    return doc.tobytes()
+
+
+def test_rules_drawn_cell_by_cell_keep_a_heading_between_rows_out_of_them() -> None:
+    doc = extract_pdf(_segmented_pdf())
+    for row in _SEGMENTED:
+        quote = " ".join(("TABELLA", *row) if row[0] == "G" else row)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
