@@ -23,6 +23,8 @@ GOALS = {
     "table cells": (0.98, 0.98),
     "table rows, no merged cells": (0.98, 0.98),
     "table cells, no merged cells": (0.98, 0.98),
+    "table rows, quoted by row": (0.98, 0.98),
+    "table cells, quoted by row": (0.98, 0.98),
     "image-only pages": (0.95, 0.95),
 }
 FLOOR = 0.90

@@ -22,6 +22,15 @@ cover both rest on poppler, the running-text oracle. A quote of more than
 whose text another row or cell of the document repeats (a header repeated
 on each page could verify against either).
 
+A third figure judges the tables a reader quotes by row (``by_row_reason``):
+a row of column heads at the top, at least two rows under it, and no
+layout grid (at most a quarter of the grid's places under merged cells);
+a row beside a cell that spans several rows (``spans_rows``) is left out
+of its row cases, since a reader could quote it with or without the label.
+Its cases are sampled on their own (``BY_ROW_CASES`` a PDF, seeded apart),
+so the figure rests on more rows than a filter of the first sample would
+give; every table left out is listed with its reason.
+
 A narrower figure scores the same cases from tables with no merged cell
 alone (``merged_places``: a place of pdfplumber's grid that no cell of its
 own fills). Such a grid is a form's layout (questions side by side, which
@@ -54,8 +63,16 @@ LINE_END_HYPHEN = re.compile(r"[^\W\d_]-$")
 MAX_WORDS = 40  # as the prose windows: nobody quotes a whole page-sized cell
 # In a case's label: its table has merged cells (see ``merged_places``).
 MERGED = ", table with merged cells"
+# In a case's label: its table is not one a reader quotes by row (``by_row_reason``).
+NOT_BY_ROW = ", not a table quoted by row"
+#: Rows and cells sampled per PDF from tables quoted by row (three times the others).
+BY_ROW_CASES = 3
+#: A grid with more of its places under merged cells is a layout (a form).
+MAX_MERGED_SHARE = 0.25
+MAX_HEAD_WORDS = 20  # a column's head is a label, not a paragraph
 
-__all__ = ["MERGED", "cell_text", "cell_words", "table_cases", "to_poppler_frame", "visual_rows"]
+__all__ = ["BY_ROW_CASES", "MERGED", "NOT_BY_ROW", "by_row_reason", "cell_text", "cell_words",
+           "spans_rows", "table_cases", "to_poppler_frame", "visual_rows"]
 
 Box = tuple[float, float, float, float]
 
@@ -153,16 +170,77 @@ def merged_places(table: object) -> int:
     return sum(1 for row in table.rows for cell in row.cells if cell is None)  # type: ignore[attr-defined]
 
 
-def table_cases(path: Path, pages: list[PopplerPage], rng: random.Random, count: int
-                ) -> tuple[list[Case], list[Case], str, list[str]]:
+def by_row_reason(table: object) -> str:
+    """Why a reader would not quote this table by its rows ("" when they would).
+
+    Such a table has a row of column heads in its first three rows (under a
+    title at most; each cell a label of at most ``MAX_HEAD_WORDS`` words, a
+    head merged over several columns counted once, the top-left corner may
+    be empty), at least two rows under it, two columns or more, and at most
+    ``MAX_MERGED_SHARE`` of its grid's places under merged cells. A form's
+    layout grid (539 of 621 places merged on the surgical booking form),
+    lists side by side and one-column boxes fail it; a dosing or
+    adverse-reaction table with a label over a few rows passes it."""
+    texts = [[collapse(cell) if cell is not None else None for cell in row]
+             for row in table.extract()]  # type: ignore[attr-defined]
+    columns = max((len(row) for row in texts), default=0)
+    places = sum(len(row) for row in texts)
+    merged = merged_places(table)
+    if columns < 2:
+        return "one column"
+    if places and merged / places > MAX_MERGED_SHARE:
+        return f"layout grid: {merged} of {places} places under merged cells"
+
+    def heads(row: list[str | None]) -> bool:
+        # A merged head (None) leaves its place to the cell it spans; only the
+        # top-left corner may be empty.
+        named = [cell for place, cell in enumerate(row)
+                 if cell is not None and (place or cell)]
+        return len(named) >= 2 and all(
+            cell and len(cell.split()) <= MAX_HEAD_WORDS for cell in named)
+
+    head = next((index for index, row in enumerate(texts[:3]) if heads(row)), None)
+    if head is None:
+        return "no row of column heads"
+    if len(texts) - head - 1 < 2:
+        return "fewer than two rows under its heads"
+    return ""
+
+
+def spans_rows(rows: Sequence[object], index: int) -> bool:
+    """Whether a cell of row ``index`` runs down into the next rows, or a cell
+    of an earlier row runs down into this one (a group's label or number
+    printed once beside several rows, which pdfplumber gives to the first):
+    such a row's quote is one a reader could write in more than one way."""
+    def boxes(row: object) -> list[Box]:
+        return [box for box in row.cells if box is not None]  # type: ignore[attr-defined]
+
+    own = boxes(rows[index])
+    if not own:
+        return False
+    top, bottom = min(box[1] for box in own), min(box[3] for box in own)
+    if any(box[3] > bottom + 1 for box in own):
+        return True
+    return any(box[1] < top - 1 and box[3] > top + 1
+               for row in rows[:index] for box in boxes(row))
+
+
+def table_cases(path: Path, pages: list[PopplerPage], rng: random.Random, count: int,
+                by_row_rng: random.Random | None = None
+                ) -> tuple[list[Case], list[Case], str, list[str], list[Case], list[Case],
+                           list[str]]:
     """Up to ``count`` row cases and ``count`` cell cases, a note on pages left
-    out, and the tables with merged cells (``MERGED`` in their cases' label:
-    left out of the narrower figure), each as "page N, table at y: why"."""
+    out, the tables with merged cells (``MERGED`` in their cases' label:
+    left out of the narrower figure), each as "page N, table at y: why";
+    then up to ``BY_ROW_CASES * count`` row and cell cases drawn with
+    ``by_row_rng`` from the tables quoted by row alone, and the tables that
+    are not, each with its reason."""
     import pdfplumber  # a dev dependency; main() checks it is there
 
     rows: list[Case] = []
     cells: list[Case] = []
     irregular: list[str] = []
+    not_by_row: list[str] = []
     note = ""
     with pdfplumber.open(path) as pdf:
         numbers = [n for n in range(1, len(pdf.pages) + 1) if n <= len(pages)]
@@ -181,15 +259,27 @@ def table_cases(path: Path, pages: list[PopplerPage], rng: random.Random, count:
                                      f"{sum(len(r.cells) for r in table.rows)} grid places "
                                      "under merged cells")
                 label = MERGED if merged else ""
-                for band in table.rows:
+                reason = by_row_reason(table)
+                if reason:
+                    label += NOT_BY_ROW
+                    not_by_row.append(f"p{number} table at y={table.bbox[1]:.0f}: {reason}")
+                beside_spans = 0
+                for index, band in enumerate(table.rows):
                     boxes = [to_poppler_frame(box, crop) for box in band.cells if box is not None]
+                    row_label = label
+                    if NOT_BY_ROW not in label and spans_rows(table.rows, index):
+                        row_label += NOT_BY_ROW
+                        beside_spans += 1
                     for row in visual_rows([cell_words(words, box) for box in boxes]):
                         found = [(cell_text(inside), inside) for inside in row]
-                        rows.extend(row_case(number, found, label))
+                        rows.extend(row_case(number, found, row_label))
                         cells.extend(
                             cell_case(number, text, inside, label) for text, inside in found
                             if MIN_CELL_WORDS <= len(text.split()) <= MAX_WORDS
                             and len(word_key(text)) >= MIN_KEY_CHARS and wordy(text))
+                if beside_spans:
+                    not_by_row.append(f"p{number} table at y={table.bbox[1]:.0f}: {beside_spans} "
+                                      f"of {len(table.rows)} rows beside a cell over several rows")
             page.flush_cache()
     # A quote that another row or cell, or poppler's text elsewhere, repeats
     # could verify against another place: left out.
@@ -202,7 +292,16 @@ def table_cases(path: Path, pages: list[PopplerPage], rng: random.Random, count:
 
     rows = [c for c in rows if unique(c)]
     cells = [c for c in cells if unique(c)]
-    return pick(rows, rng, count), pick(cells, rng, count), note, irregular
+    picked_rows, picked_cells = pick(rows, rng, count), pick(cells, rng, count)
+    # Drawn after the first sample, with a generator of their own, so the
+    # first figures' cases are the same with or without this one.
+    by_row = by_row_rng or random.Random(0)
+    by_row_rows = pick([c for c in rows if NOT_BY_ROW not in c.label], by_row,
+                       BY_ROW_CASES * count)
+    by_row_cells = pick([c for c in cells if NOT_BY_ROW not in c.label], by_row,
+                        BY_ROW_CASES * count)
+    return (picked_rows, picked_cells, note, irregular, by_row_rows, by_row_cells,
+            not_by_row)
 
 
 def row_case(page: int, found: list[tuple[str, list[PopplerWord]]], label: str = ""

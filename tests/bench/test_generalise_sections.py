@@ -11,8 +11,32 @@ import pytest
 
 from bench.generalise_sections.footnotes import marker_forms, raised_markers
 from bench.generalise_sections.scans import image_only_pdf
-from bench.generalise_sections.tables import cell_text, cell_words, to_poppler_frame, visual_rows
+from bench.generalise_sections.tables import (
+    by_row_reason,
+    cell_text,
+    cell_words,
+    spans_rows,
+    to_poppler_frame,
+    visual_rows,
+)
 from bench.poppler import PopplerPage, PopplerWord, poppler_pages, word_key
+
+
+class Grid:
+    """pdfplumber's table as ``by_row_reason`` reads it: ``extract()`` gives each
+    row's texts, ``rows[i].cells`` its boxes, ``None`` where a merged cell covers
+    the place."""
+
+    class Row:
+        def __init__(self, texts: list[str | None]) -> None:
+            self.cells = [None if t is None else (0, 0, 1, 1) for t in texts]
+
+    def __init__(self, *texts: list[str | None]) -> None:
+        self.texts = [list(row) for row in texts]
+        self.rows = [Grid.Row(row) for row in self.texts]
+
+    def extract(self) -> list[list[str | None]]:
+        return self.texts
 
 
 def word(text: str, x0: float, top: float, x1: float, bottom: float) -> PopplerWord:
@@ -131,3 +155,60 @@ def test_a_cells_words_of_symbols_alone_are_kept() -> None:
     # "$ 360": the dollar sign is a word of its own, and a quote without it drops a unit.
     dollar, amount = word("$", 102, 104, 108, 116), word("360", 110, 104, 130, 116)
     assert cell_text(cell_words([dollar, amount], (100, 100, 200, 120))) == "$ 360"
+
+
+def test_a_dosing_table_with_a_label_over_two_rows_is_quoted_by_row() -> None:
+    dosing = Grid(["", "Dose", "Duration"],
+                  ["Apixaban", "2.5 mg twice daily", "6 months"],
+                  [None, "5 mg twice daily", "12 months"],
+                  ["Warfarin", "INR 2-3", "3 months"])
+    assert by_row_reason(dosing) == ""
+
+
+def test_a_forms_layout_grid_is_not_quoted_by_row() -> None:
+    form = Grid(["Name", "Date", "Site"],
+                ["Surname", None, None],
+                ["Signature of the patient", None, None],
+                ["Ward", None, None])
+    assert by_row_reason(form) == "layout grid: 6 of 12 places under merged cells"
+
+
+def test_a_table_without_column_heads_or_rows_under_them_is_not_quoted_by_row() -> None:
+    sentence = ("Enter on line 29 the amount from line 4 of the worksheet, unless you "
+                "checked the box on line 18, in which case enter zero.")
+    boxed_note = Grid(["Before you begin, see the instructions for line 29.", ""],
+                      [sentence, "1."], [sentence.replace("29", "30"), "2."])
+    assert by_row_reason(boxed_note) == "no row of column heads"
+    assert by_row_reason(Grid(["Year", "Credit"], ["2013", "$2,500"])) == (
+        "fewer than two rows under its heads")
+    assert by_row_reason(Grid(["Notes"], ["first"], ["second"])) == "one column"
+
+
+def test_heads_over_two_rows_under_a_title_are_column_heads() -> None:
+    medicines = Grid(["List of Medicines approved by Purchase Committee", None, None, None],
+                     ["Drug name", "Category", "Level of use", None],
+                     [None, None, "PHC", "Hospital"],
+                     *[[drug, "Anaesthetics", "Y", "Y"] for drug in (
+                         "Lignocaine Inj.", "Atropine Inj.", "Ketamine Inj.", "Propofol Inj.")])
+    assert by_row_reason(medicines) == ""
+
+
+def test_column_heads_may_sit_in_the_second_row_under_a_blank_band() -> None:
+    warn = Grid(["", "", ""], ["Notice Date", "Company", "City"],
+                ["02/02/2012", "Food Lion", "Memphis"],
+                ["03/20/2012", "Direct General", "Nashville"])
+    assert by_row_reason(warn) == ""
+
+
+def test_rows_beside_a_number_printed_once_for_a_group_are_not_quoted_by_row() -> None:
+    # The medicines list: "Med No" 1 is one cell beside the group's three rows
+    # (pdfplumber gives it to the first); the fourth row stands alone.
+    class Band:
+        def __init__(self, *cells: tuple[float, float, float, float] | None) -> None:
+            self.cells = list(cells)
+
+    rows = [Band((36, 108, 59, 168), (59, 108, 86, 128), (86, 108, 176, 128)),
+            Band(None, (59, 128, 86, 148), (86, 128, 176, 148)),
+            Band(None, (59, 148, 86, 168), (86, 148, 176, 168)),
+            Band((36, 168, 59, 188), (59, 168, 86, 188), (86, 168, 176, 188))]
+    assert [spans_rows(rows, index) for index in range(4)] == [True, True, True, False]
