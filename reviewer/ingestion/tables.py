@@ -511,7 +511,7 @@ def _grid(
     left, top, right, bottom = frame
     width = right - left
     bands = sorted({
-        round(y, 1) for x0, x1, y in rules.horizontal
+        round(y, 1) for x0, x1, y in _joined(rules.horizontal)
         if top - _RULE_SLACK <= y <= bottom + _RULE_SLACK
         and min(x1, right) - max(x0, left) >= 0.3 * width
     })
@@ -530,16 +530,23 @@ def _grid(
     if not inside_paragraphs:
         return None
     inside = [ln for ln in lines if framed(ln)] + inside_paragraphs
-    # No line runs across a wall (prose set over the grid is no cell).
+    # A line that runs across a wall between two words is two cells' text
+    # that MuPDF read as one line ("Halothane with Vaporiser | Anaesthetics"):
+    # cut there. One whose glyphs a wall crosses is prose set over the grid,
+    # which is no cell.
+    pieces: list[Line] = []
     for line in inside:
         y = (line.y0 + line.y1) / 2
-        if any(
-            y0 <= y <= y1 and line.x0 + _RULE_SLACK < at < line.x1 - _RULE_SLACK
-            for y0, y1, at in rules.vertical
-        ):
+        walls = sorted({
+            at for y0, y1, at in rules.vertical
+            if y0 <= y <= y1 and line.x0 + _RULE_SLACK < at < line.x1 - _RULE_SLACK
+        })
+        cut = _cut_at_walls(line, walls) if walls else [line]
+        if cut is None:
             return None
+        pieces.extend(cut)
     cells: dict[tuple[int, int], list[Line]] = {}
-    for line in inside:
+    for line in pieces:
         y, x = (line.y0 + line.y1) / 2, (line.x0 + line.x1) / 2
         # The line's cell starts at the nearest rule above it across its
         # column: a cell merged over several bands (its text centred in
@@ -562,18 +569,60 @@ def _grid(
     return inside, [block_of(lines) for _band, lines in sorted(rows.items())]
 
 
+def _cut_at_walls(line: Line, walls: list[float]) -> list[Line] | None:
+    """``line`` cut where each wall stands in a gap between its characters
+    (the blanks at a cut dropped, every glyph kept with its box); None when
+    a wall crosses a glyph."""
+    boxes = line.boxes
+    cuts = []
+    for wall in walls:
+        # The first character whose middle is right of the wall.
+        k = next(i for i in range(len(line.text)) if boxes[4 * i] + boxes[4 * i + 2] > 2 * wall)
+        left = k - 1
+        while left > 0 and line.text[left].isspace():
+            left -= 1
+        right = k
+        while right < len(line.text) - 1 and line.text[right].isspace():
+            right += 1
+        if boxes[4 * left + 2] > wall + _RULE_SLACK or boxes[4 * right] < wall - _RULE_SLACK:
+            return None
+        cuts.append(k)
+    parts = []
+    for start, end in pairwise([0, *cuts, len(line.text)]):
+        while start < end and line.text[start].isspace():
+            start += 1
+        while end > start and line.text[end - 1].isspace():
+            end -= 1
+        if start < end:
+            part = boxes[4 * start : 4 * end]
+            parts.append(Line(line.text[start:end], part, min(part[0::4]), min(part[1::4]),
+                              max(part[2::4]), max(part[3::4]), line.horizontal))
+    return parts
+
+
 def _frame(region: _Region, rules: Rules) -> tuple[float, float, float, float] | None:
     """The closed frame of rules (x0, y0, x1, y1) around the region's first
     row of cells, with :data:`_MIN_CELLS` walls or more across that row: the
-    widest that closes, the region's own width first (a table beside a
-    column of prose shares its region, not its frame)."""
+    widest that closes, the region's own width first on the right (a table
+    beside a column of prose shares its region, not its frame)."""
     first = next(row for row in region.rows if row.tabular)
     middle = (first.y0 + first.y1) / 2
     crossing = sorted(x for y0, y1, x in rules.vertical if y0 <= middle <= y1)
     lefts = [x for x in crossing if x <= first.pieces[0].x0 + _RULE_SLACK]
-    if not lefts:
-        return None
-    left = lefts[-1]
+    # The farthest left border that closes first: a column whose cells each
+    # span several rows (a group's number) lies outside the region's lines
+    # but inside its grid.
+    for left in lefts:
+        frame = _closed_from(region, rules, crossing, left, middle)
+        if frame is not None:
+            return frame
+    return None
+
+
+def _closed_from(
+    region: _Region, rules: Rules, crossing: list[float], left: float, middle: float
+) -> tuple[float, float, float, float] | None:
+    """The widest closed frame whose left border is the rule at ``left``."""
     # The grid's height: the left border's segments chained up and down
     # (a border is often drawn one row at a time).
     border = sorted(

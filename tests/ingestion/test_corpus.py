@@ -154,3 +154,19 @@ def test_quotes_from_the_letter_spaced_fax_verify(quote: str) -> None:
     (citation,) = report.citations
     assert citation.outcome == "verified"
     assert "letter-spacing" in citation.normalizations
+
+
+@pytest.mark.parametrize("row", [
+    # A grid whose cells hold paragraphs, its "Med No" printed once beside
+    # each group of rows (outside the lines the table is found from), the
+    # drug and its category read by MuPDF as one line across their wall.
+    "6 1 Halothane with Vaporiser Anaesthetics Halothane Containing 0.01 % w/w thymol in "
+    "amber colored 250 mL glass bottles, stabilized with thymol 0.01% (w/w). 250 ml Y Y",
+    "7 1 Isoflurane Anaesthetics Isoflurane amber-colored bottles.100 mL 100 ml bottle Y Y",
+    "11 1 Oxygen Refilling GAS Oxygen Refilling 660 Ltr, 1720 Ltr. Y Y Y",
+])
+def test_the_medicines_lists_rows_read_across_its_grid(row: str) -> None:
+    doc = extracted("table_medicines_purchase_committee_list.pdf")
+    report = verify_answer(f'The list reads "{row}" [S1].', {"S1": doc.text})
+    (citation,) = report.citations
+    assert citation.outcome == "verified", citation.message

@@ -13,6 +13,8 @@ import pymupdf
 import pytest
 
 from reviewer.ingestion import ExtractedDocument, extract_pdf, locate
+from reviewer.ingestion.layout import Line
+from reviewer.ingestion.tables import _cut_at_walls
 from verification import verify_answer
 
 _ABOVE = (
@@ -536,3 +538,27 @@ def test_rules_drawn_cell_by_cell_keep_a_heading_between_rows_out_of_them() -> N
         quote = " ".join(("TABELLA", *row) if row[0] == "G" else row)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+def _line(text: str, x0: float, advance: float = 5.0) -> Line:
+    boxes: list[float] = []
+    for k in range(len(text)):
+        boxes += [x0 + k * advance, 100.0, x0 + (k + 1) * advance - 0.5, 110.0]
+    return Line(text, boxes, boxes[0], 100.0, boxes[-2], 110.0, True)
+
+
+def test_a_line_across_a_wall_between_two_words_is_cut_there_and_keeps_its_boxes() -> None:
+    # "Halothane with Vaporiser Anaesthetics": the drug's and the category's
+    # cells, which MuPDF read as one line; the wall stands in the space.
+    line = _line("Halothane Anaesthetics", 100.0)
+    wall = 100.0 + 9 * 5.0 + 2.5  # the middle of the space
+    left, right = _cut_at_walls(line, [wall])
+    assert (left.text, right.text) == ("Halothane", "Anaesthetics")
+    assert left.boxes == line.boxes[: 4 * 9] and right.boxes == line.boxes[4 * 10 :]
+    assert right.x0 == line.boxes[40] and left.x1 == line.boxes[4 * 8 + 2]
+
+
+def test_a_wall_through_a_glyph_is_prose_over_the_grid_and_not_cut() -> None:
+    line = _line("Halothane Anaesthetics", 100.0)
+    assert _cut_at_walls(line, [100.0 + 4 * 5.0 + 2.0]) is None  # inside the "o"
+
