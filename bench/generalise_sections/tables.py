@@ -96,10 +96,28 @@ def cell_words(words: Sequence[PopplerWord], box: Box) -> list[PopplerWord]:
             and box[1] <= w.centre[1] <= box[3]]
 
 
+def upright(words: Sequence[PopplerWord]) -> bool:
+    """False when most of the words of three letters or more stand taller than
+    they are wide: a head printed turned a quarter (agstat's "Projected
+    Population for 2012-13"), whose lines run up the page."""
+    long = [w for w in words if len(w.text) >= 3]
+    turned = sum(1 for w in long if w.box[3] - w.box[1] > 1.5 * (w.box[2] - w.box[0]))
+    return 2 * turned <= len(long)
+
+
 def text_lines(words: Sequence[PopplerWord]) -> list[list[PopplerWord]]:
     """A cell's words as printed lines, top to bottom, each left to right: a word
     starts a new line when its centre is below the current line's by more than
-    half that line's height."""
+    half that line's height. Turned text (see ``upright``) keeps poppler's
+    own lines and order, which read it as printed."""
+    if not upright(words):
+        turned: list[list[PopplerWord]] = []
+        for word in words:
+            if turned and turned[-1][-1].line == word.line:
+                turned[-1].append(word)
+            else:
+                turned.append([word])
+        return turned
     lines: list[list[PopplerWord]] = []
     for word in sorted(words, key=lambda w: w.centre[1]):
         if lines:
@@ -148,9 +166,10 @@ def cell_text(words: Sequence[PopplerWord]) -> str:
     """The cell's words line by line, as a reader copies them: two words printed
     with no gap between them kept as one, a line-break hyphenation joined."""
     text = ""
+    flat = upright(words)  # the gap between turned words runs up the page
     for line in text_lines(words):
         for index, word in enumerate(line):
-            if index and word.box[0] - line[index - 1].box[2] < GLUED_GAP:
+            if flat and index and word.box[0] - line[index - 1].box[2] < GLUED_GAP:
                 text += word.text
             elif not index and LINE_END_HYPHEN.search(text) and word.text[:1].islower():
                 text = text[:-1] + word.text

@@ -212,3 +212,16 @@ def test_rows_beside_a_number_printed_once_for_a_group_are_not_quoted_by_row() -
             Band(None, (59, 148, 86, 168), (86, 148, 176, 168)),
             Band((36, 168, 59, 188), (59, 168, 86, 188), (86, 168, 176, 188))]
     assert [spans_rows(rows, index) for index in range(4)] == [True, True, True, False]
+
+
+def test_a_head_turned_a_quarter_reads_in_poppler_order() -> None:
+    # agstat's "Projected Population for 2012-13 (In lakhs)", printed up the
+    # page: each word taller than wide, poppler's lines one beside another.
+    def turned(text: str, x0: float, bottom: float, line: int) -> PopplerWord:
+        return PopplerWord(text, word_key(text), (x0, bottom - 6 * len(text), x0 + 10, bottom),
+                           line=line)
+
+    words = [turned("Projected", 157, 240, 4), turned("Population", 157, 187, 4),
+             turned("for", 170, 214, 5), turned("2012-13", 170, 196, 5),
+             turned("(In", 184, 209, 6), turned("lakhs)", 184, 193, 6)]
+    assert cell_text(words) == "Projected Population for 2012-13 (In lakhs)"
