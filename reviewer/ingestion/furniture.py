@@ -79,6 +79,9 @@ def find_furniture(
     found: list[tuple[int, int]] = []
     # (band, folded text) -> its occurrences as (top y, page, start, end).
     occurrences: dict[tuple[str, str], list[tuple[float, int, int, int]]] = defaultdict(list)
+    # Per page, the margin lines that may repeat: (top, bottom, start).
+    beside: dict[int, list[tuple[float, float, int]]] = defaultdict(list)
+    extent: dict[int, tuple[float, float]] = {}
     starts, ends, tops, bottoms = lines.starts, lines.ends, lines.tops, lines.bottoms
     for page in doc.pages:
         top = page.height * config.margin
@@ -100,10 +103,26 @@ def find_furniture(
                     found.append((start, end))
             elif sum(char.isalnum() for char in line) >= _MIN_ALNUM:
                 occurrences[(band, _fold(line))].append((tops[k], page.number, start, end))
+                beside[page.number].append((tops[k], bottoms[k], start))
+                extent[start] = (tops[k], bottoms[k])
     needed = max(2, min(config.min_pages, doc.page_count))
+    repeated: list[tuple[float, int, int, int]] = []
     for occurring in occurrences.values():
         if len({page for _, page, _, _ in occurring}) >= needed:
-            found.extend(_repeated_in_place(occurring, needed, text))
+            repeated.extend(_repeated_in_place(occurring, needed, text))
+    # A repeated line on one baseline with a line that does not repeat is a
+    # table's cell ("Not Identified" beside each page's "Dex One"), not a
+    # running line: a running line's neighbours repeat too.
+    running = {start for _, _, start, _ in repeated}
+    for _, page_number, start, end in repeated:
+        top, bottom = extent[start]
+        if not any(
+            other not in running
+            and min(bottom, other_bottom) - max(top, other_top)
+            > 0.5 * min(bottom - top, other_bottom - other_top)
+            for other_top, other_bottom, other in beside[page_number]
+        ):
+            found.append((start, end))
     return sorted(found)
 
 
@@ -167,7 +186,7 @@ def _counts_pages(lines: list[tuple[float, int, int, int]], text: str) -> bool:
 
 def _repeated_in_place(
     lines: list[tuple[float, int, int, int]], needed: int, text: str
-) -> list[tuple[int, int]]:
+) -> list[tuple[float, int, int, int]]:
     """The lines that recur at the same height on ``needed`` pages, their
     numbers the same or counting the pages.
 
@@ -175,14 +194,14 @@ def _repeated_in_place(
     happen to share text ("X", "ij") land at varying heights.
     """
     lines = sorted(lines)
-    found: list[tuple[int, int]] = []
+    found: list[tuple[float, int, int, int]] = []
     cluster = [lines[0]]
     for line in [*lines[1:], None]:
         if line is not None and line[0] - cluster[-1][0] <= _SAME_HEIGHT:
             cluster.append(line)
             continue
         if len({page for _, page, _, _ in cluster}) >= needed and _counts_pages(cluster, text):
-            found.extend((start, end) for _, _, start, end in cluster)
+            found.extend(cluster)
         if line is not None:
             cluster = [line]
     return found

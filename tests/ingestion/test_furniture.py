@@ -110,6 +110,7 @@ def test_a_long_tables_rows_in_the_top_band_are_text_and_a_counting_header_is_fu
     # pages on; a running head's numbers count the pages instead. The counts
     # mostly fall from page to page (85, 53, 47, ...), as a counter started
     # again would, but not to a number the pages between could have reached.
+    # A cell that repeats word for word sits beside cells that do not.
     doc = pymupdf.open()
     dates = iter(["03/20/2012", "03/27/2012", "06/01/2012", "06/13/2012", "08/17/2012",
                   "09/04/2012", "10/24/2012", "11/02/2012", "11/20/2012", "12/03/2012"])
@@ -120,6 +121,11 @@ def test_a_long_tables_rows_in_the_top_band_are_text_and_a_counting_header_is_fu
         for top in (70, 90):
             page.insert_text((72, top), next(dates))
         page.insert_text((300, 90), f"{count} Closure Permanent")
+        # A county the list could not name, on every page's second row:
+        # repeated word for word, beside cells that differ.
+        page.insert_text((200, 90), ("Dex One", "Bunge Oils", "Food Lion", "Graftech",
+                                     "Insyte")[number - 1])
+        page.insert_text((450, 90), "Not Identified")
         page.insert_text((72, 400), f"Notices received in month {number} of the year.")
     extracted = extract_pdf(doc.tobytes())
     found = [extracted.text[s:e] for s, e in find_furniture(extracted)]
