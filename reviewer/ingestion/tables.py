@@ -72,6 +72,8 @@ _RULE_SLACK = 1.5
 # The next line of a first-column cell sits at most this many line heights
 # below the one before it.
 _WRAP_GAP_LINES = 0.5
+# A ruled table's heads run to at most this many lines above its first rule.
+_HEAD_LINES = 3
 # A table is ruled when rules separate at least this share of its rows of cells.
 _RULED_SHARE = 0.25
 
@@ -428,6 +430,10 @@ def _table_rows(
         return None  # rows that cannot be told apart without rules
     rows: list[list[_Cell]] = []
     first_column: Line | None = None  # the last line of the current row's first cell
+    # Ruled: the text rows above the first rule under the top one, when
+    # there are a few, are the heads' lines.
+    first_rule = next((k + 1 for k, ruled_gap in enumerate(ruled_gaps) if ruled_gap), 0)
+    heads_band = first_rule if ruled and not grid and first_rule <= _HEAD_LINES else 0
     for index, text_row in enumerate(region.rows):
         lead = text_row.pieces[0]
         starts_first = _in_first_column(region, lead, line_height)
@@ -449,9 +455,11 @@ def _table_rows(
         )
         if index == 0 or ruled_gaps[index - 1]:
             new_row = True
-        elif grid or (index == 1 and region.heads_first_line):
+        elif grid or (index == 1 and region.heads_first_line) or index < heads_band:
             # A grid's rows only its rules separate; heads over two lines
-            # are one row.
+            # are one row, and so are a ruled table's lines above its first
+            # rule (heads of two or three lines, each column's head centred
+            # on them: "S / NO", "MET. / SUBDIVISION...", "%DEP.").
             new_row = False
         elif (
             ruled and not tabular and starts_first and len(pieces) > 1

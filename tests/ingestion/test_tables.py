@@ -562,3 +562,50 @@ def test_a_wall_through_a_glyph_is_prose_over_the_grid_and_not_cut() -> None:
     line = _line("Halothane Anaesthetics", 100.0)
     assert _cut_at_walls(line, [100.0 + 4 * 5.0 + 2.0]) is None  # inside the "o"
 
+
+
+# The rainfall table: ruled row by row, its heads on two lines above the
+# first rule, a one-line head centred on both ("CAT."), and the first
+# column's head on both lines ("S" over "NO"), which made the second line
+# look like a row with its own first cell.
+_RAIN_HEADS = (("S", "NO"), ("MET.", "SUBDIVISION"), ("ACTUAL", "(mm)"), ("NORMAL", "(mm)"),
+               ("CAT.",))
+_RAIN_ROWS = (("1", "ARUNACHAL PRADESH", "11.4", "18.4", "D"),
+              ("2", "ASSAM", "17.9", "17.1", "N"),
+              ("3", "MEGHALAYA", "7.2", "37.0", "LD"),
+              ("4", "NAGALAND", "12.6", "15.5", "D"))
+_RAIN_COLUMNS = (60.0, 90.0, 220.0, 300.0, 380.0)
+
+
+def _rainfall_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((60, 60), "State-wise rainfall distribution, 1 June to 10 July.",
+                     fontsize=_SIZE)
+    top, head_height, row_height = 80.0, 30.0, 18.0
+    edges = [top, top + head_height]
+    edges += [edges[-1] + row_height * (k + 1) for k in range(len(_RAIN_ROWS))]
+    for y in edges:
+        page.draw_line((54, y), (430, y), width=0.6)
+    for x in (54, *(c - 6 for c in _RAIN_COLUMNS[1:]), 430):
+        page.draw_line((x, edges[0]), (x, edges[-1]), width=0.6)
+    for x, head in zip(_RAIN_COLUMNS, _RAIN_HEADS, strict=True):
+        if len(head) == 1:
+            page.insert_text((x, top + 19), head[0], fontsize=9)
+        else:
+            page.insert_text((x, top + 13), head[0], fontsize=9)
+            page.insert_text((x, top + 25), head[1], fontsize=9)
+    for k, row in enumerate(_RAIN_ROWS):
+        for x, cell in zip(_RAIN_COLUMNS, row, strict=True):
+            page.insert_text((x, edges[k + 1] + 13), cell, fontsize=9)
+    return doc.tobytes()
+
+
+def test_heads_over_two_lines_above_the_first_rule_read_each_column_whole() -> None:
+    doc = extract_pdf(_rainfall_pdf())
+    heads = " ".join(" ".join(head) for head in _RAIN_HEADS)
+    start, end = _verified_range(doc, heads)
+    assert " ".join(doc.text[start:end].split()) == heads
+    for row in _RAIN_ROWS:
+        start, end = _verified_range(doc, " ".join(row))
+        assert " ".join(doc.text[start:end].split()) == " ".join(row)
