@@ -10,6 +10,7 @@ cites the letter, and the screenshots for the docs, which show its lists."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from io import StringIO
 from typing import Any
@@ -20,6 +21,20 @@ import pytest
 def pytest_configure(config: Any) -> None:
     config.addinivalue_line(
         "markers", "demo_scan: the browser test's demo includes the scanned letter (OCR'd)")
+    config.addinivalue_line(
+        "markers", "docs_screenshots: takes the README's screenshots (once, on the SQLite pass)")
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    # The README's screenshots come from one pass: the pages they show are
+    # the ones the other browser tests drive on both databases, and each
+    # costs the whole demo with its OCR'd letter.
+    if "DATABASE_URL" not in os.environ:
+        return
+    once = pytest.mark.skip(reason="the docs' screenshots are taken once, on the SQLite pass")
+    for item in items:
+        if item.get_closest_marker("docs_screenshots"):
+            item.add_marker(once)
 
 
 @pytest.fixture

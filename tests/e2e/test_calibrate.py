@@ -157,6 +157,7 @@ def test_labels_move_the_curve_and_applying_a_threshold_re_verifies(
 
 
 @pytest.mark.demo_scan
+@pytest.mark.docs_screenshots
 def test_calibration_screenshots_for_the_docs(
         page: Any, tmp_path: Any, load_more_demo: Any) -> None:
     """docs/calibration.png and docs/labelling.png at 1280x720:

@@ -182,6 +182,7 @@ def _shoot(page: Any, folder: str, name: str) -> None:
 
 
 @pytest.mark.demo_scan
+@pytest.mark.docs_screenshots
 def test_review_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
     """Keeps the README's screenshots reproducible, at 1280x720:
     CITEGUARD_SCREENSHOTS=docs writes them there (bin/screenshots); otherwise

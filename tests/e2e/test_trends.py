@@ -70,6 +70,7 @@ def test_filters_update_the_charts_and_live_in_the_url(page: Any, history: Any) 
 
 
 @pytest.mark.demo_scan
+@pytest.mark.docs_screenshots
 def test_trends_screenshots_for_the_docs(page: Any, history: Any, tmp_path: Any) -> None:
     """docs/trends.png at 1280 wide (CITEGUARD_SCREENSHOTS=docs, bin/screenshots)."""
     folder = os.environ.get("CITEGUARD_SCREENSHOTS") or str(tmp_path)

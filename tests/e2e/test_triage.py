@@ -131,6 +131,7 @@ def test_bulk_assign_changes_the_assignee_column(page: Any) -> None:
 
 
 @pytest.mark.demo_scan
+@pytest.mark.docs_screenshots
 def test_triage_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
     """docs/triage.png at 1280x720: CITEGUARD_SCREENSHOTS=docs writes it
     there (bin/screenshots); otherwise it goes to a temp folder."""
