@@ -48,7 +48,6 @@ from django.db.models.functions import Left
 from django.utils import timezone
 
 from reviewer.models import Answer, QueueGroup, ReviewDecision, Surface
-from reviewer.selectors.judgements import answers_disagreeing
 from reviewer.selectors.workspaces import answers_visible, workspaces_of
 from reviewer.severity import OUTCOME_BITS, OUTCOME_COLUMNS, SEVERITY_ORDER, reason_words
 
@@ -123,7 +122,8 @@ class TriageFilters:
     assignee: str = ""  # "", "me", "none" or a username
     assignee_id: int | None = None  # who "me" or the username is
     q: str = ""
-    # Only answers the two rungs disagree on (reviewer.selectors.judgements).
+    # Only answers the two rungs disagree on (reviewer.selectors.judgements;
+    # ``Answer.rungs_disagree`` stores it).
     disagree: bool = False
     page: int = 1
     notes: tuple[str, ...] = field(default=(), compare=False)
@@ -270,7 +270,10 @@ def _unfaceted(filters: TriageFilters, user: Any) -> QuerySet[Answer]:
     """Scope and the filters that are not counted per value."""
     answers = _search(_scoped(user), filters.q)
     if filters.disagree:
-        answers = answers.filter(answers_disagreeing())
+        # The stored flag (kept by the writes that change it), read from its
+        # partial index: an EXISTS over the judgements per answer read every
+        # answer the other filters keep (0.3 s at 1M).
+        answers = answers.filter(rungs_disagree=True)
     if filters.coverage_below is not None:
         answers = answers.filter(coverage__lt=filters.coverage_below / 100)
     zone = timezone.get_current_timezone()
