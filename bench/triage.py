@@ -6,6 +6,8 @@ Run from the repository root (after ``make setup``; nothing else by hand)::
 
     .venv/bin/python bench/triage.py                  # 1k, then 1M answers
     .venv/bin/python bench/triage.py --large 100000 --repeat 7   # shorter
+    .venv/bin/python bench/triage.py --keep           # keep both databases, then
+    .venv/bin/python bench/triage.py --reuse --keep   # time them again, migrated first
 
 It creates two throwaway databases (``citeguard_bench_triage`` for the large
 size and ``citeguard_bench_triage_small``, or ``--database`` and its
@@ -468,6 +470,35 @@ def false_alarms(now: datetime) -> int:
     return len(trend_alerts_check(days=76, today=now.date()))
 
 
+def reuse_databases(databases: dict[int, str]) -> datetime:
+    """Migrate the databases a run with ``--keep`` left (a new migration's
+    data migration runs on them as on a deployment), analyse them, and return
+    the "now" their answers were made around (the newest answer's time: the
+    pages' dates are relative to it). Without ``--keep`` they are dropped at
+    the end, as a run that filled them would."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    from reviewer.models import Answer
+
+    newest = None
+    for size, name in databases.items():
+        use_database(name)
+        stored = Answer.all_objects.count()
+        if stored != size:
+            raise SystemExit(f"{name} holds {stored:,} answers, not {size:,}: fill it again "
+                             f"(without --reuse)")
+        began = time.perf_counter()
+        call_command("migrate", verbosity=0)
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE")
+        print(f"{size:>9,} answers reused, migrated and analysed in "
+              f"{time.perf_counter() - began:.1f} s", flush=True)
+        newest = Answer.all_objects.order_by("-created").values_list("created", flat=True)[0]
+    assert newest is not None
+    return newest
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", type=int, default=1_000)
@@ -477,11 +508,15 @@ def main() -> None:
     parser.add_argument("--database", default=PG_DB,
                         help=f"the throwaway database's name (default {PG_DB})")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--reuse", action="store_true",
+                        help="time the databases a run with --keep left (same sizes and "
+                             "seed), migrated to this code first, instead of filling new ones")
     args = parser.parse_args()
 
     databases = {args.small: f"{args.database}_small", args.large: args.database}
-    for name in databases.values():
-        postgres.fresh_database(name)
+    if not args.reuse:
+        for name in databases.values():
+            postgres.fresh_database(name)
     var_dir = Path(tempfile.mkdtemp(prefix="citeguard-bench-triage-"))
     setup_django(args.database, var_dir)
     from django.core.management import call_command
@@ -490,8 +525,14 @@ def main() -> None:
     try:
         started = time.perf_counter()
         call_command("collectstatic", interactive=False, verbosity=0)
-        now = timezone.now()
-        for size, name in databases.items():
+        if args.reuse:
+            from django.contrib.auth import get_user_model
+
+            now = reuse_databases(databases)
+            users = {user.get_username(): user for user in get_user_model().objects.all()}
+        else:
+            now = timezone.now()
+        for size, name in ({} if args.reuse else databases).items():
             use_database(name)
             call_command("migrate", verbosity=0)
             # Both databases from the same seed: the large one's first
