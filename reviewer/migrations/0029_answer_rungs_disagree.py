@@ -55,7 +55,7 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="answer",
             index=models.Index(condition=models.Q(("rungs_disagree", True)),
-                               fields=["-triage_priority", "created", "id"],
+                               fields=["review_state", "-triage_priority", "created", "id"],
                                name="answer_rungs_disagree"),
         ),
     ]

@@ -255,14 +255,18 @@ class Answer(models.Model):
                          name="answer_triage_any"),
             # The same order per assignee: a reviewer's own queue, or one
             # reviewer's, with other filters, reads its page in order too.
+            # (On PostgreSQL migration 0030 makes it carry the coverage
+            # filter's column too: "my queue" with coverage below X counts
+            # from the index alone.)
             models.Index(fields=["assigned_to", "review_state", "-triage_priority", "created",
                                  "id"],
                          name="answer_triage_assigned",
                          condition=(Q(review_state="pending") & ~Q(verdict="pass"))
                          | Q(review_state="escalated")),
             # The queue's order over the answers the rungs disagree on (a few
-            # in a thousand): the "rungs disagree" filter reads them alone.
-            models.Index(fields=["-triage_priority", "created", "id"],
+            # in a thousand): the "rungs disagree" filter reads them alone, a
+            # default queue's (escalated first) or one state's in order.
+            models.Index(fields=["review_state", "-triage_priority", "created", "id"],
                          name="answer_rungs_disagree", condition=Q(rungs_disagree=True)),
             # On PostgreSQL, migration 0028 adds the coverage and date filters'
             # covering indexes and the search's stored document.
