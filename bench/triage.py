@@ -34,7 +34,8 @@ and queries; no HTTP server), as a logged-in supervisor or reviewer,
 request by request (a machine busier for a while slows both alike); the
 median is reported, with the time of the page's queries in one more request
 and how many answers it lists (a page listing 2 answers at 1k renders 48
-rows fewer than at 1M, whatever the database does). ``EXPLAIN ANALYZE`` of
+rows fewer than at 1M, whatever the database does; what a listed row costs
+outside the queries is estimated after the table). ``EXPLAIN ANALYZE`` of
 the slowest queries of the pages with the worst ratios is printed at the end.
 """
 
@@ -566,6 +567,19 @@ def main() -> None:
                   f"{small.ms:>7.1f} ({small.sql_ms:>5.1f})  "
                   f"{large.ms:>7.1f} ({large.sql_ms:>5.1f})  {ratios[label]:5.2f}x  "
                   f"<= {GOAL:g}{'' if ratios[label] <= GOAL else '  OVER'}")
+        # What a listed row costs outside the queries (rendering it, its
+        # objects), from the pages listing fewer answers at the small size:
+        # the part of their ratio that is more rows, not the database.
+        per_row = [((results[args.large][label].ms - results[args.large][label].sql_ms)
+                    - (results[args.small][label].ms - results[args.small][label].sql_ms))
+                   / (results[args.large][label].rows - results[args.small][label].rows)
+                   for label, *_ in PAGES
+                   if results[args.large][label].rows > results[args.small][label].rows]
+        if per_row:
+            print(f"\nOutside its queries, each answer a page lists costs about "
+                  f"{statistics.median(per_row):.2f} ms (median over the {len(per_row)} pages "
+                  f"listing fewer answers at {args.small:,}: their extra time outside the "
+                  f"queries over their extra rows)")
         print(f"\nRate changes flagged over the last 76 days of these stationary answers "
               f"(each one a false alarm): {false_alarms(now)} "
               f"over {len(SURFACES) * (len(MODELS) + 1) * 6} series")
