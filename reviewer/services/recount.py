@@ -235,8 +235,7 @@ def _check_rungs(check: CountsCheck, *, repair: bool) -> None:
     the restamp writes no stale value over theirs: it waits for their row
     locks, and sees their rows once they commit."""
     with transaction.atomic():
-        drifted = list(answers_rungs_drifted().order_by("pk")
-                       .values_list("pk", "rungs_disagree"))
+        drifted = answers_rungs_drifted()
         for pk, kept in drifted:
             check.drifts.append(Drift("rungs", f"answer {pk} rungs_disagree", int(kept),
                                       int(not kept)))

@@ -31,13 +31,18 @@ def _answers(answer_ids: Iterable[int] | None) -> QuerySet[Answer]:
     return answers if answer_ids is None else answers.filter(pk__in=list(answer_ids))
 
 
-def answers_rungs_drifted(answer_ids: Iterable[int] | None = None) -> QuerySet[Answer]:
+def answers_rungs_drifted(answer_ids: Iterable[int] | None = None) -> list[tuple[int, bool]]:
     """The answers (of ``answer_ids``; None: all) whose stored flag is not
-    its recomputation: flagged without a disagreement, or the reverse."""
-    answers = _answers(answer_ids)
-    wrongly_set = answers.filter(rungs_disagree=True).exclude(answers_disagreeing())
-    wrongly_unset = answers.filter(answers_disagreeing(), rungs_disagree=False)
-    return wrongly_set | wrongly_unset
+    its recomputation, as (id, stored flag) in id order: flagged without a
+    disagreement, or the reverse. Two queries, each starting from the few
+    answers it can concern (the flag's partial index; the disagreeing
+    judgements): one with OR between them read every answer (5 s at 1M)."""
+    ids = None if answer_ids is None else list(answer_ids)
+    wrongly_set = (_answers(ids).filter(rungs_disagree=True).exclude(answers_disagreeing())
+                   .values_list("pk", flat=True))
+    wrongly_unset = (_answers(ids).filter(answers_disagreeing(), rungs_disagree=False)
+                     .values_list("pk", flat=True))
+    return sorted([(pk, True) for pk in wrongly_set] + [(pk, False) for pk in wrongly_unset])
 
 
 def answers_rungs_restamp(*, answer_ids: Iterable[int] | None = None) -> int:

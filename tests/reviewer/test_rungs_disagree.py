@@ -83,7 +83,7 @@ def truly_disagrees(answer: Answer) -> bool:
 
 
 def assert_flags_kept() -> None:
-    assert not answers_rungs_drifted().exists()
+    assert answers_rungs_drifted() == []
 
 
 # ---- storing a judgement ----------------------------------------------------------
