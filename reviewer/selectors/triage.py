@@ -609,21 +609,24 @@ def triage_counts(filters: TriageFilters, user: Any, *, kept: bool | None = None
         total, per_facet, _ = _facet_counts(filters, user, live=False)
         return QueueCounts(total=total, facets=_facet_values(filters, user, per_facet))
     estimate = _estimated_rows(_unfaceted(filters, user).order_by().values("pk"))
+    grouped = None
     if estimate is not None and estimate <= COUNT_CAP:
         # Few enough by the planner's estimate: the GROUP BY alone, whose
         # groups give the total too when it read them all (the count first
         # would read the same answers twice: a search with a week and
         # coverage at 1M, 300 ms each). An estimate too low costs the count
-        # after it, as below.
+        # after it, as below, and the groups read are kept (past the cap:
+        # not counted).
         total, per_facet, read = _facet_counts(filters, user, live=True)
         if read is not None and read <= COUNT_CAP:
             return QueueCounts(total=total, facets=_facet_values(filters, user, per_facet))
+        grouped = per_facet, read
     total = _count_up_to(triage_queryset(filters, user), COUNT_CAP)
     if total > COUNT_CAP:
         return QueueCounts(total=COUNT_CAP, total_capped=True, counted=False,
                            facets=_facet_values(filters, user, _known_values(filters, user),
                                                 counted=False))
-    _, per_facet, read = _facet_counts(filters, user, live=True)
+    per_facet, read = grouped or _facet_counts(filters, user, live=True)[1:]
     counted = read is not None and read <= COUNT_CAP
     return QueueCounts(total=total, counted=counted,
                        facets=_facet_values(filters, user, per_facet, counted=counted))

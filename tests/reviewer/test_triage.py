@@ -753,6 +753,9 @@ def test_the_counts_are_the_same_whatever_the_planner_expects(
             results[expected] = triage_counts(filters, sue)
         counted_apart = any("COUNT(*)" in q["sql"] and "GROUP BY" not in q["sql"]
                             for q in queries.captured_queries)
+        grouped = [q for q in queries.captured_queries if "live_groups" in q["sql"]]
+        # At most one GROUP BY over the answers, whichever comes first.
+        assert len(grouped) <= 1
         if expected == 0:
             # Read whole by the GROUP BY (at most the cap): no count beside it.
             kept_by_filters = triage._unfaceted(filters, sue).count()
