@@ -6,6 +6,8 @@ Run from the repository root (after ``make setup``; nothing else by hand)::
 
     .venv/bin/python bench/triage.py                  # 1k, then 1M answers
     .venv/bin/python bench/triage.py --large 100000 --repeat 7   # shorter
+    .venv/bin/python bench/triage.py --keep           # keep both databases, then
+    .venv/bin/python bench/triage.py --reuse --keep   # time them again, migrated first
 
 It creates two throwaway databases (``citeguard_bench_triage`` for the large
 size and ``citeguard_bench_triage_small``, or ``--database`` and its
@@ -32,7 +34,8 @@ and queries; no HTTP server), as a logged-in supervisor or reviewer,
 request by request (a machine busier for a while slows both alike); the
 median is reported, with the time of the page's queries in one more request
 and how many answers it lists (a page listing 2 answers at 1k renders 48
-rows fewer than at 1M, whatever the database does). ``EXPLAIN ANALYZE`` of
+rows fewer than at 1M, whatever the database does; what a listed row costs
+outside the queries is estimated after the table). ``EXPLAIN ANALYZE`` of
 the slowest queries of the pages with the worst ratios is printed at the end.
 """
 
@@ -447,7 +450,9 @@ def explain_pages(users: dict[str, Any], labels: Iterable[str], now: datetime) -
             continue
         with CaptureQueriesContext(connection) as captured:
             logged_in[user].get(url, headers=headers)
-        slowest = sorted(captured.captured_queries, key=lambda q: -float(q["time"]))[:2]
+        # Not the planner estimates a page asks for (EXPLAIN already).
+        timed = [q for q in captured.captured_queries if not q["sql"].startswith("EXPLAIN")]
+        slowest = sorted(timed, key=lambda q: -float(q["time"]))[:2]
         for query in slowest:
             with connection.cursor() as cursor:
                 cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + query["sql"])
@@ -468,6 +473,35 @@ def false_alarms(now: datetime) -> int:
     return len(trend_alerts_check(days=76, today=now.date()))
 
 
+def reuse_databases(databases: dict[int, str]) -> datetime:
+    """Migrate the databases a run with ``--keep`` left (a new migration's
+    data migration runs on them as on a deployment), analyse them, and return
+    the "now" their answers were made around (the newest answer's time: the
+    pages' dates are relative to it). Without ``--keep`` they are dropped at
+    the end, as a run that filled them would."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    from reviewer.models import Answer
+
+    newest = None
+    for size, name in databases.items():
+        use_database(name)
+        stored = Answer.all_objects.count()
+        if stored != size:
+            raise SystemExit(f"{name} holds {stored:,} answers, not {size:,}: fill it again "
+                             f"(without --reuse)")
+        began = time.perf_counter()
+        call_command("migrate", verbosity=0)
+        with connection.cursor() as cursor:
+            cursor.execute("VACUUM ANALYZE")
+        print(f"{size:>9,} answers reused, migrated and analysed in "
+              f"{time.perf_counter() - began:.1f} s", flush=True)
+        newest = Answer.all_objects.order_by("-created").values_list("created", flat=True)[0]
+    assert newest is not None
+    return newest
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", type=int, default=1_000)
@@ -477,11 +511,15 @@ def main() -> None:
     parser.add_argument("--database", default=PG_DB,
                         help=f"the throwaway database's name (default {PG_DB})")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    parser.add_argument("--reuse", action="store_true",
+                        help="time the databases a run with --keep left (same sizes and "
+                             "seed), migrated to this code first, instead of filling new ones")
     args = parser.parse_args()
 
     databases = {args.small: f"{args.database}_small", args.large: args.database}
-    for name in databases.values():
-        postgres.fresh_database(name)
+    if not args.reuse:
+        for name in databases.values():
+            postgres.fresh_database(name)
     var_dir = Path(tempfile.mkdtemp(prefix="citeguard-bench-triage-"))
     setup_django(args.database, var_dir)
     from django.core.management import call_command
@@ -490,8 +528,14 @@ def main() -> None:
     try:
         started = time.perf_counter()
         call_command("collectstatic", interactive=False, verbosity=0)
-        now = timezone.now()
-        for size, name in databases.items():
+        if args.reuse:
+            from django.contrib.auth import get_user_model
+
+            now = reuse_databases(databases)
+            users = {user.get_username(): user for user in get_user_model().objects.all()}
+        else:
+            now = timezone.now()
+        for size, name in ({} if args.reuse else databases).items():
             use_database(name)
             call_command("migrate", verbosity=0)
             # Both databases from the same seed: the large one's first
@@ -525,6 +569,19 @@ def main() -> None:
                   f"{small.ms:>7.1f} ({small.sql_ms:>5.1f})  "
                   f"{large.ms:>7.1f} ({large.sql_ms:>5.1f})  {ratios[label]:5.2f}x  "
                   f"<= {GOAL:g}{'' if ratios[label] <= GOAL else '  OVER'}")
+        # What a listed row costs outside the queries (rendering it, its
+        # objects), from the pages listing fewer answers at the small size:
+        # the part of their ratio that is more rows, not the database.
+        per_row = [((results[args.large][label].ms - results[args.large][label].sql_ms)
+                    - (results[args.small][label].ms - results[args.small][label].sql_ms))
+                   / (results[args.large][label].rows - results[args.small][label].rows)
+                   for label, *_ in PAGES
+                   if results[args.large][label].rows > results[args.small][label].rows]
+        if per_row:
+            print(f"\nOutside its queries, each answer a page lists costs about "
+                  f"{statistics.median(per_row):.2f} ms (median over the {len(per_row)} pages "
+                  f"listing fewer answers at {args.small:,}: their extra time outside the "
+                  f"queries over their extra rows)")
         print(f"\nRate changes flagged over the last 76 days of these stationary answers "
               f"(each one a false alarm): {false_alarms(now)} "
               f"over {len(SURFACES) * (len(MODELS) + 1) * 6} series")

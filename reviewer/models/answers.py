@@ -196,6 +196,13 @@ class Answer(models.Model):
     # high stakes changing restamps its answers); ``rebuild_stats --check``
     # recounts it.
     triage_priority = models.BigIntegerField(default=0, editable=False)
+    # Whether the two rungs disagree on one of its citations (the triage
+    # filter "rungs disagree"; reviewer.selectors.judgements says when), stored
+    # so the filter reads an index instead of looking for a judgement per
+    # answer. Kept by storing a judgement and by re-verification (the only
+    # writes of a judgement's label or a citation's outcome); ``rebuild_stats
+    # --check`` recomputes it.
+    rungs_disagree = models.BooleanField(default=False, editable=False)
     # Whose queue the answer is in (None: unassigned, anyone with the reviewer
     # role may take it); each change is also an ``Assignment`` row.
     assigned_to = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
@@ -248,11 +255,19 @@ class Answer(models.Model):
                          name="answer_triage_any"),
             # The same order per assignee: a reviewer's own queue, or one
             # reviewer's, with other filters, reads its page in order too.
+            # (On PostgreSQL migration 0030 makes it carry the coverage
+            # filter's column too: "my queue" with coverage below X counts
+            # from the index alone.)
             models.Index(fields=["assigned_to", "review_state", "-triage_priority", "created",
                                  "id"],
                          name="answer_triage_assigned",
                          condition=(Q(review_state="pending") & ~Q(verdict="pass"))
                          | Q(review_state="escalated")),
+            # The queue's order over the answers the rungs disagree on (a few
+            # in a thousand): the "rungs disagree" filter reads them alone, a
+            # default queue's (escalated first) or one state's in order.
+            models.Index(fields=["review_state", "-triage_priority", "created", "id"],
+                         name="answer_rungs_disagree", condition=Q(rungs_disagree=True)),
             # On PostgreSQL, migration 0028 adds the coverage and date filters'
             # covering indexes and the search's stored document.
         ]

@@ -40,7 +40,8 @@ def _disagreement() -> Q:
 
 def answers_disagreeing() -> Exists:
     """True for an answer with a citation the two rungs disagree on (for
-    ``.filter()`` on answers)."""
+    ``.filter()`` on answers): the definition ``Answer.rungs_disagree`` is
+    stored from (``reviewer.services.rungs``), which the triage filter reads."""
     return Exists(Judgement.objects.filter(_disagreement(), answer=OuterRef("pk"),
                                            citation__isnull=False))
 

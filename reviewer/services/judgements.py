@@ -9,7 +9,8 @@ sentence). The budget is counted from the rows stored in the last hour;
 past it a citation is stored as waiting (``over-budget``) and a later run
 (``manage.py judge_pending``) picks it up. Errors are stored and retried
 within the budget. The deterministic verdict is never touched: results are
-rows of their own (``Judgement``).
+rows of their own (``Judgement``); storing one restamps the answer's "rungs
+disagree" flag (``reviewer.services.rungs``) in the same transaction.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from django.tasks import task
 from django.utils import timezone
 
 from reviewer.models import Answer, AnswerSource, CitationVerdict, Judgement, Surface
+from reviewer.services.rungs import answers_rungs_restamp
 from verification import canonical_label
 from verification.entailment import (
     Attempted,
@@ -245,7 +247,14 @@ def _store(citation: CitationVerdict, surface: Surface, **fields: object) -> Jud
                     answer_id=citation.answer_id, surface=surface,
                     error_message=str(message), **fields)  # type: ignore[misc]
     row.full_clean(exclude=["citation", "answer", "surface"])
-    row.save()
+    with transaction.atomic():
+        # The answer's row held while its "rungs disagree" flag is recomputed
+        # with this row in: a judgement of another of its citations stored
+        # at once waits, then recomputes with both.
+        list(Answer.all_objects.select_for_update().filter(pk=citation.answer_id)
+             .values_list("pk", flat=True))
+        row.save()
+        answers_rungs_restamp(answer_ids=[citation.answer_id])
     return row
 
 

@@ -20,7 +20,9 @@ neither, and moves the repaired counts after the check commits.
 It also recomputes every answer's stored queue priority
 (``Answer.triage_priority``, kept by the same writers and by a surface's
 high-stakes change) and logs and restamps those that differ, holding surface
-changes off meanwhile (the value it recomputes reads the surface).
+changes off meanwhile (the value it recomputes reads the surface), and
+likewise each answer's stored "rungs disagree" flag (``Answer.rungs_disagree``,
+kept by storing a judgement and by re-verification).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from django.db import connection, transaction
 from reviewer.models import Answer, AnswerStats, QueueGroup, Surface
 from reviewer.services.priority import answers_priority_drifted, answers_priority_restamp
 from reviewer.services.queue_counts import QueueKey, queue_counts_recount, queue_counts_write
+from reviewer.services.rungs import answers_rungs_drifted, answers_rungs_restamp
 from reviewer.services.stats import (
     COUNT_COLUMNS,
     DECISION_COLUMNS,
@@ -58,7 +61,7 @@ LOGGED_LINES = 50
 class Drift:
     """One kept count that differs from the recount."""
 
-    table: str  # "queue", "trends" or "priority" (one answer's queue priority)
+    table: str  # "queue", "trends", "priority" or "rungs" (one answer's stored value)
     where: str  # the group or row, in words
     kept: int
     true: int
@@ -85,6 +88,7 @@ def counts_check(*, repair: bool = True) -> CountsCheck:
     _check_queue(check, repair=repair)
     _check_stats(check, repair=repair)
     _check_priority(check, repair=repair)
+    _check_rungs(check, repair=repair)
     for line, drift in enumerate(check.drifts):
         if line == LOGGED_LINES:
             logger.error("kept counts drifted: %d more groups or rows not listed",
@@ -221,6 +225,22 @@ def _check_priority(check: CountsCheck, *, repair: bool) -> None:
             check.drifts.append(Drift("priority", f"answer {pk} triage_priority", kept, true))
         if drifted and repair:
             answers_priority_restamp()
+
+
+def _check_rungs(check: CountsCheck, *, repair: bool) -> None:
+    """Every answer's stored "rungs disagree" flag against its recomputation
+    from the judgements and citations: one query for those that differ, two
+    UPDATEs to restamp them. The writers that change it (storing a
+    judgement, re-verifying) hold the answer's row while they recompute, so
+    the restamp writes no stale value over theirs: it waits for their row
+    locks, and sees their rows once they commit."""
+    with transaction.atomic():
+        drifted = answers_rungs_drifted()
+        for pk, kept in drifted:
+            check.drifts.append(Drift("rungs", f"answer {pk} rungs_disagree", int(kept),
+                                      int(not kept)))
+        if drifted and repair:
+            answers_rungs_restamp(answer_ids=[pk for pk, _ in drifted])
 
 
 def _hour_words(hour: datetime) -> str:

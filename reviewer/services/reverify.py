@@ -6,9 +6,9 @@ its sources' text snapshots (with their furniture and document ranges, so
 page rectangles are located again as at submission), never from the
 documents as they are now. What it gets is a new verdict: its verdict
 columns, triage counts and verdict rows change, and the queue's and trends'
-kept counts move with them, in one transaction. What it was served
-(``served_answer``, ``action``) and its reviewers' decisions are history and
-stay as they were.
+kept counts and its "rungs disagree" flag move with them, in one
+transaction. What it was served (``served_answer``, ``action``) and its
+reviewers' decisions are history and stay as they were.
 
 Verdict rows are rewritten in place, so a citation keeps its id (links to
 it, the match labels on it and a decision's unopened failures still point
@@ -54,6 +54,7 @@ from reviewer.services.answers import (
 )
 from reviewer.services.queue_counts import queue_counts_move, queue_key
 from reviewer.services.rows import insert_rows, update_rows
+from reviewer.services.rungs import answers_rungs_restamp
 from reviewer.services.stats import stats_increments, stats_move_answers
 from reviewer.severity import OUTCOME_COLUMNS, triage_priority
 from verification import VerificationConfig, verify_answer
@@ -199,6 +200,9 @@ def _store(verified_answers: dict[int, Answer],
     insert_rows(VerdictRecord, records)
     queue_counts_move(remove=queue_before, add=queue_after)
     stats_move_answers(stats_moves)
+    # New outcomes, or citations replaced (their judgements kept without
+    # one): whether the rungs disagree is recomputed from the rows as now.
+    answers_rungs_restamp(answer_ids=ids)
     return outcomes
 
 

@@ -4,6 +4,7 @@ htmx, bulk assignment for supervisors, and the filtered queue as CSV/JSONL."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -41,7 +42,12 @@ def _context(request: HtmxHttpRequest, filters: TriageFilters,
     user = request.user
     page = triage_page(filters, user)
     now = timezone.now()
+    # Each row links its answer with the queue kept (?queue=...): reversed
+    # once per row and the query quoted once per page, not twice a row in
+    # the template (a page renders 50 rows).
+    keep_queue = "?queue=" + quote(filters.query(page=1), safe="")
     rows = [{"answer": answer, "reason": row_reason(answer),
+             "href": reverse("reviewer:answer", args=[answer.pk]) + keep_queue,
              "deciding": in_review_by_other(answer, user, now=now)} for answer in page.rows]
     judged = judgement_summaries(row["answer"].pk for row in rows)
     for row in rows:

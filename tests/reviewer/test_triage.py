@@ -728,6 +728,45 @@ def test_past_the_cap_the_pager_reads_on_without_a_last_page(
         html_lib.unescape(past.content.decode()))
 
 
+@pytest.mark.parametrize("query", [
+    "coverage_below=90", "coverage_below=90&surface=legal", "coverage_below=90&q=legal",
+    "q=legal", "coverage_below=90&state=any", "q=nothing-matches"])
+def test_the_counts_are_the_same_whatever_the_planner_expects(
+    people: dict[str, Any], surfaces: dict[str, Surface], cap_of_three: int,
+    monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    """Expecting few answers, the GROUP BY comes first and, when it read them
+    all, is the only query; expecting many (or off PostgreSQL), the count
+    comes first. Either way the same total and counts, over the cap or not."""
+    from reviewer.selectors import triage
+
+    for surface in ("chat", "chat", "chat", "legal", "legal"):
+        _make(surface=surfaces[surface], counts={"uncited-claim": 1}, coverage=0.5,
+              text=f"The {surface} answer.")
+    _make(surface=surfaces["legal"], counts={"quote-altered": 1}, text="A legal answer.")
+    sue = people["sue"]
+    filters = TriageFilters.from_query(QueryDict(query), user=sue)
+    results = {}
+    for expected in (0, 10**9):
+        monkeypatch.setattr(triage, "_estimated_rows", lambda answers, rows=expected: rows)
+        with CaptureQueriesContext(connection) as queries:
+            results[expected] = triage_counts(filters, sue)
+        counted_apart = any("COUNT(*)" in q["sql"] and "GROUP BY" not in q["sql"]
+                            for q in queries.captured_queries)
+        grouped = [q for q in queries.captured_queries if "live_groups" in q["sql"]]
+        # At most one GROUP BY over the answers, whichever comes first.
+        assert len(grouped) <= 1
+        if expected == 0:
+            # Read whole by the GROUP BY (at most the cap): no count beside it.
+            kept_by_filters = triage._unfaceted(filters, sue).count()
+            assert counted_apart == (kept_by_filters > cap_of_three)
+        else:
+            assert counted_apart
+    assert results[0] == results[10**9]
+    total = triage_queryset(filters, sue).count()
+    assert results[0].total == min(total, cap_of_three)
+
+
 def test_my_queue_past_the_cap_links_the_unassigned_without_a_count(
     client: Any, people: dict[str, Any], cap_of_three: int
 ) -> None:

@@ -361,6 +361,47 @@ def test_postgresql_reads_the_default_queues_from_the_index_without_sorting(
         assert "Sort" not in plan, plan
 
 
+def _index_definition(name: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [name])
+        row = cursor.fetchone()
+    assert row is not None, name
+    return str(row[0])
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="INCLUDE is PostgreSQL's")
+def test_the_per_assignee_queue_index_carries_the_coverage_filters_columns() -> None:
+    """Migration 0030: a count of one reviewer's queue with coverage below X
+    reads the index alone; undone, the index is as the model declares it."""
+    import importlib
+
+    from django.apps import apps
+
+    migration: Any = importlib.import_module(
+        "reviewer.migrations.0030_triage_assigned_covering")
+    order = "(assigned_to_id, review_state, triage_priority DESC, created, id)"
+    covering = _index_definition("answer_triage_assigned")
+    assert order in covering and "INCLUDE (coverage, verdict, deleted_at)" in covering
+    assert "WHERE" in covering and "escalated" in covering
+    with connection.schema_editor() as editor:
+        migration.plain(apps, editor)
+    plain = _index_definition("answer_triage_assigned")
+    assert order in plain and "INCLUDE" not in plain and "escalated" in plain
+    with connection.schema_editor() as editor:
+        migration.covering(apps, editor)
+    assert _index_definition("answer_triage_assigned") == covering
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the column is PostgreSQL's")
+def test_the_search_document_keeps_more_statistics() -> None:
+    """Migration 0031: the planner's estimate of a rare word's matches comes
+    from ten times the default number of lexemes."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT attstattarget FROM pg_attribute WHERE attrelid = "
+                       "'reviewer_answer'::regclass AND attname = 'search_document'")
+        assert cursor.fetchone() == (1000,)
+
+
 def test_the_migrations_backfill_computes_what_the_app_does(make_user: Any) -> None:
     """The migration's one UPDATE (its own SQL: a migration imports no app
     code) stamps every answer, soft-deleted ones too, as Answer.save would."""

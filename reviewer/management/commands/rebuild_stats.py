@@ -1,5 +1,6 @@
 """``manage.py rebuild_stats``: recompute trends' summary table, the triage
-queue's counts and every answer's queue priority from the answers.
+queue's counts and every answer's queue priority and "rungs disagree" flag
+from the answers.
 
 Answers stored through ``answer_submit`` are counted as they arrive; run this
 after importing answers another way, or once after upgrading to a release
@@ -23,12 +24,14 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from reviewer.services.priority import answers_priority_restamp
 from reviewer.services.queue_counts import queue_counts_rebuild
 from reviewer.services.recount import counts_check
+from reviewer.services.rungs import answers_rungs_restamp
 from reviewer.services.stats import stats_rebuild
 
 
 class Command(BaseCommand):
     help = ("Recompute the trends summary table (AnswerStats), the triage queue's counts "
-            "(QueueGroup) and its priorities (Answer.triage_priority) from all answers; with "
+            "(QueueGroup) and its priorities and rungs flags (Answer.triage_priority, "
+            "Answer.rungs_disagree) from all answers; with "
             "--check, first compare and log any drift.")
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -46,7 +49,8 @@ class Command(BaseCommand):
                     "rows (logged above on citeguard.counts); repaired", returncode=1)
             self.stdout.write(f"kept counts match a recount: {check.queue_groups} triage "
                               f"queue groups, {check.stats_rows} trends summary rows, "
-                              f"{check.answers} answers' queue priorities")
+                              f"{check.answers} answers' queue priorities and rungs "
+                              "disagree flags")
             return
         rows = stats_rebuild()
         self.stdout.write(f"trends summary rebuilt: {rows} rows (hour × surface × model)")
@@ -54,3 +58,5 @@ class Command(BaseCommand):
         self.stdout.write(f"triage queue counts rebuilt: {groups} groups")
         restamped = answers_priority_restamp()
         self.stdout.write(f"triage queue priorities restamped: {restamped} answers changed")
+        flagged = answers_rungs_restamp()
+        self.stdout.write(f"triage rungs disagree flags restamped: {flagged} answers changed")
