@@ -1,4 +1,4 @@
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -7,6 +7,7 @@ import pytest
 from django.conf import LazySettings
 
 from tests.factories import BuiltPdf, build_report
+from tests.judges import answer, loopback_chat
 
 
 @pytest.fixture(autouse=True)
@@ -117,3 +118,23 @@ def document(report_pdf: BuiltPdf, django_capture_on_commit_callbacks: Any) -> A
     created.refresh_from_db()
     assert created.status == Document.Status.READY
     return created
+
+
+@pytest.fixture
+def fresh_judges() -> Iterator[None]:
+    """The semantic stage's judge built afresh for the test (it is cached per
+    process, keyed by the settings a test changes)."""
+    from reviewer.services import judgements as stage
+
+    stage._judge.cache_clear()
+    yield
+    stage._judge.cache_clear()
+
+
+@pytest.fixture
+def judge_chat(settings: LazySettings, fresh_judges: None) -> Iterator[Any]:
+    """The stage on, through a loopback chat server whose script a test sets."""
+    with loopback_chat(answer("supported")) as server:
+        settings.CITEGUARD_JUDGE = {"BACKEND": "chat", "MODEL_DIR": "", "URL": server.url,
+                                    "MODEL": "judge-m", "API_KEY_ENV": ""}
+        yield server

@@ -4,7 +4,6 @@ review page, in triage (with the "rungs disagree" filter) and in trends."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from io import StringIO
 from pathlib import Path
@@ -17,9 +16,9 @@ from django.utils import timezone
 from reviewer.models import Answer, CitationVerdict, Judgement, Surface
 from reviewer.services import judgements as stage
 from reviewer.services.answers import answer_submit
-from tests.judges import Reply, answer, build_tiny_nli, loopback_chat
+from tests.judges import Reply, answer, build_tiny_nli
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_judges")]
 
 SOURCE = ("Employer match vests after two years of service. The plan pays an annual bonus. "
           "A fee is charged on withdrawals.")
@@ -29,22 +28,6 @@ PASSING = ('The plan says "Employer match vests after two years of service" [S1]
            'It notes "A fee is charged on withdrawals" [S1].')
 #: The same with a marker the model was never given: flagged.
 FLAGGED = PASSING + ' Bonuses are tax free [S9].'
-
-
-@pytest.fixture(autouse=True)
-def _fresh_judges() -> Iterator[None]:
-    stage._judge.cache_clear()
-    yield
-    stage._judge.cache_clear()
-
-
-@pytest.fixture
-def chat(settings: Any) -> Iterator[Any]:
-    """The stage on, through a loopback chat server whose script a test sets."""
-    with loopback_chat(answer("supported")) as server:
-        settings.CITEGUARD_JUDGE = {"BACKEND": "chat", "MODEL_DIR": "", "URL": server.url,
-                                    "MODEL": "judge-m", "API_KEY_ENV": ""}
-        yield server
 
 
 def surface(name: str = "benefits", **fields: Any) -> Surface:
@@ -64,19 +47,19 @@ def submit(capture: Any, text: str, surface_name: str = "benefits", source: str 
 # ---- which answers --------------------------------------------------------------
 
 def test_a_passing_answer_is_judged_only_when_sampled(
-        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=0.0)
     skipped = submit(django_capture_on_commit_callbacks, PASSING)
     assert skipped.verdict == "pass" and not Judgement.objects.filter(answer=skipped).exists()
-    assert chat.requests == []
+    assert judge_chat.requests == []
     surface(judge_sample_rate=1.0)
     judged = submit(django_capture_on_commit_callbacks, PASSING)
     assert Judgement.objects.filter(answer=judged).count() == 3
-    assert len(chat.requests) == 3
+    assert len(judge_chat.requests) == 3
 
 
 def test_a_flagged_answer_and_a_high_stakes_one_are_always_judged(
-        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=0.0)
     flagged = submit(django_capture_on_commit_callbacks, FLAGGED)
     assert flagged.verdict != "pass"
@@ -89,13 +72,13 @@ def test_a_flagged_answer_and_a_high_stakes_one_are_always_judged(
 
 
 def test_the_stage_is_off_without_a_budget_or_a_configured_judge(
-        chat: Any, settings: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, settings: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_calls_per_hour=0, high_stakes=True)
     submit(django_capture_on_commit_callbacks, FLAGGED)
     settings.CITEGUARD_JUDGE = {**settings.CITEGUARD_JUDGE, "BACKEND": "off"}
     surface(judge_calls_per_hour=100, high_stakes=True)
     submit(django_capture_on_commit_callbacks, FLAGGED)
-    assert not Judgement.objects.exists() and chat.requests == []
+    assert not Judgement.objects.exists() and judge_chat.requests == []
 
 
 def test_sampling_is_deterministic_per_answer_and_near_its_rate() -> None:
@@ -109,9 +92,9 @@ def test_sampling_is_deterministic_per_answer_and_near_its_rate() -> None:
 # ---- results, never the verdict ---------------------------------------------------
 
 def test_results_are_stored_per_citation_and_the_verdict_is_untouched(
-        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=1.0)
-    chat.script[:] = [answer("supported", "Employer match vests after two years of service."),
+    judge_chat.script[:] = [answer("supported", "Employer match vests after two years of service."),
                       answer("contradicted", "The plan pays an annual bonus."),
                       answer("not enough information", None)]
     judged = submit(django_capture_on_commit_callbacks, PASSING)
@@ -122,7 +105,8 @@ def test_results_are_stored_per_citation_and_the_verdict_is_untouched(
     assert rows[1].judge == "chat" and rows[1].model_id == "loopback-judge-1"
     assert rows[1].latency_ms is not None and rows[1].attempts == 1
     # The premise sent is the quote's sentence in the source; the hypothesis the sentence.
-    assert "PASSAGE:\nThe plan pays an annual bonus." in chat.requests[1]["messages"][1]["content"]
+    sent = judge_chat.requests[1]["messages"][1]["content"]
+    assert "PASSAGE:\nThe plan pays an annual bonus." in sent
     judged.refresh_from_db()
     assert judged.verdict == "pass" and judged.counts["verified"] == 3
     assert set(CitationVerdict.objects.filter(answer=judged).values_list("outcome", flat=True)
@@ -130,9 +114,9 @@ def test_results_are_stored_per_citation_and_the_verdict_is_untouched(
 
 
 def test_invented_evidence_is_recorded_and_the_models_answer_discarded(
-        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=1.0)
-    chat.script[:] = [answer("contradicted", "Employer match vests after five years.")]
+    judge_chat.script[:] = [answer("contradicted", "Employer match vests after five years.")]
     judged = submit(django_capture_on_commit_callbacks, PASSING)
     rows = list(Judgement.objects.filter(answer=judged))
     assert len(rows) == 3 and {row.error for row in rows} == {"invented-evidence"}
@@ -142,27 +126,27 @@ def test_invented_evidence_is_recorded_and_the_models_answer_discarded(
 
 
 def test_a_429_is_retried_within_the_run(
-        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=1.0)
-    chat.script[:] = [Reply(status=429, body=b"busy", headers={"Retry-After": "0"}),
+    judge_chat.script[:] = [Reply(status=429, body=b"busy", headers={"Retry-After": "0"}),
                       answer("supported")]
     judged = submit(django_capture_on_commit_callbacks, PASSING)
     first = Judgement.objects.filter(answer=judged).order_by("citation__position").first()
     assert first is not None and first.label == "supported" and first.attempts == 2
-    assert len(chat.requests) == 4  # the 429, then one call per citation
+    assert len(judge_chat.requests) == 4  # the 429, then one call per citation
 
 
 def test_errors_are_recorded_and_tried_again_later(
-        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=1.0)
-    chat.script[:] = [Reply(status=503, body=b"down")]
+    judge_chat.script[:] = [Reply(status=503, body=b"down")]
     judged = submit(django_capture_on_commit_callbacks, PASSING)
     rows = list(Judgement.objects.filter(answer=judged))
     assert {row.error for row in rows} == {"unavailable"}
     assert all(row.attempts == stage.MAX_ATTEMPTS and "HTTP 503" in row.error_message
                for row in rows)
     assert stage.judgements_pending() == [judged.pk]
-    chat.script[:] = [answer("supported")]
+    judge_chat.script[:] = [answer("supported")]
     call_command("judge_pending", stdout=(out := StringIO()))
     assert "3 judged" in out.getvalue()
     assert Judgement.objects.filter(answer=judged).exclude(label="").count() == 3
@@ -170,34 +154,34 @@ def test_errors_are_recorded_and_tried_again_later(
 
 
 def test_a_pair_longer_than_the_surface_allows_is_not_sent_and_says_why(
-        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=1.0, judge_max_chars=40)
     judged = submit(django_capture_on_commit_callbacks, PASSING)
     rows = list(Judgement.objects.filter(answer=judged))
-    assert {row.error for row in rows} == {"too-long"} and chat.requests == []
+    assert {row.error for row in rows} == {"too-long"} and judge_chat.requests == []
     assert "at most 40 per call" in rows[0].error_message
 
 
 # ---- the budget -----------------------------------------------------------------
 
 def test_the_calls_per_hour_hold_and_the_rest_waits_for_a_later_run(
-        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, django_capture_on_commit_callbacks: Any) -> None:
     benefits = surface(judge_sample_rate=1.0, judge_calls_per_hour=2)
     judged = submit(django_capture_on_commit_callbacks, PASSING)
     rows = list(Judgement.objects.filter(answer=judged).order_by("citation__position"))
     assert [row.label or row.error for row in rows] == ["supported", "supported", "over-budget"]
-    assert len(chat.requests) == 2 and stage.surface_calls_last_hour(benefits) == 2
+    assert len(judge_chat.requests) == 2 and stage.surface_calls_last_hour(benefits) == 2
     # Another answer in the same hour: nothing is sent, all of it waits.
     second = submit(django_capture_on_commit_callbacks, PASSING, external_id="second")
     assert set(Judgement.objects.filter(answer=second).values_list("error", flat=True)
                ) == {"over-budget"}
-    assert len(chat.requests) == 2
+    assert len(judge_chat.requests) == 2
     assert stage.judgements_pending() == sorted([judged.pk, second.pk])
     # An hour later the budget is back: the waiting citations are judged, two per hour.
     Judgement.objects.update(created=timezone.now() - timedelta(hours=2))
     call_command("judge_pending", stdout=(out := StringIO()))
     assert "2 judged, 2 still waiting" in out.getvalue()
-    assert len(chat.requests) == 4
+    assert len(judge_chat.requests) == 4
     assert Judgement.objects.filter(answer=judged).exclude(label="").count() == 3
 
 
@@ -220,30 +204,30 @@ def test_the_onnx_backend_judges_through_the_same_task(
 
 
 def test_a_missing_key_variable_is_recorded_as_a_setup_error(
-        chat: Any, settings: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, settings: Any, django_capture_on_commit_callbacks: Any) -> None:
     settings.CITEGUARD_JUDGE = {**settings.CITEGUARD_JUDGE,
                                 "API_KEY_ENV": "CITEGUARD_TEST_NO_SUCH_KEY"}
     surface(judge_sample_rate=1.0)
     judged = submit(django_capture_on_commit_callbacks, PASSING)
     rows = list(Judgement.objects.filter(answer=judged))
-    assert {row.error for row in rows} == {"setup"} and chat.requests == []
+    assert {row.error for row in rows} == {"setup"} and judge_chat.requests == []
     assert "CITEGUARD_TEST_NO_SUCH_KEY" in rows[0].error_message
 
 
 # ---- where people see it ----------------------------------------------------------------
 
-def _contradicted_and_supported(chat: Any, capture: Any) -> tuple[Answer, Answer]:
+def _contradicted_and_supported(judge_chat: Any, capture: Any) -> tuple[Answer, Answer]:
     surface(judge_sample_rate=1.0)
-    chat.script[:] = [answer("contradicted")]
+    judge_chat.script[:] = [answer("contradicted")]
     disputed = submit(capture, PASSING, external_id="disputed")
-    chat.script[:] = [answer("supported")]
+    judge_chat.script[:] = [answer("supported")]
     agreed = submit(capture, PASSING, external_id="agreed")
     return disputed, agreed
 
 
 def test_the_review_panel_shows_the_models_layer(
-        chat: Any, logged_in: Any, django_capture_on_commit_callbacks: Any) -> None:
-    disputed, _ = _contradicted_and_supported(chat, django_capture_on_commit_callbacks)
+        judge_chat: Any, logged_in: Any, django_capture_on_commit_callbacks: Any) -> None:
+    disputed, _ = _contradicted_and_supported(judge_chat, django_capture_on_commit_callbacks)
     citation = CitationVerdict.objects.filter(answer=disputed).order_by("position").first()
     assert citation is not None
     html = logged_in.get(f"/answers/{disputed.pk}/?citation={citation.pk}",
@@ -260,9 +244,9 @@ def test_the_review_panel_shows_the_models_layer(
 
 
 def test_the_review_panel_says_when_the_model_could_not_judge(
-        chat: Any, logged_in: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, logged_in: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=1.0)
-    chat.script[:] = [answer("supported", "Invented words not in the passage at all.")]
+    judge_chat.script[:] = [answer("supported", "Invented words not in the passage at all.")]
     judged = submit(django_capture_on_commit_callbacks, PASSING)
     citation = CitationVerdict.objects.filter(answer=judged).first()
     assert citation is not None
@@ -273,8 +257,8 @@ def test_the_review_panel_says_when_the_model_could_not_judge(
 
 
 def test_triage_shows_the_model_column_and_filters_where_the_rungs_disagree(
-        chat: Any, logged_in: Any, django_capture_on_commit_callbacks: Any) -> None:
-    disputed, agreed = _contradicted_and_supported(chat, django_capture_on_commit_callbacks)
+        judge_chat: Any, logged_in: Any, django_capture_on_commit_callbacks: Any) -> None:
+    disputed, agreed = _contradicted_and_supported(judge_chat, django_capture_on_commit_callbacks)
     html = logged_in.get("/triage/?state=any").content.decode()
     assert f'data-answer="{disputed.pk}"' in html and f'data-answer="{agreed.pk}"' in html
     assert "model: contradicted" in html and "model: supported" in html
@@ -285,10 +269,10 @@ def test_triage_shows_the_model_column_and_filters_where_the_rungs_disagree(
 
 
 def test_a_flagged_citation_the_model_supports_is_a_disagreement_too(
-        chat: Any, logged_in: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, logged_in: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=0.0)
     altered = ('The plan says "Employer match vests after three years of service" [S1].')
-    chat.script[:] = [answer("supported", "Employer match vests after two years of service.")]
+    judge_chat.script[:] = [answer("supported", "Employer match vests after two years of service.")]
     flagged = submit(django_capture_on_commit_callbacks, altered)
     assert flagged.verdict != "pass"
     assert Judgement.objects.get(answer=flagged).label == "supported"
@@ -297,8 +281,9 @@ def test_a_flagged_citation_the_model_supports_is_a_disagreement_too(
 
 
 def test_trends_count_judgements_per_judge_and_label(
-        chat: Any, client: Any, make_user: Any, django_capture_on_commit_callbacks: Any) -> None:
-    _contradicted_and_supported(chat, django_capture_on_commit_callbacks)
+        judge_chat: Any, client: Any, make_user: Any,
+        django_capture_on_commit_callbacks: Any) -> None:
+    _contradicted_and_supported(judge_chat, django_capture_on_commit_callbacks)
     client.force_login(make_user("sup", "supervisor"))
     html = client.get("/trends/").content.decode()
     assert "Model judgements" in html
@@ -307,7 +292,7 @@ def test_trends_count_judgements_per_judge_and_label(
 
 
 def test_re_verifying_keeps_the_judgements_and_their_calls_count_against_the_budget(
-        chat: Any, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, django_capture_on_commit_callbacks: Any) -> None:
     surface(judge_sample_rate=1.0, judge_calls_per_hour=5)
     judged = submit(django_capture_on_commit_callbacks, PASSING)
     assert Judgement.objects.filter(answer=judged).count() == 3

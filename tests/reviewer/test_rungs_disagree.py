@@ -8,7 +8,6 @@ answers as the definition it stands for (an EXISTS over the judgements)."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
 from io import StringIO
 from typing import Any
 
@@ -21,15 +20,14 @@ from django.utils import timezone
 from reviewer.models import Answer, CitationVerdict, Judgement, Surface
 from reviewer.selectors.judgements import answers_disagreeing
 from reviewer.selectors.triage import TriageFilters, triage_queryset
-from reviewer.services import judgements as stage
 from reviewer.services import reverify
 from reviewer.services.answers import answer_submit
 from reviewer.services.recount import counts_check
 from reviewer.services.reverify import answer_reverify
 from reviewer.services.rungs import answers_rungs_drifted, answers_rungs_restamp
-from tests.judges import Reply, answer, loopback_chat
+from tests.judges import Reply, answer
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fresh_judges")]
 
 SOURCE = ("The employer matches contributions up to five percent of salary after one full year "
           "of continuous service. Employees may not withdraw matched funds before age fifty-nine.")
@@ -41,31 +39,17 @@ VERIFIED = f'The plan says "{EXACT}" [S1].'
 ALTERED = 'The plan says "Employees may not withdraw matched funds before age sixty" [S1].'
 
 
-@pytest.fixture(autouse=True)
-def _fresh_judges() -> Iterator[None]:
-    stage._judge.cache_clear()
-    yield
-    stage._judge.cache_clear()
-
-
-@pytest.fixture
-def chat(settings: Any) -> Iterator[Any]:
-    with loopback_chat(answer("supported")) as server:
-        settings.CITEGUARD_JUDGE = {"BACKEND": "chat", "MODEL_DIR": "", "URL": server.url,
-                                    "MODEL": "judge-m", "API_KEY_ENV": ""}
-        yield server
-
-
 @pytest.fixture
 def legal() -> Surface:
     return Surface.objects.create(name="legal", threshold=0.85, judge_calls_per_hour=1000,
                                   judge_sample_rate=1.0)
 
 
-def judged(capture: Any, chat: Any, text: str, *labels: str | Reply) -> Answer:
+def judged(capture: Any, judge_chat: Any, text: str, *labels: str | Reply) -> Answer:
     """``text`` submitted on legal and judged, the model answering ``labels``
     in citation order (the last repeating)."""
-    chat.script[:] = [label if isinstance(label, Reply) else answer(label) for label in labels]
+    judge_chat.script[:] = [label if isinstance(label, Reply) else answer(label)
+                            for label in labels]
     with capture(execute=True):
         stored = answer_submit(client=None, data={
             "answer": text, "surface": "legal", "sources": [{"marker": "S1", "text": SOURCE}]
@@ -89,13 +73,13 @@ def assert_flags_kept() -> None:
 # ---- storing a judgement ----------------------------------------------------------
 
 def test_storing_a_judgement_sets_the_flag_when_the_rungs_disagree_and_only_then(
-        chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
     capture = django_capture_on_commit_callbacks
-    contradicted = judged(capture, chat, VERIFIED, "contradicted")  # passed, model: no
-    supported = judged(capture, chat, VERIFIED, "supported")  # both agree
-    altered_supported = judged(capture, chat, ALTERED, "supported")  # failed, model: yes
-    altered_contradicted = judged(capture, chat, ALTERED, "contradicted")  # both agree
-    unsure = judged(capture, chat, VERIFIED, "not enough information")
+    contradicted = judged(capture, judge_chat, VERIFIED, "contradicted")  # passed, model: no
+    supported = judged(capture, judge_chat, VERIFIED, "supported")  # both agree
+    altered_supported = judged(capture, judge_chat, ALTERED, "supported")  # failed, model: yes
+    altered_contradicted = judged(capture, judge_chat, ALTERED, "contradicted")  # both agree
+    unsure = judged(capture, judge_chat, VERIFIED, "not enough information")
     assert CitationVerdict.objects.get(answer=altered_supported).outcome == "quote-altered"
     assert [flag(a) for a in (contradicted, supported, altered_supported,
                               altered_contradicted, unsure)] == [True, False, True, False, False]
@@ -106,13 +90,13 @@ def test_storing_a_judgement_sets_the_flag_when_the_rungs_disagree_and_only_then
 
 
 def test_a_later_judgement_of_an_answer_sets_the_flag_an_error_had_left_unset(
-        chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
-    failed = judged(django_capture_on_commit_callbacks, chat, VERIFIED,
+        judge_chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
+    failed = judged(django_capture_on_commit_callbacks, judge_chat, VERIFIED,
                     Reply(status=503, body=b"down"))
     assert set(Judgement.objects.filter(answer=failed).values_list("error", flat=True)
                ) == {"unavailable"}
     assert not flag(failed)
-    chat.script[:] = [answer("contradicted")]
+    judge_chat.script[:] = [answer("contradicted")]
     call_command("judge_pending", stdout=StringIO())
     assert Judgement.objects.filter(answer=failed, label="contradicted").exists()
     assert flag(failed)
@@ -130,8 +114,8 @@ FUZZY_ANSWER = f'The plan says "{FUZZY}" [S1]. It adds "{EXACT}" [S1].'
 
 
 def test_re_verifying_a_contradicted_citation_into_a_failing_one_clears_the_flag(
-        chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
-    disputed = judged(django_capture_on_commit_callbacks, chat, FUZZY_ANSWER,
+        judge_chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
+    disputed = judged(django_capture_on_commit_callbacks, judge_chat, FUZZY_ANSWER,
                       "contradicted", "supported")
     assert _outcomes(disputed) == ["verified-fuzzy", "verified"]
     assert flag(disputed)  # the check passes the fuzzy quote, the model contradicts it
@@ -144,23 +128,23 @@ def test_re_verifying_a_contradicted_citation_into_a_failing_one_clears_the_flag
 
 
 def test_re_verifying_a_supported_citation_into_a_failing_one_sets_the_flag(
-        chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
-    agreed = judged(django_capture_on_commit_callbacks, chat, FUZZY_ANSWER, "supported")
+        judge_chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
+    agreed = judged(django_capture_on_commit_callbacks, judge_chat, FUZZY_ANSWER, "supported")
     assert not flag(agreed)
     outcome = answer_reverify(answer=agreed, threshold=0.92)
     assert outcome.outcomes_changed == 1
     assert flag(agreed)  # the check fails the quote now, the model supported it
     # Another answer re-verified beside it keeps its own flag.
-    other = judged(django_capture_on_commit_callbacks, chat, VERIFIED, "contradicted")
+    other = judged(django_capture_on_commit_callbacks, judge_chat, VERIFIED, "contradicted")
     reverify.answers_reverify(answer_ids=[agreed.pk, other.pk], threshold=0.85)
     assert (flag(agreed), flag(other)) == (False, True)
     assert_flags_kept()
 
 
 def test_citations_replaced_by_a_re_verification_no_longer_make_the_rungs_disagree(
-        chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any,
+        judge_chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    disputed = judged(django_capture_on_commit_callbacks, chat, VERIFIED, "contradicted")
+    disputed = judged(django_capture_on_commit_callbacks, judge_chat, VERIFIED, "contradicted")
     assert flag(disputed)
     # As when another library version splits the answer differently.
     monkeypatch.setattr(reverify, "_same_layout", lambda old, new: False)
@@ -174,14 +158,14 @@ def test_citations_replaced_by_a_re_verification_no_longer_make_the_rungs_disagr
 # ---- the triage filter --------------------------------------------------------------------
 
 def test_the_filter_keeps_the_answers_the_definition_keeps(
-        chat: Any, legal: Surface, make_user: Any,
+        judge_chat: Any, legal: Surface, make_user: Any,
         django_capture_on_commit_callbacks: Any) -> None:
     capture = django_capture_on_commit_callbacks
     for text, label in ((VERIFIED, "contradicted"), (VERIFIED, "supported"),
                         (ALTERED, "supported"), (ALTERED, "contradicted"),
                         (FUZZY_ANSWER, "contradicted"), (FUZZY_ANSWER, "supported"),
                         (ALTERED, "not enough information")):
-        judged(capture, chat, text, label)
+        judged(capture, judge_chat, text, label)
     answer_submit(client=None, data={"answer": ALTERED, "surface": "legal",
                                      "sources": [{"marker": "S1", "text": SOURCE}]})
     boss = make_user("boss", "supervisor")
@@ -200,10 +184,10 @@ def test_the_filter_keeps_the_answers_the_definition_keeps(
 # ---- writes around the services, the recount, the migration ---------------------------------
 
 def test_the_recount_finds_a_flag_written_around_the_services_and_repairs_it(
-        chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
     capture = django_capture_on_commit_callbacks
-    disputed = judged(capture, chat, VERIFIED, "contradicted")
-    agreed = judged(capture, chat, VERIFIED, "supported")
+    disputed = judged(capture, judge_chat, VERIFIED, "contradicted")
+    agreed = judged(capture, judge_chat, VERIFIED, "supported")
     assert not counts_check().drifted
     # Around the services: a citation's outcome changed in place.
     CitationVerdict.objects.filter(answer=agreed).update(outcome="quote-altered")
@@ -224,9 +208,9 @@ def test_the_recount_finds_a_flag_written_around_the_services_and_repairs_it(
 
 
 def test_the_migration_fills_the_flag_as_the_services_keep_it(
-        chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
+        judge_chat: Any, legal: Surface, django_capture_on_commit_callbacks: Any) -> None:
     capture = django_capture_on_commit_callbacks
-    answers = [judged(capture, chat, text, label)
+    answers = [judged(capture, judge_chat, text, label)
                for text, label in ((VERIFIED, "contradicted"), (VERIFIED, "supported"),
                                    (ALTERED, "supported"), (ALTERED, "contradicted"),
                                    (FUZZY_ANSWER, "contradicted"))]
