@@ -584,8 +584,12 @@ def _cut_at_walls(line: Line, walls: list[float]) -> list[Line] | None:
     boxes = line.boxes
     cuts = []
     for wall in walls:
-        # The first character whose middle is right of the wall.
-        k = next(i for i in range(len(line.text)) if boxes[4 * i] + boxes[4 * i + 2] > 2 * wall)
+        # The first character whose middle is right of the wall; none, or
+        # the first of all, and the wall crosses the glyph at that end.
+        k = next((i for i in range(len(line.text)) if boxes[4 * i] + boxes[4 * i + 2] > 2 * wall),
+                 len(line.text))
+        if k in (0, len(line.text)):
+            return None
         left = k - 1
         while left > 0 and line.text[left].isspace():
             left -= 1

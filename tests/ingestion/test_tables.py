@@ -609,3 +609,11 @@ def test_heads_over_two_lines_above_the_first_rule_read_each_column_whole() -> N
     for row in _RAIN_ROWS:
         start, end = _verified_range(doc, " ".join(row))
         assert " ".join(doc.text[start:end].split()) == " ".join(row)
+
+
+def test_a_wall_through_a_lines_first_or_last_glyph_is_not_cut() -> None:
+    # A wide last glyph whose middle is left of the wall, a wide first one
+    # whose middle is right of it: the wall crosses them, and nothing is cut.
+    line = _line("AB", 100.0, advance=12.0)  # "A" 100-111.5, "B" 112-123.5
+    assert _cut_at_walls(line, [119.0]) is None
+    assert _cut_at_walls(line, [104.0]) is None
