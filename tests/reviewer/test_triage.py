@@ -8,6 +8,7 @@ import csv
 import html as html_lib
 import io
 import json
+import unicodedata
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -152,6 +153,47 @@ def test_by_default_the_queue_holds_what_needs_a_human(client: Any,
     escalated.refresh_from_db()
     assert triage_next(escalated, filters, people["sue"]) == second.pk
     assert triage_next(second, filters, people["sue"]) == failing.pk
+
+
+def test_each_row_says_its_answer_in_words(client: Any, people: dict[str, Any],
+                                          surfaces: dict[str, Surface]) -> None:
+    """The row's cells, made in the view (not by template filters): a long
+    question cut at 100 characters, a short one whole, coverage rounded to a
+    percent, no surface or model as a dash, the age and its exact time, the
+    state and the assignee in words, and the link with the queue kept."""
+    import re
+
+    long_question = "Which dose applies " + "in renal impairment " * 8 + "?"
+    cut = _make(counts={"quote-altered": 1}, coverage=0.876, surface=surfaces["legal"],
+                question=long_question, age_days=3.2, assigned_to=people["rita"])
+    whole = _make(verdict="flag", counts={"uncited-claim": 1}, coverage=0.5, model="",
+                  question="Is it licensed?", age_days=0.5)
+    html = _get(client, people["sue"], surface="", model="").content.decode()
+    rows = {int(pk): row for pk, row in re.findall(
+        r'<tr class="severity-\d" data-answer="(\d+)">(.*?)</tr>', html, re.S)}
+
+    def cells(pk: int) -> list[str]:
+        return [re.sub(r"<[^>]+>|[ \n]+", " ", cell).strip(" ")
+                for cell in re.findall(r"<td[^>]*>(.*?)</td>", rows[pk], re.S)]
+
+    created = timezone.localtime(Answer.objects.get(pk=cut.pk).created)
+    assert cells(cut.pk) == [
+        "", str(cut.pk), "1 altered · coverage 88%", long_question[:99] + "…", "Fail", "88%", "legal",
+        "model-a", "—", "3\xa0days, 4\xa0hours", "Pending", "rita"]
+    assert f'<time datetime="{created.isoformat()}" title="{created:%Y-%m-%d %H:%M}">' in rows[cut.pk]
+    assert cells(whole.pk)[3:10] == [
+        "Is it licensed?", "Flag", "50%", "—", "—", "—", "12\xa0hours"]
+    assert cells(whole.pk)[-1] == "unassigned"
+    assert f'<a href="/answers/{whole.pk}/?queue=">{whole.pk}</a>' in rows[whole.pk]
+    # Beyond ASCII the cut counts characters as a reader sees them: composed
+    # (NFC), a combining accent taking no room; one day is a day.
+    accented = "Quelle dose s’applique en cas d’insuffisance re\u0301nale se\u0301ve\u0300re " * 3
+    french = _make(counts={"quote-altered": 1}, question=accented, age_days=1.01)
+    html = _get(client, people["sue"]).content.decode()
+    rows = {int(pk): row for pk, row in re.findall(
+        r'<tr class="severity-\d" data-answer="(\d+)">(.*?)</tr>', html, re.S)}
+    assert cells(french.pk)[3] == unicodedata.normalize("NFC", accented)[:99] + "…"
+    assert len(accented[:99]) == 99 and cells(french.pk)[9] == "1\xa0day"
 
 
 # ---- each filter -------------------------------------------------------------
