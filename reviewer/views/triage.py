@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from reviewer.models import Answer
 from reviewer.selectors.judgements import judgement_summaries
 from reviewer.selectors.triage import (
+    COUNT_CAP,
     EXPORT_COLUMNS,
     TriageFilters,
     row_reason,
@@ -152,6 +153,7 @@ def _context(request: HtmxHttpRequest, filters: TriageFilters,
         "unassigned_query": filters.query(assignee="none", page=1),
         "filters": filters, "page": page, "rows": rows, "facets": page.facets,
         "query": filters.query(page=1), "page_query": filters.query(page=page.number),
+        "exact_query": filters.query(exact=True, page=1), "count_cap": COUNT_CAP,
         "prev_query": filters.query(page=page.number - 1),
         "next_query": filters.query(page=page.number + 1),
         "can_assign": can_assign, "can_export": user.has_perm("reviewer.export_answers"),

@@ -8,6 +8,7 @@ import csv
 import html as html_lib
 import io
 import json
+import re
 import unicodedata
 from datetime import timedelta
 from typing import Any
@@ -178,9 +179,10 @@ def test_each_row_says_its_answer_in_words(client: Any, people: dict[str, Any],
 
     created = timezone.localtime(Answer.objects.get(pk=cut.pk).created)
     assert cells(cut.pk) == [
-        "", str(cut.pk), "1 altered · coverage 88%", long_question[:99] + "…", "Fail", "88%", "legal",
-        "model-a", "—", "3\xa0days, 4\xa0hours", "Pending", "rita"]
-    assert f'<time datetime="{created.isoformat()}" title="{created:%Y-%m-%d %H:%M}">' in rows[cut.pk]
+        "", str(cut.pk), "1 altered · coverage 88%", long_question[:99] + "…", "Fail", "88%",
+        "legal", "model-a", "—", "3\xa0days, 4\xa0hours", "Pending", "rita"]
+    time_tag = f'<time datetime="{created.isoformat()}" title="{created:%Y-%m-%d %H:%M}">'
+    assert time_tag in rows[cut.pk]
     assert cells(whole.pk)[3:10] == [
         "Is it licensed?", "Flag", "50%", "—", "—", "—", "12\xa0hours"]
     assert cells(whole.pk)[-1] == "unassigned"
@@ -777,9 +779,10 @@ def test_the_counts_are_the_same_whatever_the_planner_expects(
     people: dict[str, Any], surfaces: dict[str, Surface], cap_of_three: int,
     monkeypatch: pytest.MonkeyPatch, query: str
 ) -> None:
-    """Expecting few answers, the GROUP BY comes first and, when it read them
-    all, is the only query; expecting many (or off PostgreSQL), the count
-    comes first. Either way the same total and counts, over the cap or not."""
+    """Asked to count exactly: expecting few answers, the GROUP BY comes
+    first and, when it read them all, is the only query; expecting many (or
+    off PostgreSQL), the count comes first. Either way the same total and
+    counts, over the cap or not."""
     from reviewer.selectors import triage
 
     for surface in ("chat", "chat", "chat", "legal", "legal"):
@@ -787,7 +790,7 @@ def test_the_counts_are_the_same_whatever_the_planner_expects(
               text=f"The {surface} answer.")
     _make(surface=surfaces["legal"], counts={"quote-altered": 1}, text="A legal answer.")
     sue = people["sue"]
-    filters = TriageFilters.from_query(QueryDict(query), user=sue)
+    filters = TriageFilters.from_query(QueryDict(query + "&count=exact"), user=sue)
     results = {}
     for expected in (0, 10**9):
         monkeypatch.setattr(triage, "_estimated_rows", lambda answers, rows=expected: rows)
@@ -821,3 +824,123 @@ def test_my_queue_past_the_cap_links_the_unassigned_without_a_count(
     assert "1 assigned to you — " in html
     assert ('<a href="?assignee=none&coverage_below=90" '
             'hx-get="?assignee=none&coverage_below=90">unassigned answers</a>') in html
+
+
+# ---- past the exact-count limit: the planner's estimate ------------------------
+
+@pytest.fixture
+def estimate_limit_of_three(monkeypatch: pytest.MonkeyPatch) -> None:
+    from reviewer.selectors import triage
+
+    monkeypatch.setattr(triage, "EXACT_COUNT_LIMIT", 3)
+    monkeypatch.setattr(triage, "PAGE_SIZE", 2)
+
+
+def _planner_expects(monkeypatch: pytest.MonkeyPatch, rows: int) -> None:
+    from reviewer.selectors import triage
+
+    monkeypatch.setattr(triage, "_estimated_rows", lambda answers: rows)
+
+
+def test_past_the_exact_limit_the_total_is_the_estimate_and_nothing_is_counted(
+    client: Any, people: dict[str, Any], surfaces: dict[str, Surface],
+    estimate_limit_of_three: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = [_make(surface=surfaces["chat"], counts={"uncited-claim": 1}, coverage=0.5,
+                     age_days=10 - i) for i in range(7)]
+    _make(surface=surfaces["legal"], counts={"quote-altered": 1})  # full coverage: kept out
+    sue = people["sue"]
+    _planner_expects(monkeypatch, 120)
+
+    filters = TriageFilters.from_query(QueryDict("coverage_below=90"), user=sue)
+    with CaptureQueriesContext(connection) as queries:
+        counts = triage_counts(filters, sue)
+    assert (counts.total, counts.estimated, counts.counted) == (120, True, False)
+    # Neither the GROUP BY over the answers nor a count of them ran.
+    assert not [q for q in queries.captured_queries
+                if "live_groups" in q["sql"] or "COUNT(*)" in q["sql"]]
+    assert all(value.count is None for values in counts.facets.values() for value in values)
+
+    first = _get(client, sue, coverage_below="90")
+    html = html_lib.unescape(first.content.decode())
+    assert '<span class="triage-total" id="triage-total">about 120 answers</span>' in html
+    assert ("Counts per value are not shown: the coverage filter keeps more than 3 answers "
+            "by PostgreSQL's estimate, too many to count on every change.") in html
+    assert ('<a href="?coverage_below=90&count=exact" hx-get="?coverage_below=90&count=exact" '
+            'id="count-exactly">Count exactly</a>') in html
+    assert '<option value="chat">chat</option>' in html  # offered, not counted
+    assert "page 1 of about 60 · answers 1–2 of about 120" in html
+    assert _ids(first) == [answers[0].pk, answers[1].pk]
+    assert 'href="?coverage_below=90&page=2"' in html
+
+    # The last page knows the total: said exactly, with no next page.
+    last = _get(client, sue, coverage_below="90", page="4")
+    html = html_lib.unescape(last.content.decode())
+    assert _ids(last) == [answers[6].pk]
+    assert '<span class="triage-total" id="triage-total">7 answers</span>' in html
+    assert "page 4 of 4 · answers 7–7 of 7" in html and "next →" not in html
+
+    # An estimate below what the pages read hold is raised to it: the planner
+    # expects many answers below 90 %, but a single one of them in the queue.
+    from reviewer.selectors import triage
+
+    monkeypatch.setattr(triage, "_estimated_rows",
+                        lambda answers: 1 if "review_state" in str(answers.query) else 120)
+    html = html_lib.unescape(_get(client, sue, coverage_below="90", page="2").content.decode())
+    assert "answers 3–4 of about 5" in html
+
+
+def test_asked_to_count_exactly_the_page_counts_past_the_limit(
+    client: Any, people: dict[str, Any], surfaces: dict[str, Surface],
+    estimate_limit_of_three: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for _ in range(7):
+        _make(surface=surfaces["chat"], counts={"uncited-claim": 1}, coverage=0.5)
+    sue = people["sue"]
+    _planner_expects(monkeypatch, 120)
+    exact = _get(client, sue, coverage_below="90", count="exact")
+    html = html_lib.unescape(exact.content.decode())
+    assert '<span class="triage-total" id="triage-total">7 answers</span>' in html
+    assert '<option value="chat">chat (7)</option>' in html
+    assert "Count exactly" not in html and "estimate" not in html
+    # Kept while paging, and in each row's link back to the queue.
+    assert 'href="?coverage_below=90&count=exact&page=2"' in html
+    assert "?queue=coverage_below%3D90%26count%3Dexact" in html
+    # A page past the last, asked for by hand, is counted and shown as the last.
+    past = html_lib.unescape(_get(client, sue, coverage_below="90", page="9").content.decode())
+    assert "Ignored page “9”: the queue has 4 pages; showing page 4." in past
+    assert "Ignored count “all”: use exact or leave it out." in html_lib.unescape(
+        _get(client, sue, coverage_below="90", count="all").content.decode())
+
+
+def test_the_kept_counts_are_exact_whatever_the_planner_expects(
+    client: Any, people: dict[str, Any], surfaces: dict[str, Surface],
+    estimate_limit_of_three: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a search, coverage, date or rungs filter the counts are the
+    kept groups' sums: exact and cheap, never estimated."""
+    for _ in range(5):
+        _make(surface=surfaces["chat"], counts={"uncited-claim": 1})
+    _planner_expects(monkeypatch, 10**6)
+    html = html_lib.unescape(_get(client, people["sue"], surface="chat").content.decode())
+    assert '<span class="triage-total" id="triage-total">5 answers</span>' in html
+    assert "estimate" not in html
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the estimate is PostgreSQL's")
+def test_on_postgresql_the_estimate_is_the_planners(
+    client: Any, people: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reviewer.selectors import triage
+
+    monkeypatch.setattr(triage, "EXACT_COUNT_LIMIT", 40)
+    Answer.objects.bulk_create(
+        Answer(verdict="fail", action="flag", coverage=0.5, threshold=0.92, elapsed_ms=1.0,
+               counts={"uncited-claim": 1}, question=f"Question {i}?", text="An answer.",
+               **outcome_columns({"uncited-claim": 1})) for i in range(80))
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE reviewer_answer")
+    html = html_lib.unescape(_get(client, people["sue"], coverage_below="90").content.decode())
+    about = re.search(r'id="triage-total">about (\d+) answers<', html)
+    assert about is not None and 60 <= int(about.group(1)) <= 100, about
+    assert "by PostgreSQL's estimate" in html
