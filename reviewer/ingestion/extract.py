@@ -69,6 +69,7 @@ from reviewer.ingestion.layout import (
     Line,
     attach_markers,
     block_of,
+    margin_line_numbers,
     median,
     page_order,
     side_by_side,
@@ -527,6 +528,8 @@ def order_page(page_lines: list[list[Line]], rules: RuleSource) -> list[Block]:
     OCR share it, so a scanned page reads as its born-digital original."""
     line_height = median([ln.y1 - ln.y0 for lines in page_lines for ln in lines]) or 12.0
     blocks: list[Block] = []
+    # Line numbers in the margin are a column of their own, out of the text's blocks.
+    page_lines = margin_line_numbers(page_lines)
     # A raised footnote marker on a line of its own goes back where it is printed.
     attached = attach_markers(page_lines, line_height)
     for lines in attached:

@@ -652,6 +652,58 @@ def _drop_leading(line: Line, size: int) -> None:
     line.x1, line.y1 = max(line.boxes[2::4]), max(line.boxes[3::4])
 
 
+# Margin line numbers: at least this many on a page, nearly all one more than
+# the one above, their right (or left) edges within this many points.
+_LINE_NUMBERS_MIN = 5
+_LINE_NUMBERS_ALIGN = 3.0
+_LINE_NUMBER = re.compile(r"[0-9]{1,3}")
+
+
+def margin_line_numbers(blocks: list[list[Line]]) -> list[list[Line]]:
+    """A page's margin line numbers (a draft guidance, a bill, pleading
+    paper) each a block of its own, out of the blocks they were read into.
+
+    MuPDF puts a number printed a little before its line into the line's
+    block when the gap is under a line height (FDA's draft guidances: 15
+    points), so the page read ``is not⏎8⏎binding on FDA``. Numbers are
+    margin line numbers when all of these hold: each is a line of one to
+    three digits alone, standing left of every other line of the page (a
+    number elsewhere, the page's own, stays where it is); their right or
+    left edges align; there are at least :data:`_LINE_NUMBERS_MIN` of them;
+    and, top to bottom, nearly every one (all but one in ten) is one more
+    than the one above. A table's row numbers and a numbered list's numbers
+    start where the page's text does, not left of it. Blocks left empty are
+    dropped; the numbers' blocks come first, top to bottom, as the page's
+    reading order puts a column at its left (pleading paper reads so).
+    """
+    everything = [line for lines in blocks for line in lines]
+    numbers = [line for line in everything
+               if line.horizontal and _LINE_NUMBER.fullmatch(line.text.strip())]
+    if len(numbers) < _LINE_NUMBERS_MIN:
+        return blocks
+    chosen = {id(line) for line in numbers}
+    text_left = min((line.x0 for line in everything
+                     if id(line) not in chosen and line.text.strip()), default=None)
+    if text_left is None:
+        return blocks
+    # Left of the text: the page number and a table's numbers stay where they are.
+    numbers = [line for line in numbers if line.x1 < text_left]
+    if len(numbers) < _LINE_NUMBERS_MIN:
+        return blocks
+    chosen = {id(line) for line in numbers}
+    if (max(line.x1 for line in numbers) - min(line.x1 for line in numbers) > _LINE_NUMBERS_ALIGN
+            and max(line.x0 for line in numbers) - min(line.x0 for line in numbers)
+            > _LINE_NUMBERS_ALIGN):
+        return blocks
+    numbers.sort(key=lambda line: line.y0)
+    values = [int(line.text) for line in numbers]
+    steps = sum(1 for above, below in pairwise(values) if below == above + 1)
+    if 10 * steps < 9 * (len(values) - 1):
+        return blocks
+    kept = [[line for line in lines if id(line) not in chosen] for lines in blocks]
+    return [[line] for line in numbers] + [lines for lines in kept if lines]
+
+
 def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Line]]:
     """Footnote markers put back into the line they are printed on.
 

@@ -158,6 +158,9 @@ _MARKER_SIZE = 0.7
 # (read again enlarged, "harmless.”" would read "harmless.²⁹").
 _MARKER_MIN_SIZE = 0.4
 _MARKER_ZOOM = 3
+# Tesseract reads no picture wider or taller than 32,767 pixels ("Image too
+# large"): the enlarged markers go into as many pictures as it takes.
+_MAX_PICTURE_SIDE = 32_000
 _MARKER_READ = re.compile(r"[0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5}")
 # Ink (1) as black on white paper, for the enlarged picture of markers.
 _PAPER = bytes([255, 0] + [255] * 254)
@@ -928,8 +931,12 @@ def _reread_markers(ink: bytes, stride: int, areas: list[tuple[int, int, int, in
                     options: OcrOptions, dpi: int, *, number: int, pages: int, limits: Any,
                     ) -> list[str]:
     """What Tesseract reads in each of ``areas`` (pixels of the page's
-    picture) enlarged :data:`_MARKER_ZOOM` times: one picture with the areas
-    one under another, each read as a line of its own ("" where none is)."""
+    picture) enlarged :data:`_MARKER_ZOOM` times: pictures with the areas
+    one under another, each read as a line of its own ("" where none is),
+    as many pictures as keep each under :data:`_MAX_PICTURE_SIDE` (a page of
+    footnotes, or a sideways scan's letters taken for raised glyphs, has
+    more than one picture holds); an area wider than that alone is not read
+    again ("")."""
     zoom = _MARKER_ZOOM
     pieces: list[tuple[int, int, bytes]] = []  # width, height, pixels (enlarged)
     for x0, y0, x1, y1 in areas:
@@ -945,6 +952,30 @@ def _reread_markers(ink: bytes, stride: int, areas: list[tuple[int, int, int, in
             pieces.append((len(rows[0]), len(rows), b"".join(rows)))
         else:
             pieces.append((1, 1, b"\xff"))
+    found = [""] * len(areas)
+    batch: list[int] = []  # the areas of the next picture
+    for index, (piece_width, height, _) in enumerate(pieces):
+        gap = 2 * max([height] + [pieces[k][1] for k in batch])
+        if piece_width + 2 * gap > _MAX_PICTURE_SIDE or 3 * gap + height > _MAX_PICTURE_SIDE:
+            continue  # too large even alone: left as Tesseract read it
+        tall = gap + sum(pieces[k][1] + gap for k in batch) + height + gap
+        if batch and tall > _MAX_PICTURE_SIDE:
+            _reread_picture([pieces[k] for k in batch], batch, found, options, dpi * zoom,
+                            number=number, pages=pages, limits=limits)
+            batch = []
+        batch.append(index)
+    if batch:
+        _reread_picture([pieces[k] for k in batch], batch, found, options, dpi * zoom,
+                        number=number, pages=pages, limits=limits)
+    return found
+
+
+def _reread_picture(pieces: list[tuple[int, int, bytes]], indexes: list[int], found: list[str],
+                    options: OcrOptions, dpi: int, *, number: int, pages: int, limits: Any,
+                    ) -> None:
+    """One picture of ``pieces`` (width, height, pixels) one under another,
+    read by Tesseract; what it reads on each piece's rows goes to
+    ``found[indexes[k]]``."""
     gap = 2 * max(height for _, height, _ in pieces)
     width = max(w for w, _, _ in pieces) + 2 * gap
     picture = bytearray()
@@ -961,15 +992,12 @@ def _reread_markers(ink: bytes, stride: int, areas: list[tuple[int, int, int, in
         path = os.path.join(folder, "markers.pgm")
         with open(path, "wb") as handle:
             handle.write(b"P5 %d %d 255\n" % (width, len(picture) // width) + picture)
-        hocr = _run(options, path, dpi * zoom, number=number, pages=pages, limits=limits,
-                    psm="6")
-    found = [""] * len(areas)
+        hocr = _run(options, path, dpi, number=number, pages=pages, limits=limits, psm="6")
     for line in ElementTree.fromstring(hocr).iter(f"{_HOCR}span"):
         box = _title_box(line.get("title", ""))
         if line.get("class", "") != "ocr_line" or box is None:
             continue
         middle = (box[1] + box[3]) / 2
-        for index, (first, last) in enumerate(slots):
+        for slot, (first, last) in enumerate(slots):
             if first <= middle <= last:
-                found[index] += "".join(word for word, _, _, _ in _line_words(line))
-    return found
+                found[indexes[slot]] += "".join(word for word, _, _, _ in _line_words(line))

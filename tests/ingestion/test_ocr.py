@@ -13,6 +13,7 @@ import pymupdf
 import pytest
 
 from reviewer.ingestion import ExtractedDocument, ExtractionError, extract_pdf, locate
+from reviewer.ingestion.layout import SUPERSCRIPT_DIGITS
 from reviewer.ingestion.ocr import OcrOptions, is_stamped_scan, language_problem
 from reviewer.ingestion.sandbox import run_isolated
 from tests.ingestion.test_tables import _HEADER, _ROWS, _lines, _pdf, _row_quote
@@ -149,6 +150,37 @@ def test_a_scans_footnote_markers_read_as_superscript_digits() -> None:
                            ("treatment regimens. 9,21 Pharmacokinetically", "quote-altered")):
         (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
         assert citation.outcome.startswith(outcome), quote
+
+
+def _dense_with_markers(lines: int) -> bytes:
+    """A page of ``lines`` lines of small print, each with two raised
+    footnote markers: a brief's page of footnotes, or a sideways scan whose
+    letters Tesseract takes for small raised glyphs."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=1008)  # US legal
+    font = pymupdf.Font("tiro")
+    writer = pymupdf.TextWriter(page.rect)
+    for number in range(lines):
+        x, y = 60.0, 40.0 + 12.5 * number
+        for text, raised in ((f"Line {number} of the opinion cites the record", False),
+                             (str(number + 201), True), (" and the statute", False),
+                             (str(number + 101), True), (" here.", False)):
+            size = 6 if raised else 9.5
+            writer.append((x, y - (3.5 if raised else 0)), text, font=font, fontsize=size)
+            x += font.text_length(text, fontsize=size)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_scan_with_more_markers_than_one_picture_holds_reads_them_all() -> None:
+    # Every marker is read again enlarged, the areas one under another in one
+    # picture; this page's made a picture 37,000 pixels tall, past the 32,767
+    # Tesseract reads ("Image too large"), and the whole document failed OCR
+    # (a real four-page scan, one page of it turned sideways, did).
+    text = extract_pdf(scan_of(_dense_with_markers(76)).data).text
+    read = [n for n in range(76)
+            if f"the statute{str(n + 101).translate(SUPERSCRIPT_DIGITS)} here." in text]
+    assert len(read) >= 60, read  # most lines' second marker, read enlarged
 
 
 @pytest.fixture(scope="module")
