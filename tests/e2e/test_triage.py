@@ -130,6 +130,36 @@ def test_bulk_assign_changes_the_assignee_column(page: Any) -> None:
     assert set(_rows(page)) == set(rows[:-1])
 
 
+def test_an_estimated_total_is_counted_exactly_on_request_in_place(
+    page: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the exact-count limit (here 1, as if the planner expected a
+    thousand answers below 100 % coverage) the total says "about" and
+    Count exactly swaps in the counted list, the URL keeping the choice."""
+    from reviewer.selectors import triage
+
+    monkeypatch.setattr(triage, "EXACT_COUNT_LIMIT", 1)
+    monkeypatch.setattr(triage, "_estimated_rows", lambda answers: 1000)
+    below = list(Answer.objects.needing_review().filter(coverage__lt=1)
+                 .values_list("pk", flat=True))
+    assert len(below) >= 2
+    base = page.url.split("/answers")[0]
+    page.goto(f"{base}/triage/?coverage_below=100")
+    assert _total(page) == f"{len(below)} answers"  # one page: the last page knows
+    assert "by PostgreSQL's estimate" in page.locator(".triage-notes").inner_text()
+    assert "(" not in _option(page, "surface", "benefits-chat")  # not counted
+    page.evaluate("window.stillTheSamePage = true")
+    page.click("#count-exactly")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('count') === 'exact'")
+    page.wait_for_selector("#count-exactly", state="detached")
+    assert page.evaluate("window.stillTheSamePage") is True
+    assert _total(page) == f"{len(below)} answers"
+    counted = Answer.objects.needing_review().filter(coverage__lt=1,
+                                                     surface__name="benefits-chat").count()
+    assert _option(page, "surface", "benefits-chat") == f"benefits-chat ({counted})"
+    assert set(_rows(page)) == set(below)
+
+
 @pytest.mark.demo_scan
 @pytest.mark.docs_screenshots
 def test_triage_screenshots_for_the_docs(page: Any, tmp_path: Any) -> None:
