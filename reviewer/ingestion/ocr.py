@@ -54,9 +54,10 @@ an upright page has 80 to 95), turned a quarter the other way Tesseract reads
 it as vertical text whose characters have no boxes. Only then
 (:func:`_may_be_turned`) is Tesseract's orientation detection run
 (``--psm 0`` with the ``osd`` data, about a second: too dear for every
-page); when it is sure (:data:`_OSD_MIN_CONFIDENCE`, Tesseract's own margin
-for its automatic mode) the page is rendered turned upright and read again,
-and that reading is kept unless it is clearly less confident. The layout
+page); when it answers that the page is turned, the page is rendered
+turned upright and read again, and that reading is kept when it reads
+better (:func:`_reads_better`: clearly more confident, or with boxes where
+the first had none). The layout
 steps run on the upright page; every box is then turned back onto the page
 as displayed, so highlights land where the words are printed. A detection
 that fails (too few characters, no ``osd`` data) leaves the page as it lies.
@@ -189,14 +190,18 @@ _PAPER = bytes([255, 0] + [255] * 254)
 _LABEL_GAP_LINES = 1.2 * JOIN_GAP_LINES
 # A page read as it lies is asked whether it is turned (Tesseract's
 # orientation detection, a second of a run) only when its words' mean
-# confidence is below this, or at least this share of its characters have a
-# box with no width or no height (see _may_be_turned); it is read turned
-# upright when the detection is at least this sure, and the turned reading
-# is kept unless its mean confidence is more than this much lower.
+# confidence is below this (an upright page of print reads 80 to 95, one
+# upside down about 35), or at least this share of its characters have a
+# box with no width or no height (see _reading).
 _TURNED_CONFIDENCE = 60.0
 _TURNED_FLAT_SHARE = 0.5
-_OSD_MIN_CONFIDENCE = 7.0
-_TURNED_WORSE_BY = 5.0
+# The detection's answer is taken from this confidence up (a map printed
+# sideways in the corpus, rightly, at 3.7; upright pages never answered
+# other than 0): the turned reading must then prove itself, by a mean
+# confidence at least this much above the reading as it lies (nonsense to
+# words: +25 to +60), or, where that reading had no boxes, by having them.
+_OSD_MIN_CONFIDENCE = 2.0
+_TURNED_BETTER_BY = 10.0
 _OSD_ROTATE = re.compile(rb"^Rotate: (\d+)", re.M)
 _OSD_CONFIDENCE = re.compile(rb"^Orientation confidence: (\d+(?:\.\d+)?)", re.M)
 # Lines of one row: heights within this share of each other, bottoms within
@@ -403,11 +408,11 @@ def ocr_page(
             turn = _orientation(options, picture, dpi, number=number, pages=pages,
                                 limits=limits)
         if turn:
-            # Read again turned upright; kept unless it reads clearly worse.
+            # Read again turned upright; kept when it reads better.
             turned = _render(page, dpi, turn, picture)
             turned_hocr = _run(options, picture, dpi, number=number, pages=pages,
                                limits=limits, need=need)
-            if _reads_as_well(turned_hocr, hocr):
+            if _reads_better(turned_hocr, hocr):
                 width, height, ink, stride = turned
                 hocr = turned_hocr
             else:
@@ -482,6 +487,17 @@ def _render(page: pymupdf.Page, dpi: int, turn: int, path: str
     return pixmap.width, pixmap.height, pixmap.samples.translate(_INK), pixmap.stride
 
 
+def _reading(hocr: bytes) -> tuple[int, float, float]:
+    """A reading's words, their mean confidence (0 with none) and the share
+    of its characters whose box has no width or no height (0 with none)."""
+    read = hocr.decode("utf-8", "replace")
+    confidences = [float(value) for value in _WORD_CONFIDENCE.findall(read)]
+    boxes = _CHAR_BOX.findall(read)
+    flat = sum(1 for x0, y0, x1, y1 in boxes if x0 == x1 or y0 == y1)
+    return (len(confidences), sum(confidences) / len(confidences) if confidences else 0.0,
+            flat / len(boxes) if boxes else 0.0)
+
+
 def _may_be_turned(hocr: bytes) -> bool:
     """Tesseract's reading of the page as it lies says it may be turned:
     its words' mean confidence is below :data:`_TURNED_CONFIDENCE` (a page
@@ -489,15 +505,8 @@ def _may_be_turned(hocr: bytes) -> bool:
     its characters have no width or no height (a page turned a quarter the
     other way is read as vertical text, in order of a sort, but without the
     characters' boxes). A page on which nothing was read is not asked about."""
-    read = hocr.decode("utf-8", "replace")
-    confidences = [float(value) for value in _WORD_CONFIDENCE.findall(read)]
-    if not confidences:
-        return False
-    if sum(confidences) / len(confidences) < _TURNED_CONFIDENCE:
-        return True
-    boxes = _CHAR_BOX.findall(read)
-    flat = sum(1 for x0, y0, x1, y1 in boxes if x0 == x1 or y0 == y1)
-    return bool(boxes) and flat >= _TURNED_FLAT_SHARE * len(boxes)
+    words, mean, flat = _reading(hocr)
+    return words > 0 and (mean < _TURNED_CONFIDENCE or flat >= _TURNED_FLAT_SHARE)
 
 
 def _orientation(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int,
@@ -534,17 +543,17 @@ def _orientation(options: OcrOptions, picture: str, dpi: int, *, number: int, pa
     return turn if turn in (90, 180, 270) else 0
 
 
-def _reads_as_well(turned: bytes, first: bytes) -> bool:
-    """The page read turned upright (``turned``'s hOCR) reads words, with a
-    mean confidence at most :data:`_TURNED_WORSE_BY` below the reading as it
-    lies (``first``): an orientation found wrongly reads worse, and the
-    page is read as it lies."""
-    def mean(hocr: bytes) -> float | None:
-        found = [float(v) for v in _WORD_CONFIDENCE.findall(hocr.decode("utf-8", "replace"))]
-        return sum(found) / len(found) if found else None
-
-    after, before = mean(turned), mean(first)
-    return after is not None and (before is None or after >= before - _TURNED_WORSE_BY)
+def _reads_better(turned: bytes, first: bytes) -> bool:
+    """The page read turned upright (``turned``'s hOCR) is worth more than
+    the reading as it lies (``first``): when that one's characters had no
+    boxes, the turned one has words with boxes; otherwise its words' mean
+    confidence is at least :data:`_TURNED_BETTER_BY` higher. An orientation
+    found wrongly reads no better, and the page is read as it lies."""
+    words, mean, flat = _reading(turned)
+    _, first_mean, first_flat = _reading(first)
+    if not words or flat >= _TURNED_FLAT_SHARE:
+        return False
+    return first_flat >= _TURNED_FLAT_SHARE or mean >= first_mean + _TURNED_BETTER_BY
 
 
 class _Frame:

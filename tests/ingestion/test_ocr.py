@@ -632,3 +632,14 @@ def test_a_stamp_over_an_upside_down_scan_is_kept_once_where_it_stands(
     assert document.text[len(STAMP) + 2 :].split() == letter_upright.text.split()
     assert document.geometry.glyph_boxes(0, len(STAMP)) == without_ocr.geometry.glyph_boxes(
         0, len(STAMP))
+
+
+@pytest.mark.parametrize("turn", [90, 180])
+def test_a_wrong_orientation_is_not_believed_over_the_reading_as_it_lies(
+        turn: int, letter_upright: ExtractedDocument, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Were the detection to say an upright page is turned, the page read
+    # "upright" that way reads worse than as it lies, and is not kept.
+    monkeypatch.setattr(ocr, "_may_be_turned", lambda hocr: True)
+    monkeypatch.setattr(ocr, "_orientation", lambda *args, **kwargs: turn)
+    document = extract_pdf(scan_of(_letter()).data)
+    assert document.text == letter_upright.text
