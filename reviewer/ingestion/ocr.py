@@ -567,13 +567,16 @@ class _Frame:
     def __init__(self, rect: pymupdf.Rect, turn: int) -> None:
         turned = pymupdf.Matrix(1, 1).prerotate(turn)
         shown = rect * turned
-        self.forward = turned * pymupdf.Matrix(1, 0, 0, 1, -shown.x0, -shown.y0)
-        self.back = ~self.forward
+        forward = turned * pymupdf.Matrix(1, 0, 0, 1, -shown.x0, -shown.y0)
+        back = ~forward
+        self.forward = (forward.a, forward.b, forward.c, forward.d, forward.e, forward.f)
+        self.back = (back.a, back.b, back.c, back.d, back.e, back.f)
         self.width, self.height = shown.width, shown.height
         self.turn = turn
 
     @staticmethod
-    def _map(matrix: pymupdf.Matrix, boxes: list[float]) -> list[float]:
+    def _map(matrix: tuple[float, float, float, float, float, float], boxes: list[float]
+             ) -> list[float]:
         a, b, c, d, e, f = matrix
         mapped: list[float] = []
         for k in range(0, len(boxes), 4):
