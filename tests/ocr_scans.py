@@ -13,6 +13,7 @@ from reviewer.ingestion.ocr import installed_languages
 
 __all__ = [
     "ENGLISH", "FRENCH", "GERMAN", "STAMP", "Scan", "make_scan", "scan_of", "tesseract_missing",
+    "turned_box", "turned_scan_of",
 ]
 
 ENGLISH = (
@@ -107,5 +108,36 @@ def scan_of(original: bytes, *, dpi: int = 300) -> Scan:
         for page in source:
             picture = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
             target = scan.new_page(width=page.rect.width, height=page.rect.height)
+            target.insert_image(target.rect, pixmap=picture, keep_proportion=False)
+    return Scan(bytes(scan.tobytes(garbage=3, deflate=True)), original, ())
+
+
+def turned_box(box: tuple[float, float, float, float], width: float, height: float,
+               turn: int) -> tuple[float, float, float, float]:
+    """Where ``box`` (points, on a ``width`` x ``height`` page) lies once
+    the page is turned ``turn`` degrees clockwise (origin top-left)."""
+    x0, y0, x1, y1 = box
+    if turn == 90:
+        return height - y1, x0, height - y0, x1
+    if turn == 180:
+        return width - x1, height - y1, width - x0, height - y0
+    if turn == 270:
+        return y0, width - x1, y1, width - x0
+    return box
+
+
+def turned_scan_of(original: bytes, turn: int, *, dpi: int = 300) -> Scan:
+    """A scan of the born-digital PDF ``original`` fed in turned ``turn``
+    degrees clockwise (a fax sent sideways, a letter upside down): each page
+    rasterised turned, the picture alone on a page of the turned size."""
+    scan = pymupdf.open()
+    with pymupdf.open(stream=original, filetype="pdf") as source:
+        for page in source:
+            matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(turn)
+            picture = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csGRAY, alpha=False)
+            width, height = page.rect.width, page.rect.height
+            if turn in (90, 270):
+                width, height = height, width
+            target = scan.new_page(width=width, height=height)
             target.insert_image(target.rect, pixmap=picture, keep_proportion=False)
     return Scan(bytes(scan.tobytes(garbage=3, deflate=True)), original, ())

@@ -47,6 +47,20 @@ superscript digits). The page is then ordered and
 written by the text layer's own steps (:func:`~reviewer.ingestion.extract.order_page`,
 :func:`~reviewer.ingestion.extract.write_blocks`): a scanned table reads by
 rows and cells, with the ruling lines found in the scan's pixels.
+A scan fed in turned (a fax sent sideways, a letter upside down) is read
+turned upright. Read as it lies, such a page says so: upside down or turned
+a quarter one way it reads as nonsense (mean word confidence about 35 where
+an upright page has 80 to 95), turned a quarter the other way Tesseract reads
+it as vertical text whose characters have no boxes. Only then
+(:func:`_may_be_turned`) is Tesseract's orientation detection run
+(``--psm 0`` with the ``osd`` data, about a second: too dear for every
+page); when it answers that the page is turned, the page is rendered
+turned upright and read again, and that reading is kept when it reads
+better (:func:`_reads_better`: clearly more confident, or with boxes where
+the first had none). The layout
+steps run on the upright page; every box is then turned back onto the page
+as displayed, so highlights land where the words are printed. A detection
+that fails (too few characters, no ``osd`` data) leaves the page as it lies.
 A separate process can also be killed at a deadline (the subprocess timeout
 is the time left), where an OCR call inside MuPDF could only be stopped by
 killing the whole sandbox child.
@@ -85,7 +99,7 @@ from typing import Any
 
 import pymupdf
 
-from reviewer.ingestion.geometry import PageInfo
+from reviewer.ingestion.geometry import PageInfo, TextLines
 from reviewer.ingestion.layout import JOIN_GAP_LINES, MARKED_BY, SUPERSCRIPT_DIGITS, Line
 from reviewer.ingestion.tables import RULE_THICKNESS, Rule, Rules
 
@@ -174,6 +188,22 @@ _PAPER = bytes([255, 0] + [255] * 254)
 # holds: two columns of prose a narrow gutter apart are not one line, nor
 # are the words of a justified line spaced wide.
 _LABEL_GAP_LINES = 1.2 * JOIN_GAP_LINES
+# A page read as it lies is asked whether it is turned (Tesseract's
+# orientation detection, a second of a run) only when its words' mean
+# confidence is below this (an upright page of print reads 80 to 95, one
+# upside down about 35), or at least this share of its characters have a
+# box with no width or no height (see _reading).
+_TURNED_CONFIDENCE = 60.0
+_TURNED_FLAT_SHARE = 0.5
+# The detection's answer is taken from this confidence up (a map printed
+# sideways in the corpus, rightly, at 3.7; upright pages never answered
+# other than 0): the turned reading must then prove itself, by a mean
+# confidence at least this much above the reading as it lies (nonsense to
+# words: +25 to +60), or, where that reading had no boxes, by having them.
+_OSD_MIN_CONFIDENCE = 2.0
+_TURNED_BETTER_BY = 10.0
+_OSD_ROTATE = re.compile(rb"^Rotate: (\d+)", re.M)
+_OSD_CONFIDENCE = re.compile(rb"^Orientation confidence: (\d+(?:\.\d+)?)", re.M)
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
 _SAME_SIZE = 0.2
@@ -366,30 +396,43 @@ def ocr_page(
     pixels = (rect.width * dpi / 72) * (rect.height * dpi / 72)
     if pixels > MAX_PIXELS:
         dpi = int(dpi * (MAX_PIXELS / pixels) ** 0.5)
+    need = "is a scan under a stamp" if stamp else "has no text layer"
     with tempfile.TemporaryDirectory(prefix="citeguard-ocr-") as folder:
         picture = os.path.join(folder, "page.png")
-        pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
-        width, height = pixmap.width, pixmap.height
-        pixmap.save(picture)
         # The scan's ruling lines, for tables read by rows: inked pixels
         # (one byte a pixel, 1 where dark), kept until the blocks are ordered.
-        ink = pixmap.samples.translate(_INK)
-        stride = pixmap.stride
-        del pixmap
-        hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits,
-                    need="is a scan under a stamp" if stamp else "has no text layer")
-    # Pixels to points on the page as displayed (the picture is that page).
-    scale_x, scale_y = rect.width / width, rect.height / height
-    stamp_boxes = [box for piece in stamp for box in _quads(piece.boxes)]
+        width, height, ink, stride = _render(page, dpi, 0, picture)
+        hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits, need=need)
+        turn = 0
+        if _may_be_turned(hocr):
+            turn = _orientation(options, picture, dpi, number=number, pages=pages,
+                                limits=limits)
+        if turn:
+            # Read again turned upright; kept when it reads better.
+            turned = _render(page, dpi, turn, picture)
+            turned_hocr = _run(options, picture, dpi, number=number, pages=pages,
+                               limits=limits, need=need)
+            if _reads_better(turned_hocr, hocr):
+                width, height, ink, stride = turned
+                hocr = turned_hocr
+            else:
+                turn = 0
+            del turned, turned_hocr
+    # The picture is the page as displayed turned by ``turn`` degrees (the
+    # page upright): everything below is in that upright frame, in points,
+    # and the boxes are turned back to the page as displayed at the end.
+    frame = _Frame(rect, turn)
+    scale_x, scale_y = frame.width / width, frame.height / height
+    stamp_boxes = [frame.upright(box) for piece in stamp for box in _quads(piece.boxes)]
     page_rules: list[Rules] = []
 
-    def rules(area: tuple[float, float, float, float] = (0.0, 0.0, rect.width, rect.height)
+    def rules(area: tuple[float, float, float, float] = (0.0, 0.0, frame.width, frame.height)
               ) -> Rules:
         # The whole page's, read once: tables ask for them, and so does a
         # "|" that Tesseract read off a table's rule.
         if not page_rules:
             page_rules.append(_picture_rules(ink, stride, width, height, scale_x, scale_y,
-                                             (0.0, 0.0, rect.width, rect.height)))
+                                             (0.0, 0.0, frame.width, frame.height)))
         return page_rules[0]
 
     def reread(areas: list[tuple[int, int, int, int]]) -> list[str]:
@@ -403,10 +446,19 @@ def ocr_page(
     ocr_pieces = []
     for block in order_page(paragraphs, rules):
         block_text, block_boxes, block_inserted, block_margins = write_blocks(
-            [block], 0, rect.height)
-        ocr_pieces.append(_Piece(block.y0, block_text, block_boxes.tolist(), block_inserted,
-                                 block_margins))
+            [block], 0, frame.height)
+        ocr_pieces.append(_Piece(block.y0, block_text, frame.displayed(block_boxes.tolist()),
+                                 block_inserted, block_margins))
+    if turn:
+        # A stamp goes among the blocks by where it stands on the upright page.
+        for piece in stamp:
+            piece.top = min((frame.upright(box)[1] for box in _quads(piece.boxes)),
+                            default=0.0)
     text, boxes, inserted, margin_lines = _place(_by_position(ocr_pieces, stamp), offset)
+    if turn:
+        # The lines in the margin bands of the page as displayed, as
+        # furniture finds them from the stored boxes.
+        margin_lines = _margin_lines(text, boxes, inserted, offset, rect.height)
     limits.ocr_pages.append(OcrPage(number, words, confidence))
     media = page.mediabox
     crop = page.cropbox
@@ -419,6 +471,161 @@ def ocr_page(
     packed: array[float] = array("f")
     packed.fromlist(boxes)
     return _OcrText(info, text, packed, inserted, margin_lines)
+
+
+def _render(page: pymupdf.Page, dpi: int, turn: int, path: str
+            ) -> tuple[int, int, bytes, int]:
+    """The page as displayed, turned ``turn`` degrees clockwise, rendered in
+    grey at ``dpi`` and saved to ``path``: its width and height in pixels,
+    its ink (one byte a pixel, 1 where dark) and its stride."""
+    if turn:
+        matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(turn)
+        pixmap = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csGRAY, alpha=False)
+    else:
+        pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
+    pixmap.save(path)
+    return pixmap.width, pixmap.height, pixmap.samples.translate(_INK), pixmap.stride
+
+
+def _reading(hocr: bytes) -> tuple[int, float, float]:
+    """A reading's words, their mean confidence (0 with none) and the share
+    of its characters whose box has no width or no height (0 with none)."""
+    read = hocr.decode("utf-8", "replace")
+    confidences = [float(value) for value in _WORD_CONFIDENCE.findall(read)]
+    boxes = _CHAR_BOX.findall(read)
+    flat = sum(1 for x0, y0, x1, y1 in boxes if x0 == x1 or y0 == y1)
+    return (len(confidences), sum(confidences) / len(confidences) if confidences else 0.0,
+            flat / len(boxes) if boxes else 0.0)
+
+
+def _may_be_turned(hocr: bytes) -> bool:
+    """Tesseract's reading of the page as it lies says it may be turned:
+    its words' mean confidence is below :data:`_TURNED_CONFIDENCE` (a page
+    upside down or turned a quarter one way reads as nonsense), or most of
+    its characters have no width or no height (a page turned a quarter the
+    other way is read as vertical text, in order of a sort, but without the
+    characters' boxes). A page on which nothing was read is not asked about."""
+    words, mean, flat = _reading(hocr)
+    return words > 0 and (mean < _TURNED_CONFIDENCE or flat >= _TURNED_FLAT_SHARE)
+
+
+def _orientation(options: OcrOptions, picture: str, dpi: int, *, number: int, pages: int,
+                 limits: Any) -> int:
+    """How many degrees clockwise (0, 90, 180, 270) the page in ``picture``
+    must be turned to stand upright, by Tesseract's orientation detection
+    (``--psm 0``, the ``osd`` data); 0 when it is not sure (confidence below
+    :data:`_OSD_MIN_CONFIDENCE`) or cannot tell (too few characters, no
+    ``osd`` data, out of memory: the page is read as it lies). Past the
+    document's time limit it is the limit's error, as for any OCR run."""
+    from reviewer.ingestion.extract import ExtractionError
+    timeout = limits.deadline - time.monotonic()
+    if timeout <= 0:
+        raise ExtractionError("timeout",
+                              _time_sentence(f"page {number} of {pages}", limits, options))
+    command = [options.command, picture, "stdout", "--psm", "0", "-l", "osd", "--dpi", str(dpi)]
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1", "TESSDATA_PREFIX": _tessdata(options)}
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=timeout, env=env,
+                              preexec_fn=_die_with_parent, check=False)
+    except subprocess.TimeoutExpired:  # run() has killed it
+        raise ExtractionError("timeout", _time_sentence(f"page {number} of {pages}", limits,
+                                                        options)) from None
+    except OSError:
+        return 0
+    if done.returncode != 0:
+        return 0
+    rotate = _OSD_ROTATE.search(done.stdout)
+    confidence = _OSD_CONFIDENCE.search(done.stdout)
+    if rotate is None or confidence is None or float(confidence.group(1)) < _OSD_MIN_CONFIDENCE:
+        return 0
+    # Tesseract's "Rotate" turns the picture clockwise, as MuPDF's prerotate does.
+    turn = int(rotate.group(1))
+    return turn if turn in (90, 180, 270) else 0
+
+
+def _reads_better(turned: bytes, first: bytes) -> bool:
+    """The page read turned upright (``turned``'s hOCR) is worth more than
+    the reading as it lies (``first``): when that one's characters had no
+    boxes, the turned one has words with boxes; otherwise its words' mean
+    confidence is at least :data:`_TURNED_BETTER_BY` higher. An orientation
+    found wrongly reads no better, and the page is read as it lies."""
+    words, mean, flat = _reading(turned)
+    _, first_mean, first_flat = _reading(first)
+    if not words or flat >= _TURNED_FLAT_SHARE:
+        return False
+    return first_flat >= _TURNED_FLAT_SHARE or mean >= first_mean + _TURNED_BETTER_BY
+
+
+class _Frame:
+    """The page as displayed (``rect``, points) turned ``turn`` degrees
+    clockwise: the upright page the OCR'd picture shows, its origin top-left.
+    :meth:`upright` takes a box on the page as displayed to this frame,
+    :meth:`displayed` takes boxes back."""
+
+    __slots__ = ("back", "forward", "height", "turn", "width")
+
+    def __init__(self, rect: pymupdf.Rect, turn: int) -> None:
+        turned = pymupdf.Matrix(1, 1).prerotate(turn)
+        shown = rect * turned
+        forward = turned * pymupdf.Matrix(1, 0, 0, 1, -shown.x0, -shown.y0)
+        back = ~forward
+        self.forward = (forward.a, forward.b, forward.c, forward.d, forward.e, forward.f)
+        self.back = (back.a, back.b, back.c, back.d, back.e, back.f)
+        self.width, self.height = shown.width, shown.height
+        self.turn = turn
+
+    @staticmethod
+    def _map(matrix: tuple[float, float, float, float, float, float], boxes: list[float]
+             ) -> list[float]:
+        a, b, c, d, e, f = matrix
+        mapped: list[float] = []
+        for k in range(0, len(boxes), 4):
+            x0, y0, x1, y1 = boxes[k : k + 4]
+            u0, v0 = a * x0 + c * y0 + e, b * x0 + d * y0 + f
+            u1, v1 = a * x1 + c * y1 + e, b * x1 + d * y1 + f
+            mapped += (min(u0, u1), min(v0, v1), max(u0, u1), max(v0, v1))
+        return mapped
+
+    def upright(self, box: tuple[float, float, float, float]
+                ) -> tuple[float, float, float, float]:
+        if not self.turn:
+            return box
+        x0, y0, x1, y1 = self._map(self.forward, list(box))
+        return x0, y0, x1, y1
+
+    def displayed(self, boxes: list[float]) -> list[float]:
+        """``boxes`` (4 numbers a box) in this frame, on the page as displayed."""
+        return self._map(self.back, boxes) if self.turn else boxes
+
+
+def _margin_lines(text: str, boxes: list[float], inserted: list[int], offset: int,
+                  height: float) -> list[tuple[int, int, float, float]]:
+    """The lines of a page's ``text`` (from ``offset`` in the document;
+    ``boxes`` a box per character not ``inserted``, on the page as displayed)
+    that lie in the top or bottom margin band of the displayed page
+    (:class:`~reviewer.ingestion.geometry.TextLines`), as write_blocks
+    records them for the upright page: (start, end, top, bottom)."""
+    top_band = height * TextLines.band + 1.0
+    bottom_band = height * (1.0 - TextLines.band) - 1.0
+    skip = set(inserted)
+    found: list[tuple[int, int, float, float]] = []
+    glyph = 0
+    position = offset
+    for line in text.split("\n"):
+        start, end = position, position + len(line)
+        position = end + 1
+        tops: list[float] = []
+        bottoms: list[float] = []
+        for at in range(start, end):
+            if at not in skip:
+                tops.append(boxes[4 * glyph + 1])
+                bottoms.append(boxes[4 * glyph + 3])
+                glyph += 1
+        if line and tops:
+            top, bottom = min(tops), max(bottoms)
+            if bottom <= top_band or top >= bottom_band:
+                found.append((start, end, top, bottom))
+    return found
 
 
 def _picture_rules(ink: bytes, stride: int, width: int, height: int, scale_x: float,

@@ -12,9 +12,14 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from reviewer.ingestion import ExtractedDocument, ExtractionError, extract_pdf, locate
+from reviewer.ingestion import ExtractedDocument, ExtractionError, extract_pdf, locate, ocr
 from reviewer.ingestion.layout import SUPERSCRIPT_DIGITS
-from reviewer.ingestion.ocr import OcrOptions, is_stamped_scan, language_problem
+from reviewer.ingestion.ocr import (
+    DEFAULT_TESSDATA,
+    OcrOptions,
+    is_stamped_scan,
+    language_problem,
+)
 from reviewer.ingestion.sandbox import run_isolated
 from tests.ingestion.test_tables import _HEADER, _ROWS, _lines, _pdf, _row_quote
 from tests.ocr_scans import (
@@ -22,10 +27,13 @@ from tests.ocr_scans import (
     FRENCH,
     GERMAN,
     STAMP,
+    STAMP_AT,
     Scan,
     make_scan,
     scan_of,
     tesseract_missing,
+    turned_box,
+    turned_scan_of,
 )
 from verification import verify_answer
 
@@ -491,3 +499,147 @@ def test_the_ocr_program_inherits_the_memory_limit_and_runs_one_thread(
     run_isolated(english_scan, max_memory_bytes=1536 * _MIB, ocr=OcrOptions(command=command))
     assert int((tmp_path / "limit").read_text()) == 1536 * 1024  # KiB
     assert (tmp_path / "threads").read_text().strip() == "1"
+
+
+# A letter's page, as a fax machine or a scanner might be fed it the wrong way.
+_LETTER = (
+    "Dear Ms Alvarez,",
+    "Thank you for your letter of 3 March about the heating in your flat.",
+    "We have asked our contractor to inspect the boiler next Tuesday morning.",
+    "If the boiler cannot be repaired, it will be replaced at our expense.",
+    "The rent for April will be reduced by one quarter for the lost heating.",
+    "Please let the contractor in, or tell us another day that suits you.",
+    "We are sorry for the trouble and thank you for your patience.",
+    "Yours sincerely,",
+    "Jonathan Reeve, Property Manager",
+)
+_LETTER_QUOTE = "it will be replaced at our expense"
+
+
+def _letter() -> bytes:
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    for number, line in enumerate(_LETTER):
+        page.insert_text((72, 120 + 24 * number), line, fontname="helv", fontsize=12)
+    return bytes(document.tobytes())
+
+
+@pytest.fixture(scope="module")
+def letter_upright() -> ExtractedDocument:
+    return extract_pdf(scan_of(_letter()).data)
+
+
+@pytest.mark.parametrize("turn", [90, 180, 270])
+def test_a_scan_fed_in_turned_reads_as_upright_and_highlights_where_printed(
+        turn: int, letter_upright: ExtractedDocument) -> None:
+    # Read as it lies, the page upside down or turned a quarter is nonsense
+    # (or, a quarter the other way, words without character boxes): it is
+    # read turned upright, its boxes turned back onto the page as it lies.
+    original = _letter()
+    document = extract_pdf(turned_scan_of(original, turn).data)
+    assert document.text == letter_upright.text
+    assert document.ocr is not None and document.ocr.pages[0].confidence > 80
+    report = verify_answer(f'The landlord wrote that "{_LETTER_QUOTE}" [S1].',
+                           {"S1": document.text})
+    (citation,) = report.citations
+    assert citation.outcome == "verified"
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    (on_page,) = locate(document, citation.chunk_start, citation.chunk_end)
+    rects = on_page["rects"]
+    with pymupdf.open(stream=original, filetype="pdf") as source:
+        words = [w[:5] for w in source[0].get_text("words")]
+    quoted = _LETTER_QUOTE.split()
+    at = next(k for k in range(len(words))
+              if [w[4].strip(",.") for w in words[k : k + len(quoted)]] == quoted)
+    printed = [(turned_box(tuple(w[:4]), 612, 792, turn), w[4])
+               for w in words[at : at + len(quoted)]]
+    for (x0, y0, x1, y1), word in printed:  # each printed word lies under the highlight
+        middle_x, middle_y = (x0 + x1) / 2, (y0 + y1) / 2
+        assert any(r[0] - 1 <= middle_x <= r[2] + 1 and r[1] - 1 <= middle_y <= r[3] + 1
+                   for r in rects), word
+    # ... and the highlight does not run past the quoted words.
+    left = min(box[0] for box, _ in printed)
+    top = min(box[1] for box, _ in printed)
+    right = max(box[2] for box, _ in printed)
+    bottom = max(box[3] for box, _ in printed)
+    for r in rects:
+        assert r[0] >= left - 4 and r[2] <= right + 4
+        assert r[1] >= top - 4 and r[3] <= bottom + 4
+    # The lines recorded in the margin bands (for running heads and feet)
+    # are those of the page as it lies, measured as the stored boxes are.
+    assert document.lines is not None
+    recorded = list(zip(document.lines.starts, document.lines.ends, document.lines.tops,
+                        document.lines.bottoms, strict=True))
+    assert recorded == _lines_in_bands(document)
+    assert recorded or turn != 180  # upside down, the letter's first lines are at the foot
+
+
+def _lines_in_bands(document: ExtractedDocument) -> list[tuple[int, int, float, float]]:
+    """The text's lines (between line breaks) whose glyphs lie in the top or
+    bottom band of the page as displayed, with their glyphs' extent."""
+    assert document.lines is not None
+    band, height = document.lines.band, document.pages[0].height
+    found = []
+    start = 0
+    for line in document.text.split("\n"):
+        boxes = document.geometry.glyph_boxes(start, start + len(line))
+        if line and boxes:
+            top, bottom = min(boxes[1::4]), max(boxes[3::4])
+            if bottom <= height * band + 1 or top >= height * (1 - band) - 1:
+                found.append((start, start + len(line), top, bottom))
+        start += len(line) + 1
+    return found
+
+
+def test_an_upright_scan_is_read_once_and_not_asked_its_orientation(
+        letter_upright: ExtractedDocument, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[int] = []
+    monkeypatch.setattr(ocr, "_orientation", lambda *args, **kwargs: asked.append(1) or 0)
+    document = extract_pdf(scan_of(_letter()).data)
+    assert asked == []
+    assert document.text == letter_upright.text
+    assert document.text.split("\n")[0] == _LETTER[0]
+
+
+def test_a_turned_scan_without_orientation_data_is_read_as_it_lies(tmp_path: Path) -> None:
+    # Tesseract data without osd: orientation cannot be found, and the page
+    # is read as it lies, as before, rather than failing the document.
+    for entry in Path(DEFAULT_TESSDATA).iterdir():
+        if entry.name != "osd.traineddata":
+            (tmp_path / entry.name).symlink_to(entry)
+    scan = turned_scan_of(_letter(), 180).data
+    document = extract_pdf(scan, ocr=OcrOptions(tessdata=str(tmp_path)))
+    assert document.ocr is not None and document.ocr.pages[0].words > 0
+    assert _LETTER_QUOTE not in document.text
+    assert _LETTER_QUOTE in extract_pdf(scan).text
+
+
+def test_a_stamp_over_an_upside_down_scan_is_kept_once_where_it_stands(
+        letter_upright: ExtractedDocument) -> None:
+    # The gazette stamps the page as displayed; the scan under it is upside
+    # down. The scan is read upright, OCR's reading of the stamp (upside down
+    # on the upright page) is dropped, and the stamp, at the displayed foot,
+    # stands at the head of the upright page: it comes first.
+    with pymupdf.open(stream=turned_scan_of(_letter(), 180).data, filetype="pdf") as scan:
+        scan[0].insert_text(STAMP_AT, STAMP, fontname="helv", fontsize=8)
+        data = scan.tobytes()
+    without_ocr = extract_pdf(data, ocr=None)
+    assert without_ocr.text == STAMP
+    document = extract_pdf(data)
+    assert document.text.startswith(STAMP + "\n\n")
+    # The letter's words as read upright (the stamp's pixels may move where
+    # Tesseract starts a paragraph), once.
+    assert document.text[len(STAMP) + 2 :].split() == letter_upright.text.split()
+    assert document.geometry.glyph_boxes(0, len(STAMP)) == without_ocr.geometry.glyph_boxes(
+        0, len(STAMP))
+
+
+@pytest.mark.parametrize("turn", [90, 180])
+def test_a_wrong_orientation_is_not_believed_over_the_reading_as_it_lies(
+        turn: int, letter_upright: ExtractedDocument, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Were the detection to say an upright page is turned, the page read
+    # "upright" that way reads worse than as it lies, and is not kept.
+    monkeypatch.setattr(ocr, "_may_be_turned", lambda hocr: True)
+    monkeypatch.setattr(ocr, "_orientation", lambda *args, **kwargs: turn)
+    document = extract_pdf(scan_of(_letter()).data)
+    assert document.text == letter_upright.text
