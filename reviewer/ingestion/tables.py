@@ -517,14 +517,7 @@ def _grid(
     if frame is None:
         return None
     left, top, right, bottom = frame
-    width = right - left
-    bands = sorted({
-        round(y, 1) for x0, x1, y in _joined(rules.horizontal)
-        if top - _RULE_SLACK <= y <= bottom + _RULE_SLACK
-        and min(x1, right) - max(x0, left) >= 0.3 * width
-    })
-    if len(bands) < _MIN_ROWS:
-        return None
+
     def framed(ln: Line) -> bool:
         return (
             ln.horizontal and id(ln) not in taken
@@ -538,23 +531,209 @@ def _grid(
     if not inside_paragraphs:
         return None
     inside = [ln for ln in lines if framed(ln)] + inside_paragraphs
+    rows = _read_grid(frame, inside, rules)
+    return None if rows is None else (inside, rows)
+
+
+def _free_grids(
+    lines: list[Line], rules: Rules, taken: set[int]
+) -> list[tuple[list[Line], list[Block]]]:
+    """Closed grids of rules around text no table found from the text took:
+    two columns or more (a medicine | its forms), :data:`_MIN_ROWS` bands or
+    more (a row of heads and two rows), text in two columns of two bands at
+    least; each read by its rules as :func:`_grid` reads one (its rows need no
+    row of three cells on one baseline, nor a line outside a paragraph). The
+    lines inside each grid and its rows as blocks."""
+    found: list[tuple[list[Line], list[Block]]] = []
+    seen: set[int] = set()
+    for line in sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2):
+        if id(line) in seen or id(line) in taken or not line.horizontal:
+            continue
+        frame = _frame_around(line, rules)
+        if frame is None:
+            continue
+        left, top, right, bottom = frame
+        inside = [
+            ln for ln in lines
+            if ln.horizontal and left <= (ln.x0 + ln.x1) / 2 <= right
+            and top <= (ln.y0 + ln.y1) / 2 <= bottom
+        ]
+        seen.update(id(ln) for ln in inside)
+        if any(id(ln) in taken for ln in inside):
+            continue  # a table found from the text reads it already, or part of it
+        if len(_bands(frame, rules)) < _MIN_ROWS + 1:
+            continue
+        rows = _read_grid(frame, inside, rules)
+        if rows is None:
+            continue
+        # Text in two columns of two rows at least: a grid, not a box
+        # around a paragraph or a ruled list.
+        filled = 0
+        for row in rows:
+            columns = {
+                sum(1 for wall in _walls(rules, (ln.y0 + ln.y1) / 2, left, right)
+                    if wall < (ln.x0 + ln.x1) / 2)
+                for ln in row.lines
+            }
+            filled += len(columns) >= 2
+        if filled < 2:
+            continue
+        found.append((inside, rows))
+    return found
+
+
+def _walls(rules: Rules, y: float, left: float, right: float) -> set[int]:
+    """The vertical rules that cross height ``y`` strictly inside ``left``..``right``
+    (rounded: a wall drawn cell by cell counts once)."""
+    return {
+        round(at) for y0, y1, at in rules.vertical
+        if y0 <= y <= y1 and left + _RULE_SLACK < at < right - _RULE_SLACK
+    }
+
+
+def _frame_around(line: Line, rules: Rules) -> tuple[float, float, float, float] | None:
+    """The closed frame of rules (x0, y0, x1, y1) around ``line`` with a
+    wall inside it that runs down half its height or more (a column's
+    edge): the widest such frame, so a page's border, whose inside walls
+    are a table's, gives way to the table's own frame."""
+    middle = (line.y0 + line.y1) / 2
+    crossing = sorted({x for y0, y1, x in rules.vertical if y0 <= middle <= y1})
+    lefts = [x for x in crossing if x <= line.x0 + _RULE_SLACK]
+    for left in lefts:
+        border = _border(rules, left, middle)
+        top, bottom = border
+        for right in reversed(crossing):
+            if right < line.x1 - _RULE_SLACK:
+                break
+            if _closed(rules, left, right, top, bottom) and _has_columns(
+                rules, (left, top, right, bottom), middle
+            ):
+                return left, top, right, bottom
+    return None
+
+
+def _has_columns(rules: Rules, frame: tuple[float, float, float, float], middle: float) -> bool:
+    """Whether a wall inside ``frame`` at height ``middle`` runs down half
+    its height or more from its top or bottom rule: a column's edge (a
+    page's border holds a table's walls, which run down the table alone,
+    meeting neither of the border's rules)."""
+    left, top, right, bottom = frame
+    slack = 2 * _RULE_SLACK
+    for wall in _walls(rules, middle, left, right):
+        # Its segments' union (a wall drawn twice counts once).
+        length, reach, start = 0.0, top, bottom
+        for y0, y1 in sorted(
+            (max(y0, top), min(y1, bottom)) for y0, y1, x in rules.vertical
+            if abs(x - wall) <= _RULE_SLACK and y1 > top and y0 < bottom
+        ):
+            start = min(start, y0)
+            if y1 > reach:
+                length += y1 - max(y0, reach)
+                reach = y1
+        meets = start <= top + slack or reach >= bottom - slack
+        if meets and length >= 0.5 * (bottom - top):
+            return True
+    return False
+
+
+def _border(rules: Rules, left: float, middle: float) -> tuple[float, float]:
+    """How far up and down from ``middle`` the vertical rule at ``left``
+    runs, its segments chained (a border is often drawn one row at a time)."""
+    border = sorted(
+        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= _RULE_SLACK
+    )
+    top = bottom = middle
+    grown = True
+    while grown:
+        grown = False
+        for y0, y1 in border:
+            if y0 - _RULE_SLACK <= bottom and y1 + _RULE_SLACK >= top and (y0 < top or y1 > bottom):
+                top, bottom, grown = min(top, y0), max(bottom, y1), True
+    return top, bottom
+
+
+def _closed(rules: Rules, left: float, right: float, top: float, bottom: float) -> bool:
+    """Rules across the whole width ``left``..``right`` at ``top`` and
+    ``bottom`` (drawn whole or cell by cell), and a right border as tall as the left."""
+    return all(
+        _covers(
+            [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
+            left, right,
+        )
+        for edge in (top, bottom)
+    ) and _covers(
+        [(y0, y1) for y0, y1, x in rules.vertical if abs(x - right) <= _RULE_SLACK],
+        top, bottom,
+    )
+
+
+def _bands(frame: tuple[float, float, float, float], rules: Rules) -> list[float]:
+    """The heights of the rules that part the rows of the grid ``frame``:
+    across a good part of it, from its border or a wall that runs on above
+    and below the rule to another (a rule under a link's words ends inside
+    its cell; the top of a box drawn around a note inside a cell ends at the
+    box's sides, which run down from it only)."""
+    left, top, right, bottom = frame
+    width = right - left
+    slack = 2 * _RULE_SLACK
+
+    def at_wall(x: float, y: float) -> bool:
+        walls = [(y0, y1) for y0, y1, at in rules.vertical if abs(at - x) <= slack]
+        return x <= left + slack or x >= right - slack or (
+            any(y0 < y - slack <= y1 for y0, y1 in walls)
+            and any(y0 <= y + slack < y1 for y0, y1 in walls)
+        )
+
+    return sorted({
+        round(y, 1) for x0, x1, y in _joined(rules.horizontal)
+        if top - _RULE_SLACK <= y <= bottom + _RULE_SLACK
+        and min(x1, right) - max(x0, left) >= 0.3 * width
+        and at_wall(x0, y) and at_wall(x1, y)
+    })
+
+
+def _read_grid(
+    frame: tuple[float, float, float, float], inside: list[Line], rules: Rules
+) -> list[Block] | None:
+    """The rows of the grid ``frame`` (see :func:`_grid`) as blocks, each of
+    the lines ``inside`` it in its cell; None when the grid has fewer than
+    :data:`_MIN_ROWS` horizontal rules, or a wall crosses a glyph. A wall is a
+    vertical rule that runs down the whole band of a line's row: the edge of
+    a box drawn around a word or a marker inside a cell is none."""
+    left, top, right, bottom = frame
+    bands = _bands(frame, rules)
+    if len(bands) < _MIN_ROWS:
+        return None
+    segments: dict[int, list[tuple[float, float]]] = {}
+    for y0, y1, at in rules.vertical:
+        if left + _RULE_SLACK < at < right - _RULE_SLACK:
+            segments.setdefault(round(at), []).append((y0, y1))
+
+    def walls(line: Line) -> list[float]:
+        y = (line.y0 + line.y1) / 2
+        above = max((at for at in bands if at <= y), default=top)
+        below = min((at for at in bands if at > y), default=bottom)
+        return sorted(
+            float(at) for at, spans in segments.items()
+            if any(y0 <= y <= y1 for y0, y1 in spans) and _covers(spans, above, below)
+        )
+
     # A line that runs across a wall between two words is two cells' text
     # that MuPDF read as one line ("Halothane with Vaporiser | Anaesthetics"):
     # cut there. One whose glyphs a wall crosses is prose set over the grid,
     # which is no cell.
-    pieces: list[Line] = []
+    pieces: list[tuple[Line, list[float]]] = []
     for line in inside:
-        y = (line.y0 + line.y1) / 2
-        walls = sorted({
-            at for y0, y1, at in rules.vertical
-            if y0 <= y <= y1 and line.x0 + _RULE_SLACK < at < line.x1 - _RULE_SLACK
-        })
-        cut = _cut_at_walls(line, walls) if walls else [line]
+        line_walls = walls(line)
+        across = [
+            at for at in line_walls if line.x0 + _RULE_SLACK < at < line.x1 - _RULE_SLACK
+        ]
+        cut = _cut_at_walls(line, across) if across else [line]
         if cut is None:
             return None
-        pieces.extend(cut)
+        pieces.extend((part, line_walls) for part in cut)
     cells: dict[tuple[int, int], list[Line]] = {}
-    for line in pieces:
+    for line, line_walls in pieces:
         y, x = (line.y0 + line.y1) / 2, (line.x0 + line.x1) / 2
         # The line's cell starts at the nearest rule above it across its
         # column: a cell merged over several bands (its text centred in
@@ -565,16 +744,12 @@ def _grid(
             default=top,
         )
         band = sum(1 for at in bands if at <= cell_top + _RULE_SLACK)
-        # Walls counted once however many segments draw them (cell by cell).
-        column = len({
-            round(at) for y0, y1, at in rules.vertical
-            if y0 <= y <= y1 and left + _RULE_SLACK < at < x
-        })
+        column = sum(1 for at in line_walls if at < x)
         cells.setdefault((band, column), []).append(line)
     rows: dict[int, list[Line]] = {}
     for (band, _column), cell in sorted(cells.items()):
         rows.setdefault(band, []).extend(_by_baseline(cell))
-    return inside, [block_of(lines) for _band, lines in sorted(rows.items())]
+    return [block_of(lines) for _band, lines in sorted(rows.items())]
 
 
 def _cut_at_walls(line: Line, walls: list[float]) -> list[Line] | None:
@@ -637,16 +812,7 @@ def _closed_from(
     """The widest closed frame whose left border is the rule at ``left``."""
     # The grid's height: the left border's segments chained up and down
     # (a border is often drawn one row at a time).
-    border = sorted(
-        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= _RULE_SLACK
-    )
-    top = bottom = middle
-    grown = True
-    while grown:
-        grown = False
-        for y0, y1 in border:
-            if y0 - _RULE_SLACK <= bottom and y1 + _RULE_SLACK >= top and (y0 < top or y1 > bottom):
-                top, bottom, grown = min(top, y0), max(bottom, y1), True
+    top, bottom = _border(rules, left, middle)
     beyond = [x for x in crossing if x >= region.x1 - _RULE_SLACK][:1]
     within = [x for x in reversed(crossing) if left < x < region.x1 - _RULE_SLACK]
     for right in beyond + within:
@@ -654,15 +820,8 @@ def _closed_from(
             break
         # Closed: rules across its whole width at its top and bottom (drawn
         # whole or cell by cell), and its right border as tall as its left.
-        if all(
-            _covers(
-                [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
-                left, right,
-            )
-            for edge in (top, bottom)
-        ) and _covers(
-            [(y0, y1) for y0, y1, x in rules.vertical if abs(x - right) <= _RULE_SLACK],
-            top, bottom,
+        if _closed(rules, left, right, top, bottom) and _has_columns(
+            rules, (left, top, right, bottom), middle
         ):
             return left, top, right, bottom
     return None
@@ -711,18 +870,19 @@ def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:
     return best
 
 
-def _may_hold_a_table(blocks: list[Block]) -> bool:
-    """Whether at least :data:`_MIN_ROWS` baselines hold :data:`_MIN_CELLS`
-    pieces a gutter apart, not all of them prose: the cheap test every page
-    takes (no paragraphs, regions or ruling lines, which only pages that
-    pass it pay for)."""
+def _may_hold_a_table(blocks: list[Block]) -> int:
+    """How many pieces a gutter apart, not all of them prose, at least
+    :data:`_MIN_ROWS` baselines hold: :data:`_MIN_CELLS` (a table may be
+    found from its text), 2 (only a grid of rules can make one a table), or
+    0. The cheap test every page takes (no paragraphs, regions or ruling
+    lines, which only pages that pass it pay for)."""
     lines = sorted(
         (ln for block in blocks for ln in block.lines if ln.horizontal),
         key=lambda ln: ln.y0 + ln.y1,
     )
-    if len(lines) < _MIN_ROWS * _MIN_CELLS:
-        return False
-    rows = 0
+    if len(lines) < _MIN_ROWS * 2:
+        return 0
+    rows = {2: 0, _MIN_CELLS: 0}
     band: list[Line] = []
     top = bottom = 0.0
     for line in (*lines, None):
@@ -731,7 +891,7 @@ def _may_hold_a_table(blocks: list[Block]) -> bool:
             if overlap >= 0.5 * min(bottom - top, line.y1 - line.y0):
                 band.append(line)
                 continue
-        if len(band) >= _MIN_CELLS:
+        if len(band) >= 2:
             band.sort(key=lambda ln: ln.x0)
             pieces, reach = [[band[0].text]], band[0].x1
             for other in band[1:]:
@@ -739,16 +899,16 @@ def _may_hold_a_table(blocks: list[Block]) -> bool:
                     pieces.append([])
                 pieces[-1].append(other.text)
                 reach = max(reach, other.x1)
-            if len(pieces) >= _MIN_CELLS and not all(
-                is_prose(" ".join(piece)) for piece in pieces
-            ):
-                rows += 1
-                if rows >= _MIN_ROWS:
-                    return True
+            if len(pieces) >= 2 and not all(is_prose(" ".join(piece)) for piece in pieces):
+                rows[2] += 1
+                if len(pieces) >= _MIN_CELLS:
+                    rows[_MIN_CELLS] += 1
+                    if rows[_MIN_CELLS] >= _MIN_ROWS:
+                        return _MIN_CELLS
         if line is not None:
             band = [line]
             top, bottom = line.y0, line.y1
-    return False
+    return 2 if rows[2] >= _MIN_ROWS else 0
 
 
 def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> list[Block]:
@@ -756,18 +916,19 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
     (cells left to right, each cell's lines top to bottom); ``blocks`` itself
     when the page has no table. ``rules(area)`` gives the page's ruling lines
     in and around ``area``; it is called only when the text holds a table."""
-    if not _may_hold_a_table(blocks):
+    held = _may_hold_a_table(blocks)
+    if not held:
         return blocks
     candidates: list[Line] = []
     paragraphs: list[Line] = []
     for block in blocks:
         (paragraphs if _paragraph(block) else candidates).extend(block.lines)
     candidates = [ln for ln in candidates if ln.horizontal]
-    if len(candidates) < _MIN_ROWS * _MIN_CELLS:
-        return blocks
-    regions = _regions(_text_rows(candidates), line_height)
-    if not regions:
-        return blocks
+    regions = (
+        _regions(_text_rows(candidates), line_height)
+        if held >= _MIN_CELLS and len(candidates) >= _MIN_ROWS * _MIN_CELLS else []
+    )
+
     def holds_paragraphs(region: _Region) -> bool:
         top, bottom = region.rows[0].y0, region.rows[-1].y1
         return any(
@@ -777,14 +938,10 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
 
     with_paragraphs = {id(region) for region in regions if holds_paragraphs(region)}
     inf = float("inf")
-    page_rules = rules(
-        # A grid around cells that hold paragraphs reaches past the lines
-        # found so far (its borders, its rows of paragraphs): the whole page.
-        (-inf, -inf, inf, inf) if with_paragraphs else (
-            min(r.x0 for r in regions), min(r.rows[0].y0 for r in regions),
-            max(r.x1 for r in regions), max(r.rows[-1].y1 for r in regions),
-        )
-    )
+    # The whole page's rules: a grid reaches past the lines that found it
+    # (its borders, its rows of paragraphs), and a grid of two columns is
+    # found from its rules alone.
+    page_rules = rules((-inf, -inf, inf, inf))
     tables: list[Block] = []
     taken: set[int] = set()
     for region in regions:
@@ -803,6 +960,11 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             continue
         tables.extend(rows)
         taken.update(id(ln) for row in region.rows for p in row.pieces for ln in p.lines)
+    for inside, rows in _free_grids(
+        [ln for block in blocks for ln in block.lines], page_rules, taken
+    ):
+        tables.extend(rows)
+        taken.update(id(ln) for ln in inside)
     if not taken:
         return blocks
     kept = []
