@@ -746,10 +746,39 @@ def _read_grid(
         band = sum(1 for at in bands if at <= cell_top + _RULE_SLACK)
         column = sum(1 for at in line_walls if at < x)
         cells.setdefault((band, column), []).append(line)
-    rows: dict[int, list[Line]] = {}
+    bands_cells: dict[int, list[list[list[Line]]]] = {}
     for (band, _column), cell in sorted(cells.items()):
-        rows.setdefault(band, []).extend(_by_baseline(cell))
-    return [block_of(lines) for _band, lines in sorted(rows.items())]
+        bands_cells.setdefault(band, []).append(_baselines(cell))
+    blocks = []
+    for _band, stacks in sorted(bands_cells.items()):
+        if _stacked(stacks):
+            # Rows of values that only the frame rules: each line across a row.
+            blocks.extend(
+                block_of([ln for stack in stacks for ln in stack[k]])
+                for k in range(len(stacks[0]))
+            )
+        else:
+            blocks.append(block_of([ln for stack in stacks for line in stack for ln in line]))
+    return blocks
+
+
+def _stacked(stacks: list[list[list[Line]]]) -> bool:
+    """Whether a band's cells (each as its baselines) are rows of values
+    stacked in one band (a table that rules its frame and not its rows):
+    two cells or more, each of the same number of lines, two or more, each
+    line level with its neighbours', none after a cell's first opening in
+    lower case (a sentence running on in its cell, read whole)."""
+    counts = {len(stack) for stack in stacks}
+    if len(stacks) < 2 or len(counts) != 1 or counts == {1}:
+        return False
+    if any(line[0].text[:1].islower() for stack in stacks for line in stack[1:]):
+        return False
+    for k in range(len(stacks[0])):
+        middles = [(stack[k][0].y0 + stack[k][0].y1) / 2 for stack in stacks]
+        height = min(ln.y1 - ln.y0 for stack in stacks for ln in stack[k])
+        if max(middles) - min(middles) > height / 2:
+            return False
+    return True
 
 
 def _cut_at_walls(line: Line, walls: list[float]) -> list[Line] | None:
@@ -837,7 +866,12 @@ def _covers(segments: list[tuple[float, float]], start: float, end: float) -> bo
 
 
 def _by_baseline(lines: list[Line]) -> list[Line]:
-    """A cell's lines top to bottom, those on one baseline left to right. A
+    """A cell's lines top to bottom, those on one baseline left to right."""
+    return [ln for baseline in _baselines(lines) for ln in baseline]
+
+
+def _baselines(lines: list[Line]) -> list[list[Line]]:
+    """A cell's lines as baselines top to bottom, each left to right. A
     line joins a baseline when its middle is within half a height of the
     baseline's shortest line (a bullet's box, twice a line's height, would
     otherwise chain the next bullet onto its line)."""
@@ -852,7 +886,7 @@ def _by_baseline(lines: list[Line]) -> list[Line]:
                     baselines[-1] = (line, members)
                 continue
         baselines.append((line, [line]))
-    return [ln for _anchor, members in baselines for ln in sorted(members, key=lambda ln: ln.x0)]
+    return [sorted(members, key=lambda ln: ln.x0) for _anchor, members in baselines]
 
 
 def _under_cells(cells: list[_Cell], piece: _Piece) -> int:

@@ -768,3 +768,38 @@ def test_a_grid_whose_cells_hold_bulleted_paragraphs_reads_by_its_rows(
     for cell in cells:
         for line in cell:  # (some lines are printed twice: one of them lit)
             assert any(_covered(box, rects) for box in _word_boxes(data, line)), (line, rects)
+
+
+# A table of counts whose rules frame it and part its groups, not its rows:
+# a band holds several rows, each a label and its count on one baseline
+# (the naacl paper's Table 2). Each line across is a row, as a reader sees it.
+_COUNTS = ((("Source articles", "28,009"),),
+           (("Basic clusters", "5,543"), ("Basic patterns (token)", "643,767"),
+            ("Basic patterns (type)", "7,990")),
+           (("Metaclusters", "302"), ("Metaclusters (rows 3 or more)", "101")))
+
+
+def _counts_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Table 2: Articles and obtained metaclusters.", fontsize=10)
+    tops = [70.0]
+    for group in _COUNTS:
+        tops.append(tops[-1] + 14 * len(group) + 4)
+    for y in tops:
+        page.draw_line((70, y), (300, y), width=0.5)
+    for x in (70, 220, 300):
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in ((0, 74.0), (1, 250.0)):  # the labels, then the counts
+        for top, group in zip(tops, _COUNTS, strict=False):
+            for k, row in enumerate(group):
+                page.insert_text((x, top + 13 + 14 * k), row[column], fontsize=10)
+    return doc.tobytes()
+
+
+def test_rows_stacked_in_one_band_of_a_framed_table_read_one_by_one() -> None:
+    doc = extract_pdf(_counts_pdf())
+    for group in _COUNTS:
+        for row in group:
+            start, end = _verified_range(doc, " ".join(row))
+            assert " ".join(doc.text[start:end].split()) == " ".join(row)
