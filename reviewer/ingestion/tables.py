@@ -312,6 +312,54 @@ def _heads_above(heads: _TextRow, row: _TextRow, line_height: float) -> bool:
     )
 
 
+def _heads_under_top_rule(
+    region: _Region, rows: list[_TextRow], regions: list[_Region], rules: Rules,
+    line_height: float,
+) -> None:
+    """Take into ``region`` the lines of its heads above its first row of
+    cells, up to the rule across its top: heads of two or three lines whose
+    first line has fewer than three cells ("Moderate Warfarin | High
+    Intensity" over "Event | Therapy | Warfarin Therapy"). At most
+    :data:`_HEAD_LINES` text rows, one under another, inside the table's
+    width, none with a piece of prose across two of its cells (a caption), each in no
+    other table;
+    the topmost right under a rule across the table (none: nothing taken)."""
+    if region.heads_first_line or not _ruled(region, rules):
+        return
+    first = region.rows[0]
+    index = next((k for k, row in enumerate(rows) if row is first), None)
+    if index is None:
+        return
+    first_cells = next(row for row in region.rows if row.tabular)
+    cells_of = [_Cell(p.lines, p.x0, p.x1) for p in first_cells.pieces]
+    others = {id(row) for other in regions if other is not region for row in other.rows}
+    width = region.x1 - region.x0
+    across = [
+        y for x0, x1, y in _joined(rules.horizontal)
+        if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
+    ]
+    heads: list[_TextRow] = []
+    below = first
+    for row in reversed(rows[max(0, index - _HEAD_LINES) : index]):
+        if (
+            id(row) in others
+            or below.y0 - row.y1 > _WRAP_GAP_LINES * line_height
+            or row.x0 < region.x0 - line_height
+            or row.x1 > region.x1 + line_height
+            or any(p.prose and _under_cells(cells_of, p) >= 2 for p in row.pieces)
+        ):
+            break
+        heads.insert(0, row)
+        below = row
+    # The topmost head line taken is the first under the table's top rule.
+    while heads:
+        top = heads[0]
+        if any(top.y0 - line_height <= y <= top.y0 + _RULE_SLACK for y in across):
+            region.rows[:0] = heads
+            return
+        heads.pop(0)
+
+
 def _contents_columns(region: _Region) -> bool:
     """Tables of contents set in columns side by side: most rows hold two
     entries or more with dot leaders. Each column is a list read down."""
@@ -414,18 +462,23 @@ def _hyphen_wrapped(region: _Region, line_height: float) -> bool:
     return False
 
 
+def _ruled(region: _Region, rules: Rules, gaps: list[bool] | None = None) -> bool:
+    """Whether rules stand between a good share of the region's rows of
+    cells (a table that only boxes its header is read as unruled); ``gaps``:
+    its :func:`_ruled_gaps`, when known."""
+    if gaps is None:
+        gaps = _ruled_gaps(region, rules.horizontal)
+    between = [ruled for ruled, below in zip(gaps, region.rows[1:], strict=False) if below.tabular]
+    return sum(between) >= max(2, _RULED_SHARE * len(between))
+
+
 def _table_rows(
     region: _Region, rules: Rules, line_height: float, *, grid: bool = False
 ) -> list[Block] | None:
     """The region's rows as blocks; ``grid``: the region is a grid of rules
     (see :func:`_framed`), whose rows only its rules separate."""
     ruled_gaps = _ruled_gaps(region, rules.horizontal, grid=grid)
-    # Ruled: rules stand between a good share of its rows of cells (a table
-    # that only boxes its header is read as unruled).
-    between = [
-        ruled for ruled, below in zip(ruled_gaps, region.rows[1:], strict=False) if below.tabular
-    ]
-    ruled = grid or sum(between) >= max(2, _RULED_SHARE * len(between))
+    ruled = grid or _ruled(region, rules, ruled_gaps)
     if not ruled and _hyphen_wrapped(region, line_height):
         return None  # rows that cannot be told apart without rules
     rows: list[list[_Cell]] = []
@@ -958,9 +1011,10 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
     for block in blocks:
         (paragraphs if _paragraph(block) else candidates).extend(block.lines)
     candidates = [ln for ln in candidates if ln.horizontal]
+    text_rows = _text_rows(candidates) if held >= _MIN_CELLS else []
     regions = (
-        _regions(_text_rows(candidates), line_height)
-        if held >= _MIN_CELLS and len(candidates) >= _MIN_ROWS * _MIN_CELLS else []
+        _regions(text_rows, line_height)
+        if len(candidates) >= _MIN_ROWS * _MIN_CELLS else []
     )
 
     def holds_paragraphs(region: _Region) -> bool:
@@ -989,6 +1043,7 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             tables.extend(rows)
             taken.update(id(ln) for ln in inside)
             continue
+        _heads_under_top_rule(region, text_rows, regions, page_rules, line_height)
         rows = _table_rows(region, page_rules, line_height)
         if rows is None:
             continue

@@ -770,6 +770,58 @@ def test_a_grid_whose_cells_hold_bulleted_paragraphs_reads_by_its_rows(
             assert any(_covered(box, rects) for box in _word_boxes(data, line)), (line, rects)
 
 
+# A clinical study's table, ruled cell by cell: its heads run over three
+# lines, the first holding two heads of the three (the first column's head is
+# set on the middle line), so the table found from its rows of cells starts
+# at the heads' second line; the first line is the heads' too, up to the
+# table's top rule. Its caption, set close above the rule, is not.
+_STUDY_CAPTION = "Table 6: Prospective, Open-Label Clinical Study of Warfarin"
+_STUDY_HEADS = (("Event",), ("Moderate Warfarin", "Therapy", "INR 2.65"),
+                ("High Intensity", "Warfarin Therapy", "INR 9.0"))
+_STUDY = (("Thromboembolism", "4.0/100 py", "3.7/100 py"),
+          ("Major Bleeding", "0.95/100 py", "2.1/100 py"),
+          ("Death", "1.1/100 py", "1.3/100 py"))
+_STUDY_WALLS = (41.0, 176.0, 308.0, 438.0)
+
+
+def _study_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((60, 72), _STUDY_CAPTION, fontsize=11)
+    tops = [80.0, 125.0]
+    tops += [tops[-1] + 16 * (k + 1) for k in range(len(_STUDY))]
+    for y in tops:
+        for x0, x1 in pairwise(_STUDY_WALLS):
+            page.draw_line((x0, y), (x1, y), width=0.5)
+    for x in _STUDY_WALLS:
+        for y0, y1 in pairwise(tops):
+            page.draw_line((x, y0), (x, y1), width=0.5)
+    for column, x in enumerate(_STUDY_WALLS[:-1]):
+        head = _STUDY_HEADS[column]
+        for k, line in enumerate(head):
+            # One line set on the middle line, three from the top.
+            page.insert_text((x + 4, 106 + 14 * (k - (len(head) == 3))), line, fontsize=11)
+        for r, row in enumerate(_STUDY):
+            page.insert_text((x + 4, tops[r + 1] + 12), row[column], fontsize=11)
+    return doc.tobytes()
+
+
+def test_heads_over_three_lines_under_a_ruled_tables_top_rule_read_as_its_first_row() -> None:
+    doc = extract_pdf(_study_pdf())
+    heads = " ".join(line for head in _STUDY_HEADS for line in head)
+    start, end = _verified_range(doc, heads)
+    assert " ".join(doc.text[start:end].split()) == heads
+    assert _STUDY_CAPTION not in " ".join(doc.text[start:end].split())
+    for column in (1, 2):
+        cell = " ".join(_STUDY_HEADS[column])
+        start, end = _verified_range(doc, cell)
+        assert " ".join(doc.text[start:end].split()) == cell
+    for row in _STUDY:
+        start, end = _verified_range(doc, " ".join(row))
+        assert " ".join(doc.text[start:end].split()) == " ".join(row)
+    assert _STUDY_CAPTION in " ".join(doc.text.split())
+
+
 # A table of counts whose rules frame it and part its groups, not its rows:
 # a band holds several rows, each a label and its count on one baseline
 # (the naacl paper's Table 2). Each line across is a row, as a reader sees it.
