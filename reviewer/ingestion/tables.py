@@ -351,10 +351,21 @@ def _heads_under_top_rule(
             break
         heads.insert(0, row)
         below = row
-    # The topmost head line taken is the first under the table's top rule.
+    # The topmost head line taken is the first under the table's top rule;
+    # the heads, those taken and those above the region's first rule, are
+    # :data:`_HEAD_LINES` lines at most (the heads band reads no more).
+    gaps = _ruled_gaps(region, rules.horizontal)
+    above_rule = next((k + 1 for k, gap in enumerate(gaps) if gap), len(region.rows))
+    # In the band of the region's first row: no rule between (heads in a
+    # band of their own, over a first row of cells, stay as they were).
+    band = _Region(rows=[heads[-1], first], x0=region.x0, x1=region.x1) if heads else None
+    if band is not None and _ruled_gaps(band, rules.horizontal) != [False]:
+        return
     while heads:
         top = heads[0]
-        if any(top.y0 - line_height <= y <= top.y0 + _RULE_SLACK for y in across):
+        if len(heads) + above_rule <= _HEAD_LINES and any(
+            top.y0 - line_height <= y <= top.y0 + _RULE_SLACK for y in across
+        ):
             region.rows[:0] = heads
             return
         heads.pop(0)
@@ -722,7 +733,8 @@ def _closed(rules: Rules, left: float, right: float, top: float, bottom: float) 
 
 def _bands(frame: tuple[float, float, float, float], rules: Rules) -> list[float]:
     """The heights of the rules that part the rows of the grid ``frame``:
-    across a good part of it, from its border or a wall that runs on above
+    across half of it or more (the edge of a shaded line in a wide cell is
+    no rule), from its border or a wall that runs on above
     and below the rule to another (a rule under a link's words ends inside
     its cell; the top of a box drawn around a note inside a cell ends at the
     box's sides, which run down from it only)."""
@@ -740,7 +752,7 @@ def _bands(frame: tuple[float, float, float, float], rules: Rules) -> list[float
     return sorted({
         round(y, 1) for x0, x1, y in _joined(rules.horizontal)
         if top - _RULE_SLACK <= y <= bottom + _RULE_SLACK
-        and min(x1, right) - max(x0, left) >= 0.3 * width
+        and min(x1, right) - max(x0, left) >= 0.5 * width
         and at_wall(x0, y) and at_wall(x1, y)
     })
 
