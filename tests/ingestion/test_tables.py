@@ -855,3 +855,52 @@ def test_rows_stacked_in_one_band_of_a_framed_table_read_one_by_one() -> None:
         for row in group:
             start, end = _verified_range(doc, " ".join(row))
             assert " ".join(doc.text[start:end].split()) == " ".join(row)
+
+
+# An outbreak report exported from a word processor: every line of a head
+# is shaded by a rectangle of its own, blank lines too, so the shading's
+# edges run from side to side of each cell, and across the wide comments
+# cell (its head one line over two shaded ones), more than a third of the
+# table; the heads are one row all the same. Every cell below holds a
+# paragraph (so only the grid of rules makes the rows).
+_OUTBREAK_HEADS = (("Name of the", "State or Union Territory"), ("Disease or", "Illness reported"),
+                   ("Comments and action taken", ""))
+_OUTBREAK = ((("Kerala, in the district", "of Kollam and the block", "of Oachira nearby"),
+              ("Food poisoning after", "a meal shared on an", "excursion by the cases"),
+              ("Cases reported from Ward no III, PHC", "Puram. The district team investigated",
+               "the outbreak and treated the cases.")),
+             (("Maharashtra, in the district", "of Beed and the block", "of Ashti around it"),
+              ("Dengue and chikungunya", "confirmed in the five", "serum samples taken"),
+              ("Cases of fever reported from Village", "Golharwasti. Serum samples collected",
+               "were positive for Dengue in the end.")))
+_OUTBREAK_WALLS = (36.0, 150.0, 266.0, 480.0)
+
+
+def _outbreak_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    tops = [60.0, 92.0]
+    tops += [tops[-1] + 50 * (k + 1) for k in range(len(_OUTBREAK))]
+    for column, (x0, x1) in enumerate(pairwise(_OUTBREAK_WALLS)):
+        for k, line in enumerate(_OUTBREAK_HEADS[column]):
+            shade = pymupdf.Rect(x0 + 4, tops[0] + 3 + 12 * k, x1 - 4, tops[0] + 15 + 12 * k)
+            page.draw_rect(shade, color=None, fill=(0.8, 1, 1))
+            if line:
+                page.insert_text((x0 + 6, shade.y1 - 3), line, fontsize=9)
+    for y in tops:
+        page.draw_line((_OUTBREAK_WALLS[0], y), (_OUTBREAK_WALLS[-1], y), width=0.5)
+    for x in _OUTBREAK_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(_OUTBREAK_WALLS[:-1]):
+        for r, row in enumerate(_OUTBREAK):
+            for k, line in enumerate(row[column]):
+                page.insert_text((x + 6, tops[r + 1] + 14 + 12 * k), line, fontsize=9)
+    return doc.tobytes()
+
+
+def test_heads_shaded_line_by_line_read_as_one_row() -> None:
+    doc = extract_pdf(_outbreak_pdf())
+    for row in (_OUTBREAK_HEADS, *_OUTBREAK):
+        quote = " ".join(line for cell in row for line in cell if line)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
