@@ -609,11 +609,19 @@ def _free_grids(
     row of three cells on one baseline, nor a line outside a paragraph). The
     lines inside each grid and its rows as blocks."""
     found: list[tuple[list[Line], list[Block]]] = []
+    # Three walls (two borders and one between) and four rules across at
+    # least, or no grid: most pages stop here.
+    if (
+        len({round(x) for _y0, _y1, x in rules.vertical}) < _MIN_ROWS
+        or len(rules.horizontal) < _MIN_ROWS + 1
+    ):
+        return found
     seen: set[int] = set()
+    tried: dict[tuple[float, ...], bool] = {}  # frames tested, for the lines that share them
     for line in sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2):
         if id(line) in seen or id(line) in taken or not line.horizontal:
             continue
-        frame = _frame_around(line, rules)
+        frame = _frame_around(line, rules, tried)
         if frame is None:
             continue
         left, top, right, bottom = frame
@@ -655,24 +663,29 @@ def _walls(rules: Rules, y: float, left: float, right: float) -> set[int]:
     }
 
 
-def _frame_around(line: Line, rules: Rules) -> tuple[float, float, float, float] | None:
+def _frame_around(
+    line: Line, rules: Rules, tried: dict[tuple[float, ...], bool]
+) -> tuple[float, float, float, float] | None:
     """The closed frame of rules (x0, y0, x1, y1) around ``line`` with a
     wall inside it that runs down half its height or more (a column's
     edge): the widest such frame, so a page's border, whose inside walls
-    are a table's, gives way to the table's own frame."""
+    are a table's, gives way to the table's own frame. ``tried``: frames
+    already tested on the page (whether closed), shared by its lines."""
     middle = (line.y0 + line.y1) / 2
     crossing = sorted({x for y0, y1, x in rules.vertical if y0 <= middle <= y1})
+    if len(crossing) < _MIN_ROWS:  # two borders and a wall between, at least
+        return None
     lefts = [x for x in crossing if x <= line.x0 + _RULE_SLACK]
     for left in lefts:
-        border = _border(rules, left, middle)
-        top, bottom = border
+        top, bottom = _border(rules, left, middle)
         for right in reversed(crossing):
             if right < line.x1 - _RULE_SLACK:
                 break
-            if _closed(rules, left, right, top, bottom) and _has_columns(
-                rules, (left, top, right, bottom), middle
-            ):
-                return left, top, right, bottom
+            key = (left, top, right, bottom)
+            if key not in tried:
+                tried[key] = _closed(rules, left, right, top, bottom)
+            if tried[key] and _has_columns(rules, key, middle):
+                return key
     return None
 
 
