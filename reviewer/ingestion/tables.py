@@ -29,7 +29,10 @@ inside its area (ruled, a closed grid of rules reads it: see :func:`_grid`),
 tables of contents side by side (dot leaders), a form's half whose
 first row opens in lower case (unless the line above is its heads' first
 line: "IF you live in / the state of..."), and an unruled table whose cells
-wrap with a hyphen (text boxes in a figure).
+wrap with a hyphen (text boxes in a figure). A closed grid of rules that no
+table found from the text took (two columns, as a medicine beside its forms;
+cells of paragraphs; see :func:`_free_grids`) is read by its rules alone; the
+page's rules are then read on any page with three baselines of two pieces.
 
 Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
