@@ -29,7 +29,10 @@ inside its area (ruled, a closed grid of rules reads it: see :func:`_grid`),
 tables of contents side by side (dot leaders), a form's half whose
 first row opens in lower case (unless the line above is its heads' first
 line: "IF you live in / the state of..."), and an unruled table whose cells
-wrap with a hyphen (text boxes in a figure).
+wrap with a hyphen (text boxes in a figure). A closed grid of rules that no
+table found from the text took (two columns, as a medicine beside its forms;
+cells of paragraphs; see :func:`_free_grids`) is read by its rules alone; the
+page's rules are then read on any page with three baselines of two pieces.
 
 Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
@@ -312,6 +315,65 @@ def _heads_above(heads: _TextRow, row: _TextRow, line_height: float) -> bool:
     )
 
 
+def _heads_under_top_rule(
+    region: _Region, rows: list[_TextRow], regions: list[_Region], rules: Rules,
+    line_height: float,
+) -> None:
+    """Take into ``region`` the lines of its heads above its first row of
+    cells, up to the rule across its top: heads of two or three lines whose
+    first line has fewer than three cells ("Moderate Warfarin | High
+    Intensity" over "Event | Therapy | Warfarin Therapy"). At most
+    :data:`_HEAD_LINES` text rows, one under another, inside the table's
+    width, none with a piece of prose across two of its cells (a caption), each in no
+    other table;
+    the topmost right under a rule across the table (none: nothing taken)."""
+    if region.heads_first_line or not _ruled(region, rules):
+        return
+    first = region.rows[0]
+    index = next((k for k, row in enumerate(rows) if row is first), None)
+    if index is None:
+        return
+    first_cells = next(row for row in region.rows if row.tabular)
+    cells_of = [_Cell(p.lines, p.x0, p.x1) for p in first_cells.pieces]
+    others = {id(row) for other in regions if other is not region for row in other.rows}
+    width = region.x1 - region.x0
+    across = [
+        y for x0, x1, y in _joined(rules.horizontal)
+        if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
+    ]
+    heads: list[_TextRow] = []
+    below = first
+    for row in reversed(rows[max(0, index - _HEAD_LINES) : index]):
+        if (
+            id(row) in others
+            or below.y0 - row.y1 > _WRAP_GAP_LINES * line_height
+            or row.x0 < region.x0 - line_height
+            or row.x1 > region.x1 + line_height
+            or any(p.prose and _under_cells(cells_of, p) >= 2 for p in row.pieces)
+        ):
+            break
+        heads.insert(0, row)
+        below = row
+    # The topmost head line taken is the first under the table's top rule;
+    # the heads, those taken and those above the region's first rule, are
+    # :data:`_HEAD_LINES` lines at most (the heads band reads no more).
+    gaps = _ruled_gaps(region, rules.horizontal)
+    above_rule = next((k + 1 for k, gap in enumerate(gaps) if gap), len(region.rows))
+    # In the band of the region's first row: no rule between (heads in a
+    # band of their own, over a first row of cells, stay as they were).
+    band = _Region(rows=[heads[-1], first], x0=region.x0, x1=region.x1) if heads else None
+    if band is not None and _ruled_gaps(band, rules.horizontal) != [False]:
+        return
+    while heads:
+        top = heads[0]
+        if len(heads) + above_rule <= _HEAD_LINES and any(
+            top.y0 - line_height <= y <= top.y0 + _RULE_SLACK for y in across
+        ):
+            region.rows[:0] = heads
+            return
+        heads.pop(0)
+
+
 def _contents_columns(region: _Region) -> bool:
     """Tables of contents set in columns side by side: most rows hold two
     entries or more with dot leaders. Each column is a list read down."""
@@ -414,18 +476,23 @@ def _hyphen_wrapped(region: _Region, line_height: float) -> bool:
     return False
 
 
+def _ruled(region: _Region, rules: Rules, gaps: list[bool] | None = None) -> bool:
+    """Whether rules stand between a good share of the region's rows of
+    cells (a table that only boxes its header is read as unruled); ``gaps``:
+    its :func:`_ruled_gaps`, when known."""
+    if gaps is None:
+        gaps = _ruled_gaps(region, rules.horizontal)
+    between = [ruled for ruled, below in zip(gaps, region.rows[1:], strict=False) if below.tabular]
+    return sum(between) >= max(2, _RULED_SHARE * len(between))
+
+
 def _table_rows(
     region: _Region, rules: Rules, line_height: float, *, grid: bool = False
 ) -> list[Block] | None:
     """The region's rows as blocks; ``grid``: the region is a grid of rules
     (see :func:`_framed`), whose rows only its rules separate."""
     ruled_gaps = _ruled_gaps(region, rules.horizontal, grid=grid)
-    # Ruled: rules stand between a good share of its rows of cells (a table
-    # that only boxes its header is read as unruled).
-    between = [
-        ruled for ruled, below in zip(ruled_gaps, region.rows[1:], strict=False) if below.tabular
-    ]
-    ruled = grid or sum(between) >= max(2, _RULED_SHARE * len(between))
+    ruled = grid or _ruled(region, rules, ruled_gaps)
     if not ruled and _hyphen_wrapped(region, line_height):
         return None  # rows that cannot be told apart without rules
     rows: list[list[_Cell]] = []
@@ -517,14 +584,7 @@ def _grid(
     if frame is None:
         return None
     left, top, right, bottom = frame
-    width = right - left
-    bands = sorted({
-        round(y, 1) for x0, x1, y in _joined(rules.horizontal)
-        if top - _RULE_SLACK <= y <= bottom + _RULE_SLACK
-        and min(x1, right) - max(x0, left) >= 0.3 * width
-    })
-    if len(bands) < _MIN_ROWS:
-        return None
+
     def framed(ln: Line) -> bool:
         return (
             ln.horizontal and id(ln) not in taken
@@ -538,23 +598,223 @@ def _grid(
     if not inside_paragraphs:
         return None
     inside = [ln for ln in lines if framed(ln)] + inside_paragraphs
+    rows = _read_grid(frame, inside, rules)
+    return None if rows is None else (inside, rows)
+
+
+def _free_grids(
+    lines: list[Line], rules: Rules, taken: set[int]
+) -> list[tuple[list[Line], list[Block]]]:
+    """Closed grids of rules around text no table found from the text took:
+    two columns or more (a medicine | its forms), :data:`_MIN_ROWS` bands or
+    more (a row of heads and two rows), text in two columns of two bands at
+    least; each read by its rules as :func:`_grid` reads one (its rows need no
+    row of three cells on one baseline, nor a line outside a paragraph). The
+    lines inside each grid and its rows as blocks."""
+    found: list[tuple[list[Line], list[Block]]] = []
+    # Three walls (two borders and one between) and four rules across at
+    # least, or no grid: most pages stop here.
+    if (
+        len({round(x) for _y0, _y1, x in rules.vertical}) < _MIN_ROWS
+        or len(rules.horizontal) < _MIN_ROWS + 1
+    ):
+        return found
+    seen: set[int] = set()
+    tried: dict[tuple[float, ...], bool] = {}  # frames tested, for the lines that share them
+    for line in sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2):
+        if id(line) in seen or id(line) in taken or not line.horizontal:
+            continue
+        frame = _frame_around(line, rules, tried)
+        if frame is None:
+            continue
+        left, top, right, bottom = frame
+        inside = [
+            ln for ln in lines
+            if ln.horizontal and left <= (ln.x0 + ln.x1) / 2 <= right
+            and top <= (ln.y0 + ln.y1) / 2 <= bottom
+        ]
+        seen.update(id(ln) for ln in inside)
+        if any(id(ln) in taken for ln in inside):
+            continue  # a table found from the text reads it already, or part of it
+        if len(_bands(frame, rules)) < _MIN_ROWS + 1:
+            continue
+        rows = _read_grid(frame, inside, rules)
+        if rows is None:
+            continue
+        # Text in two columns of two rows at least: a grid, not a box
+        # around a paragraph or a ruled list.
+        filled = 0
+        for row in rows:
+            columns = {
+                sum(1 for wall in _walls(rules, (ln.y0 + ln.y1) / 2, left, right)
+                    if wall < (ln.x0 + ln.x1) / 2)
+                for ln in row.lines
+            }
+            filled += len(columns) >= 2
+        if filled < 2:
+            continue
+        found.append((inside, rows))
+    return found
+
+
+def _walls(rules: Rules, y: float, left: float, right: float) -> set[int]:
+    """The vertical rules that cross height ``y`` strictly inside ``left``..``right``
+    (rounded: a wall drawn cell by cell counts once)."""
+    return {
+        round(at) for y0, y1, at in rules.vertical
+        if y0 <= y <= y1 and left + _RULE_SLACK < at < right - _RULE_SLACK
+    }
+
+
+def _frame_around(
+    line: Line, rules: Rules, tried: dict[tuple[float, ...], bool]
+) -> tuple[float, float, float, float] | None:
+    """The closed frame of rules (x0, y0, x1, y1) around ``line`` with a
+    wall inside it that runs down half its height or more (a column's
+    edge): the widest such frame, so a page's border, whose inside walls
+    are a table's, gives way to the table's own frame. ``tried``: frames
+    already tested on the page (whether closed), shared by its lines."""
+    middle = (line.y0 + line.y1) / 2
+    crossing = sorted({x for y0, y1, x in rules.vertical if y0 <= middle <= y1})
+    if len(crossing) < _MIN_ROWS:  # two borders and a wall between, at least
+        return None
+    lefts = [x for x in crossing if x <= line.x0 + _RULE_SLACK]
+    for left in lefts:
+        top, bottom = _border(rules, left, middle)
+        for right in reversed(crossing):
+            if right < line.x1 - _RULE_SLACK:
+                break
+            key = (left, top, right, bottom)
+            if key not in tried:
+                tried[key] = _closed(rules, left, right, top, bottom)
+            if tried[key] and _has_columns(rules, key, middle):
+                return key
+    return None
+
+
+def _has_columns(rules: Rules, frame: tuple[float, float, float, float], middle: float) -> bool:
+    """Whether a wall inside ``frame`` at height ``middle`` runs down half
+    its height or more from its top or bottom rule: a column's edge (a
+    page's border holds a table's walls, which run down the table alone,
+    meeting neither of the border's rules)."""
+    left, top, right, bottom = frame
+    slack = 2 * _RULE_SLACK
+    for wall in _walls(rules, middle, left, right):
+        # Its segments' union (a wall drawn twice counts once).
+        length, reach, start = 0.0, top, bottom
+        for y0, y1 in sorted(
+            (max(y0, top), min(y1, bottom)) for y0, y1, x in rules.vertical
+            if abs(x - wall) <= _RULE_SLACK and y1 > top and y0 < bottom
+        ):
+            start = min(start, y0)
+            if y1 > reach:
+                length += y1 - max(y0, reach)
+                reach = y1
+        meets = start <= top + slack or reach >= bottom - slack
+        if meets and length >= 0.5 * (bottom - top):
+            return True
+    return False
+
+
+def _border(rules: Rules, left: float, middle: float) -> tuple[float, float]:
+    """How far up and down from ``middle`` the vertical rule at ``left``
+    runs, its segments chained (a border is often drawn one row at a time)."""
+    border = sorted(
+        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= _RULE_SLACK
+    )
+    top = bottom = middle
+    grown = True
+    while grown:
+        grown = False
+        for y0, y1 in border:
+            if y0 - _RULE_SLACK <= bottom and y1 + _RULE_SLACK >= top and (y0 < top or y1 > bottom):
+                top, bottom, grown = min(top, y0), max(bottom, y1), True
+    return top, bottom
+
+
+def _closed(rules: Rules, left: float, right: float, top: float, bottom: float) -> bool:
+    """Rules across the whole width ``left``..``right`` at ``top`` and
+    ``bottom`` (drawn whole or cell by cell), and a right border as tall as the left."""
+    return all(
+        _covers(
+            [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
+            left, right,
+        )
+        for edge in (top, bottom)
+    ) and _covers(
+        [(y0, y1) for y0, y1, x in rules.vertical if abs(x - right) <= _RULE_SLACK],
+        top, bottom,
+    )
+
+
+def _bands(frame: tuple[float, float, float, float], rules: Rules) -> list[float]:
+    """The heights of the rules that part the rows of the grid ``frame``:
+    across half of it or more (the edge of a shaded line in a wide cell is
+    no rule), from its border or a wall that runs on above
+    and below the rule to another (a rule under a link's words ends inside
+    its cell; the top of a box drawn around a note inside a cell ends at the
+    box's sides, which run down from it only)."""
+    left, top, right, bottom = frame
+    width = right - left
+    slack = 2 * _RULE_SLACK
+
+    def at_wall(x: float, y: float) -> bool:
+        walls = [(y0, y1) for y0, y1, at in rules.vertical if abs(at - x) <= slack]
+        return x <= left + slack or x >= right - slack or (
+            any(y0 < y - slack <= y1 for y0, y1 in walls)
+            and any(y0 <= y + slack < y1 for y0, y1 in walls)
+        )
+
+    return sorted({
+        round(y, 1) for x0, x1, y in _joined(rules.horizontal)
+        if top - _RULE_SLACK <= y <= bottom + _RULE_SLACK
+        and min(x1, right) - max(x0, left) >= 0.5 * width
+        and at_wall(x0, y) and at_wall(x1, y)
+    })
+
+
+def _read_grid(
+    frame: tuple[float, float, float, float], inside: list[Line], rules: Rules
+) -> list[Block] | None:
+    """The rows of the grid ``frame`` (see :func:`_grid`) as blocks, each of
+    the lines ``inside`` it in its cell; None when the grid has fewer than
+    :data:`_MIN_ROWS` horizontal rules, or a wall crosses a glyph. A wall is a
+    vertical rule that runs down the whole band of a line's row: the edge of
+    a box drawn around a word or a marker inside a cell is none."""
+    left, top, right, bottom = frame
+    bands = _bands(frame, rules)
+    if len(bands) < _MIN_ROWS:
+        return None
+    segments: dict[int, list[tuple[float, float]]] = {}
+    for y0, y1, at in rules.vertical:
+        if left + _RULE_SLACK < at < right - _RULE_SLACK:
+            segments.setdefault(round(at), []).append((y0, y1))
+
+    def walls(line: Line) -> list[float]:
+        y = (line.y0 + line.y1) / 2
+        above = max((at for at in bands if at <= y), default=top)
+        below = min((at for at in bands if at > y), default=bottom)
+        return sorted(
+            float(at) for at, spans in segments.items()
+            if any(y0 <= y <= y1 for y0, y1 in spans) and _covers(spans, above, below)
+        )
+
     # A line that runs across a wall between two words is two cells' text
     # that MuPDF read as one line ("Halothane with Vaporiser | Anaesthetics"):
     # cut there. One whose glyphs a wall crosses is prose set over the grid,
     # which is no cell.
-    pieces: list[Line] = []
+    pieces: list[tuple[Line, list[float]]] = []
     for line in inside:
-        y = (line.y0 + line.y1) / 2
-        walls = sorted({
-            at for y0, y1, at in rules.vertical
-            if y0 <= y <= y1 and line.x0 + _RULE_SLACK < at < line.x1 - _RULE_SLACK
-        })
-        cut = _cut_at_walls(line, walls) if walls else [line]
+        line_walls = walls(line)
+        across = [
+            at for at in line_walls if line.x0 + _RULE_SLACK < at < line.x1 - _RULE_SLACK
+        ]
+        cut = _cut_at_walls(line, across) if across else [line]
         if cut is None:
             return None
-        pieces.extend(cut)
+        pieces.extend((part, line_walls) for part in cut)
     cells: dict[tuple[int, int], list[Line]] = {}
-    for line in pieces:
+    for line, line_walls in pieces:
         y, x = (line.y0 + line.y1) / 2, (line.x0 + line.x1) / 2
         # The line's cell starts at the nearest rule above it across its
         # column: a cell merged over several bands (its text centred in
@@ -565,16 +825,41 @@ def _grid(
             default=top,
         )
         band = sum(1 for at in bands if at <= cell_top + _RULE_SLACK)
-        # Walls counted once however many segments draw them (cell by cell).
-        column = len({
-            round(at) for y0, y1, at in rules.vertical
-            if y0 <= y <= y1 and left + _RULE_SLACK < at < x
-        })
+        column = sum(1 for at in line_walls if at < x)
         cells.setdefault((band, column), []).append(line)
-    rows: dict[int, list[Line]] = {}
+    bands_cells: dict[int, list[list[list[Line]]]] = {}
     for (band, _column), cell in sorted(cells.items()):
-        rows.setdefault(band, []).extend(_by_baseline(cell))
-    return inside, [block_of(lines) for _band, lines in sorted(rows.items())]
+        bands_cells.setdefault(band, []).append(_baselines(cell))
+    blocks = []
+    for _band, stacks in sorted(bands_cells.items()):
+        if _stacked(stacks):
+            # Rows of values that only the frame rules: each line across a row.
+            blocks.extend(
+                block_of([ln for stack in stacks for ln in stack[k]])
+                for k in range(len(stacks[0]))
+            )
+        else:
+            blocks.append(block_of([ln for stack in stacks for line in stack for ln in line]))
+    return blocks
+
+
+def _stacked(stacks: list[list[list[Line]]]) -> bool:
+    """Whether a band's cells (each as its baselines) are rows of values
+    stacked in one band (a table that rules its frame and not its rows):
+    two cells or more, each of the same number of lines, two or more, each
+    line level with its neighbours', none after a cell's first opening in
+    lower case (a sentence running on in its cell, read whole)."""
+    counts = {len(stack) for stack in stacks}
+    if len(stacks) < 2 or len(counts) != 1 or counts == {1}:
+        return False
+    if any(line[0].text[:1].islower() for stack in stacks for line in stack[1:]):
+        return False
+    for k in range(len(stacks[0])):
+        middles = [(stack[k][0].y0 + stack[k][0].y1) / 2 for stack in stacks]
+        height = min(ln.y1 - ln.y0 for stack in stacks for ln in stack[k])
+        if max(middles) - min(middles) > height / 2:
+            return False
+    return True
 
 
 def _cut_at_walls(line: Line, walls: list[float]) -> list[Line] | None:
@@ -637,16 +922,7 @@ def _closed_from(
     """The widest closed frame whose left border is the rule at ``left``."""
     # The grid's height: the left border's segments chained up and down
     # (a border is often drawn one row at a time).
-    border = sorted(
-        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= _RULE_SLACK
-    )
-    top = bottom = middle
-    grown = True
-    while grown:
-        grown = False
-        for y0, y1 in border:
-            if y0 - _RULE_SLACK <= bottom and y1 + _RULE_SLACK >= top and (y0 < top or y1 > bottom):
-                top, bottom, grown = min(top, y0), max(bottom, y1), True
+    top, bottom = _border(rules, left, middle)
     beyond = [x for x in crossing if x >= region.x1 - _RULE_SLACK][:1]
     within = [x for x in reversed(crossing) if left < x < region.x1 - _RULE_SLACK]
     for right in beyond + within:
@@ -654,15 +930,8 @@ def _closed_from(
             break
         # Closed: rules across its whole width at its top and bottom (drawn
         # whole or cell by cell), and its right border as tall as its left.
-        if all(
-            _covers(
-                [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
-                left, right,
-            )
-            for edge in (top, bottom)
-        ) and _covers(
-            [(y0, y1) for y0, y1, x in rules.vertical if abs(x - right) <= _RULE_SLACK],
-            top, bottom,
+        if _closed(rules, left, right, top, bottom) and _has_columns(
+            rules, (left, top, right, bottom), middle
         ):
             return left, top, right, bottom
     return None
@@ -678,7 +947,12 @@ def _covers(segments: list[tuple[float, float]], start: float, end: float) -> bo
 
 
 def _by_baseline(lines: list[Line]) -> list[Line]:
-    """A cell's lines top to bottom, those on one baseline left to right. A
+    """A cell's lines top to bottom, those on one baseline left to right."""
+    return [ln for baseline in _baselines(lines) for ln in baseline]
+
+
+def _baselines(lines: list[Line]) -> list[list[Line]]:
+    """A cell's lines as baselines top to bottom, each left to right. A
     line joins a baseline when its middle is within half a height of the
     baseline's shortest line (a bullet's box, twice a line's height, would
     otherwise chain the next bullet onto its line)."""
@@ -693,7 +967,7 @@ def _by_baseline(lines: list[Line]) -> list[Line]:
                     baselines[-1] = (line, members)
                 continue
         baselines.append((line, [line]))
-    return [ln for _anchor, members in baselines for ln in sorted(members, key=lambda ln: ln.x0)]
+    return [sorted(members, key=lambda ln: ln.x0) for _anchor, members in baselines]
 
 
 def _under_cells(cells: list[_Cell], piece: _Piece) -> int:
@@ -711,18 +985,19 @@ def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:
     return best
 
 
-def _may_hold_a_table(blocks: list[Block]) -> bool:
-    """Whether at least :data:`_MIN_ROWS` baselines hold :data:`_MIN_CELLS`
-    pieces a gutter apart, not all of them prose: the cheap test every page
-    takes (no paragraphs, regions or ruling lines, which only pages that
-    pass it pay for)."""
+def _may_hold_a_table(blocks: list[Block]) -> int:
+    """How many pieces a gutter apart, not all of them prose, at least
+    :data:`_MIN_ROWS` baselines hold: :data:`_MIN_CELLS` (a table may be
+    found from its text), 2 (only a grid of rules can make one a table), or
+    0. The cheap test every page takes (no paragraphs, regions or ruling
+    lines, which only pages that pass it pay for)."""
     lines = sorted(
         (ln for block in blocks for ln in block.lines if ln.horizontal),
         key=lambda ln: ln.y0 + ln.y1,
     )
-    if len(lines) < _MIN_ROWS * _MIN_CELLS:
-        return False
-    rows = 0
+    if len(lines) < _MIN_ROWS * 2:
+        return 0
+    rows = {2: 0, _MIN_CELLS: 0}
     band: list[Line] = []
     top = bottom = 0.0
     for line in (*lines, None):
@@ -731,7 +1006,7 @@ def _may_hold_a_table(blocks: list[Block]) -> bool:
             if overlap >= 0.5 * min(bottom - top, line.y1 - line.y0):
                 band.append(line)
                 continue
-        if len(band) >= _MIN_CELLS:
+        if len(band) >= 2:
             band.sort(key=lambda ln: ln.x0)
             pieces, reach = [[band[0].text]], band[0].x1
             for other in band[1:]:
@@ -739,16 +1014,16 @@ def _may_hold_a_table(blocks: list[Block]) -> bool:
                     pieces.append([])
                 pieces[-1].append(other.text)
                 reach = max(reach, other.x1)
-            if len(pieces) >= _MIN_CELLS and not all(
-                is_prose(" ".join(piece)) for piece in pieces
-            ):
-                rows += 1
-                if rows >= _MIN_ROWS:
-                    return True
+            if len(pieces) >= 2 and not all(is_prose(" ".join(piece)) for piece in pieces):
+                rows[2] += 1
+                if len(pieces) >= _MIN_CELLS:
+                    rows[_MIN_CELLS] += 1
+                    if rows[_MIN_CELLS] >= _MIN_ROWS:
+                        return _MIN_CELLS
         if line is not None:
             band = [line]
             top, bottom = line.y0, line.y1
-    return False
+    return 2 if rows[2] >= _MIN_ROWS else 0
 
 
 def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> list[Block]:
@@ -756,18 +1031,20 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
     (cells left to right, each cell's lines top to bottom); ``blocks`` itself
     when the page has no table. ``rules(area)`` gives the page's ruling lines
     in and around ``area``; it is called only when the text holds a table."""
-    if not _may_hold_a_table(blocks):
+    held = _may_hold_a_table(blocks)
+    if not held:
         return blocks
     candidates: list[Line] = []
     paragraphs: list[Line] = []
     for block in blocks:
         (paragraphs if _paragraph(block) else candidates).extend(block.lines)
     candidates = [ln for ln in candidates if ln.horizontal]
-    if len(candidates) < _MIN_ROWS * _MIN_CELLS:
-        return blocks
-    regions = _regions(_text_rows(candidates), line_height)
-    if not regions:
-        return blocks
+    text_rows = _text_rows(candidates) if held >= _MIN_CELLS else []
+    regions = (
+        _regions(text_rows, line_height)
+        if len(candidates) >= _MIN_ROWS * _MIN_CELLS else []
+    )
+
     def holds_paragraphs(region: _Region) -> bool:
         top, bottom = region.rows[0].y0, region.rows[-1].y1
         return any(
@@ -777,14 +1054,10 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
 
     with_paragraphs = {id(region) for region in regions if holds_paragraphs(region)}
     inf = float("inf")
-    page_rules = rules(
-        # A grid around cells that hold paragraphs reaches past the lines
-        # found so far (its borders, its rows of paragraphs): the whole page.
-        (-inf, -inf, inf, inf) if with_paragraphs else (
-            min(r.x0 for r in regions), min(r.rows[0].y0 for r in regions),
-            max(r.x1 for r in regions), max(r.rows[-1].y1 for r in regions),
-        )
-    )
+    # The whole page's rules: a grid reaches past the lines that found it
+    # (its borders, its rows of paragraphs), and a grid of two columns is
+    # found from its rules alone.
+    page_rules = rules((-inf, -inf, inf, inf))
     tables: list[Block] = []
     taken: set[int] = set()
     for region in regions:
@@ -798,11 +1071,17 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             tables.extend(rows)
             taken.update(id(ln) for ln in inside)
             continue
+        _heads_under_top_rule(region, text_rows, regions, page_rules, line_height)
         rows = _table_rows(region, page_rules, line_height)
         if rows is None:
             continue
         tables.extend(rows)
         taken.update(id(ln) for row in region.rows for p in row.pieces for ln in p.lines)
+    for inside, rows in _free_grids(
+        [ln for block in blocks for ln in block.lines], page_rules, taken
+    ):
+        tables.extend(rows)
+        taken.update(id(ln) for ln in inside)
     if not taken:
         return blocks
     kept = []

@@ -617,3 +617,290 @@ def test_a_wall_through_a_lines_first_or_last_glyph_is_not_cut() -> None:
     line = _line("AB", 100.0, advance=12.0)  # "A" 100-111.5, "B" 112-123.5
     assert _cut_at_walls(line, [119.0]) is None
     assert _cut_at_walls(line, [104.0]) is None
+
+
+# The medicines list: a ruled grid of two columns, a medicine beside its
+# forms, so no baseline holds three cells; each medicine's name is set midway
+# down its band, level with none of its forms' lines, and the page is drawn
+# column by column. A marker after a name is boxed (the box's sides are no
+# walls), and a note under a name is boxed inside its cell (the box's top is
+# no rule between rows).
+_LIST_HEADS = ("Medicine", "Dosage forms and strengths")
+_LIST: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("amoxicillin",), ("Capsule: 250 mg; 500 mg (as trihydrate).",
+                        "Powder for oral liquid: 125 mg/5 mL.", "*For use in children only.")),
+    (("chloroquine a",), ("Oral liquid: 50 mg/5 mL (as phosphate or sulfate).",
+                          "Tablet: 100 mg; 150 mg (as phosphate or sulfate).", "a > 5 kg")),
+    (("doxycycline",), ("Capsule: 100 mg (as hydrochloride or hyclate).",)),
+    (("mifepristone with misoprostol", "Where permitted under national law."),
+     ("Tablet 200 mg with tablet 200 micrograms.", "Co-package containing:",
+      "mifepristone 200 mg tablet and misoprostol 200 micrograms tablet")),
+)
+_LIST_WALLS = (36.0, 260.0, 560.0)
+_LIST_LEADING = 14.0
+
+
+def _list_pdf(*, border: bool = False) -> bytes:
+    """The list; ``border``: on a short page framed by a border, a line of
+    prose under the table (the border closes around the table's walls,
+    which run down most of it, but it is no grid)."""
+    doc = pymupdf.open()
+    page = doc.new_page(height=400 if border else 792)
+    page.insert_text((36, 40), "Table 3. Antimalarial medicines and their dosage forms.",
+                     fontsize=10)
+    tops = [50.0]
+    for row in ((("x",), ("x",)), *_LIST):
+        tops.append(tops[-1] + max(len(row[1]), 2 * len(row[0])) * _LIST_LEADING + 8)
+    for y in tops:
+        page.draw_line((_LIST_WALLS[0], y), (_LIST_WALLS[-1], y), width=0.5)
+    for x in _LIST_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    left = 42.0
+    right = _LIST_WALLS[1] + 6
+    page.insert_text((left, tops[0] + 14), _LIST_HEADS[0], fontsize=10)
+    page.insert_text((right, tops[0] + 14), _LIST_HEADS[1], fontsize=10)
+    # The forms column first, then the medicines: MuPDF's order runs down them.
+    for k, (_name, forms) in enumerate(_LIST, 1):
+        for j, line in enumerate(forms):
+            page.insert_text((right, tops[k] + 14 + j * _LIST_LEADING), line, fontsize=10)
+    for k, (name, _forms) in enumerate(_LIST, 1):
+        middle = (tops[k] + tops[k + 1]) / 2
+        baseline = middle + 4 - (len(name) - 1) * _LIST_LEADING
+        page.insert_text((left, baseline), name[0], fontsize=10)
+        if name[0].endswith(" a"):
+            x = left + pymupdf.get_text_length(name[0][:-1], fontsize=10)
+            page.draw_rect((x - 1, baseline - 8, x + 6, baseline + 2), width=0.5)
+        for j, note in enumerate(name[1:], 1):
+            y = baseline + 2 * j * _LIST_LEADING
+            page.insert_text((left + 12, y), note, fontsize=10)
+            page.draw_rect((left + 6, y - 11, _LIST_WALLS[1] - 8, y + 4), width=0.5)
+    if border:
+        page.insert_text((36, tops[-1] + 20), "Medicines on the complementary list follow.",
+                         fontsize=10)
+        page.draw_rect((20, 20, 592, 380), width=0.5)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("border", [False, True])
+@pytest.mark.parametrize("row", range(len(_LIST)))
+def test_a_ruled_grid_of_two_columns_reads_a_medicine_beside_its_forms(
+    row: int, border: bool
+) -> None:
+    data = _list_pdf(border=border)
+    doc = extract_pdf(data)
+    name, forms = _LIST[row]
+    quote = " ".join((*name, *forms))
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    rects = _located(doc, start, end)
+    for line in forms:
+        (box,) = _word_boxes(data, line)
+        assert _covered(box, rects), (line, rects)
+    heads = " ".join(_LIST_HEADS)
+    start, end = _verified_range(doc, heads)
+    assert " ".join(doc.text[start:end].split()) == heads
+
+
+# Blood pressure targets: a ruled grid of three columns whose first cells
+# hold bulleted paragraphs (set aside as prose before any row of cells is
+# sought, so no three rows of cells are left to find the table by), its heads
+# small and the middle one over three lines, a link underlined in the last
+# column (its underline ends inside the cell: no rule between rows).
+_TARGET_HEADS = (("Person under 80 with:",), ("Clinic blood", "pressure", "target"), ("Source",))
+_TARGETS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("- hypertension (with or without type 2", "diabetes) or type 1 diabetes plus",
+      "albumin to creatinine ratio less than", "70 mg/mmol"),
+     ("Below", "140/90"),
+     ("Recommendation 1.4.20", "guideline on chronic kidney", "disease (recommendation 1.6.1)")),
+    (("- chronic kidney disease plus albumin", "to creatinine ratio of 70 mg/mmol or",
+      "more, whatever the age at which the", "disease was diagnosed"),
+     ("Below", "130/80"),
+     ("guideline on type 1 diabetes", "in adults (recommendation 1.13.8)")),
+)
+_TARGET_WALLS = (40.0, 280.0, 342.0, 548.0)
+
+
+def _targets_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((40, 80), "Table 1: Clinic blood pressure targets for people aged under 80",
+                     fontsize=11)
+    tops = [97.0, 131.0]
+    for row in _TARGETS:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * 18 + 20)
+    for y in tops:
+        page.draw_line((_TARGET_WALLS[0], y), (_TARGET_WALLS[-1], y), width=0.5)
+    for x in _TARGET_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(_TARGET_WALLS[:-1]):
+        head = _TARGET_HEADS[column]
+        for k, line in enumerate(head):
+            page.insert_text((x + 2, tops[0] + 20 - 5 * (len(head) - 1) + k * 10), line,
+                             fontsize=7)
+        for r, row in enumerate(_TARGETS):
+            cell = row[column]
+            first = (tops[r + 1] + tops[r + 2]) / 2 - 9 * (len(cell) - 1) + 4
+            for k, line in enumerate(cell):
+                at = (x + 6, first + k * 18)
+                page.insert_text(at, line, fontsize=11)
+                if line.startswith("guideline"):
+                    width = pymupdf.get_text_length(line, fontsize=11)
+                    page.draw_line((at[0], at[1] + 2), (at[0] + width, at[1] + 2), width=0.5)
+    return doc.tobytes()
+
+
+@pytest.fixture(scope="module")
+def targets() -> tuple[bytes, ExtractedDocument]:
+    data = _targets_pdf()
+    return data, extract_pdf(data)
+
+
+@pytest.mark.parametrize("row", range(-1, len(_TARGETS)))
+def test_a_grid_whose_cells_hold_bulleted_paragraphs_reads_by_its_rows(
+    targets: tuple[bytes, ExtractedDocument], row: int
+) -> None:
+    data, doc = targets
+    cells = _TARGET_HEADS if row < 0 else _TARGETS[row]
+    quote = " ".join(line for cell in cells for line in cell)
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    rects = _located(doc, start, end)
+    for cell in cells:
+        for line in cell:  # (some lines are printed twice: one of them lit)
+            assert any(_covered(box, rects) for box in _word_boxes(data, line)), (line, rects)
+
+
+# A clinical study's table, ruled cell by cell: its heads run over three
+# lines, the first holding two heads of the three (the first column's head is
+# set on the middle line), so the table found from its rows of cells starts
+# at the heads' second line; the first line is the heads' too, up to the
+# table's top rule. Its caption, set close above the rule, is not.
+_STUDY_CAPTION = "Table 6: Prospective, Open-Label Clinical Study of Warfarin"
+_STUDY_HEADS = (("Event",), ("Moderate Warfarin", "Therapy", "INR 2.65"),
+                ("High Intensity", "Warfarin Therapy", "INR 9.0"))
+_STUDY = (("Thromboembolism", "4.0/100 py", "3.7/100 py"),
+          ("Major Bleeding", "0.95/100 py", "2.1/100 py"),
+          ("Death", "1.1/100 py", "1.3/100 py"))
+_STUDY_WALLS = (41.0, 176.0, 308.0, 438.0)
+
+
+def _study_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((60, 72), _STUDY_CAPTION, fontsize=11)
+    tops = [80.0, 125.0]
+    tops += [tops[-1] + 16 * (k + 1) for k in range(len(_STUDY))]
+    for y in tops:
+        for x0, x1 in pairwise(_STUDY_WALLS):
+            page.draw_line((x0, y), (x1, y), width=0.5)
+    for x in _STUDY_WALLS:
+        for y0, y1 in pairwise(tops):
+            page.draw_line((x, y0), (x, y1), width=0.5)
+    for column, x in enumerate(_STUDY_WALLS[:-1]):
+        head = _STUDY_HEADS[column]
+        for k, line in enumerate(head):
+            # One line set on the middle line, three from the top.
+            page.insert_text((x + 4, 106 + 14 * (k - (len(head) == 3))), line, fontsize=11)
+        for r, row in enumerate(_STUDY):
+            page.insert_text((x + 4, tops[r + 1] + 12), row[column], fontsize=11)
+    return doc.tobytes()
+
+
+def test_heads_over_three_lines_under_a_ruled_tables_top_rule_read_as_its_first_row() -> None:
+    doc = extract_pdf(_study_pdf())
+    heads = " ".join(line for head in _STUDY_HEADS for line in head)
+    start, end = _verified_range(doc, heads)
+    assert " ".join(doc.text[start:end].split()) == heads
+    assert _STUDY_CAPTION not in " ".join(doc.text[start:end].split())
+    for column in (1, 2):
+        cell = " ".join(_STUDY_HEADS[column])
+        start, end = _verified_range(doc, cell)
+        assert " ".join(doc.text[start:end].split()) == cell
+    for row in _STUDY:
+        start, end = _verified_range(doc, " ".join(row))
+        assert " ".join(doc.text[start:end].split()) == " ".join(row)
+    assert _STUDY_CAPTION in " ".join(doc.text.split())
+
+
+# A table of counts whose rules frame it and part its groups, not its rows:
+# a band holds several rows, each a label and its count on one baseline
+# (the naacl paper's Table 2). Each line across is a row, as a reader sees it.
+_COUNTS = ((("Source articles", "28,009"),),
+           (("Basic clusters", "5,543"), ("Basic patterns (token)", "643,767"),
+            ("Basic patterns (type)", "7,990")),
+           (("Metaclusters", "302"), ("Metaclusters (rows 3 or more)", "101")))
+
+
+def _counts_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "Table 2: Articles and obtained metaclusters.", fontsize=10)
+    tops = [70.0]
+    for group in _COUNTS:
+        tops.append(tops[-1] + 14 * len(group) + 4)
+    for y in tops:
+        page.draw_line((70, y), (300, y), width=0.5)
+    for x in (70, 220, 300):
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in ((0, 74.0), (1, 250.0)):  # the labels, then the counts
+        for top, group in zip(tops, _COUNTS, strict=False):
+            for k, row in enumerate(group):
+                page.insert_text((x, top + 13 + 14 * k), row[column], fontsize=10)
+    return doc.tobytes()
+
+
+def test_rows_stacked_in_one_band_of_a_framed_table_read_one_by_one() -> None:
+    doc = extract_pdf(_counts_pdf())
+    for group in _COUNTS:
+        for row in group:
+            start, end = _verified_range(doc, " ".join(row))
+            assert " ".join(doc.text[start:end].split()) == " ".join(row)
+
+
+# An outbreak report exported from a word processor: every line of a head
+# is shaded by a rectangle of its own, blank lines too, so the shading's
+# edges run from side to side of each cell, and across the wide comments
+# cell (its head one line over two shaded ones), more than a third of the
+# table; the heads are one row all the same. Every cell below holds a
+# paragraph (so only the grid of rules makes the rows).
+_OUTBREAK_HEADS = (("Name of the", "State or Union Territory"), ("Disease or", "Illness reported"),
+                   ("Comments and action taken", ""))
+_OUTBREAK = ((("Kerala, in the district", "of Kollam and the block", "of Oachira nearby"),
+              ("Food poisoning after", "a meal shared on an", "excursion by the cases"),
+              ("Cases reported from Ward no III, PHC", "Puram. The district team investigated",
+               "the outbreak and treated the cases.")),
+             (("Maharashtra, in the district", "of Beed and the block", "of Ashti around it"),
+              ("Dengue and chikungunya", "confirmed in the five", "serum samples taken"),
+              ("Cases of fever reported from Village", "Golharwasti. Serum samples collected",
+               "were positive for Dengue in the end.")))
+_OUTBREAK_WALLS = (36.0, 150.0, 266.0, 480.0)
+
+
+def _outbreak_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    tops = [60.0, 92.0]
+    tops += [tops[-1] + 50 * (k + 1) for k in range(len(_OUTBREAK))]
+    for column, (x0, x1) in enumerate(pairwise(_OUTBREAK_WALLS)):
+        for k, line in enumerate(_OUTBREAK_HEADS[column]):
+            shade = pymupdf.Rect(x0 + 4, tops[0] + 3 + 12 * k, x1 - 4, tops[0] + 15 + 12 * k)
+            page.draw_rect(shade, color=None, fill=(0.8, 1, 1))
+            if line:
+                page.insert_text((x0 + 6, shade.y1 - 3), line, fontsize=9)
+    for y in tops:
+        page.draw_line((_OUTBREAK_WALLS[0], y), (_OUTBREAK_WALLS[-1], y), width=0.5)
+    for x in _OUTBREAK_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(_OUTBREAK_WALLS[:-1]):
+        for r, row in enumerate(_OUTBREAK):
+            for k, line in enumerate(row[column]):
+                page.insert_text((x + 6, tops[r + 1] + 14 + 12 * k), line, fontsize=9)
+    return doc.tobytes()
+
+
+def test_heads_shaded_line_by_line_read_as_one_row() -> None:
+    doc = extract_pdf(_outbreak_pdf())
+    for row in (_OUTBREAK_HEADS, *_OUTBREAK):
+        quote = " ".join(line for cell in row for line in cell if line)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
