@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS, require_chromium
+from tests.demo_once import demo_built_and_read_once  # noqa: F401 - autouse, for the run
 
 
 @pytest.fixture(scope="session")
