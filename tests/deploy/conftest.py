@@ -5,15 +5,11 @@ on PostgreSQL (which has DATABASE_URL set)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from deploy import recipe
-
-ONCE = pytest.mark.skipif("DATABASE_URL" in os.environ,
-                          reason="database-independent: runs on the SQLite pass only")
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from deploy import cluster, recipe
-from tests.deploy.conftest import ONCE
+from tests.once import ONCE
 
 pytestmark = ONCE
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from deploy import recipe
-from tests.deploy.conftest import ONCE
 from tests.figures import figure
+from tests.once import ONCE
 
 pytestmark = [ONCE, pytest.mark.skipif(recipe.nginx_binary() is None,
                                        reason="nginx is not installed (bin/setup installs it)")]

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from deploy import recipe
-from tests.deploy.conftest import ONCE
+from tests.once import ONCE
 
 pytestmark = ONCE
 

@@ -7,7 +7,10 @@ import sys
 import threading
 from pathlib import Path
 
+from tests.once import ONCE
+
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = ONCE  # its processes have no DATABASE_URL whatever the pass
 
 PROBE = """
 import json

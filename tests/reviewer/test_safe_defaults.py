@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
+from tests.once import ONCE
+
 ROOT = Path(__file__).resolve().parents[2]
 
 SETTINGS = """
@@ -47,6 +49,7 @@ def read_settings(var_dir: Path, **env: str) -> dict[str, object]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@ONCE  # its own process and var folder, whatever the pass
 def test_debug_is_off_unless_asked_for_and_the_dev_key_is_random_and_kept(
     tmp_path: Path,
 ) -> None:
@@ -64,6 +67,7 @@ def test_debug_is_off_unless_asked_for_and_the_dev_key_is_random_and_kept(
     assert read_settings(tmp_path, DEBUG="1")["SECRET_KEY"] == key
 
 
+@ONCE  # its own process and var folder, whatever the pass
 def test_without_a_secret_key_production_refuses_to_serve(tmp_path: Path) -> None:
     served = subprocess.run(
         [sys.executable, "-c", "import reviewer.wsgi"], cwd=ROOT, capture_output=True,
@@ -74,6 +78,7 @@ def test_without_a_secret_key_production_refuses_to_serve(tmp_path: Path) -> Non
     assert not (tmp_path / "secret_key").exists()  # never generated with DEBUG off
 
 
+@ONCE  # its own process and var folder, whatever the pass
 def test_check_deploy_is_clean_under_the_production_recipe(tmp_path: Path) -> None:
     result = manage(tmp_path, "check", "--deploy", "--fail-level", "WARNING",
                     SECRET_KEY=secrets.token_urlsafe(50), **PRODUCTION)
@@ -81,6 +86,7 @@ def test_check_deploy_is_clean_under_the_production_recipe(tmp_path: Path) -> No
     assert "System check identified no issues (0 silenced)." in result.stdout
 
 
+@ONCE  # its own process and var folder, whatever the pass
 def test_check_deploy_names_what_the_demo_settings_lack(tmp_path: Path) -> None:
     """The same check fails loudly on the development settings (it is not vacuous)."""
     result = manage(tmp_path, "check", "--deploy", "--fail-level", "WARNING", DEBUG="1")

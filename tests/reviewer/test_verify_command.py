@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.once import ONCE
+
 ROOT = Path(__file__).resolve().parents[2]
+pytestmark = ONCE  # the command runs with a database of its own (none) whatever the pass
 SOURCE = "Employer  match vests after\ntwo years of ser-\nvice."
 
 
