@@ -24,8 +24,8 @@ from reviewer.selectors.judgements import judgement_summaries
 from reviewer.selectors.triage import (
     COUNT_CAP,
     EXPORT_COLUMNS,
+    QueueEntry,
     TriageFilters,
-    row_reason,
     triage_export_rows,
     triage_page,
 )
@@ -33,7 +33,7 @@ from reviewer.selectors.workspaces import answers_visible
 from reviewer.services.assignments import (
     AssignmentRefused,
     answers_assign,
-    in_review_by_other,
+    present_other,
     reviewers,
 )
 from reviewer.views.base import HtmxHttpRequest, export_response, permission_required
@@ -108,23 +108,32 @@ def _cut(question: str, length: int = 100) -> str:
     return Truncator(question).chars(length)
 
 
-def _queue_row(answer: Answer, user: Any, *, now: datetime, href: str,
-               judged: dict[str, Any] | None, words: _RowWords) -> QueueRow:
-    deciding = in_review_by_other(answer, user, now=now)
-    created = timezone.localtime(answer.created)
+def _queue_row(entry: QueueEntry, *, deciding: str, href: str,
+               judged: dict[str, Any] | None, words: _RowWords, now: datetime) -> QueueRow:
+    created = timezone.localtime(entry.created)
     return QueueRow(
-        pk=str(answer.pk), href=href, severity=answer.severity, reason=row_reason(answer),
-        question=_cut(answer.question_head or "(no question)"),
-        deciding=deciding.get_username() if deciding is not None else "",
-        verdict=answer.verdict,
-        verdict_label=words.verdicts.get(answer.verdict, answer.verdict),
-        coverage=f"{round(answer.coverage * 100)}",
-        surface=(answer.surface.name if answer.surface_id else "") or "—",
-        model=answer.model or "—", judged=judged,
+        pk=str(entry.pk), href=href, severity=entry.severity, reason=entry.reason,
+        question=_cut(entry.question_head or "(no question)"), deciding=deciding,
+        verdict=entry.verdict, verdict_label=words.verdicts.get(entry.verdict, entry.verdict),
+        coverage=f"{round(entry.coverage * 100)}", surface=entry.surface or "—",
+        model=entry.model or "—", judged=judged,
         created_iso=created.isoformat(), created_title=created.strftime("%Y-%m-%d %H:%M"),
-        age=timesince(answer.created, now, time_strings=words.units),
-        state_label=words.states.get(answer.review_state, answer.review_state),
-        assignee=answer.assigned_to.get_username() if answer.assigned_to_id else "")
+        age=timesince(entry.created, now, time_strings=words.units),
+        state_label=words.states.get(entry.review_state, entry.review_state),
+        assignee=entry.assignee)
+
+
+def _deciding(entries: list[QueueEntry], user: Any, now: datetime) -> dict[int, str]:
+    """Per answer whose review page someone else has open, their username:
+    one query, and only when there is one."""
+    present = {entry.pk: entry.in_review_by_id for entry in entries
+               if present_other(entry.in_review_by_id, entry.in_review_since, user, now=now)}
+    if not present:
+        return {}
+    people = get_user_model()
+    names = dict(people.objects.filter(pk__in=set(present.values()))
+                 .values_list("pk", people.USERNAME_FIELD))
+    return {pk: names[by] for pk, by in present.items() if by in names}
 
 
 def _context(request: HtmxHttpRequest, filters: TriageFilters,
@@ -138,10 +147,12 @@ def _context(request: HtmxHttpRequest, filters: TriageFilters,
     # path's last part.
     keep_queue = "?queue=" + quote(filters.query(page=1), safe="")
     path = reverse("reviewer:answer", args=[0]).removesuffix("0/")
-    judged = judgement_summaries(answer.pk for answer in page.rows)
+    judged = judgement_summaries(entry.pk for entry in page.rows)
+    deciding = _deciding(page.rows, user, now)
     words = _RowWords()
-    rows = [_queue_row(answer, user, now=now, href=f"{path}{answer.pk}/{keep_queue}",
-                       judged=judged.get(answer.pk), words=words) for answer in page.rows]
+    rows = [_queue_row(entry, deciding=deciding.get(entry.pk, ""),
+                       href=f"{path}{entry.pk}/{keep_queue}", judged=judged.get(entry.pk),
+                       words=words, now=now) for entry in page.rows]
     can_assign = user.has_perm("reviewer.assign_answer")
     # My queue says how many unassigned answers wait beside it (the same
     # filters otherwise), so "0 answers" never hides the work (None: not
