@@ -554,17 +554,41 @@ def _facet_counts(filters: TriageFilters, user: Any, *, live: bool
              "assignee": f" LEFT JOIN {quote(users.db_table)} u "
                          f"ON u.{quote(users.pk.column)} = g.assignee_key"}
     columns = [(column.format(username=username), kind) for column, kind, _ in _KEPT_COLUMNS]
-    selects = []
+    # Facets whose own filter is not set sum the same groups (every filter
+    # applies to them); on PostgreSQL they are summed in one pass over them,
+    # GROUPING SETS, not a pass each: at a million answers the groups
+    # needing review are 10,700 of 20,000, and six passes over them took 20
+    # of the default queue's 30 ms for its counts, one 13 (SQLite, with few
+    # groups, has no GROUPING SETS).
+    passes: dict[tuple[str, tuple[Any, ...]], list[str]] = {}
     for facet in (*FACETS, "total"):
-        source = f"FROM {table} g{joins.get(facet, '')}"
-        grouping = [c.format(username=username) for c in _KEPT_GROUPING.get(facet, ())]
-        shown = ", ".join(column if column in grouping else f"CAST(NULL AS {kind})"
-                          for column, kind in columns)
         where, where_params = _kept_condition(filters, user, skip=facet)
-        group_by = f" GROUP BY {', '.join(grouping)}" if grouping else ""
-        selects.append(f"SELECT '{facet}', {shown}, SUM(g.answers) {source} WHERE {where}"
-                       f"{group_by}")
-        params.extend(where_params)
+        passes.setdefault((where, tuple(where_params)), []).append(facet)
+    selects = []
+    for (where, where_params), facets in passes.items():
+        together = connection.vendor == "postgresql" and len(facets) > 1
+        for group in [facets] if together else [[facet] for facet in facets]:
+            source = f"FROM {table} g" + "".join(joins.get(facet, "") for facet in group)
+            sets = [[c.format(username=username) for c in _KEPT_GROUPING.get(facet, ())]
+                    for facet in group]
+            grouped = {column for grouping in sets for column in grouping}
+            shown = ", ".join(column if column in grouped else f"CAST(NULL AS {kind})"
+                              for column, kind in columns)
+            if together:
+                # Each row's facet: the one whose grouping holds a column
+                # no earlier facet of the pass groups on (verdict is in
+                # state's too: state is asked first).
+                label = " ".join(f"WHEN GROUPING({_KEPT_GROUPING[facet][0]}) = 0 "
+                                 f"THEN '{facet}'" for facet in group if facet != "total")
+                label = f"CASE {label} ELSE 'total' END"
+                group_by = " GROUP BY GROUPING SETS (" + ", ".join(
+                    f"({', '.join(grouping)})" for grouping in sets) + ")"
+            else:
+                label = f"'{group[0]}'"
+                group_by = f" GROUP BY {', '.join(sets[0])}" if sets[0] else ""
+            selects.append(f"SELECT {label}, {shown}, SUM(g.answers) {source} WHERE {where}"
+                           f"{group_by}")
+            params.extend(where_params)
     if live:
         nulls = ", ".join(f"CAST(NULL AS {kind})" for _, kind in columns)
         selects.append(f"SELECT 'read', {nulls}, SUM(g.answers) FROM {table} g")
