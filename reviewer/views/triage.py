@@ -69,12 +69,12 @@ class QueueRow:
     """One answer's row in the queue, every cell already in words.
 
     A page lists 50 rows, and each lookup, filter and localisation the
-    template would run per cell costs a few microseconds: made here, a row
-    costs the template a dozen plain strings (bench/triage.py's per-row
-    figure: 0.3 ms a row, most of a sparse filter's growth at 1M answers).
-    The cells are written out by ``cells``, one ``format_html`` a row as
-    Django's admin writes its change list's rows: the template's two dozen
-    variables and conditions a row were most of the rows' cost left."""
+    template would run per cell costs a few microseconds: made here, and
+    written out by ``cells`` with one ``format_html`` a row, as Django's
+    admin writes its change list's rows (the template's two dozen variables
+    and conditions a row were most of what a row still cost:
+    bench/triage.py's per-row figure 0.43 ms before, 0.16-0.39 ms after on
+    the loaded machine, most of a sparse filter's growth at 1M answers)."""
 
     pk: str
     href: str
