@@ -204,6 +204,11 @@ class QueueGroup(models.Model):
                 fields=["surface_key", "model", "verdict", "review_state", "assignee_key",
                         "outcomes"], name="queue_group_key"),
         ]
+        # The assignees holding answers, read a key at a time when the
+        # queue's values are offered uncounted (reviewer.selectors.triage):
+        # in the unique key they come fifth, and finding a user's groups
+        # there read the whole key index (33 ms a page at 20,000 groups).
+        indexes = [models.Index(fields=["assignee_key"], name="queue_group_assignee")]
 
     def __str__(self) -> str:
         return f"{self.answers} answers in queue group {self.pk}"

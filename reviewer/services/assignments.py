@@ -8,7 +8,7 @@ was meant to decide an answer survives later reassignments.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -33,6 +33,7 @@ __all__ = [
     "answer_open",
     "answers_assign",
     "in_review_by_other",
+    "present_other",
     "reviewers",
 ]
 
@@ -135,10 +136,18 @@ def answer_heartbeat(*, answer: Answer, user: Any) -> bool:
 def in_review_by_other(answer: Answer, user: Any, *, now: Any = None) -> Any | None:
     """Who else has this answer's review page open: someone whose page was
     last heard from (opened, or its heartbeat) within PRESENCE_MINUTES; or None."""
-    if answer.in_review_by_id is None or answer.in_review_by_id == user.pk:
-        return None
-    since = answer.in_review_since
-    now = now or timezone.now()
-    if since is None or now - since > timedelta(minutes=PRESENCE_MINUTES):
+    if not present_other(answer.in_review_by_id, answer.in_review_since, user, now=now):
         return None
     return answer.in_review_by
+
+
+def present_other(by_id: int | None, since: datetime | None, user: Any, *,
+                  now: datetime | None = None) -> bool:
+    """Whether ``by_id`` (an answer's ``in_review_by_id``), someone other
+    than ``user``, has its review page open: last heard from (``since``)
+    within PRESENCE_MINUTES. The queue asks it of its rows' columns, and
+    reads the names of only those present (``in_review_by_other`` reads the
+    person)."""
+    if by_id is None or by_id == user.pk or since is None:
+        return False
+    return (now or timezone.now()) - since <= timedelta(minutes=PRESENCE_MINUTES)

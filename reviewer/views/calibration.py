@@ -166,7 +166,8 @@ def _curve_chart(report: CalibrationReport, surface: Surface,
         description=(f"precision, recall and false-alarm rate of {len(report.matches)} labels "
                      f"against the threshold, from {first:.2f} to {last:.2f}"),
         labels=[f"{t:.4g}" for t in thresholds], series=lines, fmt=percent, markers=markers,
-        floor=1.0, x_values=thresholds, x_ticks=ticks, x_span=span, labels_above=True)
+        floor=1.0, x_values=thresholds, x_ticks=ticks, x_span=span, labels_above=True,
+        dot_radius=2)
 
 
 def _bootstrap_text(interval: BootstrapInterval | None) -> str:
