@@ -244,11 +244,37 @@ def _split(blocks: list[Block], line_height: float, gaps: _Gaps) -> list[list[Bl
             gap < _ROW_MERGE_LINES * line_height
             and len(columns) > 1
             and (_side_by_side_in(merged[-1], columns) or _side_by_side_in(row, columns))
+            and not _heading_over(merged[-1], row, columns)
         ):
             merged[-1] = candidate
         else:
             merged.append(row)
     return merged
+
+
+def _heading_over(upper: list[Block], lower: list[Block], columns: list[list[Block]]) -> bool:
+    """Whether ``upper``, in one column, is printed over two or more of
+    ``lower``'s blocks that stand side by side: a title's second line
+    centred over a table's heads ("DURING 2012-13" over turned heads), read
+    before them, not as the top of one of their columns. A column's own
+    block above its next one sits over that one block (the other column's
+    blocks are beside it, not under it). A table's row, its cells side by
+    side in one block, is no such line: it sits over the next row's cells."""
+    if _side_by_side_in(upper, columns):
+        return False
+    for block in upper:
+        if any(min(one.y1, other.y1) > max(one.y0, other.y0)
+               for one, other in pairwise(block.lines)):
+            continue
+        under = sorted(
+            (bl for bl in lower if bl.x0 < block.x1 and bl.x1 > block.x0), key=lambda bl: bl.x0
+        )
+        if any(
+            right.x0 >= left.x1 and min(left.y1, right.y1) > max(left.y0, right.y0)
+            for left, right in pairwise(under)
+        ):
+            return True
+    return False
 
 
 def _side_by_side_in(blocks: list[Block], columns: list[list[Block]]) -> bool:

@@ -195,3 +195,30 @@ def test_two_column_rows_split_at_a_common_gap_are_still_read_column_by_column()
     left_low, right_low = _block(("L2", 50, 200, 250, 300)), _block(("R2", 300, 200, 500, 300))
     ordered = layout.reading_order([left_top, right_top, left_low, right_low], 11.0)
     assert [bl.lines[0].text for bl in ordered] == ["L1", "L2", "R1", "R2"]
+
+
+def test_a_title_line_centred_over_turned_heads_reads_with_its_title() -> None:
+    # camelot's agstat table (outside batch 2): a title on two centred lines,
+    # the second ("DURING 2012-13") narrower than the table, over heads turned
+    # a quarter, each a block of its own, in groups side by side. The short
+    # line sat over several of them and was read as the top of their group's
+    # column, among the heads; it is the title's, read right after its first line.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((80, 100), "DISTRICT WISE ESTIMATES OF MARKETABLE SURPLUS OF RICE",
+                     fontsize=11, fontname="hebo")
+    page.insert_text((240, 116), "DURING 2012-13", fontsize=11, fontname="hebo")
+    heads = [(170, "Projected Population"), (184, "for 2012-13"), (198, "(In lakhs)"),
+             (230, "Total Consumption"), (244, "requirement"), (258, "(In Lakh tonnes)"),
+             (290, "Total Requirement"), (304, "feeds & wastage")]
+    for x, head in heads:
+        page.insert_text((x, 230), head, fontsize=10, fontname="helv", rotate=90)
+    page.insert_text((60, 190), "District", fontsize=10, fontname="helv")
+    data = doc.tobytes()
+    doc.close()
+    # The fixture: the short title line is a block of its own, over the heads.
+    assert ["DURING 2012-13"] in text_blocks(data)
+    lines = lines_of(extract_pdf(data, ocr=None))
+    assert lines[:3] == [
+        "DISTRICT WISE ESTIMATES OF MARKETABLE SURPLUS OF RICE", "DURING 2012-13", "District",
+    ]
