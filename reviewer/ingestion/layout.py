@@ -527,6 +527,13 @@ _GLUED_DIGITS = re.compile(r"[0-9]{2,}")
 _AFTER_WORD_DIGITS = re.compile(
     r"[^\W\d_][.,;:)\]\"'\u2019\u201d]{0,2} ?([0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5})(?![0-9])"
 )
+# Digits MuPDF read into a number's line after closing punctuation ("Act,
+# 2023." then a smaller, raised "2"): a marker after a year or an amount that
+# ends a clause, as after a word.
+_AFTER_NUMBER_DIGITS = re.compile(
+    r"(?<![0-9])([0-9]{3,})[.,;:)\]\"'\u2019\u201d]{1,2} ?"
+    r"([0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5})(?![0-9])"
+)
 # A line worth looking at for either holds a digit (the regex engine finds
 # one faster than either pattern).
 _A_DIGIT = re.compile(r"[0-9]")
@@ -605,7 +612,8 @@ def _small_raised(boxes: list[float], host: int, glyph: int) -> bool:
 def _raise_glued_markers(line: Line) -> None:
     """Smaller, raised digits MuPDF read into their line right after a
     number ("1976" then a small raised "3": ``19763``) or a word
-    ("TriviaQA" then "6": ``TriviaQA6``, as "CO2" reads), in superscript
+    ("TriviaQA" then "6": ``TriviaQA6``, as "CO2" reads) or punctuation
+    after a year ("2023." then "2": ``2023.2``), in superscript
     digits (``1976³``, ``TriviaQA⁶``, one character for one): a marker (or
     an exponent, ``10⁶``, ``cm²``), never another number or a name. Whether
     a quote may drop it is the matcher's call (a marker after a year or a
@@ -629,6 +637,14 @@ def _raise_glued_markers(line: Line) -> None:
         if not _small_raised(boxes, host, start):
             continue
         if all(_small_raised(boxes, host, k) for k in range(start + 1, end)):
+            line.text = text = (
+                text[:start] + text[start:end].translate(SUPERSCRIPT_DIGITS) + text[end:]
+            )
+    for match in _AFTER_NUMBER_DIGITS.finditer(text):
+        if _POWER_OF_TEN.fullmatch(match[1]):
+            continue  # "10." then a raised digit: no year or amount
+        host, start, end = match.end(1) - 1, match.start(2), match.end(2)
+        if all(_small_raised(boxes, host, k) for k in range(start, end)):
             line.text = text = (
                 text[:start] + text[start:end].translate(SUPERSCRIPT_DIGITS) + text[end:]
             )

@@ -425,3 +425,52 @@ def test_a_digit_lowered_or_at_the_lines_size_after_a_word_stays_plain(
     assert f"TriviaQA6{_WORD_AFTER}" in doc.text
     citation = _citation(doc.text, "WebQuestions and TriviaQA, we use the highest-ranked passage")
     assert citation.outcome == "quote-altered"
+
+
+_ACT_LINE = "enacted as part of the Consolidated Appropriations Act, 2023."
+
+
+@pytest.fixture(scope="module")
+def after_year_stop() -> ExtractedDocument:
+    # An FDA guidance (outside batch 3): "...Appropriations Act, 2023.²" with
+    # the smaller, raised "2" read into the line after the full stop. Before,
+    # "2023.2": a decimal, so the quote that drops the marker changed a number.
+    return extract_pdf(_after_a_word(_ACT_LINE, "2", "", rise=4, size=8))
+
+
+def test_a_marker_after_a_year_and_a_full_stop_is_a_superscript(
+    after_year_stop: ExtractedDocument,
+) -> None:
+    assert "Act, 2023.\u00b2" in after_year_stop.text
+
+
+@pytest.mark.parametrize("quote", [
+    "enacted as part of the Consolidated Appropriations Act, 2023.",  # dropped
+    "enacted as part of the Consolidated Appropriations Act, 2023. 2",  # spaced (pdftotext)
+    "enacted as part of the Consolidated Appropriations Act, 2023.2",  # glued
+])
+def test_a_quote_across_a_marker_after_a_year_and_a_full_stop_verifies(
+    after_year_stop: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_year_stop.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert not [d for d in citation.differences if d.reasons]
+
+
+@pytest.mark.parametrize("quote", [
+    "enacted as part of the Consolidated Appropriations Act, 2024.",  # the year changed
+    "enacted as part of the Consolidated Appropriations Act, 2023. 3",  # the marker changed
+])
+def test_a_changed_year_or_marker_after_a_full_stop_is_caught(
+    after_year_stop: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_year_stop.text, quote)
+    assert citation.outcome == "quote-altered"
+    assert any("number" in d.reasons for d in citation.differences)
+
+
+def test_a_digit_at_the_lines_size_after_a_year_and_a_full_stop_stays_a_number() -> None:
+    doc = extract_pdf(_after_a_word(_ACT_LINE, "2", "", rise=0, size=11))
+    assert "Act, 2023.2" in doc.text
+    citation = _citation(doc.text, "enacted as part of the Consolidated Appropriations Act, 2023.")
+    assert citation.outcome == "quote-altered"
