@@ -534,6 +534,16 @@ _AFTER_NUMBER_DIGITS = re.compile(
     r"(?<![0-9])([0-9]{3,})[.,;:)\]\"'\u2019\u201d]{1,2} ?"
     r"([0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5})(?![0-9])"
 )
+# A raised marker may go on past its digits in letters and signs, raised as
+# they are: an evidence grade ("syphilis.¹D", "infections;²B+", "GUM.¹A+,²D"
+# in NICE's summaries), a footnote "3a". Its digits are written in
+# superscript, its letters and signs as printed.
+_GRADE_RUN = re.compile(
+    r"[0-9]{1,3}(?:[A-Za-z]{1,2}[+-]{0,2}|[+-]{1,2})?"
+    r"(?:,[0-9]{1,3}(?:[A-Za-z]{1,2}[+-]{0,2}|[+-]{1,2})?){0,5}"
+)
+_GRADE_CHARS = frozenset("0123456789+-,ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_GRADE_MAX = 24
 # A line worth looking at for either holds a digit (the regex engine finds
 # one faster than either pattern).
 _A_DIGIT = re.compile(r"[0-9]")
@@ -637,6 +647,7 @@ def _raise_glued_markers(line: Line) -> None:
         if not _small_raised(boxes, host, start):
             continue
         if all(_small_raised(boxes, host, k) for k in range(start + 1, end)):
+            end = _raised_grade_end(text, boxes, host, start, end)
             line.text = text = (
                 text[:start] + text[start:end].translate(SUPERSCRIPT_DIGITS) + text[end:]
             )
@@ -648,6 +659,26 @@ def _raise_glued_markers(line: Line) -> None:
             line.text = text = (
                 text[:start] + text[start:end].translate(SUPERSCRIPT_DIGITS) + text[end:]
             )
+
+
+def _raised_grade_end(text: str, boxes: list[float], host: int, start: int, end: int) -> int:
+    """Where the raised marker whose digits are ``text[start:end]`` ends:
+    past letters and signs raised with them ("¹D", "²B+,³B-"), up to a
+    glyph at the line's size; ``end`` when none follow, or when the raised
+    run runs on into a word."""
+    stop = end
+    while (stop < len(text) and stop - start < _GRADE_MAX and text[stop] in _GRADE_CHARS
+           and _small_raised(boxes, host, stop)):
+        stop += 1
+    if stop == end:
+        return end
+    grade = _GRADE_RUN.match(text, start, stop)
+    if grade is None or grade.end() <= end:
+        return end
+    after = grade.end()
+    if after < len(text) and text[after].isalnum():
+        return end  # runs on into a word at the line's size: no grade
+    return after
 
 
 # A line that starts with a marker, then text: MuPDF may cut a printed line

@@ -474,3 +474,68 @@ def test_a_digit_at_the_lines_size_after_a_year_and_a_full_stop_stays_a_number()
     assert "Act, 2023.2" in doc.text
     citation = _citation(doc.text, "enacted as part of the Consolidated Appropriations Act, 2023.")
     assert citation.outcome == "quote-altered"
+
+
+_GRADE_LINE = "People at risk should be screened for chlamydia and syphilis."
+_GRADE_AFTER = " Refer individual and partners to GUM."
+
+
+@pytest.fixture(scope="module")
+def graded() -> ExtractedDocument:
+    # NICE's antimicrobial summary (outside batch 3): an evidence grade, a
+    # smaller raised "1D", after the sentence it grades. Before, "syphilis.¹D":
+    # the digit raised, the letter left plain, so no quote across it verified.
+    return extract_pdf(_after_a_word(_GRADE_LINE, "1D", _GRADE_AFTER))
+
+
+def test_a_raised_grade_reads_as_one_marker(graded: ExtractedDocument) -> None:
+    assert f"syphilis.\u00b9D{_GRADE_AFTER}" in graded.text
+
+
+@pytest.mark.parametrize("quote", [
+    "screened for chlamydia and syphilis. Refer individual and partners to GUM.",  # dropped
+    "screened for chlamydia and syphilis. 1D Refer individual and partners to GUM.",  # spaced
+    "screened for chlamydia and syphilis.1D Refer individual and partners to GUM.",  # glued
+])
+def test_a_quote_across_a_raised_grade_verifies(graded: ExtractedDocument, quote: str) -> None:
+    citation = _citation(graded.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert not [d for d in citation.differences if d.reasons]
+
+
+def test_a_changed_grade_is_caught(graded: ExtractedDocument) -> None:
+    citation = _citation(graded.text, "and syphilis. 2D Refer individual and partners to GUM.")
+    assert citation.outcome == "quote-altered"
+
+
+def test_a_grade_ending_in_a_sign_at_a_line_end_is_no_hyphenation() -> None:
+    # "contacts.³B-⏎from BM25": the grade's minus sign at the line's end
+    # joined "B" to the next line's first word ("bfrom"), as a word broken
+    # at a hyphen is; a quote that keeps the grade, or drops it, failed.
+    doc = extract_pdf(_after_a_word("military personnel and household contacts.", "3B-", ""))
+    assert "contacts.\u00b3B-\n" in doc.text
+    for quote in ("personnel and household contacts. 3B- from BM25 that contains the answer",
+                  "personnel and household contacts. from BM25 that contains the answer"):
+        citation = _citation(doc.text, quote)
+        assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+        assert not [d for d in citation.differences if d.reasons]
+
+
+def test_a_raised_number_before_a_word_at_the_lines_size_is_no_grade() -> None:
+    # "the ¹³C spectrum": raised digits, then letters at the line's size; and
+    # spaced off from the word before, an isotope's mass may not be dropped.
+    doc = extract_pdf(_after_a_word("we recorded the", "13", "C spectrum of the glucose sample"))
+    assert "the\u00b9\u00b3C spectrum" in doc.text or "the \u00b9\u00b3C spectrum" in doc.text
+    citation = _citation(doc.text.replace("the\u00b9", "the \u00b9"),
+                         "we recorded the spectrum of the glucose sample")
+    assert citation.outcome == "quote-altered"
+
+
+def test_a_list_of_raised_grades_reads_as_one_marker() -> None:
+    # "GUM.¹A+,²D": before, only the first number was read as raised
+    # ("GUM.¹A+,2D"), so the list was no marker and a quote dropping it failed.
+    doc = extract_pdf(_after_a_word("If under 35 years or at risk, refer to GUM.", "1A+,2D",
+                                    " Doxycycline is the first choice."))
+    assert "GUM.\u00b9A+,\u00b2D Doxycycline" in doc.text
+    citation = _citation(doc.text, "or at risk, refer to GUM. Doxycycline is the first choice.")
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
