@@ -79,6 +79,68 @@ def side_by_side(left: Line, right: Line) -> bool:
     return _one_baseline(left, right) and right.x0 - left.x1 <= JOIN_GAP_LINES * height
 
 
+# A justified line in a narrow column (a table's comments cell) may stretch
+# its word spaces past a line height, and MuPDF cuts it at each: its pieces
+# are one line when there are three or more, their gaps within this many line
+# heights and within this ratio of each other (one stretch, evenly spread),
+# and two other lines of the block, each read whole, run from the same left
+# edge to the same right edge (within this many points): a justified
+# paragraph (a margin's line numbers, or a heading's, do not make one).
+_JUSTIFIED_GAP_LINES = 2.0
+_JUSTIFIED_EVEN = 1.35
+_JUSTIFIED_EDGE = 1.5
+
+
+def join_justified(lines: list[Line]) -> list[Line]:
+    """``lines`` (one block's, as read) with the pieces of each justified
+    line whose word spaces MuPDF read as gaps joined into one line, a space
+    between pieces; the same list when there are none."""
+    groups: list[list[Line]] = []
+    for line in lines:
+        if groups and _one_baseline(groups[-1][-1], line):
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    if all(len(group) < 3 for group in groups):
+        return lines
+    joined: list[Line] = []
+    for group in groups:
+        if len(group) >= 3 and _justified(group, groups):
+            joined.append(_joined(group))
+        else:
+            joined.extend(group)
+    return joined
+
+
+def _justified(group: list[Line], groups: list[list[Line]]) -> bool:
+    height = min(line.y1 - line.y0 for line in group)
+    gaps = [right.x0 - left.x1 for left, right in pairwise(group)]
+    if not (min(gaps) > 0 and max(gaps) <= _JUSTIFIED_GAP_LINES * height
+            and max(gaps) <= _JUSTIFIED_EVEN * min(gaps)
+            and max(gaps) > JOIN_GAP_LINES * height):
+        return False
+    left, right = group[0].x0, group[-1].x1
+    edges = sum(
+        1 for other in groups
+        if len(other) == 1
+        and abs(other[0].x0 - left) <= _JUSTIFIED_EDGE
+        and abs(other[-1].x1 - right) <= _JUSTIFIED_EDGE
+    )
+    return edges >= 2
+
+
+def _joined(group: list[Line]) -> Line:
+    text, boxes = group[0].text, list(group[0].boxes)
+    for before, line in pairwise(group):
+        # The space spans the gap on the line's height: a glyph's box, as
+        # MuPDF gives its spaces one.
+        text += " " + line.text
+        boxes += [before.x1, min(before.y0, line.y0), line.x0, max(before.y1, line.y1)]
+        boxes += line.boxes
+    return Line(text, boxes, group[0].x0, min(ln.y0 for ln in group), group[-1].x1,
+                max(ln.y1 for ln in group), True)
+
+
 def is_prose(text: str) -> bool:
     """Running prose: :data:`PROSE_WORDS` words of two letters or more."""
     return len(_WORD.findall(text)) >= PROSE_WORDS
