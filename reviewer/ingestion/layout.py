@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -565,6 +566,17 @@ _MARKER_RISE = 0.2
 # height, overlapping neither that glyph nor the next by more than this one.
 _MARKER_GAP = 0.3
 _MARKER_OVERLAP = 0.15
+# A subscript drawn apart from its line ("vitamin K₁", "CO₂" as two text
+# objects, which MuPDF reads as a line of its own after the paragraph): one
+# or two digits, at most this fraction of the line's height, their middle
+# lowered by at least this fraction of it, right after a letter. It goes back
+# after that letter in subscript digits.
+_SUBSCRIPT = re.compile(r"[0-9]{1,2}")
+_SUBSCRIPT_HEIGHT = 0.85
+_SUBSCRIPT_DROP = 0.12
+SUBSCRIPT_DIGITS = str.maketrans(
+    "0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"
+)
 # What a marker is glued to: the end of a word, or punctuation after one. A
 # small raised digit after a math sign or at a line's start is an exponent,
 # an index or a fraction's part, not a marker.
@@ -646,6 +658,37 @@ def _marker_at(host: Line, marker: Line) -> int | None:
     return at
 
 
+def _subscript_at(host: Line, marker: Line) -> int | None:
+    """Where in ``host`` the lowered, smaller digits ``marker`` are printed
+    (the index after the letter they follow: "vitamin K" and a lowered "1",
+    "CO" and "2"), or None when they are no subscript of this line."""
+    if not host.horizontal or host is marker:
+        return None
+    height, line_height = marker.y1 - marker.y0, host.y1 - host.y0
+    lowered = (marker.y0 + marker.y1) / 2 - (host.y0 + host.y1) / 2
+    if not (
+        height <= _SUBSCRIPT_HEIGHT * line_height
+        and _SUBSCRIPT_DROP * line_height <= lowered <= 0.5 * line_height
+        and host.x0 < marker.x0 <= host.x1 + _MARKER_GAP * line_height
+    ):
+        return None
+    boxes, text = host.boxes, host.text
+    centre = (marker.x0 + marker.x1) / 2
+    at = 0
+    while at < len(text) and boxes[4 * at] < centre:
+        at += 1
+    while at > 0 and text[at - 1].isspace():
+        at -= 1  # a space it is drawn over stays after it
+    if at == 0 or not text[at - 1].isalpha():
+        return None
+    slack = _MARKER_OVERLAP * (marker.x1 - marker.x0)
+    if not boxes[4 * at - 2] - slack <= marker.x0 <= boxes[4 * at - 2] + _MARKER_GAP * line_height:
+        return None
+    if at < len(text) and not text[at].isspace() and boxes[4 * at] < marker.x1 - slack:
+        return None
+    return at
+
+
 def _number_before(text: str, at: int) -> bool:
     """Whether ``text[:at]`` ends in a number a footnote marker may follow
     (a year, an amount: three digits or more, other than 10, 100...: a small
@@ -657,12 +700,14 @@ def _number_before(text: str, at: int) -> bool:
     return len(digits) >= _MARKED_NUMBER_DIGITS and not _POWER_OF_TEN.fullmatch(digits)
 
 
-def _glue(host: Line, marker: Line, at: int) -> None:
+def _glue(host: Line, marker: Line, at: int, digits: dict[int, str] | None = None) -> None:
     # Its digits in superscript (one character for one), as printed: "1976"
     # and its raised "3" never read as the number 19763, and the matcher
     # knows a superscript glued to a word or a year for a footnote marker
-    # (and one after "cm" or "x" for an exponent).
-    host.text = host.text[:at] + marker.text.translate(SUPERSCRIPT_DIGITS) + host.text[at:]
+    # (and one after "cm" or "x" for an exponent). A subscript's in
+    # subscript digits ("K₁"), which fold to plain ones: an index, never dropped.
+    table = SUPERSCRIPT_DIGITS if digits is None else digits
+    host.text = host.text[:at] + marker.text.translate(table) + host.text[at:]
     host.boxes = host.boxes[: 4 * at] + marker.boxes + host.boxes[4 * at :]
     # The line keeps its own height (layout compares lines' baselines).
     host.x0, host.x1 = min(host.x0, marker.x0), max(host.x1, marker.x1)
@@ -864,6 +909,14 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
         line for lines in blocks for line in lines
         if line.horizontal and line.y1 - line.y0 <= limit and _MARKER.fullmatch(line.text)
     ]
+    # A subscript is compared with its host line, not the page's usual one
+    # (a subscript in a larger heading's line may be taller than a text line).
+    sub_limit = 1.5 * line_height
+    subscripts = [
+        line for lines in blocks if len(lines) == 1 for line in lines
+        if line.horizontal and line.y1 - line.y0 <= sub_limit
+        and _SUBSCRIPT.fullmatch(line.text)
+    ]
     # A digit, and a glyph whose bottom stands above the line's: both tests
     # in C, so that a line of one baseline costs little. (A raised marker's
     # bottom is a fifth of its host's height up, and the line is at most half
@@ -881,10 +934,24 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
         and line.boxes[3] - line.boxes[1] <= _MARKER_HEIGHT * (line.y1 - line.y0)
         and (marker := _leading_marker(line)) is not None
     ]
-    if not candidates and not leading:
+    if not candidates and not leading and not subscripts:
         return blocks
     everything = [line for lines in blocks for line in lines]
     moved: set[int] = set()
+    # Hosts by their tops: a subscript's host starts above it, within a
+    # line's height or two (a page of table cells has many candidates).
+    by_top = sorted(everything, key=lambda ln: ln.y0)
+    tops = [ln.y0 for ln in by_top]
+    for marker in subscripts:
+        first = bisect_left(tops, marker.y0 - 2 * line_height)
+        for host in by_top[first : bisect_left(tops, marker.y0)]:
+            if id(host) in moved:
+                continue
+            at = _subscript_at(host, marker)
+            if at is not None:
+                _glue(host, marker, at, SUBSCRIPT_DIGITS)
+                moved.add(id(marker))
+                break
     for marker in candidates:
         for host in everything:
             if id(host) in moved:

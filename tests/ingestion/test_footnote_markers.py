@@ -539,3 +539,48 @@ def test_a_list_of_raised_grades_reads_as_one_marker() -> None:
     assert "GUM.\u00b9A+,\u00b2D Doxycycline" in doc.text
     citation = _citation(doc.text, "or at risk, refer to GUM. Doxycycline is the first choice.")
     assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+
+
+def _subscript_pdf(*, drop: float, size: float = 9.0) -> bytes:
+    """"...vitamin K₁ reduces response to..." as the warfarin label draws it
+    (outside batch 3): the line, then its subscript "1" drawn after the
+    paragraph as a text object of its own, ``drop`` points below the line's
+    baseline (MuPDF reads it as a line of its own after the paragraph)."""
+    host = "The use of vitamin K"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "x", fontsize=11)
+    after = 72 + pymupdf.get_text_length(host, fontsize=11)
+    width = pymupdf.get_text_length("1", fontsize=size)
+    stream = (
+        f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({host}) Tj "
+        f"1 0 0 1 {after + width:.2f} 692 Tm ( reduces response to subsequent therapy) Tj "
+        f"1 0 0 1 72 678 Tm (and patients may return to a pretreatment status.) Tj ET "
+        f"BT /helv {size:g} Tf 1 0 0 1 {after:.2f} {692 - drop:.2f} Tm (1) Tj ET"
+    )
+    doc.update_stream(page.get_contents()[0], stream.encode())
+    return doc.tobytes()
+
+
+def test_a_subscript_drawn_apart_goes_back_after_its_letter() -> None:
+    # Before: "...vitamin K reduces response...\n...status.\n1": the index
+    # left its word, and a quote of "vitamin K1" (or "K 1") failed.
+    doc = extract_pdf(_subscript_pdf(drop=2.5))
+    assert "vitamin K\u2081 reduces response" in doc.text
+    assert "\n1" not in doc.text
+    for quote in ("The use of vitamin K1 reduces response to subsequent therapy",
+                  "The use of vitamin K 1 reduces response to subsequent therapy"):
+        citation = _citation(doc.text, quote)
+        assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    # An index is no footnote marker: dropping or changing it is caught.
+    for quote in ("The use of vitamin K reduces response to subsequent therapy",
+                  "The use of vitamin K2 reduces response to subsequent therapy"):
+        assert _citation(doc.text, quote).outcome == "quote-altered"
+
+
+@pytest.mark.parametrize(("drop", "size"), [(0.0, 9.0), (2.5, 11.0)])
+def test_a_digit_on_the_baseline_or_at_the_lines_size_is_no_subscript(
+    drop: float, size: float
+) -> None:
+    doc = extract_pdf(_subscript_pdf(drop=drop, size=size))
+    assert "K\u2081" not in doc.text
