@@ -569,6 +569,21 @@ def find_window(ours: Ingested, window: Window) -> tuple[int, int] | None:
     return start, end
 
 
+def _on_page(ours: Ingested, key: str, page: int) -> int:
+    """Where ``key`` is in our keys: its first hit on ``page`` (as
+    :func:`find_window` prefers), else its first hit; -1 when absent. A line
+    printed twice (a caption repeated on a later page, a name in a heading
+    and in a table) is placed where the window is."""
+    first = at = ours.keys.find(key)
+    for _ in range(20):
+        if at < 0:
+            break
+        if ours.page_of(ours.offsets[at]) == page:
+            return at
+        at = ours.keys.find(key, at + 1)
+    return first
+
+
 def miss_reason(ours: Ingested, window: Window) -> tuple[str, str, str]:
     """Why our text does not hold the window in order: category, reason, our text nearby."""
     lines: dict[int, list[PopplerWord]] = {}
@@ -577,7 +592,7 @@ def miss_reason(ours: Ingested, window: Window) -> tuple[str, str, str]:
     found, missing = [], []
     for words in lines.values():
         key = "".join(w.key for w in words)
-        at = ours.keys.find(key) if key else -1
+        at = _on_page(ours, key, window.page) if key else -1
         (found if at >= 0 else missing).append((" ".join(w.text for w in words), at))
     if missing:
         category = "extraction: poppler's line not in our text"

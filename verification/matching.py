@@ -699,18 +699,23 @@ def _footnote_markers(
 #: glued to a word or a number ("TriviaQA⁶", "realization³,⁴", "gates⁵–⁷",
 #: "in 1976³"): superscript digits, one to three, in a list or a range. They
 #: fold to plain digits, so the glued form quoted is exact.
+#: Each number may carry a grade's letters and signs, raised with it, as
+#: reviewer.ingestion writes them ("syphilis.¹D", "infections;²B+,³B-").
 _SUPERSCRIPT_RUN = re.compile(
-    "[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}"
-    "(?:[,\u2010-\u2013-][\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3})*"
+    "[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}(?:[A-Za-z]{1,2}[+-]{0,2}|[+-]{1,2})?"
+    "(?:[,\u2010-\u2013-][\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}"
+    "(?:[A-Za-z]{1,2}[+-]{0,2}|[+-]{1,2})?)*"
 )
+_GRADED = re.compile("[A-Za-z+-]")
 _SUPERSCRIPT_FIRST = frozenset("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 #: What such a marker may follow, in the folded text: a number of three digits
-#: or more (a year, an amount) glued to it, not a power of ten, after which a
-#: raised digit is an exponent ("10⁶"); or a word ending in three letters,
+#: or more (a year, an amount), not a power of ten, after which a raised digit
+#: is an exponent ("10⁶"), glued to it or to closing punctuation after it
+#: ("Act, 2023.²"); or a word ending in three letters,
 #: then closing punctuation and a space at most ("Act³", "industry.³⁰",
 #: "syndrome).⁷"). After a shorter word it is an exponent or an index ("cm²",
 #: "x²", "ρc²").
-_MARKED_NUMBER = re.compile(r"(?<![0-9])[0-9]{3,}$")
+_MARKED_NUMBER = re.compile(r"(?<![0-9])([0-9]{3,})[.,;:)\]]{0,2}$")
 _POWER_OF_TEN = re.compile(r"10+")
 _MARKED_WORD = re.compile(r"(?<![^\W_])[^\W_]*[^\W\d_]{3}(?=[.,;:)\]\"']{0,2} ?$)")
 #: Words of three letters or more after which a raised number is a power:
@@ -751,12 +756,15 @@ def _marker_sites(
                 sites.append((at, stop, False, True))
             continue
         number = _MARKED_NUMBER.search(before)
-        if number and not _POWER_OF_TEN.fullmatch(number[0]):
+        if number and not _POWER_OF_TEN.fullmatch(number[1]):
             sites.append((at, stop, False, False))
             continue
         word = _MARKED_WORD.search(before)
         if word and word[0] not in _EXPONENT_WORDS:
-            sites.append((at, stop, before.endswith(" "), False))
+            spaced = before.endswith(" ")
+            if spaced and _GRADED.search(match[0]):
+                continue  # "the ¹³C spectrum": an isotope's mass, no graded marker
+            sites.append((at, stop, spaced, False))
     return sites
 
 

@@ -230,6 +230,20 @@ _LINE_BREAK_SET = frozenset(_LINE_BREAKS)
 _SPACING_ACUTES = "\u00b4\u0060"  # an accent in "L´aszl´o", an apostrophe in "Norway´s"
 
 
+#: Superscript digits, as reviewer.ingestion writes a raised marker's.
+_SUPERSCRIPT_DIGITS = frozenset("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def _closes_grade(original: str, hyphen: int) -> bool:
+    """Whether the hyphen at ``original[hyphen]`` is the sign of a raised
+    evidence grade ("³B-", "²C-"): one or two letters after superscript
+    digits. Its line break, or a space after it, is no hyphenation."""
+    k = hyphen
+    while k > 0 and hyphen - k < 2 and original[k - 1].isascii() and original[k - 1].isalpha():
+        k -= 1
+    return k < hyphen and k > 0 and original[k - 1] in _SUPERSCRIPT_DIGITS
+
+
 class _Builder:
     """Accumulates output pieces, collapsing whitespace and joining hyphenation.
 
@@ -243,6 +257,8 @@ class _Builder:
       line-break hyphen copied with the break made a space (``Wider-
       spruchsbeweisen``, ``can- not``);
     * digit ``-`` line break digit → the break goes, the hyphen stays (``10-12``);
+    * the sign of a raised grade (``³B-``) then a space or a line break → kept:
+      the next word is one of its own (``³B-\nAccess``);
     * anything else keeps the hyphen and the space.
     """
 
@@ -284,6 +300,8 @@ class _Builder:
         self._visible("-", orig_start)
         self._piece("-", orig_start, orig_end, verbatim=orig_end - orig_start == 1)
         self.join = "letter" if last.isalpha() else "digit" if last.isdigit() else None
+        if self.join == "letter" and _closes_grade(self.original, orig_start):
+            self.join = "grade"
 
     def copy(self, text: str, orig_start: int) -> None:
         """Copy a plain run; single spaces inside it are already normalised."""
@@ -336,8 +354,10 @@ class _Builder:
             # likely a new word ("mid- Sep."), so only a lower-case letter.
             or (join != "digit" and self.original[orig_start].islower())
         ):
-            if join in ("letter", "soft") and first.isalpha():
-                if join == "letter":
+            if join == "grade" and self.pending_space is not None:
+                pass  # "³B-⏎Access": a raised grade's sign, then the next word
+            elif join in ("letter", "soft", "grade") and first.isalpha():
+                if join != "soft":
                     self._pop()
                 self.pending_space = None
             elif join == "digit" and first.isdigit() and self.pending_space is not None:

@@ -69,6 +69,7 @@ from reviewer.ingestion.layout import (
     Line,
     attach_markers,
     block_of,
+    join_justified,
     margin_line_numbers,
     median,
     page_order,
@@ -526,6 +527,8 @@ def order_page(page_lines: list[list[Line]], rules: RuleSource) -> list[Block]:
     across a gutter cut into columns, tables read by rows (``rules`` gives
     the page's ruling lines), callouts after their column. Text layers and
     OCR share it, so a scanned page reads as its born-digital original."""
+    # A justified line that MuPDF cut at its stretched word spaces is one line.
+    page_lines = [join_justified(lines) for lines in page_lines]
     line_height = median([ln.y1 - ln.y0 for lines in page_lines for ln in lines]) or 12.0
     blocks: list[Block] = []
     # Line numbers in the margin are a column of their own, out of the text's blocks.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -77,6 +78,68 @@ def side_by_side(left: Line, right: Line) -> bool:
     the right at no more than a few word spaces (not across a gutter)."""
     height = min(left.y1 - left.y0, right.y1 - right.y0)
     return _one_baseline(left, right) and right.x0 - left.x1 <= JOIN_GAP_LINES * height
+
+
+# A justified line in a narrow column (a table's comments cell) may stretch
+# its word spaces past a line height, and MuPDF cuts it at each: its pieces
+# are one line when there are three or more, their gaps within this many line
+# heights and within this ratio of each other (one stretch, evenly spread),
+# and two other lines of the block, each read whole, run from the same left
+# edge to the same right edge (within this many points): a justified
+# paragraph (a margin's line numbers, or a heading's, do not make one).
+_JUSTIFIED_GAP_LINES = 2.0
+_JUSTIFIED_EVEN = 1.35
+_JUSTIFIED_EDGE = 1.5
+
+
+def join_justified(lines: list[Line]) -> list[Line]:
+    """``lines`` (one block's, as read) with the pieces of each justified
+    line whose word spaces MuPDF read as gaps joined into one line, a space
+    between pieces; the same list when there are none."""
+    groups: list[list[Line]] = []
+    for line in lines:
+        if groups and _one_baseline(groups[-1][-1], line):
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    if all(len(group) < 3 for group in groups):
+        return lines
+    joined: list[Line] = []
+    for group in groups:
+        if len(group) >= 3 and _justified(group, groups):
+            joined.append(_joined(group))
+        else:
+            joined.extend(group)
+    return joined
+
+
+def _justified(group: list[Line], groups: list[list[Line]]) -> bool:
+    height = min(line.y1 - line.y0 for line in group)
+    gaps = [right.x0 - left.x1 for left, right in pairwise(group)]
+    if not (min(gaps) > 0 and max(gaps) <= _JUSTIFIED_GAP_LINES * height
+            and max(gaps) <= _JUSTIFIED_EVEN * min(gaps)
+            and max(gaps) > JOIN_GAP_LINES * height):
+        return False
+    left, right = group[0].x0, group[-1].x1
+    edges = sum(
+        1 for other in groups
+        if len(other) == 1
+        and abs(other[0].x0 - left) <= _JUSTIFIED_EDGE
+        and abs(other[-1].x1 - right) <= _JUSTIFIED_EDGE
+    )
+    return edges >= 2
+
+
+def _joined(group: list[Line]) -> Line:
+    text, boxes = group[0].text, list(group[0].boxes)
+    for before, line in pairwise(group):
+        # The space spans the gap on the line's height: a glyph's box, as
+        # MuPDF gives its spaces one.
+        text += " " + line.text
+        boxes += [before.x1, min(before.y0, line.y0), line.x0, max(before.y1, line.y1)]
+        boxes += line.boxes
+    return Line(text, boxes, group[0].x0, min(ln.y0 for ln in group), group[-1].x1,
+                max(ln.y1 for ln in group), True)
 
 
 def is_prose(text: str) -> bool:
@@ -244,11 +307,37 @@ def _split(blocks: list[Block], line_height: float, gaps: _Gaps) -> list[list[Bl
             gap < _ROW_MERGE_LINES * line_height
             and len(columns) > 1
             and (_side_by_side_in(merged[-1], columns) or _side_by_side_in(row, columns))
+            and not _heading_over(merged[-1], row, columns)
         ):
             merged[-1] = candidate
         else:
             merged.append(row)
     return merged
+
+
+def _heading_over(upper: list[Block], lower: list[Block], columns: list[list[Block]]) -> bool:
+    """Whether ``upper``, in one column, is printed over two or more of
+    ``lower``'s blocks that stand side by side: a title's second line
+    centred over a table's heads ("DURING 2012-13" over turned heads), read
+    before them, not as the top of one of their columns. A column's own
+    block above its next one sits over that one block (the other column's
+    blocks are beside it, not under it). A table's row, its cells side by
+    side in one block, is no such line: it sits over the next row's cells."""
+    if _side_by_side_in(upper, columns):
+        return False
+    for block in upper:
+        if any(min(one.y1, other.y1) > max(one.y0, other.y0)
+               for one, other in pairwise(block.lines)):
+            continue
+        under = sorted(
+            (bl for bl in lower if bl.x0 < block.x1 and bl.x1 > block.x0), key=lambda bl: bl.x0
+        )
+        if any(
+            right.x0 >= left.x1 and min(left.y1, right.y1) > max(left.y0, right.y0)
+            for left, right in pairwise(under)
+        ):
+            return True
+    return False
 
 
 def _side_by_side_in(blocks: list[Block], columns: list[list[Block]]) -> bool:
@@ -477,6 +566,17 @@ _MARKER_RISE = 0.2
 # height, overlapping neither that glyph nor the next by more than this one.
 _MARKER_GAP = 0.3
 _MARKER_OVERLAP = 0.15
+# A subscript drawn apart from its line ("vitamin K₁", "CO₂" as two text
+# objects, which MuPDF reads as a line of its own after the paragraph): one
+# or two digits, at most this fraction of the line's height, their middle
+# lowered by at least this fraction of it, right after a letter. It goes back
+# after that letter in subscript digits.
+_SUBSCRIPT = re.compile(r"[0-9]{1,2}")
+_SUBSCRIPT_HEIGHT = 0.85
+_SUBSCRIPT_DROP = 0.12
+SUBSCRIPT_DIGITS = str.maketrans(
+    "0123456789", "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"
+)
 # What a marker is glued to: the end of a word, or punctuation after one. A
 # small raised digit after a math sign or at a line's start is an exponent,
 # an index or a fraction's part, not a marker.
@@ -501,6 +601,23 @@ _GLUED_DIGITS = re.compile(r"[0-9]{2,}")
 _AFTER_WORD_DIGITS = re.compile(
     r"[^\W\d_][.,;:)\]\"'\u2019\u201d]{0,2} ?([0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5})(?![0-9])"
 )
+# Digits MuPDF read into a number's line after closing punctuation ("Act,
+# 2023." then a smaller, raised "2"): a marker after a year or an amount that
+# ends a clause, as after a word.
+_AFTER_NUMBER_DIGITS = re.compile(
+    r"(?<![0-9])([0-9]{3,})[.,;:)\]\"'\u2019\u201d]{1,2} ?"
+    r"([0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5})(?![0-9])"
+)
+# A raised marker may go on past its digits in letters and signs, raised as
+# they are: an evidence grade ("syphilis.¹D", "infections;²B+", "GUM.¹A+,²D"
+# in NICE's summaries), a footnote "3a". Its digits are written in
+# superscript, its letters and signs as printed.
+_GRADE_RUN = re.compile(
+    r"[0-9]{1,3}(?:[A-Za-z]{1,2}[+-]{0,2}|[+-]{1,2})?"
+    r"(?:,[0-9]{1,3}(?:[A-Za-z]{1,2}[+-]{0,2}|[+-]{1,2})?){0,5}"
+)
+_GRADE_CHARS = frozenset("0123456789+-,ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+_GRADE_MAX = 24
 # A line worth looking at for either holds a digit (the regex engine finds
 # one faster than either pattern).
 _A_DIGIT = re.compile(r"[0-9]")
@@ -541,6 +658,37 @@ def _marker_at(host: Line, marker: Line) -> int | None:
     return at
 
 
+def _subscript_at(host: Line, marker: Line) -> int | None:
+    """Where in ``host`` the lowered, smaller digits ``marker`` are printed
+    (the index after the letter they follow: "vitamin K" and a lowered "1",
+    "CO" and "2"), or None when they are no subscript of this line."""
+    if not host.horizontal or host is marker:
+        return None
+    height, line_height = marker.y1 - marker.y0, host.y1 - host.y0
+    lowered = (marker.y0 + marker.y1) / 2 - (host.y0 + host.y1) / 2
+    if not (
+        height <= _SUBSCRIPT_HEIGHT * line_height
+        and _SUBSCRIPT_DROP * line_height <= lowered <= 0.5 * line_height
+        and host.x0 < marker.x0 <= host.x1 + _MARKER_GAP * line_height
+    ):
+        return None
+    boxes, text = host.boxes, host.text
+    centre = (marker.x0 + marker.x1) / 2
+    at = 0
+    while at < len(text) and boxes[4 * at] < centre:
+        at += 1
+    while at > 0 and text[at - 1].isspace():
+        at -= 1  # a space it is drawn over stays after it
+    if at == 0 or not text[at - 1].isalpha():
+        return None
+    slack = _MARKER_OVERLAP * (marker.x1 - marker.x0)
+    if not boxes[4 * at - 2] - slack <= marker.x0 <= boxes[4 * at - 2] + _MARKER_GAP * line_height:
+        return None
+    if at < len(text) and not text[at].isspace() and boxes[4 * at] < marker.x1 - slack:
+        return None
+    return at
+
+
 def _number_before(text: str, at: int) -> bool:
     """Whether ``text[:at]`` ends in a number a footnote marker may follow
     (a year, an amount: three digits or more, other than 10, 100...: a small
@@ -552,12 +700,14 @@ def _number_before(text: str, at: int) -> bool:
     return len(digits) >= _MARKED_NUMBER_DIGITS and not _POWER_OF_TEN.fullmatch(digits)
 
 
-def _glue(host: Line, marker: Line, at: int) -> None:
+def _glue(host: Line, marker: Line, at: int, digits: dict[int, str] | None = None) -> None:
     # Its digits in superscript (one character for one), as printed: "1976"
     # and its raised "3" never read as the number 19763, and the matcher
     # knows a superscript glued to a word or a year for a footnote marker
-    # (and one after "cm" or "x" for an exponent).
-    host.text = host.text[:at] + marker.text.translate(SUPERSCRIPT_DIGITS) + host.text[at:]
+    # (and one after "cm" or "x" for an exponent). A subscript's in
+    # subscript digits ("K₁"), which fold to plain ones: an index, never dropped.
+    table = SUPERSCRIPT_DIGITS if digits is None else digits
+    host.text = host.text[:at] + marker.text.translate(table) + host.text[at:]
     host.boxes = host.boxes[: 4 * at] + marker.boxes + host.boxes[4 * at :]
     # The line keeps its own height (layout compares lines' baselines).
     host.x0, host.x1 = min(host.x0, marker.x0), max(host.x1, marker.x1)
@@ -579,7 +729,8 @@ def _small_raised(boxes: list[float], host: int, glyph: int) -> bool:
 def _raise_glued_markers(line: Line) -> None:
     """Smaller, raised digits MuPDF read into their line right after a
     number ("1976" then a small raised "3": ``19763``) or a word
-    ("TriviaQA" then "6": ``TriviaQA6``, as "CO2" reads), in superscript
+    ("TriviaQA" then "6": ``TriviaQA6``, as "CO2" reads) or punctuation
+    after a year ("2023." then "2": ``2023.2``), in superscript
     digits (``1976³``, ``TriviaQA⁶``, one character for one): a marker (or
     an exponent, ``10⁶``, ``cm²``), never another number or a name. Whether
     a quote may drop it is the matcher's call (a marker after a year or a
@@ -603,9 +754,38 @@ def _raise_glued_markers(line: Line) -> None:
         if not _small_raised(boxes, host, start):
             continue
         if all(_small_raised(boxes, host, k) for k in range(start + 1, end)):
+            end = _raised_grade_end(text, boxes, host, start, end)
             line.text = text = (
                 text[:start] + text[start:end].translate(SUPERSCRIPT_DIGITS) + text[end:]
             )
+    for match in _AFTER_NUMBER_DIGITS.finditer(text):
+        if _POWER_OF_TEN.fullmatch(match[1]):
+            continue  # "10." then a raised digit: no year or amount
+        host, start, end = match.end(1) - 1, match.start(2), match.end(2)
+        if all(_small_raised(boxes, host, k) for k in range(start, end)):
+            line.text = text = (
+                text[:start] + text[start:end].translate(SUPERSCRIPT_DIGITS) + text[end:]
+            )
+
+
+def _raised_grade_end(text: str, boxes: list[float], host: int, start: int, end: int) -> int:
+    """Where the raised marker whose digits are ``text[start:end]`` ends:
+    past letters and signs raised with them ("¹D", "²B+,³B-"), up to a
+    glyph at the line's size; ``end`` when none follow, or when the raised
+    run runs on into a word."""
+    stop = end
+    while (stop < len(text) and stop - start < _GRADE_MAX and text[stop] in _GRADE_CHARS
+           and _small_raised(boxes, host, stop)):
+        stop += 1
+    if stop == end:
+        return end
+    grade = _GRADE_RUN.match(text, start, stop)
+    if grade is None or grade.end() <= end:
+        return end
+    after = grade.end()
+    if after < len(text) and text[after].isalnum():
+        return end  # runs on into a word at the line's size: no grade
+    return after
 
 
 # A line that starts with a marker, then text: MuPDF may cut a printed line
@@ -729,6 +909,14 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
         line for lines in blocks for line in lines
         if line.horizontal and line.y1 - line.y0 <= limit and _MARKER.fullmatch(line.text)
     ]
+    # A subscript is compared with its host line, not the page's usual one
+    # (a subscript in a larger heading's line may be taller than a text line).
+    sub_limit = 1.5 * line_height
+    subscripts = [
+        line for lines in blocks if len(lines) == 1 for line in lines
+        if line.horizontal and line.y1 - line.y0 <= sub_limit
+        and _SUBSCRIPT.fullmatch(line.text)
+    ]
     # A digit, and a glyph whose bottom stands above the line's: both tests
     # in C, so that a line of one baseline costs little. (A raised marker's
     # bottom is a fifth of its host's height up, and the line is at most half
@@ -746,10 +934,24 @@ def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Li
         and line.boxes[3] - line.boxes[1] <= _MARKER_HEIGHT * (line.y1 - line.y0)
         and (marker := _leading_marker(line)) is not None
     ]
-    if not candidates and not leading:
+    if not candidates and not leading and not subscripts:
         return blocks
     everything = [line for lines in blocks for line in lines]
     moved: set[int] = set()
+    # Hosts by their tops: a subscript's host starts above it, within a
+    # line's height or two (a page of table cells has many candidates).
+    by_top = sorted(everything, key=lambda ln: ln.y0)
+    tops = [ln.y0 for ln in by_top]
+    for marker in subscripts:
+        first = bisect_left(tops, marker.y0 - 2 * line_height)
+        for host in by_top[first : bisect_left(tops, marker.y0)]:
+            if id(host) in moved:
+                continue
+            at = _subscript_at(host, marker)
+            if at is not None:
+                _glue(host, marker, at, SUBSCRIPT_DIGITS)
+                moved.add(id(marker))
+                break
     for marker in candidates:
         for host in everything:
             if id(host) in moved:

@@ -794,9 +794,13 @@ def _read_grid(
         y = (line.y0 + line.y1) / 2
         above = max((at for at in bands if at <= y), default=top)
         below = min((at for at in bands if at > y), default=bottom)
+        # A wall drawn row by row has hairline breaks where its pieces meet
+        # (NICE's summaries: 0.5 pt); a line whose middle falls in one is
+        # still between the walls, so the slack _covers allows.
         return sorted(
             float(at) for at, spans in segments.items()
-            if any(y0 <= y <= y1 for y0, y1 in spans) and _covers(spans, above, below)
+            if any(y0 - 2 * _RULE_SLACK <= y <= y1 + 2 * _RULE_SLACK for y0, y1 in spans)
+            and _covers(spans, above, below)
         )
 
     # A line that runs across a wall between two words is two cells' text

@@ -425,3 +425,162 @@ def test_a_digit_lowered_or_at_the_lines_size_after_a_word_stays_plain(
     assert f"TriviaQA6{_WORD_AFTER}" in doc.text
     citation = _citation(doc.text, "WebQuestions and TriviaQA, we use the highest-ranked passage")
     assert citation.outcome == "quote-altered"
+
+
+_ACT_LINE = "enacted as part of the Consolidated Appropriations Act, 2023."
+
+
+@pytest.fixture(scope="module")
+def after_year_stop() -> ExtractedDocument:
+    # An FDA guidance (outside batch 3): "...Appropriations Act, 2023.²" with
+    # the smaller, raised "2" read into the line after the full stop. Before,
+    # "2023.2": a decimal, so the quote that drops the marker changed a number.
+    return extract_pdf(_after_a_word(_ACT_LINE, "2", "", rise=4, size=8))
+
+
+def test_a_marker_after_a_year_and_a_full_stop_is_a_superscript(
+    after_year_stop: ExtractedDocument,
+) -> None:
+    assert "Act, 2023.\u00b2" in after_year_stop.text
+
+
+@pytest.mark.parametrize("quote", [
+    "enacted as part of the Consolidated Appropriations Act, 2023.",  # dropped
+    "enacted as part of the Consolidated Appropriations Act, 2023. 2",  # spaced (pdftotext)
+    "enacted as part of the Consolidated Appropriations Act, 2023.2",  # glued
+])
+def test_a_quote_across_a_marker_after_a_year_and_a_full_stop_verifies(
+    after_year_stop: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_year_stop.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert not [d for d in citation.differences if d.reasons]
+
+
+@pytest.mark.parametrize("quote", [
+    "enacted as part of the Consolidated Appropriations Act, 2024.",  # the year changed
+    "enacted as part of the Consolidated Appropriations Act, 2023. 3",  # the marker changed
+])
+def test_a_changed_year_or_marker_after_a_full_stop_is_caught(
+    after_year_stop: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_year_stop.text, quote)
+    assert citation.outcome == "quote-altered"
+    assert any("number" in d.reasons for d in citation.differences)
+
+
+def test_a_digit_at_the_lines_size_after_a_year_and_a_full_stop_stays_a_number() -> None:
+    doc = extract_pdf(_after_a_word(_ACT_LINE, "2", "", rise=0, size=11))
+    assert "Act, 2023.2" in doc.text
+    citation = _citation(doc.text, "enacted as part of the Consolidated Appropriations Act, 2023.")
+    assert citation.outcome == "quote-altered"
+
+
+_GRADE_LINE = "People at risk should be screened for chlamydia and syphilis."
+_GRADE_AFTER = " Refer individual and partners to GUM."
+
+
+@pytest.fixture(scope="module")
+def graded() -> ExtractedDocument:
+    # NICE's antimicrobial summary (outside batch 3): an evidence grade, a
+    # smaller raised "1D", after the sentence it grades. Before, "syphilis.¹D":
+    # the digit raised, the letter left plain, so no quote across it verified.
+    return extract_pdf(_after_a_word(_GRADE_LINE, "1D", _GRADE_AFTER))
+
+
+def test_a_raised_grade_reads_as_one_marker(graded: ExtractedDocument) -> None:
+    assert f"syphilis.\u00b9D{_GRADE_AFTER}" in graded.text
+
+
+@pytest.mark.parametrize("quote", [
+    "screened for chlamydia and syphilis. Refer individual and partners to GUM.",  # dropped
+    "screened for chlamydia and syphilis. 1D Refer individual and partners to GUM.",  # spaced
+    "screened for chlamydia and syphilis.1D Refer individual and partners to GUM.",  # glued
+])
+def test_a_quote_across_a_raised_grade_verifies(graded: ExtractedDocument, quote: str) -> None:
+    citation = _citation(graded.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert not [d for d in citation.differences if d.reasons]
+
+
+def test_a_changed_grade_is_caught(graded: ExtractedDocument) -> None:
+    citation = _citation(graded.text, "and syphilis. 2D Refer individual and partners to GUM.")
+    assert citation.outcome == "quote-altered"
+
+
+def test_a_grade_ending_in_a_sign_at_a_line_end_is_no_hyphenation() -> None:
+    # "contacts.³B-⏎from BM25": the grade's minus sign at the line's end
+    # joined "B" to the next line's first word ("bfrom"), as a word broken
+    # at a hyphen is; a quote that keeps the grade, or drops it, failed.
+    doc = extract_pdf(_after_a_word("military personnel and household contacts.", "3B-", ""))
+    assert "contacts.\u00b3B-\n" in doc.text
+    for quote in ("personnel and household contacts. 3B- from BM25 that contains the answer",
+                  "personnel and household contacts. from BM25 that contains the answer"):
+        citation = _citation(doc.text, quote)
+        assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+        assert not [d for d in citation.differences if d.reasons]
+
+
+def test_a_raised_number_before_a_word_at_the_lines_size_is_no_grade() -> None:
+    # "the ¹³C spectrum": raised digits, then letters at the line's size; and
+    # spaced off from the word before, an isotope's mass may not be dropped.
+    doc = extract_pdf(_after_a_word("we recorded the", "13", "C spectrum of the glucose sample"))
+    assert "the\u00b9\u00b3C spectrum" in doc.text or "the \u00b9\u00b3C spectrum" in doc.text
+    citation = _citation(doc.text.replace("the\u00b9", "the \u00b9"),
+                         "we recorded the spectrum of the glucose sample")
+    assert citation.outcome == "quote-altered"
+
+
+def test_a_list_of_raised_grades_reads_as_one_marker() -> None:
+    # "GUM.¹A+,²D": before, only the first number was read as raised
+    # ("GUM.¹A+,2D"), so the list was no marker and a quote dropping it failed.
+    doc = extract_pdf(_after_a_word("If under 35 years or at risk, refer to GUM.", "1A+,2D",
+                                    " Doxycycline is the first choice."))
+    assert "GUM.\u00b9A+,\u00b2D Doxycycline" in doc.text
+    citation = _citation(doc.text, "or at risk, refer to GUM. Doxycycline is the first choice.")
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+
+
+def _subscript_pdf(*, drop: float, size: float = 9.0) -> bytes:
+    """"...vitamin K₁ reduces response to..." as the warfarin label draws it
+    (outside batch 3): the line, then its subscript "1" drawn after the
+    paragraph as a text object of its own, ``drop`` points below the line's
+    baseline (MuPDF reads it as a line of its own after the paragraph)."""
+    host = "The use of vitamin K"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "x", fontsize=11)
+    after = 72 + pymupdf.get_text_length(host, fontsize=11)
+    width = pymupdf.get_text_length("1", fontsize=size)
+    stream = (
+        f"BT /helv 11 Tf 1 0 0 1 72 692 Tm ({host}) Tj "
+        f"1 0 0 1 {after + width:.2f} 692 Tm ( reduces response to subsequent therapy) Tj "
+        f"1 0 0 1 72 678 Tm (and patients may return to a pretreatment status.) Tj ET "
+        f"BT /helv {size:g} Tf 1 0 0 1 {after:.2f} {692 - drop:.2f} Tm (1) Tj ET"
+    )
+    doc.update_stream(page.get_contents()[0], stream.encode())
+    return doc.tobytes()
+
+
+def test_a_subscript_drawn_apart_goes_back_after_its_letter() -> None:
+    # Before: "...vitamin K reduces response...\n...status.\n1": the index
+    # left its word, and a quote of "vitamin K1" (or "K 1") failed.
+    doc = extract_pdf(_subscript_pdf(drop=2.5))
+    assert "vitamin K\u2081 reduces response" in doc.text
+    assert "\n1" not in doc.text
+    for quote in ("The use of vitamin K1 reduces response to subsequent therapy",
+                  "The use of vitamin K 1 reduces response to subsequent therapy"):
+        citation = _citation(doc.text, quote)
+        assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    # An index is no footnote marker: dropping or changing it is caught.
+    for quote in ("The use of vitamin K reduces response to subsequent therapy",
+                  "The use of vitamin K2 reduces response to subsequent therapy"):
+        assert _citation(doc.text, quote).outcome == "quote-altered"
+
+
+@pytest.mark.parametrize(("drop", "size"), [(0.0, 9.0), (2.5, 11.0)])
+def test_a_digit_on_the_baseline_or_at_the_lines_size_is_no_subscript(
+    drop: float, size: float
+) -> None:
+    doc = extract_pdf(_subscript_pdf(drop=drop, size=size))
+    assert "K\u2081" not in doc.text

@@ -195,3 +195,83 @@ def test_two_column_rows_split_at_a_common_gap_are_still_read_column_by_column()
     left_low, right_low = _block(("L2", 50, 200, 250, 300)), _block(("R2", 300, 200, 500, 300))
     ordered = layout.reading_order([left_top, right_top, left_low, right_low], 11.0)
     assert [bl.lines[0].text for bl in ordered] == ["L1", "L2", "R1", "R2"]
+
+
+def test_a_title_line_centred_over_turned_heads_reads_with_its_title() -> None:
+    # camelot's agstat table (outside batch 2): a title on two centred lines,
+    # the second ("DURING 2012-13") narrower than the table, over heads turned
+    # a quarter, each a block of its own, in groups side by side. The short
+    # line sat over several of them and was read as the top of their group's
+    # column, among the heads; it is the title's, read right after its first line.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((80, 100), "DISTRICT WISE ESTIMATES OF MARKETABLE SURPLUS OF RICE",
+                     fontsize=11, fontname="hebo")
+    page.insert_text((240, 116), "DURING 2012-13", fontsize=11, fontname="hebo")
+    heads = [(170, "Projected Population"), (184, "for 2012-13"), (198, "(In lakhs)"),
+             (230, "Total Consumption"), (244, "requirement"), (258, "(In Lakh tonnes)"),
+             (290, "Total Requirement"), (304, "feeds & wastage")]
+    for x, head in heads:
+        page.insert_text((x, 230), head, fontsize=10, fontname="helv", rotate=90)
+    page.insert_text((60, 190), "District", fontsize=10, fontname="helv")
+    data = doc.tobytes()
+    doc.close()
+    # The fixture: the short title line is a block of its own, over the heads.
+    assert ["DURING 2012-13"] in text_blocks(data)
+    lines = lines_of(extract_pdf(data, ocr=None))
+    assert lines[:3] == [
+        "DISTRICT WISE ESTIMATES OF MARKETABLE SURPLUS OF RICE", "DURING 2012-13", "District",
+    ]
+
+
+def _justified_cell() -> bytes:
+    """A justified paragraph 250 points wide at 8 points, as a narrow table
+    cell sets it (camelot's outbreak reports, outside batch 2): each line
+    stretched to both edges, one line's words placed apart by more than a
+    line height, so that MuPDF reads that line as six pieces."""
+    width = 250.0
+    lines: list[str | list[str]] = [
+        "Cases reported from Village Madan Nada, HSC/PHC Vembayam,",
+        ["Block", "Kanyakulangara,", "District", "Trivandrum.", "District", "RRT"],
+        "investigated the outbreak. All the cases consumed rice items in an",
+        "Annadanam feast organized in a temple premises of Madan Nada.",
+        "Out of 21 stool samples collected and sent to Trivandrum Medical",
+    ]
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 50), "x", fontsize=8)  # registers the font /helv
+    parts = []
+    for k, line in enumerate(lines):
+        y = 700 - k * 11
+        if isinstance(line, str):  # stretched by word spacing: one piece
+            spare = width - pymupdf.get_text_length(line, fontsize=8)
+            parts.append(f"BT /helv 8 Tf {spare / line.count(' '):.3f} Tw "
+                         f"1 0 0 1 72 {y} Tm ({line}) Tj ET")
+        else:  # words placed apart: MuPDF cuts the line at each gap
+            gap = (width - sum(pymupdf.get_text_length(w, fontsize=8) for w in line)) / 5
+            spaced = f" {-gap * 1000 / 8:.1f} ".join(f"({w})" for w in line)
+            parts.append(f"BT /helv 8 Tf 0 Tw 1 0 0 1 72 {y} Tm [{spaced}] TJ ET")
+    doc.update_stream(page.get_contents()[0], " ".join(parts).encode())
+    data: bytes = doc.tobytes()
+    doc.close()
+    return data
+
+
+def test_a_justified_line_cut_at_its_stretched_spaces_reads_as_one_line() -> None:
+    data = _justified_cell()
+    # The fixture: the stretched line is six pieces in MuPDF's block.
+    (block,) = text_blocks(data)
+    assert block[1:7] == ["Block", "Kanyakulangara,", "District", "Trivandrum.", "District", "RRT"]
+    doc = extract_pdf(data, ocr=None)
+    assert lines_of(doc)[1] == "Block Kanyakulangara, District Trivandrum. District RRT"
+    quote = "HSC/PHC Vembayam, Block Kanyakulangara, District Trivandrum. District RRT investigated"
+    (citation,) = verify_answer(f'The report says "{quote}" [S1].', {"S1": doc.text}).citations
+    assert citation.outcome == "verified", citation.message
+
+
+def test_pieces_of_a_line_apart_unevenly_or_without_a_justified_paragraph_stay_apart() -> None:
+    # Cells of a table row on one baseline are no justified line: here their
+    # gaps are uneven (12, 30 and 12 points) and no other line runs from edge to edge.
+    doc = extract_pdf(build([[(72.0, "Drug"), (110.0, "Dose"), (170.0, "Route"), (214.0, "Days")]]),
+                      ocr=None)
+    assert "Drug Dose Route Days" not in doc.text

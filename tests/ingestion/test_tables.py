@@ -904,3 +904,50 @@ def test_heads_shaded_line_by_line_read_as_one_row() -> None:
         quote = " ".join(line for cell in row for line in cell if line)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+def _broken_walls_pdf() -> bytes:
+    """The grid of :func:`_grid_pdf`, its walls drawn as NICE's summaries
+    draw them (outside batch 3): in pieces that meet with a hairline break
+    (0.5 pt), one break level with the middle of a line of the third column."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=500)
+    page.insert_text((60, 60), _GRID_CAPTION, fontsize=10)
+    tops = [72.0]
+    for row in _GRID:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * _GRID_LEADING + 3)
+    for column in range(4):
+        for row_index, row in enumerate(_GRID):
+            for k, line in enumerate(row[column]):
+                baseline = tops[row_index] + 10 + k * _GRID_LEADING
+                if column == 0 and row_index == 1:
+                    baseline = tops[2] + 6
+                page.insert_text((_GRID_COLUMNS[column] + 4, baseline), line, fontsize=10)
+    page.insert_text((60, tops[-1] + 24), _GRID_AFTER, fontsize=10)
+    # Where the break goes: the middle of "concept as one another in".
+    (middle,) = [
+        (line["bbox"][1] + line["bbox"][3]) / 2
+        for block in page.get_text("dict")["blocks"] for line in block.get("lines", [])
+        if "".join(span["text"] for span in line["spans"]) == "concept as one another in"
+    ]
+    left, right = _GRID_COLUMNS[0], _GRID_COLUMNS[-1]
+    for k, edge in enumerate(tops):
+        start = _GRID_COLUMNS[1] if k == 2 else left
+        page.draw_line((start, edge), (right, edge), width=0.5)
+    for x in _GRID_COLUMNS:
+        page.draw_line((x, tops[0]), (x, middle - 0.25), width=0.5)
+        page.draw_line((x, middle + 0.25), (x, tops[-1]), width=0.5)
+    return doc.tobytes()
+
+
+def test_a_line_level_with_a_hairline_break_in_the_walls_stays_in_its_cell() -> None:
+    # Before: the line, its walls broken at its middle, had no wall to its
+    # left and went to the first column's cell, read before the row's
+    # other cells ("Internal consistency / concept as one another in /
+    # Extent to which...").
+    data = _broken_walls_pdf()
+    doc = extract_pdf(data)
+    for row in _GRID[1:]:
+        quote = _grid_row_quote(row)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
