@@ -14,3 +14,14 @@ import pytest
 
 ONCE = pytest.mark.skipif("DATABASE_URL" in os.environ,
                           reason="database-independent: runs on the SQLite pass only")
+
+#: A browser test whose subject is what the page does in the browser (pdf.js
+#: drawing, highlights, keys, scripts under the policy, the viewer's byte
+#: ranges, a form's counter) over data whose reading and writing the
+#: reviewer tests check on both databases: it runs once, on the SQLite pass.
+#: Browser tests whose subject is a query or a write that differs between
+#: the two (triage's counts, estimates and search, trends' summaries,
+#: decisions, calibration, presence, conflicts, thresholds) run on both.
+BROWSER_ONLY = pytest.mark.skipif(
+    "DATABASE_URL" in os.environ,
+    reason="what it checks happens in the browser: runs on the SQLite pass only")

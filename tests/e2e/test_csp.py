@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from reviewer.models import Answer, CitationVerdict, Document
+from tests.once import BROWSER_ONLY
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [BROWSER_ONLY, pytest.mark.django_db(transaction=True)]
 
 # Violations of the page and of anything it starts, kept across navigations.
 RECORD = """document.addEventListener("securitypolicyviolation", (e) => {

@@ -12,8 +12,9 @@ import pytest
 from reviewer.models import Answer, Chunk, CitationVerdict, Document, Page
 from reviewer.services.answers import answer_submit
 from tests.figures import figure
+from tests.once import BROWSER_ONLY
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [BROWSER_ONLY, pytest.mark.django_db(transaction=True)]
 
 TOLERANCE_PX = 3.0
 

@@ -13,8 +13,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from reviewer.demo import notice_letter_original
 from reviewer.models import Answer, Document
+from tests.once import BROWSER_ONLY
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [BROWSER_ONLY, pytest.mark.django_db(transaction=True)]
 
 VIEWPORT = {"width": 1280, "height": 720}
 

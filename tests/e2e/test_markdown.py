@@ -9,8 +9,9 @@ import pytest
 
 from reviewer.models import Answer, CitationVerdict
 from reviewer.services.answers import answer_submit
+from tests.once import BROWSER_ONLY
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [BROWSER_ONLY, pytest.mark.django_db(transaction=True)]
 
 PLAN = ("Section 2. Retirement savings\nThe employer matches 100% of the first 4% of salary "
         "that you contribute. Employer match vests after two years of service. Your own "

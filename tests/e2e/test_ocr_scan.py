@@ -12,8 +12,9 @@ import pytest
 
 from reviewer.models import Answer, CitationVerdict, Document
 from tests.ocr_scans import ENGLISH, Scan, make_scan, tesseract_missing
+from tests.once import BROWSER_ONLY
 
-pytestmark = [pytest.mark.django_db(transaction=True),
+pytestmark = [BROWSER_ONLY, pytest.mark.django_db(transaction=True),
               pytest.mark.skipif(bool(tesseract_missing()), reason=tesseract_missing() or "-")]
 
 QUOTE = "the landlord must repair the heating within two weeks"

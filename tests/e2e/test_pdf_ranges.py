@@ -18,8 +18,9 @@ import pytest
 from django.core.files.storage import FileSystemStorage
 
 from reviewer.models import CitationVerdict
+from tests.once import BROWSER_ONLY
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [BROWSER_ONLY, pytest.mark.django_db(transaction=True)]
 
 PAGES = 400
 CITED_PAGE = 350

@@ -11,8 +11,9 @@ import pytest
 
 from reviewer.models import Answer, CitationVerdict, Page, ReviewDecision
 from tests.figures import figure
+from tests.once import BROWSER_ONLY
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [BROWSER_ONLY, pytest.mark.django_db(transaction=True)]
 
 TOLERANCE_PX = 3.0
 

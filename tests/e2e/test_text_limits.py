@@ -12,8 +12,9 @@ import pytest
 from playwright.sync_api import expect
 
 from reviewer.models import Document, Surface
+from tests.once import BROWSER_ONLY
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [BROWSER_ONLY, pytest.mark.django_db(transaction=True)]
 
 
 def _documents(page: Any, base: str) -> None:
