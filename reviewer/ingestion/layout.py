@@ -639,14 +639,7 @@ def _marker_at(host: Line, marker: Line) -> int | None:
     ):
         return None
     boxes, text = host.boxes, host.text
-    # The last glyph that starts left of the marker's centre, skipping spaces
-    # (a space the marker is drawn over stays after it).
-    centre = (marker.x0 + marker.x1) / 2
-    at = 0
-    while at < len(text) and boxes[4 * at] < centre:
-        at += 1
-    while at > 0 and text[at - 1].isspace():
-        at -= 1
+    at = _after_glyph_under(host, marker)
     if at == 0 or not (MARKED_BY.fullmatch(text[at - 1]) or _number_before(text, at)):
         return None
     slack = _MARKER_OVERLAP * (marker.x1 - marker.x0)
@@ -655,6 +648,20 @@ def _marker_at(host: Line, marker: Line) -> int | None:
         return None
     if at < len(text) and not text[at].isspace() and boxes[4 * at] < marker.x1 - slack:
         return None  # drawn over the next glyph: a stacked fraction, an accent
+    return at
+
+
+def _after_glyph_under(host: Line, marker: Line) -> int:
+    """The index in ``host`` just after its last glyph that starts left of
+    ``marker``'s centre, spaces skipped (a space the marker is drawn over
+    stays after it): where a raised or lowered marker goes in."""
+    boxes, text = host.boxes, host.text
+    centre = (marker.x0 + marker.x1) / 2
+    at = 0
+    while at < len(text) and boxes[4 * at] < centre:
+        at += 1
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
     return at
 
 
@@ -673,12 +680,7 @@ def _subscript_at(host: Line, marker: Line) -> int | None:
     ):
         return None
     boxes, text = host.boxes, host.text
-    centre = (marker.x0 + marker.x1) / 2
-    at = 0
-    while at < len(text) and boxes[4 * at] < centre:
-        at += 1
-    while at > 0 and text[at - 1].isspace():
-        at -= 1  # a space it is drawn over stays after it
+    at = _after_glyph_under(host, marker)
     if at == 0 or not text[at - 1].isalpha():
         return None
     slack = _MARKER_OVERLAP * (marker.x1 - marker.x0)
