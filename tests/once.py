@@ -25,3 +25,20 @@ ONCE = pytest.mark.skipif("DATABASE_URL" in os.environ,
 BROWSER_ONLY = pytest.mark.skipif(
     "DATABASE_URL" in os.environ,
     reason="what it checks happens in the browser: runs on the SQLite pass only")
+
+
+def _beside_the_cluster() -> bool:
+    """Whether this pass is where a test of the Redis queue runs: with
+    bin/test's two passes (CITEGUARD_TEST_PASSES=2), the PostgreSQL one, beside
+    the cluster tests that also drive Redis and real workers (it was the
+    shorter pass by two minutes); in a single run, this one."""
+    if os.environ.get("CITEGUARD_TEST_PASSES") != "2":
+        return True
+    return "DATABASE_URL" in os.environ
+
+
+#: A test that starts its own workers on its own SQLite folder and Redis
+#: database: it runs once, on the PostgreSQL pass when bin/test runs both.
+BESIDE_THE_CLUSTER = pytest.mark.skipif(
+    not _beside_the_cluster(),
+    reason="its own processes and SQLite folder: runs once, on the PostgreSQL pass")

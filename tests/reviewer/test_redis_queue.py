@@ -6,7 +6,8 @@ which finishes it with the same pages and no duplicate rows; /readyz says
 when Redis is not there.
 
 Each test has its own SQLite var folder and its own Redis database number,
-emptied before and after; they run on the SQLite pass only.
+emptied before and after; they run once, on the PostgreSQL pass when bin/test
+runs both (tests/once.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.ingestion import hostile
+from tests.once import BESIDE_THE_CLUSTER
 from tests.processes import alive, kill_tree, wait_for
 
 redis = pytest.importorskip("redis")
@@ -29,8 +31,7 @@ redis = pytest.importorskip("redis")
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_DB = 13  # this module's own: flushed before and after
 
-pytestmark = pytest.mark.skipif(
-    "DATABASE_URL" in os.environ, reason="runs on its own SQLite folder: once, on the SQLite pass")
+pytestmark = BESIDE_THE_CLUSTER
 
 UPLOAD = """
 from pathlib import Path
