@@ -10,6 +10,7 @@ import pytest
 
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS, require_chromium
 from tests.demo_once import demo_built_and_read_once  # noqa: F401 - autouse, for the run
+from tests.migrated import migrated_sqlite, migrated_var_dir  # noqa: F401 - fixtures
 
 
 @pytest.fixture(scope="session")

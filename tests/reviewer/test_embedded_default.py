@@ -7,10 +7,10 @@ import sys
 import threading
 from pathlib import Path
 
-from tests.once import ONCE
+from tests.once import OWN_SQLITE_FOLDER
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = ONCE  # its processes have no DATABASE_URL whatever the pass
+pytestmark = OWN_SQLITE_FOLDER  # its processes have no DATABASE_URL whatever the pass
 
 PROBE = """
 import json

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from tests.ingestion import hostile
-from tests.once import BESIDE_THE_CLUSTER
+from tests.migrated import copy_migrated
+from tests.once import OWN_SQLITE_FOLDER
 from tests.processes import alive, kill_tree, wait_for
 
 redis = pytest.importorskip("redis")
@@ -31,7 +32,7 @@ redis = pytest.importorskip("redis")
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_DB = 13  # this module's own: flushed before and after
 
-pytestmark = BESIDE_THE_CLUSTER
+pytestmark = OWN_SQLITE_FOLDER
 
 UPLOAD = """
 from pathlib import Path
@@ -93,8 +94,8 @@ def _pages(var_dir: Path, pk: int) -> list[tuple[object, ...]]:
 
 
 def test_an_upload_is_queued_on_redis_and_a_worker_makes_it_ready(
-        tmp_path: Path, queue_redis: redis.Redis) -> None:
-    var_dir = tmp_path / "var"
+        tmp_path: Path, migrated_var_dir: Path, queue_redis: redis.Redis) -> None:
+    var_dir = migrated_var_dir
     pdf = tmp_path / "plan.pdf"
     pdf.write_bytes(hostile.dense_pages(3))
     pk = _upload(var_dir, pdf)
@@ -109,14 +110,15 @@ def test_an_upload_is_queued_on_redis_and_a_worker_makes_it_ready(
 
 
 def test_a_worker_killed_mid_document_leaves_it_to_another_worker(
-        tmp_path: Path, queue_redis: redis.Redis) -> None:
+        tmp_path: Path, migrated_sqlite: Path, queue_redis: redis.Redis) -> None:
     """kill -9 of a worker's whole process group (the worker, its work-horse,
     the extraction child: a host that died). Its job's heartbeat stops; after
     the grace another worker finds the job abandoned, runs it again, and the
     document ends ready with the pages of a clean run, each stored once."""
     fast = {"CITEGUARD_TASK_HEARTBEAT_SECONDS": "1", "CITEGUARD_TASK_HEARTBEAT_GRACE_SECONDS": "10",
             "CITEGUARD_TASK_MAINTENANCE_SECONDS": "2"}
-    clean_dir, var_dir = tmp_path / "clean", tmp_path / "var"
+    clean_dir = copy_migrated(migrated_sqlite, tmp_path / "clean")
+    var_dir = copy_migrated(migrated_sqlite, tmp_path / "var")
     pdf = tmp_path / "dense.pdf"
     pdf.write_bytes(hostile.dense_pages(60))  # seconds of reading
     clean = _upload(clean_dir, pdf)
@@ -163,11 +165,11 @@ def test_a_worker_killed_mid_document_leaves_it_to_another_worker(
     assert chunks[0] == chunks[1] > 0
 
 
-def test_readyz_says_when_the_queue_is_not_reachable(tmp_path: Path) -> None:
+def test_readyz_says_when_the_queue_is_not_reachable(migrated_var_dir: Path) -> None:
     probe = ("from reviewer.health import readiness_problems\n"
              "from django.core.management import call_command\n"
              "call_command('migrate', verbosity=0)\n"
              "print(readiness_problems())")
-    out = _manage(tmp_path / "var", "shell", "--no-imports", "-c", probe,
+    out = _manage(migrated_var_dir, "shell", "--no-imports", "-c", probe,
                   REDIS_URL="redis://127.0.0.1:1/0")
     assert "'queue': 'ConnectionError" in out, out

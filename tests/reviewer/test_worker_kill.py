@@ -5,7 +5,7 @@ another worker make it ready.
 
 Runs in processes of its own on a fresh SQLite var folder (the database and
 media the workers share), so it does not touch the test database; it runs
-on the SQLite pass only.
+once (tests/once.py).
 """
 
 from __future__ import annotations
@@ -17,15 +17,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.ingestion import hostile
+from tests.once import OWN_SQLITE_FOLDER
 from tests.processes import alive, descendants, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.skipif(
-    "DATABASE_URL" in os.environ, reason="runs on its own SQLite folder: once, on the SQLite pass")
+pytestmark = OWN_SQLITE_FOLDER
 
 # Each manage.py costs an interpreter and Django start: one process migrates
 # and uploads, one runs the watchdog and reingest.
@@ -67,8 +65,9 @@ def _status(var_dir: Path, pk: int) -> tuple[str, str, str]:
     return row[0], row[1], row[2]
 
 
-def test_a_worker_killed_mid_document_leaves_nothing_stuck(tmp_path: Path) -> None:
-    var_dir = tmp_path / "var"
+def test_a_worker_killed_mid_document_leaves_nothing_stuck(tmp_path: Path,
+                                                           migrated_var_dir: Path) -> None:
+    var_dir = migrated_var_dir
     pdf = tmp_path / "dense.pdf"
     pdf.write_bytes(hostile.dense_pages(60))  # 60 full pages: seconds of reading
     pk = int(_manage(var_dir, "shell", "--no-imports", "-c",
