@@ -1101,7 +1101,9 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
     size above the baseline; a glyph at the line's size (a capital, a
     digit) sits on it. A run shorter than :data:`_MARKER_MIN_SIZE` of the
     size is a quote mark, not a marker. The run must follow a letter or punctuation after
-    one (after a digit it is an exponent, or a degree sign)."""
+    one (after a digit it is an exponent, or a degree sign), or a percent sign: nothing
+    is raised to a power after a share ("was 10%³ which", a statistic and its source),
+    and Tesseract reads that marker as "?", "°" or a quote mark at its size."""
     start = len(text)
     while start > 0:
         x0, x1 = spans[start - 1]
@@ -1110,12 +1112,16 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
                 or bottom - top > _MARKER_SIZE * x_size):
             break
         start -= 1
-    if start == len(text) or start == 0 or not MARKED_BY.fullmatch(text[start - 1]):
+    if start == len(text) or start == 0:
+        return len(text)
+    after_percent = text[start - 1] == "%"
+    if not MARKED_BY.fullmatch(text[start - 1]) and not after_percent:
         return len(text)
     if (max(bottom for _, bottom in heights[start:]) - min(top for top, _ in heights[start:])
             < _MARKER_MIN_SIZE * x_size):
         return len(text)  # a closing quote mark or an apostrophe: too short for a digit
-    if start >= 2 and not text[start - 1].isalpha() and not text[start - 2].isalpha():
+    if (start >= 2 and not after_percent and not text[start - 1].isalpha()
+            and not text[start - 2].isalpha()):
         return len(text)
     return start
 

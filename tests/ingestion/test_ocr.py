@@ -160,6 +160,43 @@ def test_a_scans_footnote_markers_read_as_superscript_digits() -> None:
         assert citation.outcome.startswith(outcome), quote
 
 
+def _with_a_marker_after_a_percentage() -> bytes:
+    """A survey report's sentence whose statistic carries a raised footnote
+    marker after its percent sign ("was 10%³ which"), set in Helvetica."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font("helv")
+    writer = pymupdf.TextWriter(page.rect)
+    lines = [
+        [("Earlier studies have revealed that the prevalence of hypertension among", False)],
+        [("rural adults in the State of Gujarat was 10%", False), ("3", True),
+         (" which was lowest compared", False)],
+        [("with 95% confidence interval and 20% relative precision.", False)],
+    ]
+    for number, pieces in enumerate(lines):
+        x, y = 72.0, 100.0 + 16 * number
+        for text, raised in pieces:
+            size = 7 if raised else 11
+            writer.append((x, y - (4.5 if raised else 0)), text, font=font, fontsize=size)
+            x += font.text_length(text, fontsize=size)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_marker_after_a_percent_sign_is_read_again_as_a_marker() -> None:
+    # Tesseract reads the small raised "3" as "?" ("was 10%? which"); after a
+    # percent sign a raised glyph is a marker, read again enlarged.
+    text = extract_pdf(scan_of(_with_a_marker_after_a_percentage()).data).text
+    assert "Gujarat was 10%\u00b3 which was" in text
+    assert "with 95% confidence" in text  # a percentage with nothing raised is left alone
+    for quote, outcome in (("in the State of Gujarat was 10% 3 which was lowest", "verified"),
+                           ("in the State of Gujarat was 10%3 which was lowest", "verified"),
+                           ("in the State of Gujarat was 18% 3 which was lowest",
+                            "quote-altered")):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
 def _dense_with_markers(lines: int) -> bytes:
     """A page of ``lines`` lines of small print, each with two raised
     footnote markers: a brief's page of footnotes, or a sideways scan whose
