@@ -204,6 +204,12 @@ _OSD_MIN_CONFIDENCE = 2.0
 _TURNED_BETTER_BY = 10.0
 _OSD_ROTATE = re.compile(rb"^Rotate: (\d+)", re.M)
 _OSD_CONFIDENCE = re.compile(rb"^Orientation confidence: (\d+(?:\.\d+)?)", re.M)
+# A word Tesseract is this unsure of (x_wconf) may hold a glyph read twice:
+# its LSTM sometimes reads one glyph as two characters, the second's box
+# over the first's and past it onto blank paper ("§§$" for "§§", the "$" a
+# second reading of the second "§"). Such a character, one holding no ink
+# of its own right of the character before it, is dropped.
+_SECOND_READING_CONFIDENCE = 50.0
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
 _SAME_SIZE = 0.2
@@ -439,8 +445,12 @@ def ocr_page(
         return _reread_markers(ink, stride, areas, options, dpi, number=number, pages=pages,
                                limits=limits)
 
+    def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
+        return any(1 in ink[y * stride + max(0, x0) : y * stride + min(x1, width)]
+                   for y in range(max(0, y0), min(y1, height)))
+
     paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules,
-                                               reread)
+                                               reread, inked)
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
     ocr_pieces = []
@@ -838,6 +848,7 @@ def _read_hocr(
     hocr: bytes, scale_x: float, scale_y: float,
     text_layer: list[tuple[float, float, float, float]], rules: Callable[[], Rules],
     reread: Callable[[list[tuple[int, int, int, int]]], list[str]] | None = None,
+    inked: Callable[[int, int, int, int], bool] | None = None,
 ) -> tuple[list[list[Line]], int, float]:
     """One page's hOCR as lines in blocks (Tesseract's paragraphs, in its
     reading order) with boxes in points, the number of words and their mean
@@ -857,7 +868,13 @@ def _read_hocr(
     marker, which Tesseract misreads more often than not at its size
     ("regimens.””°" for "regimens.⁹,²⁰"): ``reread`` reads them again,
     enlarged, and a marker read (digits, commas, dashes) replaces them in
-    superscript digits, as the text layer's markers are written."""
+    superscript digits, as the text layer's markers are written.
+
+    ``inked(x0, y0, x1, y1)`` says whether the page's picture has ink in
+    that box (pixels): in a word read with a confidence below
+    :data:`_SECOND_READING_CONFIDENCE`, a character with no ink of its own
+    is a second reading of the glyph before it and is dropped
+    (:func:`_without_second_readings`)."""
     root = ElementTree.fromstring(hocr)
     confidences: list[float] = []
     paragraphs: list[list[Line]] = []
@@ -895,6 +912,9 @@ def _read_hocr(
             raised: list[tuple[int, int, tuple[int, int, int, int]]] = []
             previous_x1: float | None = None
             for word_text, word_boxes, confidence, heights in words:
+                if inked is not None and confidence < _SECOND_READING_CONFIDENCE:
+                    word_text, word_boxes, heights = _without_second_readings(
+                        word_text, word_boxes, heights, inked)
                 x0 = word_boxes[0][0] * scale_x
                 if _RULE_READ.match(word_text) and _on_rule(
                         x0, word_boxes[-1][1] * scale_x, top, bottom, rules().vertical):
@@ -1080,6 +1100,28 @@ def _line_words(line: ElementTree.Element
             heights = [(y0, y1)] * len(letters)
         words.append(("".join(text), spans, confidence, heights))
     return words
+
+
+def _without_second_readings(
+    text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
+    inked: Callable[[int, int, int, int], bool],
+) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """The word without the characters that hold no ink of their own: a
+    character whose box, right of the character kept before it, is blank
+    paper is that glyph read a second time. A character with a box of no
+    width or height (a page read sideways) is kept: its box says nothing."""
+    kept = [0]
+    for k in range(1, len(text)):
+        (x0, x1), (y0, y1) = spans[k], heights[k]
+        if x1 > x0 and y1 > y0:
+            own = max(x0, spans[kept[-1]][1])  # left of this, the glyph before it
+            if x1 <= own or not inked(own, y0, x1, y1):
+                continue
+        kept.append(k)
+    if len(kept) == len(text):
+        return text, spans, heights
+    return ("".join(text[k] for k in kept), [spans[k] for k in kept],
+            [heights[k] for k in kept])
 
 
 def _baseline(title: str, box: tuple[int, int, int, int]) -> Callable[[float], float]:

@@ -177,3 +177,46 @@ def test_only_small_raised_glyphs_after_a_word_are_read_again_as_a_marker() -> N
     texts = [line.text for paragraph in lines for line in paragraph]
     assert texts == ["regimens.\u2079,\u00b2\u2070", "harmless.\u201d"]
     assert asked == [(1084, 2306, 1133, 2327)]  # the marker's glyphs, not the full stop
+
+
+def _word_line(line_title: str, confidence: int,
+               chars: list[tuple[str, int, int, int, int]]) -> str:
+    """An hOCR line of one word read with ``confidence``, each character with its box."""
+    spans = "".join(
+        f'<span class="ocrx_cinfo" title="x_bboxes {x0} {y0} {x1} {y1}">{char}</span>'
+        for char, x0, y0, x1, y1 in chars
+    )
+    return (
+        f'<span class="ocr_line" title="{line_title}">'
+        f'<span class="ocrx_word" title="bbox 0 0 1 1; x_wconf {confidence}">{spans}</span>'
+        "</span>"
+    )
+
+
+def test_a_glyph_read_twice_in_an_unsure_word_is_read_once() -> None:
+    # Tesseract's reading of "28 U. S. C. §§ 2071" on a Supreme Court print
+    # scanned at 300 dpi: "§§$" (confidence 0), the "$" box over the second
+    # "§" and past it onto blank paper. The ink is the scan's: each "§" a
+    # column of ink 16 pixels wide, nothing right of the second.
+    glyphs = [(967, 982), (990, 1005), (1016, 1060)]  # the two signs, then "2071"
+
+    def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
+        return y0 < 1268 and y1 > 1231 and any(a < x1 and x0 <= b for a, b in glyphs)
+
+    def read(confidence: int, chars: list[tuple[str, int, int, int, int]]) -> list[str]:
+        line = _word_line("bbox 973 1226 1013 1278; baseline 0 -9; x_size 38", confidence,
+                          chars)
+        hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+                f'<p class="ocr_par">{line}</p></div></body></html>').encode()
+        lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), None, inked)
+        return [line.text for paragraph in lines for line in paragraph]
+
+    twice = [("§", 973, 1231, 983, 1269), ("§", 990, 1231, 1006, 1269),
+             ("$", 1003, 1226, 1013, 1278)]
+    assert read(0, twice) == ["§§"]
+    # A word Tesseract is sure of is left as read; so is a character with
+    # ink of its own ("2071" read unsure, each digit its own glyph).
+    assert read(96, twice) == ["§§$"]
+    digits = [("2", 1016, 1233, 1026, 1264), ("0", 1027, 1233, 1037, 1264),
+              ("7", 1038, 1233, 1048, 1264), ("1", 1049, 1233, 1060, 1264)]
+    assert read(20, digits) == ["2071"]
