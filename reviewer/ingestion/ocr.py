@@ -89,6 +89,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import unicodedata
 import xml.etree.ElementTree as ElementTree
 from array import array
 from bisect import bisect_left, bisect_right
@@ -208,8 +209,15 @@ _OSD_CONFIDENCE = re.compile(rb"^Orientation confidence: (\d+(?:\.\d+)?)", re.M)
 # its LSTM sometimes reads one glyph as two characters, the second's box
 # over the first's and past it onto blank paper ("§§$" for "§§", the "$" a
 # second reading of the second "§"). Such a character, one holding no ink
-# of its own right of the character before it, is dropped.
+# of its own right of the character before it, is dropped when it is a
+# sign (currency, mathematical or other symbol: Unicode's S categories).
+# Letters, digits and punctuation are kept: in unsure words (a dotted
+# leader's line, a table cell) Tesseract's boxes often overreach onto the
+# next glyph, and on the corpus and four outside batches such a box would
+# have dropped the "i" of "Milk", the "5" of "S52" and the full stops of
+# leaders, where every sign it dropped was one read over another glyph.
 _SECOND_READING_CONFIDENCE = 50.0
+_SIGN_CATEGORIES = frozenset({"Sc", "Sm", "Sk", "So"})
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
 _SAME_SIZE = 0.2
@@ -1106,14 +1114,15 @@ def _without_second_readings(
     text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
     inked: Callable[[int, int, int, int], bool],
 ) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
-    """The word without the characters that hold no ink of their own: a
-    character whose box, right of the character kept before it, is blank
-    paper is that glyph read a second time. A character with a box of no
-    width or height (a page read sideways) is kept: its box says nothing."""
+    """The word without the signs that hold no ink of their own: a sign
+    (:data:`_SIGN_CATEGORIES`) whose box, right of the character kept before
+    it, is blank paper is that glyph read a second time. A character with a
+    box of no width or height (a page read sideways) is kept: its box says
+    nothing."""
     kept = [0]
     for k in range(1, len(text)):
         (x0, x1), (y0, y1) = spans[k], heights[k]
-        if x1 > x0 and y1 > y0:
+        if unicodedata.category(text[k]) in _SIGN_CATEGORIES and x1 > x0 and y1 > y0:
             own = max(x0, spans[kept[-1]][1])  # left of this, the glyph before it
             if x1 <= own or not inked(own, y0, x1, y1):
                 continue

@@ -220,3 +220,21 @@ def test_a_glyph_read_twice_in_an_unsure_word_is_read_once() -> None:
     digits = [("2", 1016, 1233, 1026, 1264), ("0", 1027, 1233, 1037, 1264),
               ("7", 1038, 1233, 1048, 1264), ("1", 1049, 1233, 1060, 1264)]
     assert read(20, digits) == ["2071"]
+
+
+def test_a_letter_under_an_overreaching_box_is_kept() -> None:
+    # A dotted leader's line read unsure ("Milk........"): Tesseract's box
+    # for the "M" runs on over the "i", whose own columns hold no other ink.
+    # A letter (or a digit) is never taken for a glyph read twice.
+    glyphs = [(100, 128), (131, 136), (140, 146), (150, 166)]  # M, i, l, k
+
+    def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
+        return any(a < x1 and x0 <= b for a, b in glyphs)
+
+    line = _word_line("bbox 100 200 170 240; baseline 0 -5; x_size 38", 20,
+                      [("M", 100, 205, 137, 235), ("i", 131, 205, 137, 235),
+                       ("l", 140, 205, 147, 235), ("k", 150, 205, 167, 235)])
+    hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+            f'<p class="ocr_par">{line}</p></div></body></html>').encode()
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), None, inked)
+    assert [line.text for paragraph in lines for line in paragraph] == ["Milk"]
