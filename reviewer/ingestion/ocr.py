@@ -43,7 +43,10 @@ lines of two paragraphs on one baseline nearer than that are one line again
 (Tesseract reads an unruled list as columns), a paragraph is cut where
 another's line stands between two of its lines, and small raised glyphs
 after a word are read again enlarged (a footnote marker, written in
-superscript digits). The page is then ordered and
+superscript digits), and so are lowered glyphs closing a word (a
+subscript: "T" and "half", "C" and "max"), and in a word read unsure a
+sign with no ink of its own, a glyph read twice, is dropped. The page is
+then ordered and
 written by the text layer's own steps (:func:`~reviewer.ingestion.extract.order_page`,
 :func:`~reviewer.ingestion.extract.write_blocks`): a scanned table reads by
 rows and cells, with the ruling lines found in the scan's pixels.
@@ -101,7 +104,13 @@ from typing import Any
 import pymupdf
 
 from reviewer.ingestion.geometry import PageInfo, TextLines
-from reviewer.ingestion.layout import JOIN_GAP_LINES, MARKED_BY, SUPERSCRIPT_DIGITS, Line
+from reviewer.ingestion.layout import (
+    JOIN_GAP_LINES,
+    MARKED_BY,
+    SUBSCRIPT_DIGITS,
+    SUPERSCRIPT_DIGITS,
+    Line,
+)
 from reviewer.ingestion.tables import RULE_THICKNESS, Rule, Rules
 
 __all__ = [
@@ -177,6 +186,25 @@ _MARKER_ZOOM = 3
 # large"): the enlarged markers go into as many pictures as it takes.
 _MAX_PICTURE_SIDE = 32_000
 _MARKER_READ = re.compile(r"[0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5}")
+# A subscript closing a word ("T" and a lowered "half", "C" and "max",
+# "AUC" and "0-24"), which Tesseract reads as punctuation at its size
+# ("T),,1¢", "C,,,,"). Only a word read with a confidence below this is
+# looked at (those misreadings read 0 to 71), and the ink decides
+# (_lowered_run): a closing run of columns none of whose ink crosses the
+# height _LOWERED_TOP of the line's size above the baseline (every letter at
+# the line's size does, from the x-height, about half the size, down),
+# some of it at least _LOWERED_DROP of the size below the baseline, after a
+# glyph that crosses; together at least _LOWERED_MIN_SIZE of the size tall,
+# or a quarter of it tall and three tenths wide ("max": a comma is
+# narrower and shorter). It is read again enlarged, as markers are; read as
+# letters and digits, it replaces Tesseract's characters over it, glued to
+# the symbol as a text layer writes it (one or two digits as subscript
+# digits, as layout writes a text layer's lowered ones).
+_SUBSCRIPT_CONFIDENCE = 80.0
+_LOWERED_DROP = 0.12
+_LOWERED_TOP = 0.42
+_LOWERED_MIN_SIZE = 0.4
+_SUBSCRIPT_READ = re.compile(r"[0-9A-Za-z]{1,8}(?:[-\u2013/.,][0-9A-Za-z]{1,8}){0,2}")
 # Ink (1) as black on white paper, for the enlarged picture of markers.
 _PAPER = bytes([255, 0] + [255] * 254)
 # Two OCR'd words (or lines) farther apart than layout's join gap (line
@@ -457,8 +485,21 @@ def ocr_page(
         return any(1 in ink[y * stride + max(0, x0) : y * stride + min(x1, width)]
                    for y in range(max(0, y0), min(y1, height)))
 
+    def columns(x0: int, x1: int, y0: int, y1: int) -> list[tuple[int, int] | None]:
+        # Each column's inked rows (first, last) between y0 and y1; None if blank.
+        x0, x1, y0, y1 = max(0, x0), min(x1, width), max(0, y0), min(y1, height)
+        found: list[tuple[int, int] | None] = [None] * max(0, x1 - x0)
+        for y in range(y0, y1):
+            row = ink[y * stride + x0 : y * stride + x1]
+            at = row.find(1)
+            while at >= 0:
+                first = found[at]
+                found[at] = (y, y) if first is None else (first[0], y)
+                at = row.find(1, at + 1)
+        return found
+
     paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules,
-                                               reread, inked)
+                                               reread, inked, columns)
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
     ocr_pieces = []
@@ -857,6 +898,7 @@ def _read_hocr(
     text_layer: list[tuple[float, float, float, float]], rules: Callable[[], Rules],
     reread: Callable[[list[tuple[int, int, int, int]]], list[str]] | None = None,
     inked: Callable[[int, int, int, int], bool] | None = None,
+    columns: Callable[[int, int, int, int], list[tuple[int, int] | None]] | None = None,
 ) -> tuple[list[list[Line]], int, float]:
     """One page's hOCR as lines in blocks (Tesseract's paragraphs, in its
     reading order) with boxes in points, the number of words and their mean
@@ -882,13 +924,16 @@ def _read_hocr(
     that box (pixels): in a word read with a confidence below
     :data:`_SECOND_READING_CONFIDENCE`, a character with no ink of its own
     is a second reading of the glyph before it and is dropped
-    (:func:`_without_second_readings`)."""
+    (:func:`_without_second_readings`). ``columns(x0, x1, y0, y1)`` gives
+    each pixel column's inked rows: with it a word's closing subscript
+    (:func:`_lowered_run`) is read again enlarged, as markers are."""
     root = ElementTree.fromstring(hocr)
     confidences: list[float] = []
     paragraphs: list[list[Line]] = []
-    # Each line's runs of small raised glyphs: (start, end) in its text and
-    # their box in pixels.
-    markers: list[tuple[Line, list[tuple[int, int, tuple[int, int, int, int]]]]] = []
+    # Each line's runs to read again: (start, end) in its text, their box
+    # in pixels, and what they are ("marker": small raised glyphs after a
+    # word; "subscript": lowered ones closing it).
+    markers: list[tuple[Line, list[tuple[int, int, tuple[int, int, int, int], str]]]] = []
 
     for paragraph in root.iter(f"{_HOCR}p"):
         if "ocr_par" not in paragraph.get("class", ""):
@@ -917,7 +962,7 @@ def _read_hocr(
             x_size = float(size.group(1)) if size is not None else line_box[3] - line_box[1]
             text: list[str] = []
             boxes: list[float] = []
-            raised: list[tuple[int, int, tuple[int, int, int, int]]] = []
+            raised: list[tuple[int, int, tuple[int, int, int, int], str]] = []
             previous_x1: float | None = None
             for word_text, word_boxes, confidence, heights in words:
                 if inked is not None and confidence < _SECOND_READING_CONFIDENCE:
@@ -942,12 +987,24 @@ def _read_hocr(
                     text.append(" ")
                     boxes += (previous_x1, top, x0, bottom)
                 start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
+                at = len(boxes) // 4
                 if start < len(word_text):
-                    at = len(boxes) // 4
                     spans, rows = word_boxes[start:], heights[start:]
                     raised.append((at + start, at + len(word_text),
                                    (spans[0][0], min(r[0] for r in rows),
-                                    spans[-1][1], max(r[1] for r in rows))))
+                                    spans[-1][1], max(r[1] for r in rows)), "marker"))
+                elif columns is not None and confidence < _SUBSCRIPT_CONFIDENCE:
+                    lowered = _lowered_run(word_boxes, baseline, x_size, columns)
+                    if lowered is not None:
+                        # Marks Tesseract read over the subscript's start ("C,"
+                        # of "C,,,,") go with it: the glyph before is a letter
+                        # or a digit.
+                        kept = lowered[0]
+                        while kept and not word_text[kept - 1].isalnum():
+                            kept -= 1
+                        if kept:
+                            raised.append((at + kept, at + len(word_text), lowered[1],
+                                           "subscript"))
                 text.append(word_text)
                 for c0, c1 in word_boxes:
                     boxes += (c0 * scale_x, top, c1 * scale_x, bottom)
@@ -958,14 +1015,18 @@ def _read_hocr(
                 markers.append((lines[-1], raised))
         if lines:
             paragraphs.append(lines)
-    runs = [(line, start, end, area) for line, found in markers for start, end, area in found]
+    runs = [(line, *run) for line, found in markers for run in found]
     if runs and reread is not None:
+        read = reread([area for _, _, _, area, _ in runs])
         # Right to left within a line, so that the earlier runs' positions hold.
-        read = reread([area for _, _, _, area in runs])
-        for (line, start, end, _), marker in sorted(zip(runs, read, strict=True),
-                                                   key=lambda pair: -pair[0][1]):
-            if _MARKER_READ.fullmatch(marker):
-                _write_marker(line, start, end, marker)
+        for (line, start, end, _, kind), again in sorted(zip(runs, read, strict=True),
+                                                         key=lambda pair: -pair[0][1]):
+            if kind == "marker" and _MARKER_READ.fullmatch(again):
+                _write_run(line, start, end, again.translate(SUPERSCRIPT_DIGITS))
+            elif kind == "subscript" and _SUBSCRIPT_READ.fullmatch(again):
+                if again.isdigit() and len(again) <= 2:
+                    again = again.translate(SUBSCRIPT_DIGITS)
+                _write_run(line, start, end, again)
     paragraphs = _rows_rejoined(_cut_around_others(paragraphs))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
@@ -1177,17 +1238,61 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
     return start
 
 
-def _write_marker(line: Line, start: int, end: int, marker: str) -> None:
-    """``line``'s characters ``start``-``end`` replaced by ``marker`` in
-    superscript digits, spread over the same width."""
+def _lowered_run(
+    spans: list[tuple[int, int]], baseline: Callable[[float], float], x_size: float,
+    columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+) -> tuple[int, tuple[int, int, int, int]] | None:
+    """Where a word closes on a subscript (see :data:`_SUBSCRIPT_CONFIDENCE`):
+    how many of its characters come before it and the subscript's box
+    (pixels), or None. The ink decides, column by column: a column of the
+    subscript has ink below the baseline (at least :data:`_LOWERED_DROP` of
+    the line's size) somewhere, and no column of it has ink crossing the
+    height :data:`_LOWERED_TOP` of the size above the baseline (every letter
+    at the line's size does, from its x-height down; a capital's arm over
+    the subscript stands clear above it). The subscript is the word's
+    closing run of columns with no ink crossing there, after a glyph that
+    does; Tesseract's characters left of it stay."""
+    left, right = spans[0][0], spans[-1][1]
+    base = baseline((left + right) / 2)
+    cross = round(base - _LOWERED_TOP * x_size)
+    low = columns(left, right, cross + 1, round(base + 0.5 * x_size))
+    crossing = columns(left, right, cross - 1, cross + 1)
+    clear = len(low)  # where the closing columns with no ink crossing start
+    while clear > 0 and crossing[clear - 1] is None:
+        clear -= 1
+    if clear == 0:
+        return None  # nothing before the run: no glyph it is lowered from
+    # The run starts at its first column reaching below the baseline (a
+    # capital's foot or a "C"'s open side before it stands on it).
+    lowest = base + _LOWERED_DROP * x_size
+    first = next((k for k in range(clear, len(low))
+                  if low[k] is not None and low[k][1] >= lowest), None)  # type: ignore[index]
+    if first is None:
+        return None  # on the baseline: a full stop, a hyphen
+    inked = [rows for rows in low[first:] if rows is not None]
+    top, bottom = min(r[0] for r in inked), max(r[1] for r in inked)
+    last = max(k for k in range(first, len(low)) if low[k] is not None)
+    tall, wide = (bottom - top) / x_size, (last - first + 1) / x_size
+    if tall < _LOWERED_MIN_SIZE and (tall < 0.25 or wide < 0.3):
+        return None  # a comma, not a subscript
+    x0 = left + first
+    before = sum(1 for c0, c1 in spans if (c0 + c1) / 2 < x0)
+    if before == 0 or before == len(spans):
+        return None
+    return before, (x0, top, left + last + 1, bottom + 1)
+
+
+def _write_run(line: Line, start: int, end: int, written_text: str) -> None:
+    """``line``'s characters ``start``-``end`` replaced by ``written_text``,
+    spread over the same width."""
     boxes = line.boxes
     x0, x1 = boxes[4 * start], boxes[4 * (end - 1) + 2]
     top, bottom = boxes[4 * start + 1], boxes[4 * start + 3]
-    step = (x1 - x0) / len(marker)
+    step = (x1 - x0) / len(written_text)
     written: list[float] = []
-    for k in range(len(marker)):
+    for k in range(len(written_text)):
         written += (x0 + k * step, top, x0 + (k + 1) * step, bottom)
-    line.text = line.text[:start] + marker.translate(SUPERSCRIPT_DIGITS) + line.text[end:]
+    line.text = line.text[:start] + written_text + line.text[end:]
     line.boxes = boxes[: 4 * start] + written + boxes[4 * end :]
 
 

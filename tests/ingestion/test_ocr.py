@@ -197,6 +197,53 @@ def test_a_marker_after_a_percent_sign_is_read_again_as_a_marker() -> None:
         assert citation.outcome.startswith(outcome), (quote, citation.outcome)
 
 
+def _with_subscripts(size: float) -> bytes:
+    """Prose in Tiro at ``size`` points with symbols whose subscript is set
+    smaller and lowered, as a paper or a label prints T_half, C_max, AUC_0-24."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font("tiro")
+    writer = pymupdf.TextWriter(page.rect)
+    lines = [
+        [("Response times were evaluated by examining the value of T", False),
+         ("half", True), (" (Table 4). There", False)],
+        [("is substantial variation; most catchments have a T", False), ("half", True),
+         (" value between 5 and", False)],
+        [("10 years. The peak concentration C", False), ("max", True),
+         (" was reached after 2 hours and", False)],
+        [("the area under the curve AUC", False), ("0-24", True),
+         (" was 35 units; the half-life t", False), ("1/2", True), (" was long.", False)],
+    ]
+    for number, pieces in enumerate(lines):
+        x, y = 72.0, 100.0 + size * 1.8 * number
+        for text, lowered in pieces:
+            fontsize = size * 0.7 if lowered else size
+            writer.append((x, y + (size * 0.22 if lowered else 0)), text, font=font,
+                          fontsize=fontsize)
+            x += font.text_length(text, fontsize=fontsize)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_scans_subscripts_are_read_again_enlarged() -> None:
+    # At their size Tesseract reads a lowered "half" as "),,1¢" or ",,);"
+    # and "max" as ",,,,"; read again enlarged they are letters and digits,
+    # glued to their symbol as a text layer writes them.
+    text = extract_pdf(scan_of(_with_subscripts(9.5)).data).text
+    assert "the value of Thalf (Table 4)" in text
+    assert "have a Thalf value" in text
+    assert "concentration Cmax was" in text
+    text = extract_pdf(scan_of(_with_subscripts(10.5)).data).text
+    assert "curve AUC0-24 was" in text
+    assert "half-life t1/2 was" in text
+    for quote, outcome in (("examining the value of T half (Table 4). There", "verified"),
+                           ("the area under the curve AUC 0-24 was 35 units", "verified"),
+                           ("the area under the curve AUC 0-48 was 35 units",
+                            "quote-altered")):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
 def _dense_with_markers(lines: int) -> bytes:
     """A page of ``lines`` lines of small print, each with two raised
     footnote markers: a brief's page of footnotes, or a sideways scan whose
