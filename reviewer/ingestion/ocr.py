@@ -994,7 +994,7 @@ def _read_hocr(
                                    (spans[0][0], min(r[0] for r in rows),
                                     spans[-1][1], max(r[1] for r in rows)), "marker"))
                 elif columns is not None and confidence < _SUBSCRIPT_CONFIDENCE:
-                    lowered = _lowered_run(word_boxes, baseline, x_size, columns)
+                    lowered = _lowered_run(word_boxes, baseline, x_size, line_box[3], columns)
                     if lowered is not None:
                         # Marks Tesseract read over the subscript's start ("C,"
                         # of "C,,,,") go with it: the glyph before is a letter
@@ -1240,7 +1240,7 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
 
 def _lowered_run(
     spans: list[tuple[int, int]], baseline: Callable[[float], float], x_size: float,
-    columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+    floor: int, columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
 ) -> tuple[int, tuple[int, int, int, int]] | None:
     """Where a word closes on a subscript (see :data:`_SUBSCRIPT_CONFIDENCE`):
     how many of its characters come before it and the subscript's box
@@ -1251,11 +1251,13 @@ def _lowered_run(
     at the line's size does, from its x-height down; a capital's arm over
     the subscript stands clear above it). The subscript is the word's
     closing run of columns with no ink crossing there, after a glyph that
-    does; Tesseract's characters left of it stay."""
+    does; Tesseract's characters left of it stay. Only ink down to
+    ``floor`` (the line box's bottom, pixels) counts: below it, the next
+    line's ascenders stand under a full stop."""
     left, right = spans[0][0], spans[-1][1]
     base = baseline((left + right) / 2)
     cross = round(base - _LOWERED_TOP * x_size)
-    low = columns(left, right, cross + 1, round(base + 0.5 * x_size))
+    low = columns(left, right, cross + 1, min(round(base + 0.5 * x_size), floor + 1))
     crossing = columns(left, right, cross - 1, cross + 1)
     clear = len(low)  # where the closing columns with no ink crossing start
     while clear > 0 and crossing[clear - 1] is None:

@@ -7,7 +7,7 @@ icon), so no OCR runs: the tests are about our reading of its output."""
 from __future__ import annotations
 
 from reviewer.ingestion.extract import order_page, write_blocks
-from reviewer.ingestion.ocr import _read_hocr
+from reviewer.ingestion.ocr import _lowered_run, _read_hocr
 from reviewer.ingestion.tables import Rules
 
 # hOCR in pixels at 300 dpi; the reader scales to points.
@@ -238,3 +238,41 @@ def test_a_letter_under_an_overreaching_box_is_kept() -> None:
             f'<p class="ocr_par">{line}</p></div></body></html>').encode()
     lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), None, inked)
     assert [line.text for paragraph in lines for line in paragraph] == ["Milk"]
+
+
+def _ink_columns(strokes: list[tuple[int, int, int, int]]):  # type: ignore[no-untyped-def]
+    """``columns(x0, x1, y0, y1)`` over a picture whose ink is ``strokes``
+    (x0, y0, x1, y1 boxes, pixels, ends excluded)."""
+
+    def columns(x0: int, x1: int, y0: int, y1: int) -> list[tuple[int, int] | None]:
+        found: list[tuple[int, int] | None] = []
+        for x in range(x0, x1):
+            rows = [y for y in range(y0, y1)
+                    if any(a <= x < c and b <= y < d for a, b, c, d in strokes)]
+            found.append((rows[0], rows[-1]) if rows else None)
+        return found
+
+    return columns
+
+
+def test_a_lowered_run_is_found_by_its_ink_and_not_below_the_line() -> None:
+    # "10." on a Supreme Court print, baseline 2198, line box bottom 2207,
+    # x_size 45: the next line's "b" and "t" rise to 2210 under the full
+    # stop. Only ink down to the line's box counts: a full stop sits on the
+    # baseline, so there is no subscript. Then "T" with a lowered "half"
+    # (a paper's T_half, baseline 1445, line bottom 1454, x_size 35).
+    baseline = lambda at: lambda x: at  # noqa: E731 - a level baseline
+    ten = [(760, 2164, 775, 2198), (780, 2164, 800, 2198),  # "1", "0" up from the baseline
+           (803, 2191, 810, 2198),  # "."
+           (802, 2210, 812, 2240)]  # the next line's ascender
+    spans = [(760, 776), (780, 800), (803, 811)]
+    assert _lowered_run(spans, baseline(2198), 45, 2207, _ink_columns(ten)) is None
+    t_half = [(1765, 1418, 1790, 1422), (1775, 1418, 1780, 1445),  # "T": arm, stem
+              (1792, 1433, 1796, 1452), (1798, 1440, 1830, 1452)]  # "half", lowered
+    spans = [(1765, 1788), (1782, 1790), (1785, 1799), (1801, 1809), (1800, 1820),
+             (1821, 1832)]  # "T),,1¢" as Tesseract boxed it
+    found = _lowered_run(spans, baseline(1445), 35, 1454, _ink_columns(t_half))
+    # Two characters stand left of the subscript ("T" and the ")" boxed over
+    # the T's arm; _read_hocr gives the ")" to the subscript, not being a
+    # letter), and the subscript's box is its own ink.
+    assert found == (2, (1792, 1433, 1830, 1452))
