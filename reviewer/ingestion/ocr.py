@@ -1015,18 +1015,18 @@ def _read_hocr(
                 markers.append((lines[-1], raised))
         if lines:
             paragraphs.append(lines)
-    runs = [(line, *run) for line, found in markers for run in found]
+    runs = [(target, *run) for target, found in markers for run in found]
     if runs and reread is not None:
         read = reread([area for _, _, _, area, _ in runs])
         # Right to left within a line, so that the earlier runs' positions hold.
-        for (line, start, end, _, kind), again in sorted(zip(runs, read, strict=True),
-                                                         key=lambda pair: -pair[0][1]):
+        for (target, start, end, _, kind), again in sorted(zip(runs, read, strict=True),
+                                                           key=lambda pair: -pair[0][1]):
             if kind == "marker" and _MARKER_READ.fullmatch(again):
-                _write_run(line, start, end, again.translate(SUPERSCRIPT_DIGITS))
+                _write_run(target, start, end, again.translate(SUPERSCRIPT_DIGITS))
             elif kind == "subscript" and _SUBSCRIPT_READ.fullmatch(again):
                 if again.isdigit() and len(again) <= 2:
                     again = again.translate(SUBSCRIPT_DIGITS)
-                _write_run(line, start, end, again)
+                _write_run(target, start, end, again)
     paragraphs = _rows_rejoined(_cut_around_others(paragraphs))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
