@@ -172,6 +172,7 @@ def page_language(stream: list) -> str:  # type: ignore[type-arg]
 def run_scan(path: Path, number: int, page: PopplerPage, seed: int) -> ScanStats:
     """Render, wrap, ingest and score one page."""
     stats = ScanStats(f"{path.stem} p{number}")
+    stats.as_read.file = stats.repaired.file = stats.file  # failures name the page
     rng = random.Random(f"{seed}:scan:{path.name}:{number}")
     stream = word_stream([page])
     windows = sample_windows(stream, [page], rng, WINDOWS_PER_PAGE)
