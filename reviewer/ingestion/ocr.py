@@ -1273,6 +1273,15 @@ def _lowered_run(
         return None  # on the baseline: a full stop, a hyphen
     inked = [rows for rows in low[first:] if rows is not None]
     top, bottom = min(r[0] for r in inked), max(r[1] for r in inked)
+    # And it must sit lower than the glyph before it, by the ink alone: a
+    # line whose baseline Tesseract put too high (a heading beside small
+    # print, a skewed scan) has small letters standing on their own.
+    k = clear - 1
+    while k > 0 and crossing[k - 1] is not None:
+        k -= 1
+    feet = [rows[1] for rows in low[k:clear] if rows is not None]
+    if not feet or bottom < max(feet) + _LOWERED_DROP * x_size:
+        return None
     last = max(k for k in range(first, len(low)) if low[k] is not None)
     tall, wide = (bottom - top) / x_size, (last - first + 1) / x_size
     if tall < _LOWERED_MIN_SIZE and (tall < 0.25 or wide < 0.3):

@@ -276,3 +276,14 @@ def test_a_lowered_run_is_found_by_its_ink_and_not_below_the_line() -> None:
     # the T's arm; _read_hocr gives the ")" to the subscript, not being a
     # letter), and the subscript's box is its own ink.
     assert found == (2, (1792, 1433, 1830, 1452))
+
+
+def test_small_letters_under_a_baseline_put_too_high_are_no_subscript() -> None:
+    # A gazette's heading beside small print: Tesseract's line has x_size 60
+    # and a baseline at 1445, but "Direction" stands on 1460 in small type,
+    # its "on" not reaching 0.42 of the line's size above that baseline. The
+    # letters sit no lower than the "t" before them: no subscript.
+    ink = [(1000, 1410, 1006, 1461),  # "t", crossing the line's height
+           (1010, 1445, 1030, 1461), (1034, 1445, 1054, 1461)]  # "o", "n"
+    spans = [(1000, 1007), (1010, 1031), (1034, 1055)]
+    assert _lowered_run(spans, lambda x: 1445, 60, 1470, _ink_columns(ink)) is None
