@@ -43,7 +43,10 @@ lines of two paragraphs on one baseline nearer than that are one line again
 (Tesseract reads an unruled list as columns), a paragraph is cut where
 another's line stands between two of its lines, and small raised glyphs
 after a word are read again enlarged (a footnote marker, written in
-superscript digits). The page is then ordered and
+superscript digits), and so are lowered glyphs closing a word (a
+subscript: "T" and "half", "C" and "max"), and in a word read unsure a
+sign with no ink of its own, a glyph read twice, is dropped. The page is
+then ordered and
 written by the text layer's own steps (:func:`~reviewer.ingestion.extract.order_page`,
 :func:`~reviewer.ingestion.extract.write_blocks`): a scanned table reads by
 rows and cells, with the ruling lines found in the scan's pixels.
@@ -89,6 +92,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import unicodedata
 import xml.etree.ElementTree as ElementTree
 from array import array
 from bisect import bisect_left, bisect_right
@@ -100,7 +104,13 @@ from typing import Any
 import pymupdf
 
 from reviewer.ingestion.geometry import PageInfo, TextLines
-from reviewer.ingestion.layout import JOIN_GAP_LINES, MARKED_BY, SUPERSCRIPT_DIGITS, Line
+from reviewer.ingestion.layout import (
+    JOIN_GAP_LINES,
+    MARKED_BY,
+    SUBSCRIPT_DIGITS,
+    SUPERSCRIPT_DIGITS,
+    Line,
+)
 from reviewer.ingestion.tables import RULE_THICKNESS, Rule, Rules
 
 __all__ = [
@@ -176,6 +186,25 @@ _MARKER_ZOOM = 3
 # large"): the enlarged markers go into as many pictures as it takes.
 _MAX_PICTURE_SIDE = 32_000
 _MARKER_READ = re.compile(r"[0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5}")
+# A subscript closing a word ("T" and a lowered "half", "C" and "max",
+# "AUC" and "0-24"), which Tesseract reads as punctuation at its size
+# ("T),,1¢", "C,,,,"). Only a word read with a confidence below this is
+# looked at (those misreadings read 0 to 71), and the ink decides
+# (_lowered_run): a closing run of columns none of whose ink crosses the
+# height _LOWERED_TOP of the line's size above the baseline (every letter at
+# the line's size does, from the x-height, about half the size, down),
+# some of it at least _LOWERED_DROP of the size below the baseline, after a
+# glyph that crosses; together at least _LOWERED_MIN_SIZE of the size tall,
+# or a quarter of it tall and three tenths wide ("max": a comma is
+# narrower and shorter). It is read again enlarged, as markers are; read as
+# letters and digits, it replaces Tesseract's characters over it, glued to
+# the symbol as a text layer writes it (one or two digits as subscript
+# digits, as layout writes a text layer's lowered ones).
+_SUBSCRIPT_CONFIDENCE = 80.0
+_LOWERED_DROP = 0.12
+_LOWERED_TOP = 0.42
+_LOWERED_MIN_SIZE = 0.4
+_SUBSCRIPT_READ = re.compile(r"[0-9A-Za-z]{1,8}(?:[-\u2013/.,][0-9A-Za-z]{1,8}){0,2}")
 # Ink (1) as black on white paper, for the enlarged picture of markers.
 _PAPER = bytes([255, 0] + [255] * 254)
 # Two OCR'd words (or lines) farther apart than layout's join gap (line
@@ -204,6 +233,19 @@ _OSD_MIN_CONFIDENCE = 2.0
 _TURNED_BETTER_BY = 10.0
 _OSD_ROTATE = re.compile(rb"^Rotate: (\d+)", re.M)
 _OSD_CONFIDENCE = re.compile(rb"^Orientation confidence: (\d+(?:\.\d+)?)", re.M)
+# A word Tesseract is this unsure of (x_wconf) may hold a glyph read twice:
+# its LSTM sometimes reads one glyph as two characters, the second's box
+# over the first's and past it onto blank paper ("§§$" for "§§", the "$" a
+# second reading of the second "§"). Such a character, one holding no ink
+# of its own right of the character before it, is dropped when it is a
+# sign (currency, mathematical or other symbol: Unicode's S categories).
+# Letters, digits and punctuation are kept: in unsure words (a dotted
+# leader's line, a table cell) Tesseract's boxes often overreach onto the
+# next glyph, and on the corpus and four outside batches such a box would
+# have dropped the "i" of "Milk", the "5" of "S52" and the full stops of
+# leaders, where every sign it dropped was one read over another glyph.
+_SECOND_READING_CONFIDENCE = 50.0
+_SIGN_CATEGORIES = frozenset({"Sc", "Sm", "Sk", "So"})
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
 _SAME_SIZE = 0.2
@@ -439,8 +481,25 @@ def ocr_page(
         return _reread_markers(ink, stride, areas, options, dpi, number=number, pages=pages,
                                limits=limits)
 
+    def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
+        return any(1 in ink[y * stride + max(0, x0) : y * stride + min(x1, width)]
+                   for y in range(max(0, y0), min(y1, height)))
+
+    def columns(x0: int, x1: int, y0: int, y1: int) -> list[tuple[int, int] | None]:
+        # Each column's inked rows (first, last) between y0 and y1; None if blank.
+        x0, x1, y0, y1 = max(0, x0), min(x1, width), max(0, y0), min(y1, height)
+        found: list[tuple[int, int] | None] = [None] * max(0, x1 - x0)
+        for y in range(y0, y1):
+            row = ink[y * stride + x0 : y * stride + x1]
+            at = row.find(1)
+            while at >= 0:
+                first = found[at]
+                found[at] = (y, y) if first is None else (first[0], y)
+                at = row.find(1, at + 1)
+        return found
+
     paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules,
-                                               reread)
+                                               reread, inked, columns)
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
     ocr_pieces = []
@@ -838,6 +897,8 @@ def _read_hocr(
     hocr: bytes, scale_x: float, scale_y: float,
     text_layer: list[tuple[float, float, float, float]], rules: Callable[[], Rules],
     reread: Callable[[list[tuple[int, int, int, int]]], list[str]] | None = None,
+    inked: Callable[[int, int, int, int], bool] | None = None,
+    columns: Callable[[int, int, int, int], list[tuple[int, int] | None]] | None = None,
 ) -> tuple[list[list[Line]], int, float]:
     """One page's hOCR as lines in blocks (Tesseract's paragraphs, in its
     reading order) with boxes in points, the number of words and their mean
@@ -857,13 +918,22 @@ def _read_hocr(
     marker, which Tesseract misreads more often than not at its size
     ("regimens.””°" for "regimens.⁹,²⁰"): ``reread`` reads them again,
     enlarged, and a marker read (digits, commas, dashes) replaces them in
-    superscript digits, as the text layer's markers are written."""
+    superscript digits, as the text layer's markers are written.
+
+    ``inked(x0, y0, x1, y1)`` says whether the page's picture has ink in
+    that box (pixels): in a word read with a confidence below
+    :data:`_SECOND_READING_CONFIDENCE`, a character with no ink of its own
+    is a second reading of the glyph before it and is dropped
+    (:func:`_without_second_readings`). ``columns(x0, x1, y0, y1)`` gives
+    each pixel column's inked rows: with it a word's closing subscript
+    (:func:`_lowered_run`) is read again enlarged, as markers are."""
     root = ElementTree.fromstring(hocr)
     confidences: list[float] = []
     paragraphs: list[list[Line]] = []
-    # Each line's runs of small raised glyphs: (start, end) in its text and
-    # their box in pixels.
-    markers: list[tuple[Line, list[tuple[int, int, tuple[int, int, int, int]]]]] = []
+    # Each line's runs to read again: (start, end) in its text, their box
+    # in pixels, and what they are ("marker": small raised glyphs after a
+    # word; "subscript": lowered ones closing it).
+    markers: list[tuple[Line, list[tuple[int, int, tuple[int, int, int, int], str]]]] = []
 
     for paragraph in root.iter(f"{_HOCR}p"):
         if "ocr_par" not in paragraph.get("class", ""):
@@ -892,9 +962,12 @@ def _read_hocr(
             x_size = float(size.group(1)) if size is not None else line_box[3] - line_box[1]
             text: list[str] = []
             boxes: list[float] = []
-            raised: list[tuple[int, int, tuple[int, int, int, int]]] = []
+            raised: list[tuple[int, int, tuple[int, int, int, int], str]] = []
             previous_x1: float | None = None
             for word_text, word_boxes, confidence, heights in words:
+                if inked is not None and confidence < _SECOND_READING_CONFIDENCE:
+                    word_text, word_boxes, heights = _without_second_readings(
+                        word_text, word_boxes, heights, inked)
                 x0 = word_boxes[0][0] * scale_x
                 if _RULE_READ.match(word_text) and _on_rule(
                         x0, word_boxes[-1][1] * scale_x, top, bottom, rules().vertical):
@@ -914,12 +987,24 @@ def _read_hocr(
                     text.append(" ")
                     boxes += (previous_x1, top, x0, bottom)
                 start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
+                at = len(boxes) // 4
                 if start < len(word_text):
-                    at = len(boxes) // 4
                     spans, rows = word_boxes[start:], heights[start:]
                     raised.append((at + start, at + len(word_text),
                                    (spans[0][0], min(r[0] for r in rows),
-                                    spans[-1][1], max(r[1] for r in rows))))
+                                    spans[-1][1], max(r[1] for r in rows)), "marker"))
+                elif columns is not None and confidence < _SUBSCRIPT_CONFIDENCE:
+                    lowered = _lowered_run(word_boxes, baseline, x_size, line_box[3], columns)
+                    if lowered is not None:
+                        # Marks Tesseract read over the subscript's start ("C,"
+                        # of "C,,,,") go with it: the glyph before is a letter
+                        # or a digit.
+                        kept = lowered[0]
+                        while kept and not word_text[kept - 1].isalnum():
+                            kept -= 1
+                        if kept:
+                            raised.append((at + kept, at + len(word_text), lowered[1],
+                                           "subscript"))
                 text.append(word_text)
                 for c0, c1 in word_boxes:
                     boxes += (c0 * scale_x, top, c1 * scale_x, bottom)
@@ -930,14 +1015,18 @@ def _read_hocr(
                 markers.append((lines[-1], raised))
         if lines:
             paragraphs.append(lines)
-    runs = [(line, start, end, area) for line, found in markers for start, end, area in found]
+    runs = [(target, *run) for target, found in markers for run in found]
     if runs and reread is not None:
+        read = reread([area for _, _, _, area, _ in runs])
         # Right to left within a line, so that the earlier runs' positions hold.
-        read = reread([area for _, _, _, area in runs])
-        for (line, start, end, _), marker in sorted(zip(runs, read, strict=True),
-                                                   key=lambda pair: -pair[0][1]):
-            if _MARKER_READ.fullmatch(marker):
-                _write_marker(line, start, end, marker)
+        for (target, start, end, _, kind), again in sorted(zip(runs, read, strict=True),
+                                                           key=lambda pair: -pair[0][1]):
+            if kind == "marker" and _MARKER_READ.fullmatch(again):
+                _write_run(target, start, end, again.translate(SUPERSCRIPT_DIGITS))
+            elif kind == "subscript" and _SUBSCRIPT_READ.fullmatch(again):
+                if again.isdigit() and len(again) <= 2:
+                    again = again.translate(SUBSCRIPT_DIGITS)
+                _write_run(target, start, end, again)
     paragraphs = _rows_rejoined(_cut_around_others(paragraphs))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
@@ -1082,6 +1171,29 @@ def _line_words(line: ElementTree.Element
     return words
 
 
+def _without_second_readings(
+    text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
+    inked: Callable[[int, int, int, int], bool],
+) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """The word without the signs that hold no ink of their own: a sign
+    (:data:`_SIGN_CATEGORIES`) whose box, right of the character kept before
+    it, is blank paper is that glyph read a second time. A character with a
+    box of no width or height (a page read sideways) is kept: its box says
+    nothing."""
+    kept = [0]
+    for k in range(1, len(text)):
+        (x0, x1), (y0, y1) = spans[k], heights[k]
+        if unicodedata.category(text[k]) in _SIGN_CATEGORIES and x1 > x0 and y1 > y0:
+            own = max(x0, spans[kept[-1]][1])  # left of this, the glyph before it
+            if x1 <= own or not inked(own, y0, x1, y1):
+                continue
+        kept.append(k)
+    if len(kept) == len(text):
+        return text, spans, heights
+    return ("".join(text[k] for k in kept), [spans[k] for k in kept],
+            [heights[k] for k in kept])
+
+
 def _baseline(title: str, box: tuple[int, int, int, int]) -> Callable[[float], float]:
     """The line's baseline (pixels) as a function of x, from hOCR's
     ``baseline slope offset`` (from the box's bottom left); the box's bottom
@@ -1101,7 +1213,9 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
     size above the baseline; a glyph at the line's size (a capital, a
     digit) sits on it. A run shorter than :data:`_MARKER_MIN_SIZE` of the
     size is a quote mark, not a marker. The run must follow a letter or punctuation after
-    one (after a digit it is an exponent, or a degree sign)."""
+    one (after a digit it is an exponent, or a degree sign), or a percent sign: nothing
+    is raised to a power after a share ("was 10%³ which", a statistic and its source),
+    and Tesseract reads that marker as "?", "°" or a quote mark at its size."""
     start = len(text)
     while start > 0:
         x0, x1 = spans[start - 1]
@@ -1110,27 +1224,86 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
                 or bottom - top > _MARKER_SIZE * x_size):
             break
         start -= 1
-    if start == len(text) or start == 0 or not MARKED_BY.fullmatch(text[start - 1]):
+    if start == len(text) or start == 0:
+        return len(text)
+    after_percent = text[start - 1] == "%"
+    if not MARKED_BY.fullmatch(text[start - 1]) and not after_percent:
         return len(text)
     if (max(bottom for _, bottom in heights[start:]) - min(top for top, _ in heights[start:])
             < _MARKER_MIN_SIZE * x_size):
         return len(text)  # a closing quote mark or an apostrophe: too short for a digit
-    if start >= 2 and not text[start - 1].isalpha() and not text[start - 2].isalpha():
+    if (start >= 2 and not after_percent and not text[start - 1].isalpha()
+            and not text[start - 2].isalpha()):
         return len(text)
     return start
 
 
-def _write_marker(line: Line, start: int, end: int, marker: str) -> None:
-    """``line``'s characters ``start``-``end`` replaced by ``marker`` in
-    superscript digits, spread over the same width."""
+def _lowered_run(
+    spans: list[tuple[int, int]], baseline: Callable[[float], float], x_size: float,
+    floor: int, columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+) -> tuple[int, tuple[int, int, int, int]] | None:
+    """Where a word closes on a subscript (see :data:`_SUBSCRIPT_CONFIDENCE`):
+    how many of its characters come before it and the subscript's box
+    (pixels), or None. The ink decides, column by column: a column of the
+    subscript has ink below the baseline (at least :data:`_LOWERED_DROP` of
+    the line's size) somewhere, and no column of it has ink crossing the
+    height :data:`_LOWERED_TOP` of the size above the baseline (every letter
+    at the line's size does, from its x-height down; a capital's arm over
+    the subscript stands clear above it). The subscript is the word's
+    closing run of columns with no ink crossing there, after a glyph that
+    does; Tesseract's characters left of it stay. Only ink down to
+    ``floor`` (the line box's bottom, pixels) counts: below it, the next
+    line's ascenders stand under a full stop."""
+    left, right = spans[0][0], spans[-1][1]
+    base = baseline((left + right) / 2)
+    cross = round(base - _LOWERED_TOP * x_size)
+    low = columns(left, right, cross + 1, min(round(base + 0.5 * x_size), floor + 1))
+    crossing = columns(left, right, cross - 1, cross + 1)
+    clear = len(low)  # where the closing columns with no ink crossing start
+    while clear > 0 and crossing[clear - 1] is None:
+        clear -= 1
+    if clear == 0:
+        return None  # nothing before the run: no glyph it is lowered from
+    # The run starts at its first column reaching below the baseline (a
+    # capital's foot or a "C"'s open side before it stands on it).
+    lowest = base + _LOWERED_DROP * x_size
+    first = next((k for k in range(clear, len(low))
+                  if low[k] is not None and low[k][1] >= lowest), None)  # type: ignore[index]
+    if first is None:
+        return None  # on the baseline: a full stop, a hyphen
+    inked = [rows for rows in low[first:] if rows is not None]
+    top, bottom = min(r[0] for r in inked), max(r[1] for r in inked)
+    # And it must sit lower than the glyph before it, by the ink alone: a
+    # line whose baseline Tesseract put too high (a heading beside small
+    # print, a skewed scan) has small letters standing on their own.
+    k = clear - 1
+    while k > 0 and crossing[k - 1] is not None:
+        k -= 1
+    feet = [rows[1] for rows in low[k:clear] if rows is not None]
+    if not feet or bottom < max(feet) + _LOWERED_DROP * x_size:
+        return None
+    last = max(k for k in range(first, len(low)) if low[k] is not None)
+    tall, wide = (bottom - top) / x_size, (last - first + 1) / x_size
+    if tall < _LOWERED_MIN_SIZE and (tall < 0.25 or wide < 0.3):
+        return None  # a comma, not a subscript
+    x0 = left + first
+    before = sum(1 for c0, c1 in spans if (c0 + c1) / 2 < x0)
+    if before == 0 or before == len(spans):
+        return None
+    return before, (x0, top, left + last + 1, bottom + 1)
+
+
+def _write_run(line: Line, start: int, end: int, written_text: str) -> None:
+    """``line``'s characters ``start``-``end`` replaced by ``written_text``,
+    spread over the same width."""
     boxes = line.boxes
     x0, x1 = boxes[4 * start], boxes[4 * (end - 1) + 2]
     top, bottom = boxes[4 * start + 1], boxes[4 * start + 3]
-    step = (x1 - x0) / len(marker)
+    step = (x1 - x0) / len(written_text)
     written: list[float] = []
-    for k in range(len(marker)):
+    for k in range(len(written_text)):
         written += (x0 + k * step, top, x0 + (k + 1) * step, bottom)
-    line.text = line.text[:start] + marker.translate(SUPERSCRIPT_DIGITS) + line.text[end:]
+    line.text = line.text[:start] + written_text + line.text[end:]
     line.boxes = boxes[: 4 * start] + written + boxes[4 * end :]
 
 

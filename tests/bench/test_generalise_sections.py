@@ -9,8 +9,9 @@ import shutil
 import pymupdf
 import pytest
 
+from bench.generalise import Window
 from bench.generalise_sections.footnotes import marker_forms, raised_markers
-from bench.generalise_sections.scans import image_only_pdf
+from bench.generalise_sections.scans import image_only_pdf, misdecoded_glyphs, repaired_window
 from bench.generalise_sections.tables import (
     by_row_reason,
     cell_text,
@@ -225,3 +226,61 @@ def test_a_head_turned_a_quarter_reads_in_poppler_order() -> None:
              turned("for", 170, 214, 5), turned("2012-13", 170, 196, 5),
              turned("(In", 184, 209, 6), turned("lakhs)", 184, 193, 6)]
     assert cell_text(words) == "Projected Population for 2012-13 (In lakhs)"
+
+
+def lost_ligature_pdf(path) -> None:  # type: ignore[no-untyped-def]
+    """A page printing "the first instance" whose font names the code of "fi"
+    ``/fi`` in its ``/Differences`` but whose ToUnicode map decodes it "f",
+    as a court's print does ("frst" in the text layer), beside a word whose
+    glyphs decode as named."""
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=400, height=300)
+        cmap = doc.get_new_xref()
+        doc.update_object(cmap, "<<>>")
+        doc.update_stream(cmap, b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap "
+                          b"/CMapName /Lost def /CMapType 2 def 1 begincodespacerange <00> <FF> "
+                          b"endcodespacerange 1 beginbfrange <20> <7E> <0020> endbfrange "
+                          b"1 beginbfchar <AE> <0066> endbfchar endcmap "
+                          b"CMapName currentdict /CMap defineresource pop end end")
+        font = doc.get_new_xref()
+        doc.update_object(font, f"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman "
+                                f"/Encoding << /Type /Encoding /Differences [174 /fi] >> "
+                                f"/ToUnicode {cmap} 0 R >>")
+        page.insert_text((10, 10), " ", fontsize=1)  # gives the page a resource dictionary
+        resources = doc.xref_get_key(page.xref, "Resources")
+        assert resources[0] != "null"
+        contents = page.get_contents()[0]
+        doc.update_stream(contents, b"BT /Lost 14 Tf 40 200 Td (the \xaerst instance of it) Tj ET")
+        if resources[0] == "xref":
+            where = int(resources[1].split()[0])
+            doc.xref_set_key(where, "Font", f"<< /Lost {font} 0 R >>")
+        else:
+            doc.xref_set_key(page.xref, "Resources", f"<< /Font << /Lost {font} 0 R >> >>")
+        doc.save(path)
+
+
+def test_a_glyph_named_fi_that_the_text_layer_decodes_f_is_found_and_spelt_as_named(
+        tmp_path) -> None:
+    source = tmp_path / "lost_ligature.pdf"
+    lost_ligature_pdf(source)
+    words = poppler_pages(source, only_page=1)[0].words
+    assert [w.text for w in words][:3] == ["the", "frst", "instance"]  # the oracle as it reads
+    glyphs = misdecoded_glyphs(source, 1)
+    assert [(decoded, named) for _, decoded, named in glyphs] == [("f", "\ufb01")]
+    window = Window(1, words, 0)
+    repaired = repaired_window(window, glyphs)
+    assert repaired is not None
+    assert repaired.text == "the first instance of it"
+    assert [w.key for w in repaired.words][:2] == ["the", "first"]
+    assert [w.box for w in repaired.words] == [w.box for w in words]  # located where printed
+
+
+def test_a_window_without_a_misdecoded_glyph_is_left_as_poppler_reads_it(tmp_path) -> None:
+    source = tmp_path / "plain.pdf"
+    with pymupdf.open() as doc:
+        doc.new_page(width=400, height=300).insert_text((40, 60), "the first instance",
+                                                        fontsize=14)
+        doc.save(source)
+    words = poppler_pages(source, only_page=1)[0].words
+    assert misdecoded_glyphs(source, 1) == []
+    assert repaired_window(Window(1, words, 0), []) is None

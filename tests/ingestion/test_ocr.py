@@ -160,6 +160,90 @@ def test_a_scans_footnote_markers_read_as_superscript_digits() -> None:
         assert citation.outcome.startswith(outcome), quote
 
 
+def _with_a_marker_after_a_percentage() -> bytes:
+    """A survey report's sentence whose statistic carries a raised footnote
+    marker after its percent sign ("was 10%³ which"), set in Helvetica."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font("helv")
+    writer = pymupdf.TextWriter(page.rect)
+    lines = [
+        [("Earlier studies have revealed that the prevalence of hypertension among", False)],
+        [("rural adults in the State of Gujarat was 10%", False), ("3", True),
+         (" which was lowest compared", False)],
+        [("with 95% confidence interval and 20% relative precision.", False)],
+    ]
+    for number, pieces in enumerate(lines):
+        x, y = 72.0, 100.0 + 16 * number
+        for text, raised in pieces:
+            size = 7 if raised else 11
+            writer.append((x, y - (4.5 if raised else 0)), text, font=font, fontsize=size)
+            x += font.text_length(text, fontsize=size)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_marker_after_a_percent_sign_is_read_again_as_a_marker() -> None:
+    # Tesseract reads the small raised "3" as "?" ("was 10%? which"); after a
+    # percent sign a raised glyph is a marker, read again enlarged.
+    text = extract_pdf(scan_of(_with_a_marker_after_a_percentage()).data).text
+    assert "Gujarat was 10%\u00b3 which was" in text
+    assert "with 95% confidence" in text  # a percentage with nothing raised is left alone
+    for quote, outcome in (("in the State of Gujarat was 10% 3 which was lowest", "verified"),
+                           ("in the State of Gujarat was 10%3 which was lowest", "verified"),
+                           ("in the State of Gujarat was 18% 3 which was lowest",
+                            "quote-altered")):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
+def _with_subscripts(size: float) -> bytes:
+    """Prose in Tiro at ``size`` points with symbols whose subscript is set
+    smaller and lowered, as a paper or a label prints T_half, C_max, AUC_0-24."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font("tiro")
+    writer = pymupdf.TextWriter(page.rect)
+    lines = [
+        [("Response times were evaluated by examining the value of T", False),
+         ("half", True), (" (Table 4). There", False)],
+        [("is substantial variation; most catchments have a T", False), ("half", True),
+         (" value between 5 and", False)],
+        [("10 years. The peak concentration C", False), ("max", True),
+         (" was reached after 2 hours and", False)],
+        [("the area under the curve AUC", False), ("0-24", True),
+         (" was 35 units; the half-life t", False), ("1/2", True), (" was long.", False)],
+    ]
+    for number, pieces in enumerate(lines):
+        x, y = 72.0, 100.0 + size * 1.8 * number
+        for text, lowered in pieces:
+            fontsize = size * 0.7 if lowered else size
+            writer.append((x, y + (size * 0.22 if lowered else 0)), text, font=font,
+                          fontsize=fontsize)
+            x += font.text_length(text, fontsize=fontsize)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_scans_subscripts_are_read_again_enlarged() -> None:
+    # At their size Tesseract reads a lowered "half" as "),,1¢" or ",,);"
+    # and "max" as ",,,,"; read again enlarged they are letters and digits,
+    # glued to their symbol as a text layer writes them.
+    text = extract_pdf(scan_of(_with_subscripts(9.5)).data).text
+    assert "the value of Thalf (Table 4)" in text
+    assert "have a Thalf value" in text
+    assert "concentration Cmax was" in text
+    text = extract_pdf(scan_of(_with_subscripts(10.5)).data).text
+    assert "curve AUC0-24 was" in text
+    assert "half-life t1/2 was" in text
+    for quote, outcome in (("examining the value of T half (Table 4). There", "verified"),
+                           ("the area under the curve AUC 0-24 was 35 units", "verified"),
+                           ("the area under the curve AUC 0-48 was 35 units",
+                            "quote-altered")):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
 def _dense_with_markers(lines: int) -> bytes:
     """A page of ``lines`` lines of small print, each with two raised
     footnote markers: a brief's page of footnotes, or a sideways scan whose

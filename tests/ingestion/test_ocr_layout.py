@@ -7,7 +7,7 @@ icon), so no OCR runs: the tests are about our reading of its output."""
 from __future__ import annotations
 
 from reviewer.ingestion.extract import order_page, write_blocks
-from reviewer.ingestion.ocr import _read_hocr
+from reviewer.ingestion.ocr import _lowered_run, _read_hocr
 from reviewer.ingestion.tables import Rules
 
 # hOCR in pixels at 300 dpi; the reader scales to points.
@@ -177,3 +177,113 @@ def test_only_small_raised_glyphs_after_a_word_are_read_again_as_a_marker() -> N
     texts = [line.text for paragraph in lines for line in paragraph]
     assert texts == ["regimens.\u2079,\u00b2\u2070", "harmless.\u201d"]
     assert asked == [(1084, 2306, 1133, 2327)]  # the marker's glyphs, not the full stop
+
+
+def _word_line(line_title: str, confidence: int,
+               chars: list[tuple[str, int, int, int, int]]) -> str:
+    """An hOCR line of one word read with ``confidence``, each character with its box."""
+    spans = "".join(
+        f'<span class="ocrx_cinfo" title="x_bboxes {x0} {y0} {x1} {y1}">{char}</span>'
+        for char, x0, y0, x1, y1 in chars
+    )
+    return (
+        f'<span class="ocr_line" title="{line_title}">'
+        f'<span class="ocrx_word" title="bbox 0 0 1 1; x_wconf {confidence}">{spans}</span>'
+        "</span>"
+    )
+
+
+def test_a_glyph_read_twice_in_an_unsure_word_is_read_once() -> None:
+    # Tesseract's reading of "28 U. S. C. §§ 2071" on a Supreme Court print
+    # scanned at 300 dpi: "§§$" (confidence 0), the "$" box over the second
+    # "§" and past it onto blank paper. The ink is the scan's: each "§" a
+    # column of ink 16 pixels wide, nothing right of the second.
+    glyphs = [(967, 982), (990, 1005), (1016, 1060)]  # the two signs, then "2071"
+
+    def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
+        return y0 < 1268 and y1 > 1231 and any(a < x1 and x0 <= b for a, b in glyphs)
+
+    def read(confidence: int, chars: list[tuple[str, int, int, int, int]]) -> list[str]:
+        line = _word_line("bbox 973 1226 1013 1278; baseline 0 -9; x_size 38", confidence,
+                          chars)
+        hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+                f'<p class="ocr_par">{line}</p></div></body></html>').encode()
+        lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), None, inked)
+        return [line.text for paragraph in lines for line in paragraph]
+
+    twice = [("§", 973, 1231, 983, 1269), ("§", 990, 1231, 1006, 1269),
+             ("$", 1003, 1226, 1013, 1278)]
+    assert read(0, twice) == ["§§"]
+    # A word Tesseract is sure of is left as read; so is a character with
+    # ink of its own ("2071" read unsure, each digit its own glyph).
+    assert read(96, twice) == ["§§$"]
+    digits = [("2", 1016, 1233, 1026, 1264), ("0", 1027, 1233, 1037, 1264),
+              ("7", 1038, 1233, 1048, 1264), ("1", 1049, 1233, 1060, 1264)]
+    assert read(20, digits) == ["2071"]
+
+
+def test_a_letter_under_an_overreaching_box_is_kept() -> None:
+    # A dotted leader's line read unsure ("Milk........"): Tesseract's box
+    # for the "M" runs on over the "i", whose own columns hold no other ink.
+    # A letter (or a digit) is never taken for a glyph read twice.
+    glyphs = [(100, 128), (131, 136), (140, 146), (150, 166)]  # M, i, l, k
+
+    def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
+        return any(a < x1 and x0 <= b for a, b in glyphs)
+
+    line = _word_line("bbox 100 200 170 240; baseline 0 -5; x_size 38", 20,
+                      [("M", 100, 205, 137, 235), ("i", 131, 205, 137, 235),
+                       ("l", 140, 205, 147, 235), ("k", 150, 205, 167, 235)])
+    hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+            f'<p class="ocr_par">{line}</p></div></body></html>').encode()
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), None, inked)
+    assert [line.text for paragraph in lines for line in paragraph] == ["Milk"]
+
+
+def _ink_columns(strokes: list[tuple[int, int, int, int]]):  # type: ignore[no-untyped-def]
+    """``columns(x0, x1, y0, y1)`` over a picture whose ink is ``strokes``
+    (x0, y0, x1, y1 boxes, pixels, ends excluded)."""
+
+    def columns(x0: int, x1: int, y0: int, y1: int) -> list[tuple[int, int] | None]:
+        found: list[tuple[int, int] | None] = []
+        for x in range(x0, x1):
+            rows = [y for y in range(y0, y1)
+                    if any(a <= x < c and b <= y < d for a, b, c, d in strokes)]
+            found.append((rows[0], rows[-1]) if rows else None)
+        return found
+
+    return columns
+
+
+def test_a_lowered_run_is_found_by_its_ink_and_not_below_the_line() -> None:
+    # "10." on a Supreme Court print, baseline 2198, line box bottom 2207,
+    # x_size 45: the next line's "b" and "t" rise to 2210 under the full
+    # stop. Only ink down to the line's box counts: a full stop sits on the
+    # baseline, so there is no subscript. Then "T" with a lowered "half"
+    # (a paper's T_half, baseline 1445, line bottom 1454, x_size 35).
+    baseline = lambda at: lambda x: at  # noqa: E731 - a level baseline
+    ten = [(760, 2164, 775, 2198), (780, 2164, 800, 2198),  # "1", "0" up from the baseline
+           (803, 2191, 810, 2198),  # "."
+           (802, 2210, 812, 2240)]  # the next line's ascender
+    spans = [(760, 776), (780, 800), (803, 811)]
+    assert _lowered_run(spans, baseline(2198), 45, 2207, _ink_columns(ten)) is None
+    t_half = [(1765, 1418, 1790, 1422), (1775, 1418, 1780, 1445),  # "T": arm, stem
+              (1792, 1433, 1796, 1452), (1798, 1440, 1830, 1452)]  # "half", lowered
+    spans = [(1765, 1788), (1782, 1790), (1785, 1799), (1801, 1809), (1800, 1820),
+             (1821, 1832)]  # "T),,1¢" as Tesseract boxed it
+    found = _lowered_run(spans, baseline(1445), 35, 1454, _ink_columns(t_half))
+    # Two characters stand left of the subscript ("T" and the ")" boxed over
+    # the T's arm; _read_hocr gives the ")" to the subscript, not being a
+    # letter), and the subscript's box is its own ink.
+    assert found == (2, (1792, 1433, 1830, 1452))
+
+
+def test_small_letters_under_a_baseline_put_too_high_are_no_subscript() -> None:
+    # A gazette's heading beside small print: Tesseract's line has x_size 60
+    # and a baseline at 1445, but "Direction" stands on 1460 in small type,
+    # its "on" not reaching 0.42 of the line's size above that baseline. The
+    # letters sit no lower than the "t" before them: no subscript.
+    ink = [(1000, 1410, 1006, 1461),  # "t", crossing the line's height
+           (1010, 1445, 1030, 1461), (1034, 1445, 1054, 1461)]  # "o", "n"
+    spans = [(1000, 1007), (1010, 1031), (1034, 1055)]
+    assert _lowered_run(spans, lambda x: 1445, 60, 1470, _ink_columns(ink)) is None
