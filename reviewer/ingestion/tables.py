@@ -1107,22 +1107,28 @@ def ruling_lines(
     (``matrix`` maps unrotated page space there): thin lines and rectangles,
     and the edges of wider rectangles (cell borders, shaded rows). Paths that
     do not reach ``area`` (displayed page) are skipped unread (a chart's
-    curves beside a table cost nothing)."""
+    curves beside a table cost nothing). A piece shorter than a rule counts
+    where it carries a rule on, end to end (see :func:`_continuing`)."""
     a, b, c, d, e, f = matrix
     ax0, ay0, ax1, ay1 = area
     slack = 2 * _RULE_SLACK
     horizontal: list[Rule] = []
     vertical: list[Rule] = []
+    short_horizontal: list[Rule] = []
+    short_vertical: list[Rule] = []
 
     def add(x0: float, y0: float, x1: float, y1: float) -> None:
         # Both ends mapped to the displayed page, where the direction counts
         # (a page turned 90 degrees turns its vertical lines horizontal).
         px0, py0 = a * x0 + c * y0 + e, b * x0 + d * y0 + f
         px1, py1 = a * x1 + c * y1 + e, b * x1 + d * y1 + f
-        if abs(py1 - py0) <= RULE_THICKNESS and abs(px1 - px0) >= _RULE_MIN_LENGTH:
-            horizontal.append((min(px0, px1), max(px0, px1), (py0 + py1) / 2))
-        elif abs(px1 - px0) <= RULE_THICKNESS and abs(py1 - py0) >= _RULE_MIN_LENGTH:
-            vertical.append((min(py0, py1), max(py0, py1), (px0 + px1) / 2))
+        width, height = abs(px1 - px0), abs(py1 - py0)
+        if height <= RULE_THICKNESS and width > height:
+            rule = (min(px0, px1), max(px0, px1), (py0 + py1) / 2)
+            (horizontal if width >= _RULE_MIN_LENGTH else short_horizontal).append(rule)
+        elif width <= RULE_THICKNESS and height > width:
+            rule = (min(py0, py1), max(py0, py1), (px0 + px1) / 2)
+            (vertical if height >= _RULE_MIN_LENGTH else short_vertical).append(rule)
 
     for path in page.get_cdrawings():  # type: ignore[attr-defined]
         px0, py0, px1, py1 = path["rect"]
@@ -1150,4 +1156,44 @@ def ruling_lines(
                 for edge in ((x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1),
                              (x1, y0, x1, y1)):
                     add(*edge)
-    return Rules(horizontal, vertical)
+    return Rules(horizontal + _continuing(short_horizontal, horizontal),
+                 vertical + _continuing(short_vertical, vertical))
+
+
+def _continuing(short: list[Rule], rules: list[Rule]) -> list[Rule]:
+    """The pieces of ``short`` (each shorter than a rule) that meet others end
+    to end on one line into a run as long as a rule, or meet a rule of
+    ``rules``: a wall drawn cell by cell whose joints at each row's rule are
+    pieces of their own (Word's cell borders: a 2.8 pt piece at every
+    crossing), which leave the wall in bits no longer joined otherwise. A
+    piece on its own (a glyph's stroke, a tick) stays out."""
+    if not short:
+        return []
+    touch = _RULE_SLACK / 2
+    kept: list[Rule] = []
+    pieces = sorted([(rule, False) for rule in short] + [(rule, True) for rule in rules],
+                    key=lambda piece: (piece[0][2], piece[0][0]))
+    # Pieces on one line (their offsets within ``touch`` of the line's first),
+    # then runs along it of pieces that meet.
+    line: list[tuple[Rule, bool]] = []
+    for piece in (*pieces, None):
+        if piece is not None and line and piece[0][2] - line[0][0][2] <= touch:
+            line.append(piece)
+            continue
+        line.sort(key=lambda item: item[0][0])
+        run: list[tuple[Rule, bool]] = []
+        reach = float("-inf")
+        for item in (*line, None):
+            if item is not None and item[0][0] <= reach + touch:
+                run.append(item)
+                reach = max(reach, item[0][1])
+                continue
+            if run and (
+                any(long for _rule, long in run)
+                or reach - run[0][0][0] >= _RULE_MIN_LENGTH
+            ):
+                kept.extend(rule for rule, long in run if not long)
+            if item is not None:
+                run, reach = [item], item[0][1]
+        line = [piece] if piece is not None else []
+    return kept

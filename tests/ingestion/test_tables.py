@@ -951,3 +951,60 @@ def test_a_line_level_with_a_hairline_break_in_the_walls_stays_in_its_cell() -> 
         quote = _grid_row_quote(row)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A word processor's two-column grid (the NHS advice's "Type | Adverse
+# effect"): every border a thin filled rectangle, a wall drawn cell by cell,
+# its joint at each row's rule a piece of its own, 2.8 pt tall, too short
+# to read as a rule. The cells are drawn column by column, so MuPDF reads
+# the first column's cells before the second's.
+_ADVERSE_HEADS = (("Type",), ("What the patient may notice",))
+_ADVERSE = ((("At usual", "doses"),
+             ("Most common adverse effects are thrush, back pain, dizziness and a",
+              "rash that settles within weeks.")),
+            (("Longer term", "outcomes"),
+             ("Common: infections of the urinary tract, rash and back pain.",
+              "Uncommon: loss of fluid volume after a fall in blood pressure.",
+              "Rare: ketoacidosis in patients who also take insulin.")))
+_ADVERSE_WALLS = (43.0, 149.0, 566.0)
+_JOINT = 2.8
+
+
+def _adverse_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    tops = [80.0, 99.0]
+    for row in _ADVERSE:
+        tops.append(tops[-1] + 14 * max(len(cell) for cell in row) + 6)
+    black = {"color": None, "fill": (0, 0, 0)}
+    for k, y in enumerate(tops):
+        for x0, x1 in pairwise(_ADVERSE_WALLS):
+            page.draw_rect(pymupdf.Rect(x0 + 0.5, y, x1 - 0.5, y + 0.45), **black)
+        for x in _ADVERSE_WALLS:
+            # The joint, then the wall down to the next rule's joint.
+            page.draw_rect(pymupdf.Rect(x - 0.25, y, x + 0.25, y + _JOINT), **black)
+            if k + 1 < len(tops):
+                page.draw_rect(pymupdf.Rect(x - 0.25, y + _JOINT, x + 0.25, tops[k + 1]), **black)
+    for column, x in enumerate(_ADVERSE_WALLS[:-1]):
+        for r, row in enumerate((_ADVERSE_HEADS, *_ADVERSE)):
+            for k, line in enumerate(row[column]):
+                page.insert_text((x + 4, tops[r] + 14 + 14 * k), line, fontsize=10)
+    return doc.tobytes()
+
+
+def test_a_grid_whose_walls_are_drawn_with_joints_of_their_own_reads_by_rows() -> None:
+    # Before: the joints were too short to count, each band's walls stood
+    # alone, and no closed grid of three bands was found (each row's first
+    # cell read before either row's second).
+    data = _adverse_pdf()
+    doc = extract_pdf(data)
+    for row in (_ADVERSE_HEADS, *_ADVERSE):
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+        rects = _located(doc, start, end)
+        for cell in row:
+            for line in cell:
+                (box,) = _word_boxes(data, line)
+                assert _covered(box, rects), (line, rects)
+
