@@ -355,8 +355,8 @@ def _heads_under_top_rule(
         heads.insert(0, row)
         below = row
     # The topmost head line taken is the first under the table's top rule;
-    # the heads, those taken and those above the region's first rule, are
-    # :data:`_HEAD_LINES` lines at most (the heads band reads no more).
+    # the heads, those taken and those above the region's first rule, must
+    # read as one row (see :func:`_heads_band`), as the heads band does.
     gaps = _ruled_gaps(region, rules.horizontal)
     above_rule = next((k + 1 for k, gap in enumerate(gaps) if gap), len(region.rows))
     # In the band of the region's first row: no rule between (heads in a
@@ -366,12 +366,24 @@ def _heads_under_top_rule(
         return
     while heads:
         top = heads[0]
-        if len(heads) + above_rule <= _HEAD_LINES and any(
+        if _heads_band(region, heads + region.rows[:above_rule], line_height) and any(
             top.y0 - line_height <= y <= top.y0 + _RULE_SLACK for y in across
         ):
             region.rows[:0] = heads
             return
         heads.pop(0)
+
+
+def _heads_band(region: _Region, rows: list[_TextRow], line_height: float) -> bool:
+    """Whether ``rows``, the text rows above a ruled table's first rule, read
+    as one row of heads: a few (:data:`_HEAD_LINES` at most: "S / NO"), or
+    any number of which one at most opens in the first column (a corner head
+    set beside the stacked lines of the other columns' heads: "VEKLURY / 5
+    Days / N=200 / n (%)"). Rows of cells above a first rule far down each
+    open in the first column."""
+    if len(rows) <= _HEAD_LINES:
+        return True
+    return sum(1 for row in rows if _in_first_column(region, row.pieces[0], line_height)) <= 1
 
 
 def _contents_columns(region: _Region) -> bool:
@@ -409,7 +421,12 @@ def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> li
         if grid:
             low, high = (above.y0 + above.y1) / 2, (below.y0 + below.y1) / 2
         else:
-            low, high = above.y1 - _RULE_SLACK, below.y0 + _RULE_SLACK
+            # A line's box may stand well clear of its glyphs (a font with a
+            # tall line gap: 17 pt boxes for 11 pt text), so a rule set close
+            # under the descenders, or over the capitals, cuts into it: up to
+            # a quarter of its height in is still between the rows.
+            low = above.y1 - max(_RULE_SLACK, 0.25 * (above.y1 - above.y0))
+            high = below.y0 + max(_RULE_SLACK, 0.25 * (below.y1 - below.y0))
         gaps.append(any(low <= y <= high for y in across))
     return gaps
 
@@ -500,7 +517,11 @@ def _table_rows(
     # Ruled: the text rows above the first rule under the top one, when
     # there are a few, are the heads' lines.
     first_rule = next((k + 1 for k, ruled_gap in enumerate(ruled_gaps) if ruled_gap), 0)
-    heads_band = first_rule if ruled and not grid and first_rule <= _HEAD_LINES else 0
+    heads_band = (
+        first_rule
+        if ruled and not grid and _heads_band(region, region.rows[:first_rule], line_height)
+        else 0
+    )
     for index, text_row in enumerate(region.rows):
         lead = text_row.pieces[0]
         starts_first = _in_first_column(region, lead, line_height)

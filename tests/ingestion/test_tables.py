@@ -1008,3 +1008,70 @@ def test_a_grid_whose_walls_are_drawn_with_joints_of_their_own_reads_by_rows() -
                 (box,) = _word_boxes(data, line)
                 assert _covered(box, rects), (line, rects)
 
+
+# An adverse-reaction table whose columns are headed in stacked lines (the
+# remdesivir label's "VEKLURY / 5 Days / N=200 / n (%)"), its corner head set
+# lower, level with the second line. A reader quotes the heads row cell by
+# cell, each head's lines top to bottom; so does pdfplumber. Two ways the
+# heads fell apart: four lines above the rule under the heads (more than the
+# three a heads band reads), and the rule set close under the last head line,
+# inside that line's box (a font with a tall line gap: its boxes stand well
+# clear of the glyphs).
+_STACKED_CORNER = "Kinds of adverse reactions"
+_STACKED_HEADS = {
+    "four lines": (("Study drug", "5 days", "N=120", "n (%)"),
+                   ("Study drug", "10 days", "N=118", "n (%)")),
+    "rule in the box": (("Study drug", "N=240", "n (%)"), ("Placebo", "N=236", "n (%)")),
+}
+_STACKED_ROWS = (("Any adverse reaction, all grades", "21 (18%)", "25 (21%)"),
+                 ("Serious adverse reactions", "3 (2%)", "4 (3%)"),
+                 ("Reactions leading to withdrawal", "5 (4%)", "9 (8%)"))
+_STACKED_WALLS = (36.0, 311.0, 441.0, 576.0)
+
+
+def _stacked_heads_pdf(heads: tuple[tuple[str, ...], ...], rule_under: float) -> bytes:
+    """The table; ``rule_under``: how far under the last head line's baseline
+    the rule below the heads runs."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=500)
+    leading = 14.0
+    top = 60.0
+    baselines = [top + 13 + leading * k for k in range(len(heads[0]))]
+    tops = [top, baselines[-1] + rule_under]
+    tops += [tops[-1] + 26 * (k + 1) for k in range(len(_STACKED_ROWS))]
+    for y in tops:
+        page.draw_line((_STACKED_WALLS[0], y), (_STACKED_WALLS[-1], y), width=0.5)
+    for x in _STACKED_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(_STACKED_WALLS[:-1]):
+        if column == 0:
+            # The corner head, a little under the second head line.
+            page.insert_text((x + 6, baselines[1] + 4), _STACKED_CORNER, fontsize=11)
+        else:
+            for k, line in enumerate(heads[column - 1]):
+                page.insert_text((x + 20, baselines[k]), line, fontsize=11)
+        for r, row in enumerate(_STACKED_ROWS):
+            page.insert_text((x + 6, tops[r + 1] + 17), row[column], fontsize=11)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize(("heads", "rule_under"), [("four lines", 8.0), ("rule in the box", 0.6)])
+def test_heads_stacked_over_a_lower_corner_head_read_as_one_row(
+    heads: str, rule_under: float
+) -> None:
+    # Before: "Study drug / Study drug" read on its own above the table
+    # ("four lines"), or the heads and the first row read as one row ("rule
+    # in the box").
+    columns = _STACKED_HEADS[heads]
+    data = _stacked_heads_pdf(columns, rule_under)
+    doc = extract_pdf(data)
+    quote = " ".join((_STACKED_CORNER, *(line for column in columns for line in column)))
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    for row in _STACKED_ROWS:
+        start, end = _verified_range(doc, " ".join(row))
+        assert " ".join(doc.text[start:end].split()) == " ".join(row)
+        rects = _located(doc, start, end)
+        for cell in row:
+            (box,) = _word_boxes(data, cell)
+            assert _covered(box, rects), (cell, rects)
