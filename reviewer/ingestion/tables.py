@@ -327,7 +327,10 @@ def _heads_under_top_rule(
     width, none with a piece of prose across two of its cells (a caption), each in no
     other table;
     the topmost right under a rule across the table (none: nothing taken)."""
-    if region.heads_first_line or not _ruled(region, rules):
+    # A region that opens on a line taken as its heads' first (see
+    # :func:`_regions`) may have more head lines above it, up to the rule:
+    # bottom-aligned heads of five lines (the remdesivir dilution table).
+    if not _ruled(region, rules):
         return
     first = region.rows[0]
     index = next((k for k, row in enumerate(rows) if row is first), None)

@@ -1075,3 +1075,51 @@ def test_heads_stacked_over_a_lower_corner_head_read_as_one_row(
         for cell in row:
             (box,) = _word_boxes(data, cell)
             assert _covered(box, rects), (cell, rects)
+
+
+# The remdesivir label's dilution table: its heads set bottom-aligned over
+# five lines, the first line of cells opening in lower case under the line
+# above ("chloride | Volume to be withdrawn" over "infusion bag | and
+# discarded from | ..."), so that line is taken as the heads' first; the
+# line above it ("Sodium"), under the table's top rule, is the heads' too.
+_DILUTION_HEADS = (("Dose",), ("Sodium", "chloride", "infusion bag", "volume to be", "used"),
+                   ("Volume to be withdrawn", "and discarded from", "the sodium chloride",
+                    "infusion bag"),
+                   ("Required volume of", "reconstituted drug", "for injection"))
+_DILUTION = (("Loading dose", "250 mL", "40 mL", "40 mL"),
+             ("Maintenance dose", "100 mL", "20 mL", "20 mL"),
+             ("Second dose", "100 mL", "10 mL", "10 mL"))
+_DILUTION_WALLS = (36.0, 150.0, 260.0, 420.0, 576.0)
+
+
+def _dilution_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=500)
+    leading, lines = 14.0, 5
+    tops = [60.0, 60.0 + leading * lines + 8]
+    tops += [tops[-1] + 24 * (k + 1) for k in range(len(_DILUTION))]
+    for y in tops:
+        page.draw_line((_DILUTION_WALLS[0], y), (_DILUTION_WALLS[-1], y), width=0.5)
+    for x in _DILUTION_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(_DILUTION_WALLS[:-1]):
+        head = _DILUTION_HEADS[column]
+        for k, line in enumerate(head):
+            # Bottom-aligned: the last line of every head on the band's last line.
+            page.insert_text((x + 6, tops[0] + 14 + leading * (lines - len(head) + k)), line,
+                             fontsize=11)
+        for r, row in enumerate(_DILUTION):
+            page.insert_text((x + 6, tops[r + 1] + 16), row[column], fontsize=11)
+    return doc.tobytes()
+
+
+def test_heads_whose_first_line_of_cells_opens_in_lower_case_read_whole_up_to_the_top_rule(
+) -> None:
+    # Before: the heads' top line ("Sodium") read on its own above the table.
+    doc = extract_pdf(_dilution_pdf())
+    quote = " ".join(line for head in _DILUTION_HEADS for line in head)
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    for row in _DILUTION:
+        start, end = _verified_range(doc, " ".join(row))
+        assert " ".join(doc.text[start:end].split()) == " ".join(row)
