@@ -427,9 +427,12 @@ def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> li
             # A line's box may stand well clear of its glyphs (a font with a
             # tall line gap: 17 pt boxes for 11 pt text), so a rule set close
             # under the descenders, or over the capitals, cuts into it: up to
-            # a quarter of its height in is still between the rows.
-            low = above.y1 - max(_RULE_SLACK, 0.25 * (above.y1 - above.y0))
-            high = below.y0 + max(_RULE_SLACK, 0.25 * (below.y1 - below.y0))
+            # a quarter of its height in is still between rows set apart.
+            # Between lines set solid (boxes touching: running text), a rule
+            # that far in is another thing's (a banner's edge beside them).
+            apart = below.y0 - above.y1 > _RULE_SLACK
+            low = above.y1 - max(_RULE_SLACK, apart * 0.25 * (above.y1 - above.y0))
+            high = below.y0 + max(_RULE_SLACK, apart * 0.25 * (below.y1 - below.y0))
         gaps.append(any(low <= y <= high for y in across))
     return gaps
 
