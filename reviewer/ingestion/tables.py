@@ -377,6 +377,56 @@ def _heads_under_top_rule(
         heads.pop(0)
 
 
+def _last_lines_over_bottom_rule(
+    region: _Region, rows: list[_TextRow], regions: list[_Region], rules: Rules,
+    line_height: float,
+) -> None:
+    """Take into a ruled ``region`` the next lines of its last row's cells
+    that :func:`_regions` left out as lines in its first column (a first cell
+    wrapped under the row's figures: "Adverse reactions leading to treatment
+    / discontinuation"), down to the rule across the table's bottom. At most
+    :data:`_HEAD_LINES` text rows, none of cells, each close under the one
+    before with no rule between, inside the table's width, none with a piece
+    of prose across two of its cells (a note), each in no other table; the
+    lowest right over a rule across the table (none: nothing taken)."""
+    if not _ruled(region, rules):
+        return
+    last = region.rows[-1]
+    index = next((k for k, row in enumerate(rows) if row is last), None)
+    if index is None:
+        return
+    last_cells = next(row for row in reversed(region.rows) if row.tabular)
+    cells_of = [_Cell(p.lines, p.x0, p.x1) for p in last_cells.pieces]
+    others = {id(row) for other in regions if other is not region for row in other.rows}
+    width = region.x1 - region.x0
+    across = [
+        y for x0, x1, y in _joined(rules.horizontal)
+        if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
+    ]
+    taken: list[_TextRow] = []
+    above = last
+    for row in rows[index + 1 : index + 1 + _HEAD_LINES]:
+        if (
+            id(row) in others
+            or row.tabular
+            or row.y0 - above.y1 > _WRAP_GAP_LINES * line_height
+            or row.x0 < region.x0 - line_height
+            or row.x1 > region.x1 + line_height
+            or any(p.prose and _under_cells(cells_of, p) >= 2 for p in row.pieces)
+            or _ruled_gaps(_Region(rows=[above, row], x0=region.x0, x1=region.x1),
+                           rules.horizontal) != [False]
+        ):
+            break
+        taken.append(row)
+        above = row
+    while taken:
+        bottom = taken[-1]
+        if any(bottom.y1 - _RULE_SLACK <= y <= bottom.y1 + line_height for y in across):
+            region.rows.extend(taken)
+            return
+        taken.pop()
+
+
 def _heads_band(region: _Region, rows: list[_TextRow], line_height: float) -> bool:
     """Whether ``rows``, the text rows above a ruled table's first rule, read
     as one row of heads: a few (:data:`_HEAD_LINES` at most: "S / NO"), or
@@ -1103,6 +1153,7 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             taken.update(id(ln) for ln in inside)
             continue
         _heads_under_top_rule(region, text_rows, regions, page_rules, line_height)
+        _last_lines_over_bottom_rule(region, text_rows, regions, page_rules, line_height)
         rows = _table_rows(region, page_rules, line_height)
         if rows is None:
             continue

@@ -1123,3 +1123,49 @@ def test_heads_whose_first_line_of_cells_opens_in_lower_case_read_whole_up_to_th
     for row in _DILUTION:
         start, end = _verified_range(doc, " ".join(row))
         assert " ".join(doc.text[start:end].split()) == " ".join(row)
+
+
+# A ruled table whose last row's first cell wraps under the row's figures
+# (the remdesivir label's "Adverse reactions leading to treatment /
+# discontinuation", its figures set a little under the first line):
+# the wrapped line, in the first column under the table's last row of
+# cells, is that cell's next line, up to the table's bottom rule.
+_WRAPPED_LAST = (("Kinds of adverse reactions", "Study drug", "Placebo"),
+                 ("Adverse reactions, all grades", "41 (8%)", "46 (9%)"),
+                 ("Serious adverse reactions", "2 (0.4%)", "3 (0.6%)"),
+                 (("Adverse reactions leading to treatment", "discontinuation"), "11 (2%)",
+                  "15 (3%)"))
+
+
+def _wrapped_last_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=400)
+    walls = (36.0, 311.0, 441.0, 576.0)
+    tops = [60.0, 86.0, 112.0, 138.0, 178.0]
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(walls[:-1]):
+        for r, row in enumerate(_WRAPPED_LAST):
+            cell = row[column]
+            if isinstance(cell, tuple):
+                for k, line in enumerate(cell):
+                    page.insert_text((x + 6, tops[r] + 16 + 12 * k), line, fontsize=11)
+            elif r == len(_WRAPPED_LAST) - 1:
+                # A little under the first line, on its baseline's row.
+                page.insert_text((x + 6, tops[r] + 20), cell, fontsize=11)
+            else:
+                page.insert_text((x + 6, tops[r] + 17), cell, fontsize=11)
+    page.insert_text((36, tops[-1] + 20), "a. Seizure in one patient, a rash in another.",
+                     fontsize=10)
+    return doc.tobytes()
+
+
+def test_a_last_rows_first_cell_wrapped_under_its_figures_reads_with_its_row() -> None:
+    # Before: "discontinuation" read after the table, on its own.
+    doc = extract_pdf(_wrapped_last_pdf())
+    for row in _WRAPPED_LAST:
+        quote = " ".join(line for cell in row for line in _lines(cell))
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
