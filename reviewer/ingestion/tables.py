@@ -1239,12 +1239,14 @@ def ruling_lines(
 
 
 def _continuing(short: list[Rule], rules: list[Rule]) -> list[Rule]:
-    """The pieces of ``short`` (each shorter than a rule) that meet others end
-    to end on one line into a run as long as a rule, or meet a rule of
-    ``rules``: a wall drawn cell by cell whose joints at each row's rule are
+    """The pieces of ``short`` (each shorter than a rule) that carry a rule of
+    ``rules`` on, end to end on its line (directly or through other such
+    pieces): a wall drawn cell by cell whose joints at each row's rule are
     pieces of their own (Word's cell borders: a 2.8 pt piece at every
     crossing), which leave the wall in bits no longer joined otherwise. A
-    piece on its own (a glyph's stroke, a tick) stays out."""
+    piece on its own (a glyph's stroke, a tick), or in a run of short pieces
+    alone (a chart's curve drawn in short steps, thousands on a page of
+    figures), stays out."""
     if not short:
         return []
     touch = _RULE_SLACK / 2
@@ -1266,10 +1268,7 @@ def _continuing(short: list[Rule], rules: list[Rule]) -> list[Rule]:
                 run.append(item)
                 reach = max(reach, item[0][1])
                 continue
-            if run and (
-                any(long for _rule, long in run)
-                or reach - run[0][0][0] >= _RULE_MIN_LENGTH
-            ):
+            if any(long for _rule, long in run):
                 kept.extend(rule for rule, long in run if not long)
             if item is not None:
                 run, reach = [item], item[0][1]
