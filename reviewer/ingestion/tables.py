@@ -327,7 +327,10 @@ def _heads_under_top_rule(
     width, none with a piece of prose across two of its cells (a caption), each in no
     other table;
     the topmost right under a rule across the table (none: nothing taken)."""
-    if region.heads_first_line or not _ruled(region, rules):
+    # A region that opens on a line taken as its heads' first (see
+    # :func:`_regions`) may have more head lines above it, up to the rule:
+    # bottom-aligned heads of five lines (the remdesivir dilution table).
+    if not _ruled(region, rules):
         return
     first = region.rows[0]
     index = next((k for k, row in enumerate(rows) if row is first), None)
@@ -355,8 +358,8 @@ def _heads_under_top_rule(
         heads.insert(0, row)
         below = row
     # The topmost head line taken is the first under the table's top rule;
-    # the heads, those taken and those above the region's first rule, are
-    # :data:`_HEAD_LINES` lines at most (the heads band reads no more).
+    # the heads, those taken and those above the region's first rule, must
+    # read as one row (see :func:`_heads_band`), as the heads band does.
     gaps = _ruled_gaps(region, rules.horizontal)
     above_rule = next((k + 1 for k, gap in enumerate(gaps) if gap), len(region.rows))
     # In the band of the region's first row: no rule between (heads in a
@@ -366,12 +369,74 @@ def _heads_under_top_rule(
         return
     while heads:
         top = heads[0]
-        if len(heads) + above_rule <= _HEAD_LINES and any(
+        if _heads_band(region, heads + region.rows[:above_rule], line_height) and any(
             top.y0 - line_height <= y <= top.y0 + _RULE_SLACK for y in across
         ):
             region.rows[:0] = heads
             return
         heads.pop(0)
+
+
+def _last_lines_over_bottom_rule(
+    region: _Region, rows: list[_TextRow], regions: list[_Region], rules: Rules,
+    line_height: float,
+) -> None:
+    """Take into a ruled ``region`` the next lines of its last row's cells
+    that :func:`_regions` left out as lines in its first column (a first cell
+    wrapped under the row's figures: "Adverse reactions leading to treatment
+    / discontinuation"), down to the rule across the table's bottom. At most
+    :data:`_HEAD_LINES` text rows, none of cells, each close under the one
+    before with no rule between, inside the table's width, none with a piece
+    of prose across two of its cells (a note), each in no other table; the
+    lowest right over a rule across the table (none: nothing taken)."""
+    if not _ruled(region, rules):
+        return
+    last = region.rows[-1]
+    index = next((k for k, row in enumerate(rows) if row is last), None)
+    if index is None:
+        return
+    last_cells = next(row for row in reversed(region.rows) if row.tabular)
+    cells_of = [_Cell(p.lines, p.x0, p.x1) for p in last_cells.pieces]
+    others = {id(row) for other in regions if other is not region for row in other.rows}
+    width = region.x1 - region.x0
+    across = [
+        y for x0, x1, y in _joined(rules.horizontal)
+        if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
+    ]
+    taken: list[_TextRow] = []
+    above = last
+    for row in rows[index + 1 : index + 1 + _HEAD_LINES]:
+        if (
+            id(row) in others
+            or row.tabular
+            or row.y0 - above.y1 > _WRAP_GAP_LINES * line_height
+            or row.x0 < region.x0 - line_height
+            or row.x1 > region.x1 + line_height
+            or any(p.prose and _under_cells(cells_of, p) >= 2 for p in row.pieces)
+            or _ruled_gaps(_Region(rows=[above, row], x0=region.x0, x1=region.x1),
+                           rules.horizontal) != [False]
+        ):
+            break
+        taken.append(row)
+        above = row
+    while taken:
+        bottom = taken[-1]
+        if any(bottom.y1 - _RULE_SLACK <= y <= bottom.y1 + line_height for y in across):
+            region.rows.extend(taken)
+            return
+        taken.pop()
+
+
+def _heads_band(region: _Region, rows: list[_TextRow], line_height: float) -> bool:
+    """Whether ``rows``, the text rows above a ruled table's first rule, read
+    as one row of heads: a few (:data:`_HEAD_LINES` at most: "S / NO"), or
+    any number of which one at most opens in the first column (a corner head
+    set beside the stacked lines of the other columns' heads: "VEKLURY / 5
+    Days / N=200 / n (%)"). Rows of cells above a first rule far down each
+    open in the first column."""
+    if len(rows) <= _HEAD_LINES:
+        return True
+    return sum(1 for row in rows if _in_first_column(region, row.pieces[0], line_height)) <= 1
 
 
 def _contents_columns(region: _Region) -> bool:
@@ -409,7 +474,15 @@ def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> li
         if grid:
             low, high = (above.y0 + above.y1) / 2, (below.y0 + below.y1) / 2
         else:
-            low, high = above.y1 - _RULE_SLACK, below.y0 + _RULE_SLACK
+            # A line's box may stand well clear of its glyphs (a font with a
+            # tall line gap: 17 pt boxes for 11 pt text), so a rule set close
+            # under the descenders, or over the capitals, cuts into it: up to
+            # a quarter of its height in is still between rows set apart.
+            # Between lines set solid (boxes touching: running text), a rule
+            # that far in is another thing's (a banner's edge beside them).
+            apart = below.y0 - above.y1 > _RULE_SLACK
+            low = above.y1 - max(_RULE_SLACK, apart * 0.25 * (above.y1 - above.y0))
+            high = below.y0 + max(_RULE_SLACK, apart * 0.25 * (below.y1 - below.y0))
         gaps.append(any(low <= y <= high for y in across))
     return gaps
 
@@ -500,7 +573,11 @@ def _table_rows(
     # Ruled: the text rows above the first rule under the top one, when
     # there are a few, are the heads' lines.
     first_rule = next((k + 1 for k, ruled_gap in enumerate(ruled_gaps) if ruled_gap), 0)
-    heads_band = first_rule if ruled and not grid and first_rule <= _HEAD_LINES else 0
+    heads_band = (
+        first_rule
+        if ruled and not grid and _heads_band(region, region.rows[:first_rule], line_height)
+        else 0
+    )
     for index, text_row in enumerate(region.rows):
         lead = text_row.pieces[0]
         starts_first = _in_first_column(region, lead, line_height)
@@ -1076,6 +1153,7 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             taken.update(id(ln) for ln in inside)
             continue
         _heads_under_top_rule(region, text_rows, regions, page_rules, line_height)
+        _last_lines_over_bottom_rule(region, text_rows, regions, page_rules, line_height)
         rows = _table_rows(region, page_rules, line_height)
         if rows is None:
             continue
@@ -1107,22 +1185,28 @@ def ruling_lines(
     (``matrix`` maps unrotated page space there): thin lines and rectangles,
     and the edges of wider rectangles (cell borders, shaded rows). Paths that
     do not reach ``area`` (displayed page) are skipped unread (a chart's
-    curves beside a table cost nothing)."""
+    curves beside a table cost nothing). A piece shorter than a rule counts
+    where it carries a rule on, end to end (see :func:`_continuing`)."""
     a, b, c, d, e, f = matrix
     ax0, ay0, ax1, ay1 = area
     slack = 2 * _RULE_SLACK
     horizontal: list[Rule] = []
     vertical: list[Rule] = []
+    short_horizontal: list[Rule] = []
+    short_vertical: list[Rule] = []
 
     def add(x0: float, y0: float, x1: float, y1: float) -> None:
         # Both ends mapped to the displayed page, where the direction counts
         # (a page turned 90 degrees turns its vertical lines horizontal).
         px0, py0 = a * x0 + c * y0 + e, b * x0 + d * y0 + f
         px1, py1 = a * x1 + c * y1 + e, b * x1 + d * y1 + f
-        if abs(py1 - py0) <= RULE_THICKNESS and abs(px1 - px0) >= _RULE_MIN_LENGTH:
-            horizontal.append((min(px0, px1), max(px0, px1), (py0 + py1) / 2))
-        elif abs(px1 - px0) <= RULE_THICKNESS and abs(py1 - py0) >= _RULE_MIN_LENGTH:
-            vertical.append((min(py0, py1), max(py0, py1), (px0 + px1) / 2))
+        width, height = abs(px1 - px0), abs(py1 - py0)
+        if height <= RULE_THICKNESS and width > height:
+            rule = (min(px0, px1), max(px0, px1), (py0 + py1) / 2)
+            (horizontal if width >= _RULE_MIN_LENGTH else short_horizontal).append(rule)
+        elif width <= RULE_THICKNESS and height > width:
+            rule = (min(py0, py1), max(py0, py1), (px0 + px1) / 2)
+            (vertical if height >= _RULE_MIN_LENGTH else short_vertical).append(rule)
 
     for path in page.get_cdrawings():  # type: ignore[attr-defined]
         px0, py0, px1, py1 = path["rect"]
@@ -1150,4 +1234,43 @@ def ruling_lines(
                 for edge in ((x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1),
                              (x1, y0, x1, y1)):
                     add(*edge)
-    return Rules(horizontal, vertical)
+    return Rules(horizontal + _continuing(short_horizontal, horizontal),
+                 vertical + _continuing(short_vertical, vertical))
+
+
+def _continuing(short: list[Rule], rules: list[Rule]) -> list[Rule]:
+    """The pieces of ``short`` (each shorter than a rule) that carry a rule of
+    ``rules`` on, end to end on its line (directly or through other such
+    pieces): a wall drawn cell by cell whose joints at each row's rule are
+    pieces of their own (Word's cell borders: a 2.8 pt piece at every
+    crossing), which leave the wall in bits no longer joined otherwise. A
+    piece on its own (a glyph's stroke, a tick), or in a run of short pieces
+    alone (a chart's curve drawn in short steps, thousands on a page of
+    figures), stays out."""
+    if not short:
+        return []
+    touch = _RULE_SLACK / 2
+    kept: list[Rule] = []
+    pieces = sorted([(rule, False) for rule in short] + [(rule, True) for rule in rules],
+                    key=lambda piece: (piece[0][2], piece[0][0]))
+    # Pieces on one line (their offsets within ``touch`` of the line's first),
+    # then runs along it of pieces that meet.
+    line: list[tuple[Rule, bool]] = []
+    for piece in (*pieces, None):
+        if piece is not None and line and piece[0][2] - line[0][0][2] <= touch:
+            line.append(piece)
+            continue
+        line.sort(key=lambda item: item[0][0])
+        run: list[tuple[Rule, bool]] = []
+        reach = float("-inf")
+        for item in (*line, None):
+            if item is not None and item[0][0] <= reach + touch:
+                run.append(item)
+                reach = max(reach, item[0][1])
+                continue
+            if any(long for _rule, long in run):
+                kept.extend(rule for rule, long in run if not long)
+            if item is not None:
+                run, reach = [item], item[0][1]
+        line = [piece] if piece is not None else []
+    return kept

@@ -951,3 +951,221 @@ def test_a_line_level_with_a_hairline_break_in_the_walls_stays_in_its_cell() -> 
         quote = _grid_row_quote(row)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A word processor's two-column grid (the NHS advice's "Type | Adverse
+# effect"): every border a thin filled rectangle, a wall drawn cell by cell,
+# its joint at each row's rule a piece of its own, 2.8 pt tall, too short
+# to read as a rule. The cells are drawn column by column, so MuPDF reads
+# the first column's cells before the second's.
+_ADVERSE_HEADS = (("Type",), ("What the patient may notice",))
+_ADVERSE = ((("At usual", "doses"),
+             ("Most common adverse effects are thrush, back pain, dizziness and a",
+              "rash that settles within weeks.")),
+            (("Longer term", "outcomes"),
+             ("Common: infections of the urinary tract, rash and back pain.",
+              "Uncommon: loss of fluid volume after a fall in blood pressure.",
+              "Rare: ketoacidosis in patients who also take insulin.")))
+_ADVERSE_WALLS = (43.0, 149.0, 566.0)
+_JOINT = 2.8
+
+
+def _adverse_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    tops = [80.0, 99.0]
+    for row in _ADVERSE:
+        tops.append(tops[-1] + 14 * max(len(cell) for cell in row) + 6)
+    black = {"color": None, "fill": (0, 0, 0)}
+    for k, y in enumerate(tops):
+        for x0, x1 in pairwise(_ADVERSE_WALLS):
+            page.draw_rect(pymupdf.Rect(x0 + 0.5, y, x1 - 0.5, y + 0.45), **black)
+        for x in _ADVERSE_WALLS:
+            # The joint, then the wall down to the next rule's joint.
+            page.draw_rect(pymupdf.Rect(x - 0.25, y, x + 0.25, y + _JOINT), **black)
+            if k + 1 < len(tops):
+                page.draw_rect(pymupdf.Rect(x - 0.25, y + _JOINT, x + 0.25, tops[k + 1]), **black)
+    for column, x in enumerate(_ADVERSE_WALLS[:-1]):
+        for r, row in enumerate((_ADVERSE_HEADS, *_ADVERSE)):
+            for k, line in enumerate(row[column]):
+                page.insert_text((x + 4, tops[r] + 14 + 14 * k), line, fontsize=10)
+    return doc.tobytes()
+
+
+def test_a_grid_whose_walls_are_drawn_with_joints_of_their_own_reads_by_rows() -> None:
+    # Before: the joints were too short to count, each band's walls stood
+    # alone, and no closed grid of three bands was found (each row's first
+    # cell read before either row's second).
+    data = _adverse_pdf()
+    doc = extract_pdf(data)
+    for row in (_ADVERSE_HEADS, *_ADVERSE):
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+        rects = _located(doc, start, end)
+        for cell in row:
+            for line in cell:
+                (box,) = _word_boxes(data, line)
+                assert _covered(box, rects), (line, rects)
+
+
+# An adverse-reaction table whose columns are headed in stacked lines (the
+# remdesivir label's "VEKLURY / 5 Days / N=200 / n (%)"), its corner head set
+# lower, level with the second line. A reader quotes the heads row cell by
+# cell, each head's lines top to bottom; so does pdfplumber. Two ways the
+# heads fell apart: four lines above the rule under the heads (more than the
+# three a heads band reads), and the rule set close under the last head line,
+# inside that line's box (a font with a tall line gap: its boxes stand well
+# clear of the glyphs).
+_STACKED_CORNER = "Kinds of adverse reactions"
+_STACKED_HEADS = {
+    "four lines": (("Study drug", "5 days", "N=120", "n (%)"),
+                   ("Study drug", "10 days", "N=118", "n (%)")),
+    "rule in the box": (("Study drug", "N=240", "n (%)"), ("Placebo", "N=236", "n (%)")),
+}
+_STACKED_ROWS = (("Any adverse reaction, all grades", "21 (18%)", "25 (21%)"),
+                 ("Serious adverse reactions", "3 (2%)", "4 (3%)"),
+                 ("Reactions leading to withdrawal", "5 (4%)", "9 (8%)"))
+_STACKED_WALLS = (36.0, 311.0, 441.0, 576.0)
+
+
+def _stacked_heads_pdf(heads: tuple[tuple[str, ...], ...], rule_under: float) -> bytes:
+    """The table; ``rule_under``: how far under the last head line's baseline
+    the rule below the heads runs."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=500)
+    leading = 14.0
+    top = 60.0
+    baselines = [top + 13 + leading * k for k in range(len(heads[0]))]
+    tops = [top, baselines[-1] + rule_under]
+    tops += [tops[-1] + 26 * (k + 1) for k in range(len(_STACKED_ROWS))]
+    for y in tops:
+        page.draw_line((_STACKED_WALLS[0], y), (_STACKED_WALLS[-1], y), width=0.5)
+    for x in _STACKED_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(_STACKED_WALLS[:-1]):
+        if column == 0:
+            # The corner head, a little under the second head line.
+            page.insert_text((x + 6, baselines[1] + 4), _STACKED_CORNER, fontsize=11)
+        else:
+            for k, line in enumerate(heads[column - 1]):
+                page.insert_text((x + 20, baselines[k]), line, fontsize=11)
+        for r, row in enumerate(_STACKED_ROWS):
+            page.insert_text((x + 6, tops[r + 1] + 17), row[column], fontsize=11)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize(("heads", "rule_under"), [("four lines", 8.0), ("rule in the box", 0.6)])
+def test_heads_stacked_over_a_lower_corner_head_read_as_one_row(
+    heads: str, rule_under: float
+) -> None:
+    # Before: "Study drug / Study drug" read on its own above the table
+    # ("four lines"), or the heads and the first row read as one row ("rule
+    # in the box").
+    columns = _STACKED_HEADS[heads]
+    data = _stacked_heads_pdf(columns, rule_under)
+    doc = extract_pdf(data)
+    quote = " ".join((_STACKED_CORNER, *(line for column in columns for line in column)))
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    for row in _STACKED_ROWS:
+        start, end = _verified_range(doc, " ".join(row))
+        assert " ".join(doc.text[start:end].split()) == " ".join(row)
+        rects = _located(doc, start, end)
+        for cell in row:
+            (box,) = _word_boxes(data, cell)
+            assert _covered(box, rects), (cell, rects)
+
+
+# The remdesivir label's dilution table: its heads set bottom-aligned over
+# five lines, the first line of cells opening in lower case under the line
+# above ("chloride | Volume to be withdrawn" over "infusion bag | and
+# discarded from | ..."), so that line is taken as the heads' first; the
+# line above it ("Sodium"), under the table's top rule, is the heads' too.
+_DILUTION_HEADS = (("Dose",), ("Sodium", "chloride", "infusion bag", "volume to be", "used"),
+                   ("Volume to be withdrawn", "and discarded from", "the sodium chloride",
+                    "infusion bag"),
+                   ("Required volume of", "reconstituted drug", "for injection"))
+_DILUTION = (("Loading dose", "250 mL", "40 mL", "40 mL"),
+             ("Maintenance dose", "100 mL", "20 mL", "20 mL"),
+             ("Second dose", "100 mL", "10 mL", "10 mL"))
+_DILUTION_WALLS = (36.0, 150.0, 260.0, 420.0, 576.0)
+
+
+def _dilution_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=500)
+    leading, lines = 14.0, 5
+    tops = [60.0, 60.0 + leading * lines + 8]
+    tops += [tops[-1] + 24 * (k + 1) for k in range(len(_DILUTION))]
+    for y in tops:
+        page.draw_line((_DILUTION_WALLS[0], y), (_DILUTION_WALLS[-1], y), width=0.5)
+    for x in _DILUTION_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(_DILUTION_WALLS[:-1]):
+        head = _DILUTION_HEADS[column]
+        for k, line in enumerate(head):
+            # Bottom-aligned: the last line of every head on the band's last line.
+            page.insert_text((x + 6, tops[0] + 14 + leading * (lines - len(head) + k)), line,
+                             fontsize=11)
+        for r, row in enumerate(_DILUTION):
+            page.insert_text((x + 6, tops[r + 1] + 16), row[column], fontsize=11)
+    return doc.tobytes()
+
+
+def test_heads_whose_first_line_of_cells_opens_in_lower_case_read_whole_up_to_the_top_rule(
+) -> None:
+    # Before: the heads' top line ("Sodium") read on its own above the table.
+    doc = extract_pdf(_dilution_pdf())
+    quote = " ".join(line for head in _DILUTION_HEADS for line in head)
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    for row in _DILUTION:
+        start, end = _verified_range(doc, " ".join(row))
+        assert " ".join(doc.text[start:end].split()) == " ".join(row)
+
+
+# A ruled table whose last row's first cell wraps under the row's figures
+# (the remdesivir label's "Adverse reactions leading to treatment /
+# discontinuation", its figures set a little under the first line):
+# the wrapped line, in the first column under the table's last row of
+# cells, is that cell's next line, up to the table's bottom rule.
+_WRAPPED_LAST = (("Kinds of adverse reactions", "Study drug", "Placebo"),
+                 ("Adverse reactions, all grades", "41 (8%)", "46 (9%)"),
+                 ("Serious adverse reactions", "2 (0.4%)", "3 (0.6%)"),
+                 (("Adverse reactions leading to treatment", "discontinuation"), "11 (2%)",
+                  "15 (3%)"))
+
+
+def _wrapped_last_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=400)
+    walls = (36.0, 311.0, 441.0, 576.0)
+    tops = [60.0, 86.0, 112.0, 138.0, 178.0]
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(walls[:-1]):
+        for r, row in enumerate(_WRAPPED_LAST):
+            cell = row[column]
+            if isinstance(cell, tuple):
+                for k, line in enumerate(cell):
+                    page.insert_text((x + 6, tops[r] + 16 + 12 * k), line, fontsize=11)
+            elif r == len(_WRAPPED_LAST) - 1:
+                # A little under the first line, on its baseline's row.
+                page.insert_text((x + 6, tops[r] + 20), cell, fontsize=11)
+            else:
+                page.insert_text((x + 6, tops[r] + 17), cell, fontsize=11)
+    page.insert_text((36, tops[-1] + 20), "a. Seizure in one patient, a rash in another.",
+                     fontsize=10)
+    return doc.tobytes()
+
+
+def test_a_last_rows_first_cell_wrapped_under_its_figures_reads_with_its_row() -> None:
+    # Before: "discontinuation" read after the table, on its own.
+    doc = extract_pdf(_wrapped_last_pdf())
+    for row in _WRAPPED_LAST:
+        quote = " ".join(line for cell in row for line in _lines(cell))
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
