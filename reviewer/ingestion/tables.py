@@ -570,6 +570,7 @@ def _table_rows(
         return None  # rows that cannot be told apart without rules
     rows: list[list[_Cell]] = []
     first_column: Line | None = None  # the last line of the current row's first cell
+    opened = 0  # how many pieces the text row that opened the current row had
     # Ruled: the text rows above the first rule under the top one, when
     # there are a few, are the heads' lines.
     first_rule = next((k + 1 for k, ruled_gap in enumerate(ruled_gaps) if ruled_gap), 0)
@@ -619,12 +620,18 @@ def _table_rows(
         elif tabular:
             # Unruled, a row of cells is a row. Ruled, it may be the next
             # lines of multi-line cells: a row only when its first cell is.
-            new_row = not ruled or starts_first or across
+            # A first cell's next line set under it with no rule between, in
+            # a text row of fewer pieces than the row's first (the other
+            # cells' next lines beside it: "Morphine sulfate / extended
+            # release" beside "(q12h)"), continues the row.
+            continues = wraps and len(pieces) < opened
+            new_row = not ruled or (starts_first and not continues) or across
         else:
             new_row = starts_first and not wraps
         if new_row:
             rows.append([])
             first_column = None
+            opened = len(pieces)
         cells = rows[-1]
         for piece in pieces:
             cell = _overlapping(cells, piece)

@@ -1169,3 +1169,53 @@ def test_a_last_rows_first_cell_wrapped_under_its_figures_reads_with_its_row() -
         quote = " ".join(line for cell in row for line in _lines(cell))
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A ruled table whose rows wrap in several cells at once: each row's second
+# printed line holds its first cell's next line beside the other cells' next
+# lines (an opioid chart's "Morphine (immediate-release / tablets, oral
+# solution)"), on a landscape page stored turned (/Rotate 90), its walls thin
+# filled rectangles, as that chart is drawn.
+_WRAPPED_ROWS = (("Opioid", "Oral dose", "Interval", "Notes"),
+                 (("Morphine (immediate-release", "tablets, oral solution)"), "30 mg",
+                  ("3-4 mg", "q 4 h"), ("See", "footnote b.")),
+                 (("Extended-release hydromorphone", "(Exalgo, Jurnista)"), "7.5 mg",
+                  ("8 mg", "q 24 h"), ("Not for", "opioid-naive patients.")),
+                 ("Oxycodone", "20 mg", "5 mg", "Titrate slowly."))
+
+
+def _wrapped_rows_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.set_rotation(90)
+    upright = page.derotation_matrix  # drawn as the page is displayed
+    walls = (36.0, 236.0, 316.0, 416.0, 756.0)
+    tops = (60.0, 84.0, 116.0, 148.0, 172.0)
+
+    def wall(a: tuple[float, float], b: tuple[float, float]) -> None:
+        rect = pymupdf.Rect(pymupdf.Point(a) * upright, pymupdf.Point(b) * upright)
+        rect.normalize()
+        page.draw_rect(pymupdf.Rect(rect.x0 - 0.25, rect.y0 - 0.25, rect.x1 + 0.25, rect.y1 + 0.25),
+                       color=None, fill=(0, 0, 0))
+
+    for y in tops:
+        wall((walls[0], y), (walls[-1], y))
+    for x in walls:
+        wall((x, tops[0]), (x, tops[-1]))
+    for r, row in enumerate(_WRAPPED_ROWS):
+        for column, cell in enumerate(row):
+            for k, line in enumerate(_lines(cell)):
+                at = pymupdf.Point(walls[column] + 6, tops[r] + 16 + 12 * k) * upright
+                page.insert_text(at, line, fontsize=10, rotate=page.rotation)
+    return doc.tobytes()
+
+
+def test_a_ruled_rows_second_line_across_its_cells_continues_the_row() -> None:
+    # Before: each row's second line started a row of its own, so the row
+    # read "Morphine (immediate-release 30 mg 3-4 mg See tablets, oral
+    # solution) q 4 h footnote b.".
+    doc = extract_pdf(_wrapped_rows_pdf())
+    for row in _WRAPPED_ROWS:
+        quote = " ".join(line for cell in row for line in _lines(cell))
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
