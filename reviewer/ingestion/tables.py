@@ -338,12 +338,8 @@ def _heads_under_top_rule(
         return
     first_cells = next(row for row in region.rows if row.tabular)
     cells_of = [_Cell(p.lines, p.x0, p.x1) for p in first_cells.pieces]
-    others = {id(row) for other in regions if other is not region for row in other.rows}
-    width = region.x1 - region.x0
-    across = [
-        y for x0, x1, y in _joined(rules.horizontal)
-        if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
-    ]
+    others = _rows_of_other_tables(region, regions)
+    across = _rules_across(region, rules)
     heads: list[_TextRow] = []
     below = first
     for row in reversed(rows[max(0, index - _HEAD_LINES) : index]):
@@ -377,6 +373,22 @@ def _heads_under_top_rule(
         heads.pop(0)
 
 
+def _rows_of_other_tables(region: _Region, regions: list[_Region]) -> set[int]:
+    """The ids of the text rows that another of ``regions`` holds: lines a
+    table may not take in from around it."""
+    return {id(row) for other in regions if other is not region for row in other.rows}
+
+
+def _rules_across(region: _Region, rules: Rules) -> list[float]:
+    """The heights of the horizontal rules (joined end to end) across at least
+    half of ``region``'s width: a table's top or bottom rule."""
+    width = region.x1 - region.x0
+    return [
+        y for x0, x1, y in _joined(rules.horizontal)
+        if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
+    ]
+
+
 def _last_lines_over_bottom_rule(
     region: _Region, rows: list[_TextRow], regions: list[_Region], rules: Rules,
     line_height: float,
@@ -397,12 +409,8 @@ def _last_lines_over_bottom_rule(
         return
     last_cells = next(row for row in reversed(region.rows) if row.tabular)
     cells_of = [_Cell(p.lines, p.x0, p.x1) for p in last_cells.pieces]
-    others = {id(row) for other in regions if other is not region for row in other.rows}
-    width = region.x1 - region.x0
-    across = [
-        y for x0, x1, y in _joined(rules.horizontal)
-        if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
-    ]
+    others = _rows_of_other_tables(region, regions)
+    across = _rules_across(region, rules)
     taken: list[_TextRow] = []
     above = last
     for row in rows[index + 1 : index + 1 + _HEAD_LINES]:
