@@ -579,8 +579,8 @@ def _table_rows(
     rows: list[list[_Cell]] = []
     first_column: Line | None = None  # the last line of the current row's first cell
     opened = 0  # how many pieces the text row that opened the current row had
-    # Ruled: the text rows above the first rule under the top one, when
-    # there are a few, are the heads' lines.
+    # Ruled: the text rows above the first rule under the top one are the
+    # heads' lines when they read as one row of heads (:func:`_heads_band`).
     first_rule = next((k + 1 for k, ruled_gap in enumerate(ruled_gaps) if ruled_gap), 0)
     heads_band = (
         first_rule
