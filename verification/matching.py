@@ -211,9 +211,37 @@ def align(
         with_sign = ratio(start, end + 1)
         if with_sign > score:
             end, score = end + 1, with_sign
+    score = max(score, _score_without_markers(quote, source, start, end))
     if score < score_cutoff or (start_before is not None and start >= start_before):
         return None
     return _alignment(source, score, False, start, end)
+
+
+def _score_without_markers(quote: str, source: NormalizedText, start: int, end: int) -> float:
+    """The similarity of ``quote`` to the window ``[start, end)`` with its
+    footnote markers left out, or 0 when it holds none.
+
+    A quote that drops a list of markers ("needed. An even lower" for
+    "needed.⁸,¹⁵,²⁰ An even lower") would otherwise pay for the list's
+    characters as edits and fall under the threshold before :func:`compare`
+    could name the dropped markers. Only digits written in superscript
+    where :func:`_marker_sites` takes them for markers are left out (after
+    a word or a year, never an exponent): a number at the line's size is
+    always scored, and :func:`compare` still judges the window as printed.
+    """
+    o_start, o_end = source.to_original(start, end)
+    if not _SUPERSCRIPT_ANY.search(source.original, o_start, o_end):
+        return 0.0
+    sites = _marker_sites(source, start, end)
+    if not sites:
+        return 0.0
+    pieces, cursor = [], start
+    for at, stop, spaced, _opens in sites:
+        piece = source.text[cursor:at]
+        pieces.append(piece[:-1] if spaced and piece.endswith(" ") else piece)
+        cursor = stop
+    pieces.append(source.text[cursor:end])
+    return fuzz.ratio(quote, "".join(pieces)) / 100
 
 
 def _alignment(
@@ -708,16 +736,25 @@ _SUPERSCRIPT_RUN = re.compile(
 )
 _GRADED = re.compile("[A-Za-z+-]")
 _SUPERSCRIPT_FIRST = frozenset("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+_SUPERSCRIPT_ANY = re.compile("[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]")
+#: What may close a clause before its marker, folded: punctuation and
+#: brackets, closing quotation marks, punctuation again ("syndrome).",
+#: "said.\"", "terrorism.''": GPO prints a closing double quotation as two
+#: single ones, and a single one may close inside it, so up to three marks).
+_CLOSING = r"[.,;:)\]]{0,2}[\"']{0,3}[.,;:)\]]{0,2}"
 #: What such a marker may follow, in the folded text: a number of three digits
 #: or more (a year, an amount), not a power of ten, after which a raised digit
-#: is an exponent ("10⁶"), glued to it or to closing punctuation after it
-#: ("Act, 2023.²"); or a word ending in three letters,
+#: is an exponent ("10⁶"), glued to it, to closing punctuation after it
+#: ("Act, 2023.²") or to a space ("Act of 1965 ⁸", as GPO sets it); or a word
+#: ending in three letters,
 #: then closing punctuation and a space at most ("Act³", "industry.³⁰",
-#: "syndrome).⁷"). After a shorter word it is an exponent or an index ("cm²",
-#: "x²", "ρc²").
-_MARKED_NUMBER = re.compile(r"(?<![0-9])([0-9]{3,})[.,;:)\]]{0,2}$")
+#: "syndrome).⁷", "terrorism.’’ ¹⁶"). After a shorter word it is an exponent or
+#: an index ("cm²", "x²", "ρc²"). Only digits written in superscript are
+#: looked at: reviewer.ingestion writes a marker so when its glyphs are
+#: smaller and raised, never a digit at the line's size.
+_MARKED_NUMBER = re.compile(r"(?<![0-9])([0-9]{3,})" + _CLOSING + r" ?$")
 _POWER_OF_TEN = re.compile(r"10+")
-_MARKED_WORD = re.compile(r"(?<![^\W_])[^\W_]*[^\W\d_]{3}(?=[.,;:)\]\"']{0,2} ?$)")
+_MARKED_WORD = re.compile(r"(?<![^\W_])[^\W_]*[^\W\d_]{3}(?=" + _CLOSING + r" ?$)")
 #: Words of three letters or more after which a raised number is a power:
 #: unit symbols and mathematical functions ("mol²", "sin²"). A unit word
 #: such as "units" or "days" takes footnotes, not powers.
@@ -757,7 +794,7 @@ def _marker_sites(
             continue
         number = _MARKED_NUMBER.search(before)
         if number and not _POWER_OF_TEN.fullmatch(number[1]):
-            sites.append((at, stop, False, False))
+            sites.append((at, stop, before.endswith(" "), False))
             continue
         word = _MARKED_WORD.search(before)
         if word and word[0] not in _EXPONENT_WORDS:
@@ -772,7 +809,8 @@ def _superscript_markers(source: NormalizedText, start: int, end: int, quote: st
     """Whether ``quote`` (folded) is the folded source's ``[start, end)``
     with its footnote markers, written in superscript, each dropped
     ("TriviaQA" for "TriviaQA⁶", "1976" for "1976³"), kept, or spaced off
-    ("1976 3"), spaces placed as :func:`_respaced` allows.
+    ("1976 3"), or glued on where the source spaces them off ("19658" for
+    "1965 ⁸"), spaces placed as :func:`_respaced` allows.
 
     A repair only where the source's digits really are superscript after a
     word or a year: "19763" at the line's size is a number, "1976 4",
@@ -798,7 +836,13 @@ def _superscript_markers(source: NormalizedText, start: int, end: int, quote: st
             elif opens:
                 pieces.append(source.text[at:stop] + (" " if form == "spaced" else ""))
             else:
-                pieces.append(" " if form == "spaced" and not spaced else "")
+                if form == "spaced" and spaced and pieces[-1].endswith(" "):
+                    # Spaced off in the source ("1965 ⁸"): the other spacing
+                    # is the marker glued on, as pdftotext reads it ("19658"),
+                    # which "1965⁸" also allows.
+                    pieces[-1] = pieces[-1][:-1]
+                else:
+                    pieces.append(" " if form == "spaced" else "")
                 pieces.append(source.text[at:stop])
             cursor = stop
         pieces.append(source.text[cursor:end])

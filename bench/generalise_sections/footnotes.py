@@ -33,6 +33,7 @@ from bench.generalise import (
     next_to_negation,
 )
 from bench.generalise_sections.common import Case
+from bench.generalise_sections.tables import upright
 from bench.poppler import PopplerPage, PopplerWord
 
 MARKER_TEXT = re.compile(r"^(\d{1,3}(,\d{1,3})*|[*†‡§¶]{1,3}|[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3})$")
@@ -51,7 +52,10 @@ __all__ = ["FORMS", "footnote_cases", "marker_forms", "raised_markers"]
 
 def raised_markers(line: Sequence[PopplerWord]) -> list[int]:
     """Indices in ``line`` (one poppler line, in order) of raised footnote markers."""
-    if len(line) < 3:
+    if len(line) < 3 or not upright(line):
+        # A line turned a quarter (GPO's invisible printer's note "Insert offset
+        # folio 8 here" up a page's edge): a word box's height is the word's
+        # length there, so the shortest word would pass for a smaller marker.
         return []
     height = statistics.median(w.box[3] - w.box[1] for w in line)
     bottom = statistics.median(w.box[3] for w in line)

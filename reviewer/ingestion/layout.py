@@ -594,18 +594,28 @@ SUPERSCRIPT_DIGITS = str.maketrans(
 # A number glued to a raised one on one line, as MuPDF reads "1976" and a
 # smaller "3" printed after it.
 _GLUED_DIGITS = re.compile(r"[0-9]{2,}")
+# What may close a clause between its last word and a marker: punctuation
+# and brackets, then closing quotation marks, then punctuation again
+# ("syndrome).", "said.”", "”.", "terrorism.’’": GPO prints a closing double
+# quotation as two single ones, and a single one may close inside it, so up
+# to three marks).
+_CLOSING = r"[.,;:)\]]{0,2}[\"'\u2019\u201d]{0,3}[.,;:)\]]{0,2}"
 # Digits MuPDF read into a word's line after it ("TriviaQA" then a smaller,
 # raised "6"; "realization" then "3,4"; "gates" then "5–7"): glued to the
 # word's last letter, or to closing punctuation ("syndrome).") or a space after it. One to
 # three digits, or a list or range of such numbers, as references are printed.
+# The pattern only finds candidates: the glyphs' size and rise decide.
 _AFTER_WORD_DIGITS = re.compile(
-    r"[^\W\d_][.,;:)\]\"'\u2019\u201d]{0,2} ?([0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5})(?![0-9])"
+    r"[^\W\d_]" + _CLOSING + r" ?([0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5})(?![0-9])"
 )
-# Digits MuPDF read into a number's line after closing punctuation ("Act,
-# 2023." then a smaller, raised "2"): a marker after a year or an amount that
-# ends a clause, as after a word.
+# Digits MuPDF read into a number's line after closing punctuation or a space
+# ("Act, 2023." then a smaller, raised "2"; GPO's "Act of 1965" then a raised
+# "8" after a space of the marker's size): a marker after a year or an amount,
+# as after a word. Something stands between the two (the lookahead: digits
+# glued to the number are ``_GLUED_DIGITS``'s), and only a smaller, raised
+# digit is taken: "in 1965 8 states" at the line's size stays two numbers.
 _AFTER_NUMBER_DIGITS = re.compile(
-    r"(?<![0-9])([0-9]{3,})[.,;:)\]\"'\u2019\u201d]{1,2} ?"
+    r"(?<![0-9])([0-9]{3,})(?=[^0-9])" + _CLOSING + r" ?"
     r"([0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5})(?![0-9])"
 )
 # A raised marker may go on past its digits in letters and signs, raised as

@@ -73,6 +73,22 @@ def test_an_exponent_after_a_short_word_or_a_number_is_not_a_marker(before: str)
     assert raised_markers(line_with(word("2", 90.5, 98, 94.5, 106), before=before)) == []
 
 
+def test_a_short_word_in_a_turned_line_is_no_marker() -> None:
+    # GPO's printer's note "Insert offset folio 8 here HR728.001", 4 pt, turned
+    # a quarter up the page's edge: each box is the word's length tall and the
+    # font's size wide, so the one-letter "8" stands shorter, and higher up,
+    # than the line's other words, as a raised marker does on a level line.
+    def turned(text: str, bottom: float) -> PopplerWord:
+        return PopplerWord(text, word_key(text), (600, bottom - 2.2 * len(text), 604, bottom),
+                           line=1)
+
+    bottom, words = 700.0, []
+    for text in ("Insert", "offset", "folio", "8", "here", "HR728.001"):
+        words.append(turned(text, bottom))
+        bottom -= 2.2 * len(text) + 1
+    assert raised_markers(words) == []
+
+
 def test_the_three_forms_keep_drop_and_glue_the_marker() -> None:
     forms = dict(marker_forms(["the", "Act", "3", "to", "create"], {2}))
     assert forms == {"marker kept": "the Act 3 to create",

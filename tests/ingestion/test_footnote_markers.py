@@ -584,3 +584,109 @@ def test_a_digit_on_the_baseline_or_at_the_lines_size_is_no_subscript(
 ) -> None:
     doc = extract_pdf(_subscript_pdf(drop=drop, size=size))
     assert "K\u2081" not in doc.text
+
+
+# GPO's markers: after a closing quotation printed as two single quotes, and after
+# a year with no punctuation (House Report 118-9, outside batch 5) ---------------
+
+_QUOTED_LINE = "the Committee adopted the definition of international terrorism.\\222\\222 "
+_QUOTED_AFTER = " The Committee notes"
+
+
+@pytest.fixture(scope="module")
+def after_quotes() -> ExtractedDocument:
+    # "terrorism.’’ 16 The": a 7 pt "16" raised after the closing quotes and a
+    # space. Before, three closing characters where two were allowed: "16"
+    # stayed a number, and a quote dropping it dropped a number.
+    return extract_pdf(_after_a_word(_QUOTED_LINE, "16", _QUOTED_AFTER))
+
+
+def test_a_marker_after_a_closing_quotation_of_two_single_quotes_is_a_superscript(
+    after_quotes: ExtractedDocument,
+) -> None:
+    assert "terrorism.\u2019\u2019 \u00b9\u2076 The Committee" in after_quotes.text
+
+
+@pytest.mark.parametrize("quote", [
+    "the definition of international terrorism.\u2019\u2019 The Committee notes",  # dropped
+    "the definition of international terrorism.\u2019\u2019 16 The Committee notes",  # spaced
+    "the definition of international terrorism.\u2019\u201916 The Committee notes",  # glued
+])
+def test_a_quote_across_a_marker_after_closing_quotes_verifies(
+    after_quotes: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_quotes.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert not [d for d in citation.differences if d.reasons]
+
+
+def test_a_changed_marker_after_closing_quotes_is_caught(after_quotes: ExtractedDocument) -> None:
+    citation = _citation(
+        after_quotes.text,
+        "the definition of international terrorism.\u2019\u2019 17 The Committee",
+    )
+    assert citation.outcome == "quote-altered"
+
+
+def test_a_digit_at_the_lines_size_after_closing_quotes_stays_a_number() -> None:
+    doc = extract_pdf(_after_a_word(_QUOTED_LINE, "16", _QUOTED_AFTER, rise=0, size=11))
+    assert "terrorism.\u2019\u2019 16 The Committee" in doc.text
+    citation = _citation(
+        doc.text, "the definition of international terrorism.\u2019\u2019 The Committee notes")
+    assert citation.outcome == "quote-altered"
+
+
+_YEAR_LINE = "amendments to the Elementary and Secondary Education Act of 1965 "
+_YEAR_AFTER = " to allow the states"
+
+
+@pytest.fixture(scope="module")
+def after_year_space() -> ExtractedDocument:
+    # "Act of 1965 8 to allow": a raised "8" after the year and a space, no
+    # punctuation. Before, punctuation was wanted after the year: "8" stayed a
+    # number.
+    return extract_pdf(_after_a_word(_YEAR_LINE, "8", _YEAR_AFTER))
+
+
+def test_a_marker_after_a_year_and_a_space_is_a_superscript(
+    after_year_space: ExtractedDocument,
+) -> None:
+    assert "Act of 1965 \u2078 to allow" in after_year_space.text
+
+
+@pytest.mark.parametrize("quote", [
+    "the Elementary and Secondary Education Act of 1965 to allow the states",  # dropped
+    "the Elementary and Secondary Education Act of 1965 8 to allow the states",  # spaced
+    "the Elementary and Secondary Education Act of 19658 to allow the states",  # glued (pdftotext)
+])
+def test_a_quote_across_a_marker_after_a_year_and_a_space_verifies(
+    after_year_space: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_year_space.text, quote)
+    assert citation.outcome in {"verified", "verified-fuzzy"}, citation.message
+    assert not [d for d in citation.differences if d.reasons]
+
+
+@pytest.mark.parametrize("quote", [
+    "the Elementary and Secondary Education Act of 1966 to allow the states",  # the year changed
+    "the Elementary and Secondary Education Act of 1965 9 to allow the states",  # the marker
+])
+def test_a_changed_year_or_marker_after_a_space_is_caught(
+    after_year_space: ExtractedDocument, quote: str
+) -> None:
+    citation = _citation(after_year_space.text, quote)
+    assert citation.outcome == "quote-altered"
+    assert any("number" in d.reasons for d in citation.differences)
+
+
+@pytest.mark.parametrize(("rise", "size"), [(0, 11), (0, 7), (4, 11)])
+def test_a_digit_at_the_lines_size_or_baseline_after_a_year_stays_a_number(
+    rise: float, size: float
+) -> None:
+    # "in 1965 8 states" as printed: two numbers, whatever the pattern allows;
+    # only a smaller, raised digit is a marker.
+    doc = extract_pdf(_after_a_word(_YEAR_LINE, "8", _YEAR_AFTER, rise=rise, size=size))
+    assert "Act of 1965 8 to allow" in doc.text
+    for quote in ("the Elementary and Secondary Education Act of 1965 to allow the states",
+                  "the Elementary and Secondary Education Act of 19658 to allow the states"):
+        assert _citation(doc.text, quote).outcome == "quote-altered"
