@@ -45,10 +45,29 @@ def _base(page: Any) -> str:
     return page.url.split("/answers")[0]
 
 
+# What the viewer did, when a wait runs out: its marks (open, document-ready,
+# highlight-placed…), the boxes drawn by outcome and page, and its state. One
+# run in a few dozen timed out here after a switch of PDFs; this says where.
+VIEWER_STATE = """() => ({
+  marks: performance.getEntriesByType('mark').filter(m => m.name.startsWith('citeguard-viewer:'))
+    .map(m => `${Math.round(m.startTime)} ${m.name.slice(17)} ${JSON.stringify(m.detail ?? '')}`),
+  drawn: [...document.querySelectorAll('#pdf-viewer .cg-highlight')]
+    .map(o => `${o.dataset.outcome}@${o.closest('.page')?.dataset.pageNumber}`),
+  viewer: {...document.querySelector('#pdf-viewer').dataset},
+  status: document.querySelector('#pdf-viewer').innerText.slice(0, 200),
+})"""
+
+
 def _wait_for_group(page: Any, outcome: str, count: int) -> list[dict[str, Any]]:
-    page.wait_for_function(
-        "([o, n]) => document.querySelectorAll(`#pdf-viewer .cg-highlight.cg-outcome-${o}`)"
-        ".length === n", arg=[outcome, count])
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            "([o, n]) => document.querySelectorAll(`#pdf-viewer .cg-highlight.cg-outcome-${o}`)"
+            ".length === n", arg=[outcome, count])
+    except PlaywrightTimeout as error:
+        raise AssertionError(f"{count} '{outcome}' boxes were not drawn: "
+                             f"{page.evaluate(VIEWER_STATE)}") from error
     page.wait_for_timeout(200)  # let pdf.js settle the scroll before measuring
     return [o for o in page.evaluate(OVERLAYS) if o["outcome"] == outcome]
 
