@@ -505,6 +505,13 @@ def _token_starts(text: str, lo: int, words: list[str], starts: list[int], upto:
         at += len(word)
 
 
+def _starts(text: str, lo: int, words: list[str]) -> list[int]:
+    """Where each of ``words`` (``_TOKEN``'s matches from ``lo``) starts in ``text``."""
+    starts: list[int] = []
+    _token_starts(text, lo, words, starts, len(words))
+    return starts
+
+
 def compare(
     quote: NormalizedText, source: NormalizedText, alignment: Alignment
 ) -> tuple[Difference, ...]:
@@ -513,11 +520,14 @@ def compare(
     source_words: list[str] = _TOKEN.findall(source.text, alignment.norm_start, alignment.norm_end)
     if quote_words == source_words:
         return ()
-    if _words(source_words) == _words(quote_words):
+    if _words(source_words) == _words(quote_words) and _signs(
+        source_words, _starts(source.text, alignment.norm_start, source_words), source.text
+    ) == _signs(quote_words, _starts(quote.text, 0, quote_words), quote.text):
         # The same words in the same order: only punctuation moved ("A/S, 50"
         # for "A/S\n50,"), or a dash was typed as a hyphen ("thing-not" for
         # "thing—not"). A word-level diff could pair the words differently
         # and report a word dropped here and added there: compare the gaps.
+        # Not when a minus sign went or came: that is the word diff's to tell.
         return tuple(_merge_moves(_punctuation_edits(source_words, quote_words)))
     opcodes = Levenshtein.opcodes(source_words, quote_words)
     # Word offsets are needed only to tell names; found as far as needed.
@@ -540,15 +550,20 @@ def compare(
                 all_added += added
             continue
         tag = op.tag
+        _token_starts(source.text, alignment.norm_start, source_words, source_starts, run[1])
+        _token_starts(quote.text, 0, quote_words, quote_starts, run[3])
+        signs_moved = _signs(
+            removed, source_starts[op.src_start : op.src_end], source.text
+        ) != _signs(added, quote_starts[op.dest_start : op.dest_end], quote.text)
         if _words(source_words[run[0]:run[1]]) == _words(quote_words[run[2]:run[3]]):
             # The run only moves punctuation or a dash ("thing - not" for
-            # "thingnot"): the same words, so nothing to count below either.
-            differences.append(Difference(tag, " ".join(removed), " ".join(added), ()))
+            # "thingnot"): the same words, so nothing to count below either;
+            # but a minus sign left out or put in changes its figure.
+            differences.append(Difference(tag, " ".join(removed), " ".join(added),
+                                          ("number",) if signs_moved else ()))
             continue
         if run == reported:
             continue  # reported whole with the run's first edit
-        _token_starts(source.text, alignment.norm_start, source_words, source_starts, run[1])
-        _token_starts(quote.text, 0, quote_words, quote_starts, run[3])
         source_span = _span(source.text, source_words, source_starts, run[0], run[1])
         quote_span = _span(quote.text, quote_words, quote_starts, run[2], run[3])
         if _respaced(source_span, quote_span):
@@ -575,7 +590,7 @@ def compare(
         all_removed += removed
         all_added += added
         reasons = set()
-        if _numbers(removed) != _numbers(added):
+        if _numbers(removed) != _numbers(added) or signs_moved:
             reasons.add("number")
         # A prefix (or suffix) negation is one word swapped for one:
         # "refundable" for "nonrefundable" (small edits only: large ones are
@@ -633,6 +648,19 @@ def compare(
     return tuple(_merge_moves(differences))
 
 
+def _signs(words: list[str], starts: list[int], text: str) -> int:
+    """How many of ``words`` (starting at ``starts`` in ``text``) are a minus
+    sign before a figure: a "-" glued to the digit after it, with a space or
+    a bracket before it ("at −20 °C", "(-0.5)"). The tokens part it from
+    its digits, so leaving it out would change no number of theirs, though
+    "20 °C" for "−20 °C" is another temperature."""
+    return sum(
+        1 for word, at in zip(words, starts, strict=True)
+        if word == "-" and text[at + 1 : at + 2].isdigit()
+        and (at == 0 or text[at - 1] in " ([/")
+    )
+
+
 def _span(text: str, words: list[str], starts: list[int], first: int, last: int) -> str:
     """``text`` from the start of ``words[first]`` to the end of ``words[last - 1]``."""
     if first >= last:
@@ -665,12 +693,27 @@ def _respaced(source: str, quote: str) -> bool:
     a space between two digits counts unless it groups thousands ("1 000"
     is "1000", "10 0" is not "100"); nor when a negation word appears or
     goes ("not able" is not "notable", "can not" is "cannot").
+
+    A hyphen joining a word, which the fold drops ("KRASG12C-mutated" is
+    "krasg12cmutated"), survives when an extractor sets a space before it
+    ("KRAS G12C -mutated", the gene's variant being raised): before a letter,
+    after a space, it is the same hyphen. Before a digit it may be a minus
+    sign and counts.
     """
-    if not source or source.replace(" ", "") != quote.replace(" ", ""):
+    if not source or _unspaced(source) != _unspaced(quote):
         return False
     if _digit_spaces(source) != _digit_spaces(quote):
         return False
     return len(_negations(_TOKEN.findall(source))) == len(_negations(_TOKEN.findall(quote)))
+
+
+#: A word's hyphen that a space parts from the word before it ("G12C -mutated").
+_SPACED_WORD_HYPHEN = re.compile(r"(?:^|(?<= ))-(?=[^\W\d_])")
+
+
+def _unspaced(text: str) -> str:
+    """``text`` (folded) without its spaces, nor a word's hyphen set off by one."""
+    return _SPACED_WORD_HYPHEN.sub("", text).replace(" ", "")
 
 
 #: Punctuation a reference number is glued to ("fermentation.30 Several").

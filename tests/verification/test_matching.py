@@ -444,6 +444,10 @@ def repairs(source: str, quote: str) -> list[tuple[str, str, str, tuple[str, ...
         ("The statutes can not discriminate against interstate commerce here.",
          "The statutes cannot discriminate against interstate commerce here.",
          "can not", "cannot"),
+        # a raised variant set off by spaces, the hyphen after it with them
+        ("in patients with KRASG12C-mutated non-small cell lung cancer and PD-L1",
+         "in patients with KRAS G12C -mutated non-small cell lung cancer and PD-L1",
+         "krasg12cmutated", "kras g12c -mutated"),
     ],
 )
 def test_a_difference_only_in_spacing_is_a_named_repair(
@@ -474,6 +478,28 @@ def test_a_respacing_that_changes_a_figure_or_a_negation_is_not_spacing(
 ) -> None:
     assert reason in reasons(source, quote)
     assert not any(d.repair for d in edits(source, quote))
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("Store the vials at \u221220 \u00b0C until the day they are used.",
+         "Store the vials at 20 \u00b0C until the day they are used."),
+        ("The mean change was (-0.5) points over the first year of the trial.",
+         "The mean change was (0.5) points over the first year of the trial."),
+        ("Store the vials at 20 \u00b0C until the day they are used.",
+         "Store the vials at -20 \u00b0C until the day they are used."),
+    ],
+)
+def test_a_minus_sign_left_out_or_put_in_changes_the_figure(source: str, quote: str) -> None:
+    # Was a difference with no reason: the tokens part the sign from its
+    # digits, and the sign alone is punctuation.
+    assert "number" in reasons(source, quote)
+
+
+def test_a_hyphen_set_off_before_a_word_is_no_minus_sign() -> None:
+    assert not reasons("rated KRASG12C-mutated in the panel",
+                       "rated KRAS G12C -mutated in the panel")
 
 
 def test_spacing_beside_a_real_change_reports_both() -> None:
