@@ -139,6 +139,17 @@ _UNIT_FORMS = {
     "employees": "employees", "members": "members", "votes": "votes", "km": "km",
     "miles": "mile", "mile": "mile", "meters": "m", "metres": "m", "feet": "ft", "ft": "ft",
 }
+#: What stands before a minus sign (folded: every dash and minus is "-")
+#: glued to the digits after it: a space, a bracket or nothing; not a
+#: range's dash ("10-20") nor a word's hyphen ("COVID-19").
+_BEFORE_MINUS = frozenset(" \t\n\u00a0([/=:")
+#: Words before a claim's number that say it went down: the passage may
+#: write the same change with a minus sign.
+_FALLING = frozenset(
+    "fell fall falls falling decrease decreased decreases decreasing decline declined declines "
+    "reduced reduction reductions drop dropped drops lower lowered down loss lost minus "
+    "negative below less".split()
+)
 #: A capitalised word before a day of the month makes a date, not a label.
 _MONTHS = frozenset("jan feb mar apr may jun jul aug sep oct nov dec".split())
 #: Words after which a number names a thing rather than counts it.
@@ -167,6 +178,11 @@ class _Quantity:
     # of a year range ("2018–19").
     checkable: bool = True
     label: bool = False
+    # A minus sign before the digits ("−20 °C", "(-0.5)"); and, in a claim,
+    # whether the words before the number say which way it went ("fell by
+    # 0.5" says the passage's "−0.5").
+    negative: bool = False
+    falling: bool = False
 
 
 def _quantities(text: str, start: int = 0, end: int | None = None, *,
@@ -221,11 +237,18 @@ def _quantities(text: str, start: int = 0, end: int | None = None, *,
             before[-1].lower().strip("(") in _LABEL_WORDS
             or (not evidence and before[-1][:1].isupper() and before[-1].isalpha()
                 and len(before) > 1 and before[-1].lower()[:3] not in _MONTHS))
+        at = match.start("value")
+        negative = (not match.group("currency") and at > 0 and folded[at - 1] == "-"
+                    and (at == 1 or folded[at - 2] in _BEFORE_MINUS))
+        if negative:
+            span_start -= 1
+        falling = not evidence and bool(_FALLING.intersection(
+            w.lower().strip(".,;:()") for w in before[-4:]))
         range_tail = bool(re.search(r"\d{4}[-\u2013/]$", text[max(0, span_start - 5):span_start]))
         word = not raw[0].isdigit()
         checkable = not (label or range_tail or (word and unit is None))
         found.append(_Quantity(value, unit, span_start, span_end, text[span_start:span_end],
-                               digits, year, checkable, label))
+                               digits, year, checkable, label, negative, falling))
     return found
 
 
@@ -235,6 +258,8 @@ def _says(claim: _Quantity, other: _Quantity) -> bool:
     3 years" is not held by a heading that numbers a section."""
     if other.label or (claim.unit and other.unit and claim.unit != other.unit):
         return False
+    if claim.negative != other.negative and not (other.negative and claim.falling):
+        return False  # "20 °C" for "−20 °C"; but "fell by 0.5" says "−0.5"
     return _same_value(claim, other)
 
 

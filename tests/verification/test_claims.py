@@ -44,6 +44,17 @@ CASES = [
     ("Granite has four main minerals.", "Granite holds quartz, feldspar and mica.", None, ()),
     ("It treats type 2 diabetes.", "It lowers blood glucose in diabetes.", None, ()),
     ("The 2018–19 season was his last.", "He retired after the 2018 season.", None, ()),
+    # a minus sign is part of the number, unless the sentence says which way it went
+    ("Store the vials at 20 °C until use.",
+     "Store the vials at \u221220 °C until they are used.", "number", ("20",)),
+    ("Store the vials at \u221220 °C until use.",
+     "Store the vials at 20 °C until they are used.", "number", ("\u221220",)),
+    ("Store the vials at \u221220 °C until use.",
+     "Store the vials at -20 °C until they are used.", None, ()),
+    ("The mean score fell by 0.5 points in the first year.",
+     "The mean change was (-0.5) points over the first year.", None, ()),
+    ("Cases of COVID-19 rose to 120 in 10-20 days.",
+     "Cases of COVID-19 rose to 120 in 10-20 days of spring.", None, ()),
     # negation: the same statement negated on one side only
     ("The HbA1c test does not require fasting before the blood draw.",
      "The HbA1c test requires fasting before the blood draw.", "negation", ("not",)),
