@@ -169,15 +169,18 @@ def rows_under_labels(stacks: list[list[list[PopplerWord]]]
     692"). Each line of the first cell is a row with the lines level with it
     (a label line alone is a row of one cell, which no row case takes); the
     first cell's dozen labels are no cell anybody quotes. Empty when the band
-    is not such: the others' lines must be two or more and not run on
-    (``wraps``), and the last line of the first cell must have figures beside
-    it, so a first cell that wraps beside top-aligned cells stays one row.
+    is not such: the others' lines must be two or more, figures (a digit
+    in each: two lists side by side are no rows) and not run on (``wraps``),
+    and the last line of the first cell must have figures beside it, so a
+    first cell that wraps beside top-aligned cells stays one row.
     The first cell's own lines may open in lower case ("nach Artikel 7")."""
     if len(stacks) < 2:
         return []
     first, others = stacks[0], stacks[1:]
     if any(len(stack) < 2 or len(stack) >= len(first) or wraps(stack) for stack in others):
         return []
+    if not all(any(c.isdigit() for w in line for c in w.text) for s in others for line in s):
+        return []  # lists side by side ("Preferred | Nonpreferred"), not figures
 
     def centre(line: list[PopplerWord]) -> float:
         return statistics.fmean(w.centre[1] for w in line)
