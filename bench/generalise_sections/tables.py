@@ -72,7 +72,8 @@ MAX_MERGED_SHARE = 0.25
 MAX_HEAD_WORDS = 20  # a column's head is a label, not a paragraph
 
 __all__ = ["BY_ROW_CASES", "MERGED", "NOT_BY_ROW", "by_row_reason", "cell_text", "cell_words",
-           "spans_rows", "table_cases", "to_poppler_frame", "visual_rows"]
+           "rows_under_labels", "spans_rows", "table_cases", "to_poppler_frame",
+           "visual_rows"]
 
 Box = tuple[float, float, float, float]
 
@@ -140,8 +141,12 @@ def visual_rows(cells: list[list[PopplerWord]]) -> list[list[list[PopplerWord]]]
     beside one-line cells) the band is one row. Two cells that both wrap onto
     exactly as many lines at the same heights read as stacked rows too, unless
     a cell's line opens in lower case (see ``wraps``): a reader quotes a cell
-    whose sentence runs on whole, as one row with its neighbours."""
+    whose sentence runs on whole, as one row with its neighbours. A group's
+    label over stacked rows is read as ``rows_under_labels`` says."""
     stacks = [text_lines(words) for words in cells if words]
+    labelled = rows_under_labels(stacks)
+    if labelled:
+        return labelled
     counts = {len(stack) for stack in stacks}
     if len(stacks) < 2 or len(counts) != 1 or counts == {1} or any(
         wraps(stack) for stack in stacks
@@ -153,6 +158,47 @@ def visual_rows(cells: list[list[PopplerWord]]) -> list[list[list[PopplerWord]]]
         if max(centres) - min(centres) > height / 2:
             return [[[w for line in stack for w in line] for stack in stacks]]
     return [[stack[index] for stack in stacks] for index in range(len(stacks[0]))]
+
+
+def rows_under_labels(stacks: list[list[list[PopplerWord]]]
+                      ) -> list[list[list[PopplerWord]]]:
+    """A band whose first cell lists more lines than the others, each of the
+    others' lines level with one of its lines, down to its last: a group's
+    label over stacked rows ("davon Ablehnungen / nach Artikel 6 … 10 6 20 /
+    nach Artikel 7 … 1 1 23"; "gesamt 975 / darunter: / Russische Föderation
+    692"). Each line of the first cell is a row with the lines level with it
+    (a label line alone is a row of one cell, which no row case takes); the
+    first cell's dozen labels are no cell anybody quotes. Empty when the band
+    is not such: the others' lines must be two or more, figures (a digit
+    in each: two lists side by side are no rows) and not run on (``wraps``),
+    and the last line of the first cell must have figures beside it, so a
+    first cell that wraps beside top-aligned cells stays one row.
+    The first cell's own lines may open in lower case ("nach Artikel 7")."""
+    if len(stacks) < 2:
+        return []
+    first, others = stacks[0], stacks[1:]
+    if any(len(stack) < 2 or len(stack) >= len(first) or wraps(stack) for stack in others):
+        return []
+    if not all(any(c.isdigit() for w in line for c in w.text) for s in others for line in s):
+        return []  # lists side by side ("Preferred | Nonpreferred"), not figures
+
+    def centre(line: list[PopplerWord]) -> float:
+        return statistics.fmean(w.centre[1] for w in line)
+
+    beside: list[list[list[PopplerWord]]] = [[] for _ in first]
+    for stack in others:
+        taken = -1
+        for line in stack:
+            height = min(w.box[3] - w.box[1] for w in line)
+            level = next((index for index, label in enumerate(first)
+                          if abs(centre(label) - centre(line)) <= height / 2), None)
+            if level is None or level <= taken:
+                return []
+            taken = level
+            beside[level].append(line)
+    if not beside[-1]:
+        return []
+    return [[label, *lines] for label, lines in zip(first, beside, strict=True)]
 
 
 def wraps(lines: list[list[PopplerWord]]) -> bool:

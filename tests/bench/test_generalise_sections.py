@@ -139,6 +139,32 @@ def test_cells_that_wrap_onto_as_many_lines_stay_one_row() -> None:
         ["Limit on adjusted (MAGI)", "$180,000 $90,000 widow(er)"]]
 
 
+def test_a_groups_label_over_stacked_rows_is_read_as_the_rows_printed() -> None:
+    # One ruled band: a label line, then two printed rows whose figures stand
+    # level with the first cell's last lines (a statistics table's group).
+    labels = [word("davon", 10, 100, 35, 110), word("Ablehnungen", 38, 100, 90, 110),
+              word("nach", 10, 112, 30, 122), word("Artikel", 33, 112, 60, 122),
+              word("6", 63, 112, 68, 122),
+              word("nach", 10, 124, 30, 134), word("Artikel", 33, 124, 60, 134),
+              word("7", 63, 124, 68, 134)]
+    cases = [word("10", 120, 112, 130, 122), word("1", 120, 124, 125, 134)]
+    share = [word("20", 160, 112, 170, 122), word("23", 160, 124, 170, 134)]
+    rows = visual_rows([labels, cases, share])
+    assert [[cell_text(cell) for cell in row] for row in rows] == [
+        ["davon Ablehnungen"], ["nach Artikel 6", "10", "20"], ["nach Artikel 7", "1", "23"]]
+
+
+def test_a_first_cell_wrapping_beside_top_aligned_stacks_stays_one_row() -> None:
+    # The figures stand level with the first two of three lines: the label's
+    # last line has nothing beside it, so the band is one row.
+    wrapped = [word("Extended-release", 10, 100, 80, 110), word("hydromorphone", 10, 112, 80, 122),
+               word("(Exalgo)", 10, 124, 50, 134)]
+    doses = [word("8", 120, 100, 125, 110), word("12", 120, 112, 130, 122)]
+    rows = visual_rows([wrapped, doses])
+    assert [[cell_text(cell) for cell in row] for row in rows] == [
+        ["Extended-release hydromorphone (Exalgo)", "8 12"]]
+
+
 @pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils not installed")
 def test_a_page_made_an_image_has_no_text_and_the_same_size(tmp_path) -> None:
     source = tmp_path / "born_digital.pdf"
