@@ -72,6 +72,8 @@ _PARAGRAPH_LINES = 3
 RULE_THICKNESS = 2.0
 _RULE_MIN_LENGTH = 6.0
 _RULE_SLACK = 1.5
+# Segments of one rule drawn piece by piece lie at one x within this (points).
+_SAME_X = 0.1
 # The next line of a first-column cell sits at most this many line heights
 # below the one before it.
 _WRAP_GAP_LINES = 0.5
@@ -772,15 +774,15 @@ def _frame_around(
         return None
     lefts = [x for x in crossing if x <= line.x0 + _RULE_SLACK]
     for left in lefts:
-        top, bottom = _border(rules, left, middle)
-        for right in reversed(crossing):
-            if right < line.x1 - _RULE_SLACK:
-                break
-            key = (left, top, right, bottom)
-            if key not in tried:
-                tried[key] = _closed(rules, left, right, top, bottom)
-            if tried[key] and _has_columns(rules, key, middle):
-                return key
+        for top, bottom in _borders(rules, left, middle):
+            for right in reversed(crossing):
+                if right < line.x1 - _RULE_SLACK:
+                    break
+                key = (left, top, right, bottom)
+                if key not in tried:
+                    tried[key] = _closed(rules, left, right, top, bottom)
+                if tried[key] and _has_columns(rules, key, middle):
+                    return key
     return None
 
 
@@ -808,11 +810,26 @@ def _has_columns(rules: Rules, frame: tuple[float, float, float, float], middle:
     return False
 
 
-def _border(rules: Rules, left: float, middle: float) -> tuple[float, float]:
+def _borders(rules: Rules, left: float, middle: float) -> list[tuple[float, float]]:
     """How far up and down from ``middle`` the vertical rule at ``left``
-    runs, its segments chained (a border is often drawn one row at a time)."""
+    runs, its segments chained (a border is often drawn one row at a time):
+    first chaining every segment within :data:`_RULE_SLACK` of ``left``
+    (pieces drawn a little askew), then, when that reaches further, only
+    the segments at ``left``'s own x (within :data:`_SAME_X`). A table's
+    border drawn a hair beside the side of a box around it (the Berlin
+    booklet's appendix: 0.3 pt apart) is another line, which the first
+    chain takes as the table's: its frame then holds no column reaching
+    its top or bottom, and the table's own frame is the second."""
+    loose = _border(rules, left, middle, _RULE_SLACK)
+    tight = _border(rules, left, middle, _SAME_X)
+    return [loose] if tight == loose else [loose, tight]
+
+
+def _border(rules: Rules, left: float, middle: float, reach: float) -> tuple[float, float]:
+    """How far up and down from ``middle`` the vertical rules within
+    ``reach`` of x = ``left`` run, chained end to end."""
     border = sorted(
-        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= _RULE_SLACK
+        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= reach
     )
     top = bottom = middle
     grown = True
@@ -1016,20 +1033,20 @@ def _closed_from(
     region: _Region, rules: Rules, crossing: list[float], left: float, middle: float
 ) -> tuple[float, float, float, float] | None:
     """The widest closed frame whose left border is the rule at ``left``."""
-    # The grid's height: the left border's segments chained up and down
-    # (a border is often drawn one row at a time).
-    top, bottom = _border(rules, left, middle)
     beyond = [x for x in crossing if x >= region.x1 - _RULE_SLACK][:1]
     within = [x for x in reversed(crossing) if left < x < region.x1 - _RULE_SLACK]
-    for right in beyond + within:
-        if sum(1 for x in crossing if left <= x <= right) < _MIN_CELLS:
-            break
-        # Closed: rules across its whole width at its top and bottom (drawn
-        # whole or cell by cell), and its right border as tall as its left.
-        if _closed(rules, left, right, top, bottom) and _has_columns(
-            rules, (left, top, right, bottom), middle
-        ):
-            return left, top, right, bottom
+    # The grid's height: the left border's segments chained up and down
+    # (a border is often drawn one row at a time).
+    for top, bottom in _borders(rules, left, middle):
+        for right in beyond + within:
+            if sum(1 for x in crossing if left <= x <= right) < _MIN_CELLS:
+                break
+            # Closed: rules across its whole width at its top and bottom (drawn
+            # whole or cell by cell), and its right border as tall as its left.
+            if _closed(rules, left, right, top, bottom) and _has_columns(
+                rules, (left, top, right, bottom), middle
+            ):
+                return left, top, right, bottom
     return None
 
 

@@ -1219,3 +1219,60 @@ def test_a_ruled_rows_second_line_across_its_cells_continues_the_row() -> None:
         quote = " ".join(line for cell in row for line in _lines(cell))
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A fee schedule in a box drawn round an appendix (its heading and the
+# table), the box's left side a hair (0.3 pt) left of the table's left
+# border, its right side a hair right of the table's: a grid whose cells hold
+# paragraphs, read by its rules. Chaining the border's pieces within a rule's
+# slack took the box's side as the table's border, a frame with no column
+# reaching its top or bottom rule, and the frame then found began at the
+# first wall: the numbers' column read down on its own.
+_FEE_HEADS = (("No.",), ("Service",), ("Fee", "in euro"))
+_FEES: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("1",), ("Copies of documents, each page in",
+              "A4 format, also when they are sent",
+              "to the applicant by post"), ("0.10",)),
+    (("2",), ("Inspection of files at the authority,",
+              "with the preparation it needs, also",
+              "when a few copies are handed over"), ("15 to 500",)),
+    (("3",), ("Publications under section 11 of",
+              "the freedom of information act",
+              "and its rules of procedure"), ("free",)),
+    (("4",), ("Rejection of an objection in whole",
+              "or in part, at most the fee for the",
+              "act objected to, at least 30 euro"), ("up to 500",)),
+)
+_FEE_WALLS = (42.6, 59.3, 220.8, 285.7)
+
+
+def _fees_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=420, height=595)
+    # The appendix's box, its sides 0.3 pt outside the table's borders.
+    page.draw_rect((_FEE_WALLS[0] - 0.3, 48.0, _FEE_WALLS[-1] + 0.3, 560.0), width=0.4)
+    page.insert_text((120, 80), "Schedule of fees and expenses", fontsize=11)
+    page.insert_text((150, 100), "Part A: Fees", fontsize=11)
+    leading = 11.0
+    tops = [133.0, 133.0 + 2 * leading + 8]
+    tops += [tops[-1] + (len(row[1]) * leading + 8) * (k + 1) for k, row in enumerate(_FEES)]
+    for y in tops:
+        page.draw_line((_FEE_WALLS[0], y), (_FEE_WALLS[-1], y), width=0.4)
+    for x in _FEE_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.4)
+    # Column by column: MuPDF's order runs down them.
+    for column, x in enumerate(_FEE_WALLS[:-1]):
+        for r, row in enumerate((_FEE_HEADS, *_FEES)):
+            for k, line in enumerate(row[column]):
+                page.insert_text((x + 2.5, tops[r] + 10 + k * leading), line, fontsize=9)
+    return doc.tobytes()
+
+
+def test_a_grid_framed_a_hair_inside_a_box_reads_its_first_column_with_its_rows() -> None:
+    # Before: "1 2 3 4" read down the numbers' column apart from the rows,
+    # so a row quoted with its number was caught as adding it.
+    doc = extract_pdf(_fees_pdf())
+    for row in _FEES:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
