@@ -350,7 +350,14 @@ def _heads_under_top_rule(
             or below.y0 - row.y1 > _WRAP_GAP_LINES * line_height
             or row.x0 < region.x0 - line_height
             or row.x1 > region.x1 + line_height
-            or any(p.prose and _under_cells(cells_of, p) >= 2 for p in row.pieces)
+            # Cut at the walls first: heads' lines of broken words nearly
+            # fill their narrow columns, set closer than a line height, and
+            # read as one piece of prose across the cells ("Anerkennun- /
+            # Gewährung von / Abschiebungs-"); a caption crosses no wall.
+            or any(
+                p.prose and _under_cells(cells_of, p) >= 2
+                for p in _split_at_rules(row, rules.vertical)
+            )
         ):
             break
         heads.insert(0, row)

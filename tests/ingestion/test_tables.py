@@ -1276,3 +1276,58 @@ def test_a_grid_framed_a_hair_inside_a_box_reads_its_first_column_with_its_rows(
         quote = " ".join(line for cell in row for line in cell)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# Decisions on first applications: a ruled table of narrow columns whose
+# heads (bottom-aligned, five lines) nearly fill them, so the heads' first
+# line ("Recognition | Protection of | Deportation | Deportation") stands less
+# than a line height apart and reads as one piece of prose; the second line
+# ("as entitled | refugees | ...") was taken as the heads' first, the table
+# opening in lower case on the third ("to asylum | under sec- | ...").
+_DECISION_HEADS = ((), ("total",),
+                   ("Recognition", "as entitled", "to asylum", "(Art. 16a)", "granted"),
+                   ("Protection of", "refugees", "under sec-", "tion 60 (1)", "granted"),
+                   ("Deportation", "ban under", "section 60", "(2) to (7)", "found"),
+                   ("Deportation", "ban under", "section 60", "(5) and (7)", "found"))
+_DECISIONS = (("Afghanistan", "37", "2", "17", "2", "5"),
+              ("Somalia", "4", "1", "3", "1", "2"),
+              ("Syria", "46", "1", "20", "24", "1"),
+              ("Eritrea", "15", "3", "7", "2", "3"))
+_DECISION_WALLS = (40.0, 150.0, 200.0, 264.0, 328.0, 392.0, 456.0)
+
+
+def _decisions_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((40, 60), "Table 4. Decisions on first applications in 2013.", fontsize=10)
+    leading = 11.5
+    tops = [72.0, 72.0 + 5 * leading + 6]
+    tops += [tops[-1] + 18 * (k + 1) for k in range(len(_DECISIONS))]
+    for y in tops:
+        page.draw_line((_DECISION_WALLS[0], y), (_DECISION_WALLS[-1], y), width=0.5)
+    for x in _DECISION_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, (x0, x1) in enumerate(pairwise(_DECISION_WALLS)):
+        head = _DECISION_HEADS[column]
+        for k, line in enumerate(head):
+            width = pymupdf.get_text_length(line, fontsize=10)
+            page.insert_text(((x0 + x1 - width) / 2, tops[0] + 11 + leading * (5 - len(head) + k)),
+                             line, fontsize=10)
+        for r, row in enumerate(_DECISIONS):
+            width = pymupdf.get_text_length(row[column], fontsize=10)
+            x = x0 + 4 if column == 0 else x1 - 4 - width  # figures set right
+            page.insert_text((x, tops[r + 1] + 13), row[column], fontsize=10)
+    return doc.tobytes()
+
+
+def test_heads_first_line_of_words_filling_narrow_columns_reads_with_the_heads() -> None:
+    # Before: "Recognition Protection of Deportation Deportation" read on its
+    # own above the table, each head quoted whole not found.
+    doc = extract_pdf(_decisions_pdf())
+    for head in _DECISION_HEADS[2:]:
+        quote = " ".join(head)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+    quote = " ".join(line for head in _DECISION_HEADS for line in head)
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
