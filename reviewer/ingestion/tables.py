@@ -326,9 +326,11 @@ def _heads_under_top_rule(
     first line has fewer than three cells ("Moderate Warfarin | High
     Intensity" over "Event | Therapy | Warfarin Therapy"). At most
     :data:`_HEAD_LINES` text rows, one under another, inside the table's
-    width, none with a piece of prose across two of its cells (a caption), each in no
-    other table;
-    the topmost right under a rule across the table (none: nothing taken)."""
+    width, none with a piece of prose across two of its cells once cut at
+    the walls (a caption), each in no other table; the topmost right under a
+    rule across the table (none: nothing taken). So are a first row's
+    sentences whose first lines, set close to the wall between them, read
+    as one piece ("We cover ... caused | We do not cover ... caused")."""
     # A region that opens on a line taken as its heads' first (see
     # :func:`_regions`) may have more head lines above it, up to the rule:
     # bottom-aligned heads of five lines (the remdesivir dilution table).

@@ -1331,3 +1331,57 @@ def test_heads_first_line_of_words_filling_narrow_columns_reads_with_the_heads()
     quote = " ".join(line for head in _DECISION_HEADS for line in head)
     start, end = _verified_range(doc, quote)
     assert " ".join(doc.text[start:end].split()) == quote
+
+
+# Covers and exclusions: a ruled table whose first body row holds two
+# sentences, one in each wide cell, set so close to the wall between them
+# that their first lines read as one piece of prose across both cells; the
+# table was found from its second line down ("to the Insured Property by |
+# to the Insured Property"), and the sentences' first lines stayed out.
+_COVER_HEADS = ("", "Column A", "Column B")
+_COVERS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    ((), ("We cover physical loss or damage, or destruction caused",
+          "to the Insured Property by"),
+     ("We do not cover any loss or damage, or destruction caused",
+      "to the Insured Property")),
+    (("1",), ("Fire",),
+     ("caused by the burning of the Insured Property by order of any", "Public Authority")),
+    (("2",), ("Explosion or Implosion",), ("-",)),
+    (("3",), ("Lightning",), ("-",)),
+    (("4",), ("Earthquake, volcanic eruption, or other convulsions",), ("-",)),
+)
+_COVER_WALLS = (18.0, 35.0, 219.0, 402.0)
+
+
+def _covers_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=420, height=595)
+    size, leading = 7.0, 8.4
+    page.insert_text((17, 400), "The events covered are given in Column A and those not "
+                     "covered in Column B.", fontsize=size)
+    tops = [440.0, 452.0]
+    for row in _COVERS:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 4)
+    for y in tops:
+        page.draw_line((_COVER_WALLS[0], y), (_COVER_WALLS[-1], y), width=0.5)
+    for x in _COVER_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(_COVER_WALLS[:-1]):
+        page.insert_text((x + 2, tops[0] + 9), _COVER_HEADS[column], fontsize=size)
+        for r, row in enumerate(_COVERS):
+            for k, line in enumerate(row[column]):
+                page.insert_text((x + 2, tops[r + 1] + 8 + k * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_first_row_of_sentences_set_close_to_their_wall_reads_as_that_row() -> None:
+    # Before: "We cover ... caused⏎⏎We do not cover ... caused" read apart,
+    # above the cells' second lines, so neither sentence was found whole.
+    doc = extract_pdf(_covers_pdf())
+    for row in _COVERS:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+    for cell in _COVERS[0][1:]:
+        start, end = _verified_range(doc, " ".join(cell))
+        assert " ".join(doc.text[start:end].split()) == " ".join(cell)
