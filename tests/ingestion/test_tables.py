@@ -14,7 +14,7 @@ import pytest
 
 from reviewer.ingestion import ExtractedDocument, extract_pdf, locate
 from reviewer.ingestion.layout import Line
-from reviewer.ingestion.tables import _cut_at_walls
+from reviewer.ingestion.tables import Rules, _cut_at_walls, _frame, _Region, _text_rows
 from verification import verify_answer
 
 _ABOVE = (
@@ -1276,6 +1276,21 @@ def test_a_grid_framed_a_hair_inside_a_box_reads_its_first_column_with_its_rows(
         quote = " ".join(line for cell in row for line in cell)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+def test_a_table_found_from_its_text_takes_its_own_frame_inside_a_box_a_hair_beside_it() -> None:
+    # The same box round the table, seen from a table found from its text
+    # (rows of short cells): its frame, read by its rules when a cell holds
+    # a paragraph, is the table's own. Before: none closed with columns.
+    left, right, top, bottom = _FEE_WALLS[0], _FEE_WALLS[-1], 95.0, 300.0
+    vertical = [(48.0, 560.0, left - 0.3), (48.0, 560.0, right + 0.3)]
+    vertical += [(top, bottom, x) for x in _FEE_WALLS]
+    horizontal = [(left - 0.3, right + 0.3, 48.0), (left - 0.3, right + 0.3, 560.0)]
+    horizontal += [(left, right, y) for y in (top, 120.0, 150.0, 180.0, bottom)]
+    rows = _text_rows([_line("1", 45.0), _line("Copies", 62.0), _line("0.10", 224.0)])
+    region = _Region()
+    region.add(rows[0])
+    assert _frame(region, Rules(horizontal, vertical)) == (left, top, right, bottom)
 
 
 # Decisions on first applications: a ruled table of narrow columns whose
