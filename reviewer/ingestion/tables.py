@@ -52,7 +52,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import pairwise, takewhile
 
 from reviewer.ingestion.layout import JOIN_GAP_LINES, Block, Line, block_of, is_prose
 
@@ -782,16 +782,47 @@ def _frame_around(
     if len(crossing) < _MIN_ROWS:  # two borders and a wall between, at least
         return None
     lefts = [x for x in crossing if x <= line.x0 + _RULE_SLACK]
+    rights = [x for x in reversed(crossing) if x >= line.x1 - _RULE_SLACK]
     for left in lefts:
-        for top, bottom in _borders(rules, left, middle):
-            for right in reversed(crossing):
-                if right < line.x1 - _RULE_SLACK:
-                    break
-                key = (left, top, right, bottom)
-                if key not in tried:
-                    tried[key] = _closed(rules, left, right, top, bottom)
-                if tried[key] and _has_columns(rules, key, middle):
+        frame = _frame_from(rules, left, rights, middle, tried)
+        if frame is not None:
+            return frame
+    return None
+
+
+def _frame_from(
+    rules: Rules, left: float, rights: list[float], middle: float,
+    tried: dict[tuple[float, ...], bool] | None = None,
+) -> tuple[float, float, float, float] | None:
+    """The first closed frame with columns (see :func:`_has_columns`) whose
+    left border is the rule at ``left`` and right border one of ``rights``,
+    in that order. Its height is the left border's, its segments chained up
+    and down (a border is often drawn one row at a time) within
+    :data:`_RULE_SLACK` of ``left`` (pieces drawn a little askew). When that
+    closes only as a box (no column reaching its top or bottom rule), the
+    border's segments at ``left``'s own x (within :data:`_SAME_X`) are
+    tried: a table's border drawn a hair beside the side of a box around it
+    (the Berlin booklet's appendix: 0.3 pt apart) is another line, which the
+    first chain took for the table's. Only then: a border drawn doubled or
+    in pieces along its length (NICE's grids) chains whole at its own x no
+    further than with the slack, and a shorter chain would frame only some
+    of the table's rows. ``tried``: frames already tested (whether closed)."""
+    if tried is None:
+        tried = {}
+    loose = _border(rules, left, middle, _RULE_SLACK)
+    tight = _border(rules, left, middle, _SAME_X)
+    for top, bottom in [loose] if tight == loose else [loose, tight]:
+        boxed = False
+        for right in rights:
+            key = (left, top, right, bottom)
+            if key not in tried:
+                tried[key] = _closed(rules, left, right, top, bottom)
+            if tried[key]:
+                if _has_columns(rules, key, middle):
                     return key
+                boxed = True
+        if not boxed:
+            return None
     return None
 
 
@@ -817,21 +848,6 @@ def _has_columns(rules: Rules, frame: tuple[float, float, float, float], middle:
         if meets and length >= 0.5 * (bottom - top):
             return True
     return False
-
-
-def _borders(rules: Rules, left: float, middle: float) -> list[tuple[float, float]]:
-    """How far up and down from ``middle`` the vertical rule at ``left``
-    runs, its segments chained (a border is often drawn one row at a time):
-    first chaining every segment within :data:`_RULE_SLACK` of ``left``
-    (pieces drawn a little askew), then, when that reaches further, only
-    the segments at ``left``'s own x (within :data:`_SAME_X`). A table's
-    border drawn a hair beside the side of a box around it (the Berlin
-    booklet's appendix: 0.3 pt apart) is another line, which the first
-    chain takes as the table's: its frame then holds no column reaching
-    its top or bottom, and the table's own frame is the second."""
-    loose = _border(rules, left, middle, _RULE_SLACK)
-    tight = _border(rules, left, middle, _SAME_X)
-    return [loose] if tight == loose else [loose, tight]
 
 
 def _border(rules: Rules, left: float, middle: float, reach: float) -> tuple[float, float]:
@@ -1044,19 +1060,13 @@ def _closed_from(
     """The widest closed frame whose left border is the rule at ``left``."""
     beyond = [x for x in crossing if x >= region.x1 - _RULE_SLACK][:1]
     within = [x for x in reversed(crossing) if left < x < region.x1 - _RULE_SLACK]
-    # The grid's height: the left border's segments chained up and down
-    # (a border is often drawn one row at a time).
-    for top, bottom in _borders(rules, left, middle):
-        for right in beyond + within:
-            if sum(1 for x in crossing if left <= x <= right) < _MIN_CELLS:
-                break
-            # Closed: rules across its whole width at its top and bottom (drawn
-            # whole or cell by cell), and its right border as tall as its left.
-            if _closed(rules, left, right, top, bottom) and _has_columns(
-                rules, (left, top, right, bottom), middle
-            ):
-                return left, top, right, bottom
-    return None
+    rights = list(takewhile(
+        lambda right: sum(1 for x in crossing if left <= x <= right) >= _MIN_CELLS,
+        beyond + within,
+    ))
+    # Closed: rules across its whole width at its top and bottom (drawn
+    # whole or cell by cell), and its right border as tall as its left.
+    return _frame_from(rules, left, rights, middle)
 
 
 def _covers(segments: list[tuple[float, float]], start: float, end: float) -> bool:
