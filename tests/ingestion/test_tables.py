@@ -14,7 +14,14 @@ import pytest
 
 from reviewer.ingestion import ExtractedDocument, extract_pdf, locate
 from reviewer.ingestion.layout import Line
-from reviewer.ingestion.tables import Rules, _cut_at_walls, _frame, _Region, _text_rows
+from reviewer.ingestion.tables import (
+    Rules,
+    _cut_at_walls,
+    _frame,
+    _frame_around,
+    _Region,
+    _text_rows,
+)
 from verification import verify_answer
 
 _ABOVE = (
@@ -1291,6 +1298,26 @@ def test_a_table_found_from_its_text_takes_its_own_frame_inside_a_box_a_hair_bes
     region = _Region()
     region.add(rows[0])
     assert _frame(region, Rules(horizontal, vertical)) == (left, top, right, bottom)
+
+
+def test_a_border_drawn_doubled_over_a_tables_first_rows_frames_the_whole_table() -> None:
+    # NICE's grids: each cell's rectangle drawn a hair (0.24 pt) off the
+    # border, over the first rows only; a merged row across the foot, so the
+    # walls stop above it; a shaded head's edge inside the right border.
+    # The border's own-x chain (the first rows) is for a box round the table
+    # only: here no frame from the text's first row (the whole table is read
+    # around its lines, whose frame reaches the right border). Before: the
+    # first rows alone, without the last column, were taken for the table.
+    vertical = [(50.0, 150.0, 40.0), (150.5, 400.0, 40.0), (50.0, 150.0, 40.24),
+                (50.0, 300.0, 200.0), (50.0, 300.0, 360.0), (50.0, 150.0, 480.0),
+                (50.0, 400.0, 520.0)]
+    horizontal = [(40.0, 520.0, y) for y in (50.0, 150.0, 200.0, 300.0, 400.0)]
+    rules = Rules(horizontal, vertical)
+    rows = _text_rows([_line("Infection", 45.0), _line("Medicine", 205.0), _line("Doses", 365.0)])
+    region = _Region()
+    region.add(rows[0])
+    assert _frame(region, rules) is None
+    assert _frame_around(rows[0].pieces[0].lines[0], rules, {}) == (40.0, 50.0, 520.0, 400.0)
 
 
 # Decisions on first applications: a ruled table of narrow columns whose
