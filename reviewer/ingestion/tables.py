@@ -803,10 +803,10 @@ def _frame_from(
     border's segments at ``left``'s own x (within :data:`_SAME_X`) are
     tried: a table's border drawn a hair beside the side of a box around it
     (the Berlin booklet's appendix: 0.3 pt apart) is another line, which the
-    first chain took for the table's. Only then: a border drawn doubled or
-    in pieces along its length (NICE's grids) chains whole at its own x no
-    further than with the slack, and a shorter chain would frame only some
-    of the table's rows. ``tried``: frames already tested (whether closed)."""
+    first chain took for the table's. Only then: a border drawn doubled, or
+    in pieces a hair apart along its length (NICE's grids), chains at its
+    own x over only some of the table's rows, which would be framed alone.
+    ``tried``: frames already tested (whether closed)."""
     if tried is None:
         tried = {}
     loose = _border(rules, left, middle, _RULE_SLACK)
