@@ -52,7 +52,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import pairwise, takewhile
 
 from reviewer.ingestion.layout import JOIN_GAP_LINES, Block, Line, block_of, is_prose
 
@@ -72,6 +72,8 @@ _PARAGRAPH_LINES = 3
 RULE_THICKNESS = 2.0
 _RULE_MIN_LENGTH = 6.0
 _RULE_SLACK = 1.5
+# Segments of one rule drawn piece by piece lie at one x within this (points).
+_SAME_X = 0.1
 # The next line of a first-column cell sits at most this many line heights
 # below the one before it.
 _WRAP_GAP_LINES = 0.5
@@ -324,9 +326,11 @@ def _heads_under_top_rule(
     first line has fewer than three cells ("Moderate Warfarin | High
     Intensity" over "Event | Therapy | Warfarin Therapy"). At most
     :data:`_HEAD_LINES` text rows, one under another, inside the table's
-    width, none with a piece of prose across two of its cells (a caption), each in no
-    other table;
-    the topmost right under a rule across the table (none: nothing taken)."""
+    width, none with a piece of prose across two of its cells once cut at
+    the walls (a caption), each in no other table; the topmost right under a
+    rule across the table (none: nothing taken). So are a first row's
+    sentences whose first lines, set close to the wall between them, read
+    as one piece ("We cover ... caused | We do not cover ... caused")."""
     # A region that opens on a line taken as its heads' first (see
     # :func:`_regions`) may have more head lines above it, up to the rule:
     # bottom-aligned heads of five lines (the remdesivir dilution table).
@@ -348,7 +352,14 @@ def _heads_under_top_rule(
             or below.y0 - row.y1 > _WRAP_GAP_LINES * line_height
             or row.x0 < region.x0 - line_height
             or row.x1 > region.x1 + line_height
-            or any(p.prose and _under_cells(cells_of, p) >= 2 for p in row.pieces)
+            # Cut at the walls first: heads' lines of broken words nearly
+            # fill their narrow columns, set closer than a line height, and
+            # read as one piece of prose across the cells ("Anerkennun- /
+            # Gewährung von / Abschiebungs-"); a caption crosses no wall.
+            or any(
+                p.prose and _under_cells(cells_of, p) >= 2
+                for p in _split_at_rules(row, rules.vertical)
+            )
         ):
             break
         heads.insert(0, row)
@@ -771,16 +782,47 @@ def _frame_around(
     if len(crossing) < _MIN_ROWS:  # two borders and a wall between, at least
         return None
     lefts = [x for x in crossing if x <= line.x0 + _RULE_SLACK]
+    rights = [x for x in reversed(crossing) if x >= line.x1 - _RULE_SLACK]
     for left in lefts:
-        top, bottom = _border(rules, left, middle)
-        for right in reversed(crossing):
-            if right < line.x1 - _RULE_SLACK:
-                break
+        frame = _frame_from(rules, left, rights, middle, tried)
+        if frame is not None:
+            return frame
+    return None
+
+
+def _frame_from(
+    rules: Rules, left: float, rights: list[float], middle: float,
+    tried: dict[tuple[float, ...], bool] | None = None,
+) -> tuple[float, float, float, float] | None:
+    """The first closed frame with columns (see :func:`_has_columns`) whose
+    left border is the rule at ``left`` and right border one of ``rights``,
+    in that order. Its height is the left border's, its segments chained up
+    and down (a border is often drawn one row at a time) within
+    :data:`_RULE_SLACK` of ``left`` (pieces drawn a little askew). When that
+    closes only as a box (no column reaching its top or bottom rule), the
+    border's segments at ``left``'s own x (within :data:`_SAME_X`) are
+    tried: a table's border drawn a hair beside the side of a box around it
+    (the Berlin booklet's appendix: 0.3 pt apart) is another line, which the
+    first chain took for the table's. Only then: a border drawn doubled, or
+    in pieces a hair apart along its length (NICE's grids), chains at its
+    own x over only some of the table's rows, which would be framed alone.
+    ``tried``: frames already tested (whether closed)."""
+    if tried is None:
+        tried = {}
+    loose = _border(rules, left, middle, _RULE_SLACK)
+    tight = _border(rules, left, middle, _SAME_X)
+    for top, bottom in [loose] if tight == loose else [loose, tight]:
+        boxed = False
+        for right in rights:
             key = (left, top, right, bottom)
             if key not in tried:
                 tried[key] = _closed(rules, left, right, top, bottom)
-            if tried[key] and _has_columns(rules, key, middle):
-                return key
+            if tried[key]:
+                if _has_columns(rules, key, middle):
+                    return key
+                boxed = True
+        if not boxed:
+            return None
     return None
 
 
@@ -808,11 +850,11 @@ def _has_columns(rules: Rules, frame: tuple[float, float, float, float], middle:
     return False
 
 
-def _border(rules: Rules, left: float, middle: float) -> tuple[float, float]:
-    """How far up and down from ``middle`` the vertical rule at ``left``
-    runs, its segments chained (a border is often drawn one row at a time)."""
+def _border(rules: Rules, left: float, middle: float, reach: float) -> tuple[float, float]:
+    """How far up and down from ``middle`` the vertical rules within
+    ``reach`` of x = ``left`` run, chained end to end."""
     border = sorted(
-        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= _RULE_SLACK
+        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= reach
     )
     top = bottom = middle
     grown = True
@@ -1016,21 +1058,15 @@ def _closed_from(
     region: _Region, rules: Rules, crossing: list[float], left: float, middle: float
 ) -> tuple[float, float, float, float] | None:
     """The widest closed frame whose left border is the rule at ``left``."""
-    # The grid's height: the left border's segments chained up and down
-    # (a border is often drawn one row at a time).
-    top, bottom = _border(rules, left, middle)
     beyond = [x for x in crossing if x >= region.x1 - _RULE_SLACK][:1]
     within = [x for x in reversed(crossing) if left < x < region.x1 - _RULE_SLACK]
-    for right in beyond + within:
-        if sum(1 for x in crossing if left <= x <= right) < _MIN_CELLS:
-            break
-        # Closed: rules across its whole width at its top and bottom (drawn
-        # whole or cell by cell), and its right border as tall as its left.
-        if _closed(rules, left, right, top, bottom) and _has_columns(
-            rules, (left, top, right, bottom), middle
-        ):
-            return left, top, right, bottom
-    return None
+    rights = list(takewhile(
+        lambda right: sum(1 for x in crossing if left <= x <= right) >= _MIN_CELLS,
+        beyond + within,
+    ))
+    # Closed: rules across its whole width at its top and bottom (drawn
+    # whole or cell by cell), and its right border as tall as its left.
+    return _frame_from(rules, left, rights, middle)
 
 
 def _covers(segments: list[tuple[float, float]], start: float, end: float) -> bool:

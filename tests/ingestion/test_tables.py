@@ -14,7 +14,14 @@ import pytest
 
 from reviewer.ingestion import ExtractedDocument, extract_pdf, locate
 from reviewer.ingestion.layout import Line
-from reviewer.ingestion.tables import _cut_at_walls
+from reviewer.ingestion.tables import (
+    Rules,
+    _cut_at_walls,
+    _frame,
+    _frame_around,
+    _Region,
+    _text_rows,
+)
 from verification import verify_answer
 
 _ABOVE = (
@@ -1219,3 +1226,204 @@ def test_a_ruled_rows_second_line_across_its_cells_continues_the_row() -> None:
         quote = " ".join(line for cell in row for line in _lines(cell))
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A fee schedule in a box drawn round an appendix (its heading and the
+# table), the box's left side a hair (0.3 pt) left of the table's left
+# border, its right side a hair right of the table's: a grid whose cells hold
+# paragraphs, read by its rules. Chaining the border's pieces within a rule's
+# slack took the box's side as the table's border, a frame with no column
+# reaching its top or bottom rule, and the frame then found began at the
+# first wall: the numbers' column read down on its own.
+_FEE_HEADS = (("No.",), ("Service",), ("Fee", "in euro"))
+_FEES: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("1",), ("Copies of documents, each page in",
+              "A4 format, also when they are sent",
+              "to the applicant by post"), ("0.10",)),
+    (("2",), ("Inspection of files at the authority,",
+              "with the preparation it needs, also",
+              "when a few copies are handed over"), ("15 to 500",)),
+    (("3",), ("Publications under section 11 of",
+              "the freedom of information act",
+              "and its rules of procedure"), ("free",)),
+    (("4",), ("Rejection of an objection in whole",
+              "or in part, at most the fee for the",
+              "act objected to, at least 30 euro"), ("up to 500",)),
+)
+_FEE_WALLS = (42.6, 59.3, 220.8, 285.7)
+
+
+def _fees_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=420, height=595)
+    # The appendix's box, its sides 0.3 pt outside the table's borders.
+    page.draw_rect((_FEE_WALLS[0] - 0.3, 48.0, _FEE_WALLS[-1] + 0.3, 560.0), width=0.4)
+    page.insert_text((120, 80), "Schedule of fees and expenses", fontsize=11)
+    page.insert_text((150, 100), "Part A: Fees", fontsize=11)
+    leading = 11.0
+    tops = [133.0, 133.0 + 2 * leading + 8]
+    tops += [tops[-1] + (len(row[1]) * leading + 8) * (k + 1) for k, row in enumerate(_FEES)]
+    for y in tops:
+        page.draw_line((_FEE_WALLS[0], y), (_FEE_WALLS[-1], y), width=0.4)
+    for x in _FEE_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.4)
+    # Column by column: MuPDF's order runs down them.
+    for column, x in enumerate(_FEE_WALLS[:-1]):
+        for r, row in enumerate((_FEE_HEADS, *_FEES)):
+            for k, line in enumerate(row[column]):
+                page.insert_text((x + 2.5, tops[r] + 10 + k * leading), line, fontsize=9)
+    return doc.tobytes()
+
+
+def test_a_grid_framed_a_hair_inside_a_box_reads_its_first_column_with_its_rows() -> None:
+    # Before: "1 2 3 4" read down the numbers' column apart from the rows,
+    # so a row quoted with its number was caught as adding it.
+    doc = extract_pdf(_fees_pdf())
+    for row in _FEES:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+def test_a_table_found_from_its_text_takes_its_own_frame_inside_a_box_a_hair_beside_it() -> None:
+    # The same box round the table, seen from a table found from its text
+    # (rows of short cells): its frame, read by its rules when a cell holds
+    # a paragraph, is the table's own. Before: none closed with columns.
+    left, right, top, bottom = _FEE_WALLS[0], _FEE_WALLS[-1], 95.0, 300.0
+    vertical = [(48.0, 560.0, left - 0.3), (48.0, 560.0, right + 0.3)]
+    vertical += [(top, bottom, x) for x in _FEE_WALLS]
+    horizontal = [(left - 0.3, right + 0.3, 48.0), (left - 0.3, right + 0.3, 560.0)]
+    horizontal += [(left, right, y) for y in (top, 120.0, 150.0, 180.0, bottom)]
+    rows = _text_rows([_line("1", 45.0), _line("Copies", 62.0), _line("0.10", 224.0)])
+    region = _Region()
+    region.add(rows[0])
+    assert _frame(region, Rules(horizontal, vertical)) == (left, top, right, bottom)
+
+
+def test_a_border_drawn_doubled_over_a_tables_first_rows_frames_the_whole_table() -> None:
+    # NICE's grids: each cell's rectangle drawn a hair (0.24 pt) off the
+    # border, over the first rows only; a merged row across the foot, so the
+    # walls stop above it; a shaded head's edge inside the right border.
+    # The border's own-x chain (the first rows) is for a box round the table
+    # only: here no frame from the text's first row (the whole table is read
+    # around its lines, whose frame reaches the right border). Before: the
+    # first rows alone, without the last column, were taken for the table.
+    vertical = [(50.0, 150.0, 40.0), (150.5, 400.0, 40.0), (50.0, 150.0, 40.24),
+                (50.0, 300.0, 200.0), (50.0, 300.0, 360.0), (50.0, 150.0, 480.0),
+                (50.0, 400.0, 520.0)]
+    horizontal = [(40.0, 520.0, y) for y in (50.0, 150.0, 200.0, 300.0, 400.0)]
+    rules = Rules(horizontal, vertical)
+    rows = _text_rows([_line("Infection", 45.0), _line("Medicine", 205.0), _line("Doses", 365.0)])
+    region = _Region()
+    region.add(rows[0])
+    assert _frame(region, rules) is None
+    assert _frame_around(rows[0].pieces[0].lines[0], rules, {}) == (40.0, 50.0, 520.0, 400.0)
+
+
+# Decisions on first applications: a ruled table of narrow columns whose
+# heads (bottom-aligned, five lines) nearly fill them, so the heads' first
+# line ("Recognition | Protection of | Deportation | Deportation") stands less
+# than a line height apart and reads as one piece of prose; the second line
+# ("as entitled | refugees | ...") was taken as the heads' first, the table
+# opening in lower case on the third ("to asylum | under sec- | ...").
+_DECISION_HEADS = ((), ("total",),
+                   ("Recognition", "as entitled", "to asylum", "(Art. 16a)", "granted"),
+                   ("Protection of", "refugees", "under sec-", "tion 60 (1)", "granted"),
+                   ("Deportation", "ban under", "section 60", "(2) to (7)", "found"),
+                   ("Deportation", "ban under", "section 60", "(5) and (7)", "found"))
+_DECISIONS = (("Afghanistan", "37", "2", "17", "2", "5"),
+              ("Somalia", "4", "1", "3", "1", "2"),
+              ("Syria", "46", "1", "20", "24", "1"),
+              ("Eritrea", "15", "3", "7", "2", "3"))
+_DECISION_WALLS = (40.0, 150.0, 200.0, 264.0, 328.0, 392.0, 456.0)
+
+
+def _decisions_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((40, 60), "Table 4. Decisions on first applications in 2013.", fontsize=10)
+    leading = 11.5
+    tops = [72.0, 72.0 + 5 * leading + 6]
+    tops += [tops[-1] + 18 * (k + 1) for k in range(len(_DECISIONS))]
+    for y in tops:
+        page.draw_line((_DECISION_WALLS[0], y), (_DECISION_WALLS[-1], y), width=0.5)
+    for x in _DECISION_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, (x0, x1) in enumerate(pairwise(_DECISION_WALLS)):
+        head = _DECISION_HEADS[column]
+        for k, line in enumerate(head):
+            width = pymupdf.get_text_length(line, fontsize=10)
+            page.insert_text(((x0 + x1 - width) / 2, tops[0] + 11 + leading * (5 - len(head) + k)),
+                             line, fontsize=10)
+        for r, row in enumerate(_DECISIONS):
+            width = pymupdf.get_text_length(row[column], fontsize=10)
+            x = x0 + 4 if column == 0 else x1 - 4 - width  # figures set right
+            page.insert_text((x, tops[r + 1] + 13), row[column], fontsize=10)
+    return doc.tobytes()
+
+
+def test_heads_first_line_of_words_filling_narrow_columns_reads_with_the_heads() -> None:
+    # Before: "Recognition Protection of Deportation Deportation" read on its
+    # own above the table, each head quoted whole not found.
+    doc = extract_pdf(_decisions_pdf())
+    for head in _DECISION_HEADS[2:]:
+        quote = " ".join(head)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+    quote = " ".join(line for head in _DECISION_HEADS for line in head)
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+
+
+# Covers and exclusions: a ruled table whose first body row holds two
+# sentences, one in each wide cell, set so close to the wall between them
+# that their first lines read as one piece of prose across both cells; the
+# table was found from its second line down ("to the Insured Property by |
+# to the Insured Property"), and the sentences' first lines stayed out.
+_COVER_HEADS = ("", "Column A", "Column B")
+_COVERS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    ((), ("We cover physical loss or damage, or destruction caused",
+          "to the Insured Property by"),
+     ("We do not cover any loss or damage, or destruction caused",
+      "to the Insured Property")),
+    (("1",), ("Fire",),
+     ("caused by the burning of the Insured Property by order of any", "Public Authority")),
+    (("2",), ("Explosion or Implosion",), ("-",)),
+    (("3",), ("Lightning",), ("-",)),
+    (("4",), ("Earthquake, volcanic eruption, or other convulsions",), ("-",)),
+)
+_COVER_WALLS = (18.0, 35.0, 219.0, 402.0)
+
+
+def _covers_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=420, height=595)
+    size, leading = 7.0, 8.4
+    page.insert_text((17, 400), "The events covered are given in Column A and those not "
+                     "covered in Column B.", fontsize=size)
+    tops = [440.0, 452.0]
+    for row in _COVERS:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 4)
+    for y in tops:
+        page.draw_line((_COVER_WALLS[0], y), (_COVER_WALLS[-1], y), width=0.5)
+    for x in _COVER_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(_COVER_WALLS[:-1]):
+        page.insert_text((x + 2, tops[0] + 9), _COVER_HEADS[column], fontsize=size)
+        for r, row in enumerate(_COVERS):
+            for k, line in enumerate(row[column]):
+                page.insert_text((x + 2, tops[r + 1] + 8 + k * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_first_row_of_sentences_set_close_to_their_wall_reads_as_that_row() -> None:
+    # Before: "We cover ... caused⏎⏎We do not cover ... caused" read apart,
+    # above the cells' second lines, so neither sentence was found whole.
+    doc = extract_pdf(_covers_pdf())
+    for row in _COVERS:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+    for cell in _COVERS[0][1:]:
+        start, end = _verified_range(doc, " ".join(cell))
+        assert " ".join(doc.text[start:end].split()) == " ".join(cell)
