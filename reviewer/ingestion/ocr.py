@@ -250,6 +250,17 @@ _SIGN_CATEGORIES = frozenset({"Sc", "Sm", "Sk", "So"})
 # this share of a line height.
 _SAME_SIZE = 0.2
 _SAME_BASELINE = 0.25
+# A word at a line's start more than this many times as tall as the line's
+# other words (and Tesseract's size for the line), a line height or more
+# before them and reaching a line height or more above them, is a line of
+# its own: a step's numeral in a circle two lines tall beside its text,
+# which Tesseract put in the second line ("amount⏎1 of each opioid"). The
+# line's box, as tall as the numeral, overlaps the line above, and the
+# numeral is read inside its step's text; a text layer has it as a line of
+# its own. Where the numeral went into the first line it is read first, as
+# printed, and stays. A drop cap stands a word space or less before its
+# word's rest: it stays.
+_TALL_START = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -960,6 +971,19 @@ def _read_hocr(
                 continue
             baseline = _baseline(title, line_box)
             x_size = float(size.group(1)) if size is not None else line_box[3] - line_box[1]
+            tall = _tall_start(words, x_size)
+            if tall is not None:
+                # The numeral a paragraph of its own, before this one; the
+                # line's height the rest's.
+                word_text, word_boxes, confidence, heights = words[0]
+                y0, y1 = min(h[0] for h in heights), max(h[1] for h in heights)
+                paragraphs.append([_line([word_text], [
+                    value for c0, c1 in word_boxes
+                    for value in (c0 * scale_x, y0 * scale_y, c1 * scale_x, y1 * scale_y)])])
+                confidences.append(confidence)
+                words = words[1:]
+                bottom = tall[1] * scale_y
+                top = min(tall[0] * scale_y, bottom - x_size * scale_y)
             text: list[str] = []
             boxes: list[float] = []
             raised: list[tuple[int, int, tuple[int, int, int, int], str]] = []
@@ -1030,6 +1054,23 @@ def _read_hocr(
     paragraphs = _rows_rejoined(_cut_around_others(paragraphs))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
+
+
+def _tall_start(words: list[tuple[str, list[tuple[int, int]], float, list[tuple[int, int]]]],
+                x_size: float) -> tuple[int, int] | None:
+    """When the line's first word is a line of its own (:data:`_TALL_START`):
+    the top and bottom (pixels) of the other words' ink; else None."""
+    if len(words) < 2:
+        return None
+    first, rest = words[0], words[1:]
+    top = min(y0 for word in rest for y0, _ in word[3])
+    bottom = max(y1 for word in rest for _, y1 in word[3])
+    first_top = min(y0 for y0, _ in first[3])
+    height = max(y1 for _, y1 in first[3]) - first_top
+    if (height > _TALL_START * max(bottom - top, x_size) and top - first_top >= x_size
+            and rest[0][1][0][0] - first[1][-1][1] >= x_size):
+        return top, bottom
+    return None
 
 
 def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:

@@ -287,3 +287,40 @@ def test_small_letters_under_a_baseline_put_too_high_are_no_subscript() -> None:
            (1010, 1445, 1030, 1461), (1034, 1445, 1054, 1461)]  # "o", "n"
     spans = [(1000, 1007), (1010, 1031), (1034, 1055)]
     assert _lowered_run(spans, lambda x: 1445, 60, 1470, _ink_columns(ink)) is None
+
+
+def _pixel_word(text: str, x0: int, y0: int, x1: int, y1: int) -> str:
+    """An hOCR word in pixels, its characters sharing its box evenly."""
+    step = (x1 - x0) / len(text)
+    chars = "".join(
+        f'<span class="ocrx_cinfo" title="x_bboxes {round(x0 + k * step)} {y0} '
+        f'{round(x0 + (k + 1) * step)} {y1}">{char}</span>'
+        for k, char in enumerate(text)
+    )
+    return f'<span class="ocrx_word" title="bbox {x0} {y0} {x1} {y1}; x_wconf 95">{chars}</span>'
+
+
+def test_a_step_numeral_two_lines_tall_read_into_the_second_line_is_a_line_of_its_own() -> None:
+    # A fact sheet's step beside its numeral, a "1" in a circle two lines
+    # tall: Tesseract put the numeral into the step's second line, whose
+    # box became as tall as the numeral. Boxes as it gave them at 300 dpi.
+    first = [("DETERMINE", 539, 547, 780), ("the", 793, 544, 850),
+             ("total", 863, 544, 950), ("daily", 963, 544, 1050), ("amount", 1063, 552, 1200)]
+    second = [("of", 539, 611, 571), ("each", 583, 611, 660), ("opioid", 677, 611, 790),
+              ("the", 806, 611, 860), ("patient", 876, 611, 1000), ("takes.", 1013, 611, 1102)]
+    line_one = "".join(_pixel_word(t, x0, y0, x1, 600) for t, x0, y0, x1 in first)
+    line_two = _pixel_word("1", 396, 555, 426, 654) + "".join(
+        _pixel_word(t, x0, y0, x1, 643) for t, x0, y0, x1 in second)
+    hocr = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+        '<p class="ocr_par">'
+        '<span class="ocr_line" title="bbox 539 544 1200 600; baseline 0 -19; x_size 46">'
+        f"{line_one}</span>"
+        '<span class="ocr_line" title="bbox 396 555 1102 654; baseline 0 -11; x_size 38">'
+        f"{line_two}</span>"
+        "</p></div></body></html>"
+    ).encode()
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []))
+    text, _, _, _ = write_blocks(order_page(lines, lambda *area: Rules([], [])), 0, 792.0)
+    assert "DETERMINE the total daily amount\nof each opioid the patient takes." in text, text
+    assert text.index("1") < text.index("DETERMINE"), text
