@@ -261,6 +261,23 @@ _SAME_BASELINE = 0.25
 # printed, and stays. A drop cap stands a word space or less before its
 # word's rest: it stays.
 _TALL_START = 2.0
+# A justified line of a narrow column spreads its words wide, wider than
+# the join gap (a reference list: "Product   information   for   Embeda.
+# King"), and Tesseract's line is then cut at each such space, or files the
+# line's last word as a paragraph apart; a column's or a table's gutter
+# looks the same on one line. The pieces of one baseline, each at most
+# _JUSTIFIED_GAP_LINES line heights after the last, are one line again when
+# the spaces are a justified line's: at least _JUSTIFIED_MIN_SPACES of
+# them, the widest at most _JUSTIFIED_SPREAD times the narrowest (a
+# stretched space, doubled after a full stop; a table's row has its cells'
+# word spaces beside its gutters, three to ten times as wide), the line
+# ending where the line above or below it ends (the column's right edge,
+# within _JUSTIFIED_EDGE line heights), and each wide space over a word of
+# that line (a gutter runs blank down the lines).
+_JUSTIFIED_GAP_LINES = 4.0
+_JUSTIFIED_MIN_SPACES = 3
+_JUSTIFIED_SPREAD = 2.2
+_JUSTIFIED_EDGE = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -1051,7 +1068,7 @@ def _read_hocr(
                 if again.isdigit() and len(again) <= 2:
                     again = again.translate(SUBSCRIPT_DIGITS)
                 _write_run(target, start, end, again)
-    paragraphs = _rows_rejoined(_cut_around_others(paragraphs))
+    paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs)))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
 
@@ -1131,6 +1148,73 @@ def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
         return paragraphs
     kept = [[line for line in paragraph if id(line) not in gone] for paragraph in paragraphs]
     return [paragraph for paragraph in kept if paragraph]
+
+
+def _justified_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
+    """The pieces of a justified line cut at its wide spaces made one line
+    again, in the first piece's paragraph (see :data:`_JUSTIFIED_GAP_LINES`)."""
+    lines = sorted(((line, index) for index, paragraph in enumerate(paragraphs)
+                    for line in paragraph), key=lambda pair: pair[0].x0)
+    if len(lines) < 3:
+        return paragraphs
+    gone: set[int] = set()
+    for left, _ in lines:
+        if id(left) in gone:
+            continue
+        chain = [left]
+        while True:
+            last = chain[-1]
+            reach = last.x1 + _JUSTIFIED_GAP_LINES * (last.y1 - last.y0)
+            following = [line for line, _ in lines if id(line) not in gone
+                         and all(line is not piece for piece in chain)
+                         and last.x1 <= line.x0 <= reach and _same_row(left, line)]
+            if not following:
+                break
+            chain.append(min(following, key=lambda line: line.x0))
+        if len(chain) > 1 and _justified(chain, [line for line, _ in lines
+                                                 if id(line) not in gone]):
+            for right in chain[1:]:
+                _append(left, right)
+                gone.add(id(right))
+    if not gone:
+        return paragraphs
+    kept = [[line for line in paragraph if id(line) not in gone] for paragraph in paragraphs]
+    return [paragraph for paragraph in kept if paragraph]
+
+
+def _same_row(left: Line, right: Line) -> bool:
+    height = left.y1 - left.y0
+    return (abs((right.y1 - right.y0) - height) <= _SAME_SIZE * height
+            and abs(right.y1 - left.y1) <= _SAME_BASELINE * height)
+
+
+def _justified(chain: list[Line], lines: list[Line]) -> bool:
+    """``chain``'s pieces (left to right, on one baseline) are one justified
+    line of a column whose other lines are among ``lines``."""
+    height = chain[0].y1 - chain[0].y0
+    wide = [(before.x1, after.x0) for before, after in pairwise(chain)]
+    spaces = [right - left for left, right in wide]
+    for piece in chain:
+        spaces += [piece.boxes[4 * k + 2] - piece.boxes[4 * k]
+                   for k, char in enumerate(piece.text) if char == " "]
+    if (len(spaces) < _JUSTIFIED_MIN_SPACES
+            or max(spaces) > _JUSTIFIED_SPREAD * max(min(spaces), 1e-6)):
+        return False
+    x0, x1, top, bottom = chain[0].x0, chain[-1].x1, chain[0].y0, chain[0].y1
+    for below in (True, False):
+        # The line next to it in its column: pieces a line height or less
+        # below (above) it, across its stretch of the page.
+        row = [line for line in lines
+               if all(line is not piece for piece in chain) and line.x1 > x0 and line.x0 < x1
+               and abs((line.y1 - line.y0) - height) <= _SAME_SIZE * height
+               and (0 <= line.y0 - bottom <= height if below else 0 <= top - line.y1 <= height)]
+        if not row or abs(max(line.x1 for line in row) - x1) > _JUSTIFIED_EDGE * height:
+            continue
+        inked = [(line.boxes[4 * k], line.boxes[4 * k + 2]) for line in row
+                 for k, char in enumerate(line.text) if char != " "]
+        if all(any(c0 <= (left + right) / 2 <= c1 for c0, c1 in inked) for left, right in wide):
+            return True
+    return False
 
 
 def _joins(left: Line, right: Line) -> bool:

@@ -324,3 +324,45 @@ def test_a_step_numeral_two_lines_tall_read_into_the_second_line_is_a_line_of_it
     text, _, _, _ = write_blocks(order_page(lines, lambda *area: Rules([], [])), 0, 792.0)
     assert "DETERMINE the total daily amount\nof each opioid the patient takes." in text, text
     assert text.index("1") < text.index("DETERMINE"), text
+
+
+def _spread(left: float, words: list[str], space: float) -> list[Word]:
+    """``words`` from ``left``, ``space`` points apart (ink to ink)."""
+    placed: list[Word] = []
+    for word in words:
+        placed.append((word, left))
+        left += _CHAR_WIDTH * len(word) + space
+    return placed
+
+
+def test_a_justified_line_of_a_narrow_column_stays_one_line() -> None:
+    # A reference list in narrow justified columns: the line's spaces are
+    # stretched past a line height (the one after a full stop doubled), and
+    # Tesseract files its last word as a paragraph apart. The line below
+    # ends at the same right edge and has words under each wide space.
+    first = _spread(70.0, ["Product", "information", "for", "Embeda."], 12.0)
+    last = ("King", first[-1][1] + _CHAR_WIDTH * 7 + 24.0)
+    right_edge = last[1] + _CHAR_WIDTH * 4
+    below = "Pharmaceuticals, Inc. Bristol, TN 37620. July 2012. Pain"
+    below_words = _spread(70.0, below.split(), 0.0)
+    # Spaces stretched so that the line below ends at the same edge.
+    stretch = (right_edge - 70.0 - _CHAR_WIDTH * len(below.replace(" ", ""))) / (
+        len(below_words) - 1)
+    below_words = _spread(70.0, below.split(), stretch)
+    text = _page_text([
+        [(100.0, 110.0, first), (112.0, 122.0, below_words)],
+        [(100.0, 110.0, [last])],
+    ])
+    assert "Product information for Embeda. King\n" in text, text
+
+
+def test_a_table_row_of_single_words_evenly_spread_is_still_cut_at_its_gutters() -> None:
+    # The same spacing on rows of a table: its gutters run blank down the
+    # rows, so no row is taken for a justified line.
+    rows = [
+        (100.0, 110.0, _spread(70.0, ["Codeine", "0.150", "oral", "daily"], 14.0)),
+        (112.0, 122.0, _spread(70.0, ["Heroin1", "2.400", "nasa", "twice"], 14.0)),
+        (124.0, 134.0, _spread(70.0, ["Tramado", "0.100", "oral", "daily"], 14.0)),
+    ]
+    text = _page_text([rows])
+    assert "Codeine 0.150" not in text, text
