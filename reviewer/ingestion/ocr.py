@@ -1157,6 +1157,7 @@ def _justified_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
                     for line in paragraph), key=lambda pair: pair[0].x0)
     if len(lines) < 3:
         return paragraphs
+    starts = [line.x0 for line, _ in lines]  # lines' left edges, in order
     gone: set[int] = set()
     for left, _ in lines:
         if id(left) in gone:
@@ -1165,9 +1166,10 @@ def _justified_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
         while True:
             last = chain[-1]
             reach = last.x1 + _JUSTIFIED_GAP_LINES * (last.y1 - last.y0)
-            following = [line for line, _ in lines if id(line) not in gone
-                         and all(line is not piece for piece in chain)
-                         and last.x1 <= line.x0 <= reach and _same_row(left, line)]
+            following = [line for line, _ in lines[bisect_left(starts, last.x1):
+                                                   bisect_right(starts, reach)]
+                         if id(line) not in gone and all(line is not piece for piece in chain)
+                         and _same_row(left, line)]
             if not following:
                 break
             chain.append(min(following, key=lambda line: line.x0))
