@@ -278,6 +278,15 @@ _JUSTIFIED_GAP_LINES = 4.0
 _JUSTIFIED_MIN_SPACES = 3
 _JUSTIFIED_SPREAD = 2.2
 _JUSTIFIED_EDGE = 0.3
+# A ruled grid's cell that holds ink but no word Tesseract read, in a column
+# where Tesseract read a number in another cell, is read again enlarged (as
+# markers are): Tesseract loses short numbers alone in a narrow cell ("1",
+# "1.1" and "2" of a fee table's 16 pt "Nr." column, where it read "1.2"
+# and "1.3"). Only a number so read is kept. _CELL_INSET: points kept off
+# the cell's rules.
+_CELL_NUMBER = re.compile(r"[0-9]{1,3}(?:[.,][0-9]{1,3}){0,3}\.?")
+_CELL_INSET = 2.0
+_CELL_TOLERANCE = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,6 +537,7 @@ def ocr_page(
 
     paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules,
                                                reread, inked, columns)
+    paragraphs += _unread_numbers(paragraphs, rules(), ink, stride, scale_x, scale_y, reread)
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
     ocr_pieces = []
@@ -1088,6 +1098,89 @@ def _tall_start(words: list[tuple[str, list[tuple[int, int]], float, list[tuple[
             and rest[0][1][0][0] - first[1][-1][1] >= x_size):
         return top, bottom
     return None
+
+
+def _grid_cells(page_rules: Rules) -> list[tuple[float, float, float, float]]:
+    """The cells (x0, y0, x1, y1, points) of ruled grids: between two
+    horizontal rules next to each other, two vertical rules next to each
+    other that run across that band, each side covered by its rule."""
+    tolerance = _CELL_TOLERANCE
+    levels: list[float] = []
+    for at in sorted(at for _, _, at in page_rules.horizontal):
+        if not levels or at - levels[-1] > tolerance:
+            levels.append(at)
+    cells = []
+    for top, bottom in pairwise(levels):
+        edges: list[float] = []
+        for at in sorted(at for start, end, at in page_rules.vertical
+                         if start <= top + tolerance and end >= bottom - tolerance):
+            if not edges or at - edges[-1] > tolerance:
+                edges.append(at)
+        for left, right in pairwise(edges):
+            if all(any(start <= left + tolerance and end >= right - tolerance
+                       and abs(at - level) <= tolerance
+                       for start, end, at in page_rules.horizontal) for level in (top, bottom)):
+                cells.append((left, top, right, bottom))
+    return cells
+
+
+def _unread_numbers(paragraphs: list[list[Line]], page_rules: Rules, ink: bytes, stride: int,
+                    scale_x: float, scale_y: float,
+                    reread: Callable[[list[tuple[int, int, int, int]]], list[str]],
+                    ) -> list[list[Line]]:
+    """Numbers read again in a grid's cells Tesseract left empty (see
+    :data:`_CELL_NUMBER`), each a paragraph of one line."""
+    if not page_rules.vertical or not page_rules.horizontal:
+        return []
+    cells = _grid_cells(page_rules)
+    if not cells:
+        return []
+    lines = [line for paragraph in paragraphs for line in paragraph]
+    empty: list[tuple[float, float, float, float]] = []
+    numbered: set[tuple[int, int]] = set()  # columns (rounded edges) with a number read
+    for x0, y0, x1, y1 in cells:
+        # The characters read in the cell (a line may run on across its rule).
+        inside = "".join(
+            char for line in lines if line.x0 < x1 and line.x1 > x0
+            and line.y0 < y1 and line.y1 > y0 for k, char in enumerate(line.text)
+            if x0 <= (line.boxes[4 * k] + line.boxes[4 * k + 2]) / 2 <= x1
+            and y0 <= (line.boxes[4 * k + 1] + line.boxes[4 * k + 3]) / 2 <= y1)
+        if not inside.strip():
+            empty.append((x0, y0, x1, y1))
+        elif _CELL_NUMBER.fullmatch(inside.strip()):
+            numbered.add((round(x0), round(x1)))
+    areas: list[tuple[int, int, int, int]] = []
+    rows = len(ink) // stride
+    for x0, y0, x1, y1 in empty:
+        if not any(abs(left - x0) <= _CELL_TOLERANCE and abs(right - x1) <= _CELL_TOLERANCE
+                   for left, right in numbered):
+            continue
+        px0, px1 = int((x0 + _CELL_INSET) / scale_x), int((x1 - _CELL_INSET) / scale_x)
+        py0, py1 = int((y0 + _CELL_INSET) / scale_y), int((y1 - _CELL_INSET) / scale_y)
+        found: list[int] = []  # the ink's box: left, top, right, bottom
+        for y in range(max(0, py0), min(py1, rows)):
+            row = ink[y * stride + max(0, px0) : y * stride + min(px1, stride)]
+            first = row.find(1)
+            if first < 0:
+                continue
+            last = row.rfind(1)
+            if not found:
+                found = [first, y, last, y]
+            found = [min(found[0], first), found[1], max(found[2], last), y]
+        if found:
+            areas.append((found[0] + max(0, px0), found[1], found[2] + max(0, px0) + 1,
+                          found[3] + 1))
+    if not areas:
+        return []
+    added = []
+    for (x0, y0, x1, y1), read in zip(areas, reread(areas), strict=True):
+        if not _CELL_NUMBER.fullmatch(read):
+            continue
+        step = (x1 - x0) * scale_x / len(read)
+        boxes = [value for k in range(len(read)) for value in (
+            x0 * scale_x + k * step, y0 * scale_y, x0 * scale_x + (k + 1) * step, y1 * scale_y)]
+        added.append([_line([read], boxes)])
+    return added
 
 
 def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:

@@ -7,7 +7,8 @@ icon), so no OCR runs: the tests are about our reading of its output."""
 from __future__ import annotations
 
 from reviewer.ingestion.extract import order_page, write_blocks
-from reviewer.ingestion.ocr import _lowered_run, _read_hocr
+from reviewer.ingestion.layout import Line
+from reviewer.ingestion.ocr import _lowered_run, _read_hocr, _unread_numbers
 from reviewer.ingestion.tables import Rules
 
 # hOCR in pixels at 300 dpi; the reader scales to points.
@@ -366,3 +367,50 @@ def test_a_table_row_of_single_words_evenly_spread_is_still_cut_at_its_gutters()
     ]
     text = _page_text([rows])
     assert "Codeine 0.150" not in text, text
+
+
+def _text_line(text: str, x0: float, y0: float, y1: float) -> Line:
+    boxes = [v for k in range(len(text))
+             for v in (x0 + k * _CHAR_WIDTH, y0, x0 + (k + 1) * _CHAR_WIDTH, y1)]
+    return Line(text, boxes, x0, y0, x0 + _CHAR_WIDTH * len(text), y1, True)
+
+
+def test_a_number_tesseract_left_out_of_a_grid_cell_is_read_again() -> None:
+    # A fee table's grid: a 16 pt "Nr." column, then the fees' text and a
+    # last column of amounts. Tesseract read "1.2" in the second row's
+    # number cell (its line ran on across the rule) and nothing in the
+    # first row's, which holds ink; nor in the third row's amount cell,
+    # whose column holds no number it read.
+    rules = Rules(
+        [(50.0, 300.0, y) for y in (100.0, 120.0, 140.0, 160.0)],
+        [(100.0, 160.0, x) for x in (50.0, 66.0, 200.0, 300.0)],
+    )
+    width, height = _px(320.0), _px(180.0)
+    picture = bytearray(width * height)
+
+    def draw(x0: float, y0: float, x1: float, y1: float) -> None:
+        for y in range(_px(y0), _px(y1)):
+            picture[y * width + _px(x0) : y * width + _px(x1)] = b"\x01" * (_px(x1) - _px(x0))
+
+    draw(56.0, 105.0, 60.0, 115.0)  # the unread "1"
+    draw(56.0, 125.0, 63.0, 135.0)  # "1.2", read
+    draw(230.0, 145.0, 250.0, 155.0)  # an unread mark in the amounts' column
+    lines = [
+        [_text_line("1.2 Erteilung", 54.0, 124.0, 136.0)],
+        [_text_line("Auskünfte", 70.0, 104.0, 116.0)],
+        [_text_line("Herausgabe", 70.0, 144.0, 156.0)],
+        [_text_line("gebührenfrei", 210.0, 124.0, 136.0)],
+    ]
+    asked: list[tuple[int, int, int, int]] = []
+
+    def reread(areas: list[tuple[int, int, int, int]]) -> list[str]:
+        asked.extend(areas)
+        return ["1"] * len(areas)
+
+    added = _unread_numbers(lines, rules, bytes(picture), width, _SCALE, _SCALE, reread)
+    assert asked == [(_px(56.0), _px(105.0), _px(60.0), _px(115.0))]
+    assert [[line.text for line in paragraph] for paragraph in added] == [["1"]]
+    assert added[0][0].x0 >= 55.0 and added[0][0].x1 <= 61.0
+    # What is read again must be a number.
+    assert _unread_numbers(lines, rules, bytes(picture), width, _SCALE, _SCALE,
+                           lambda areas: ["l|"] * len(areas)) == []
