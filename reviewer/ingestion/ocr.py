@@ -271,13 +271,17 @@ _TALL_START = 2.0
 # them, the widest at most _JUSTIFIED_SPREAD times the narrowest (a
 # stretched space, doubled after a full stop; a table's row has its cells'
 # word spaces beside its gutters, three to ten times as wide), the line
-# ending where the line above or below it ends (the column's right edge,
-# within _JUSTIFIED_EDGE line heights), and each wide space over a word of
-# that line (a gutter runs blank down the lines).
+# ending where another line of its column within _JUSTIFIED_REACH line
+# heights ends (the column's right edge, within _JUSTIFIED_EDGE line
+# heights), and the line above or below it showing no gutter under the
+# wide spaces: a gutter runs blank down the lines, with ink on both sides;
+# that line has ink over each wide space or none right of it (a
+# paragraph's short last line).
 _JUSTIFIED_GAP_LINES = 4.0
 _JUSTIFIED_MIN_SPACES = 3
 _JUSTIFIED_SPREAD = 2.2
 _JUSTIFIED_EDGE = 0.3
+_JUSTIFIED_REACH = 4.0
 # A ruled grid's cell that holds ink but no word Tesseract read, in a column
 # where Tesseract read a number in another cell, is read again enlarged (as
 # markers are): Tesseract loses short numbers alone in a narrow cell ("1",
@@ -287,6 +291,16 @@ _JUSTIFIED_EDGE = 0.3
 _CELL_NUMBER = re.compile(r"[0-9]{1,3}(?:[.,][0-9]{1,3}){0,3}\.?")
 _CELL_INSET = 2.0
 _CELL_TOLERANCE = 2.0
+# A list's hanging number Tesseract reads as its full stop alone (". Product
+# information", the "11" unread): a piece of a line that opens with a lone
+# full stop, unread ink a glyph's gap or less left of it, is read again
+# from that ink's left edge, enlarged; a number and its stop so read
+# replace the stop. _LOST_NUMBER_GAP: the widest blank (line sizes) between
+# the number's glyphs and before the stop; _LOST_NUMBER_WIDTH: how far left
+# (line sizes) the number may reach.
+_LOST_NUMBER_READ = re.compile(r"[0-9]{1,3}\.")
+_LOST_NUMBER_GAP = 0.5
+_LOST_NUMBER_WIDTH = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -1037,8 +1051,16 @@ def _read_hocr(
                     # highlight runs on across it as on a born-digital line.
                     text.append(" ")
                     boxes += (previous_x1, top, x0, bottom)
-                start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
                 at = len(boxes) // 4
+                if not text and word_text == "." and columns is not None:
+                    left = _lost_number(word_boxes[0][0], line_box, x_size, columns)
+                    if left is not None:
+                        # The stop's box from the number's ink: written over
+                        # it when read, as markers are.
+                        word_boxes = [(left, word_boxes[0][1])]
+                        raised.append((at, at + 1, (left, line_box[1], word_boxes[0][1],
+                                                    line_box[3]), "number"))
+                start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
                 if start < len(word_text):
                     spans, rows = word_boxes[start:], heights[start:]
                     raised.append((at + start, at + len(word_text),
@@ -1074,6 +1096,8 @@ def _read_hocr(
                                                            key=lambda pair: -pair[0][1]):
             if kind == "marker" and _MARKER_READ.fullmatch(again):
                 _write_run(target, start, end, again.translate(SUPERSCRIPT_DIGITS))
+            elif kind == "number" and _LOST_NUMBER_READ.fullmatch(again):
+                _write_run(target, start, end, again)
             elif kind == "subscript" and _SUBSCRIPT_READ.fullmatch(again):
                 if again.isdigit() and len(again) <= 2:
                     again = again.translate(SUBSCRIPT_DIGITS)
@@ -1081,6 +1105,29 @@ def _read_hocr(
     paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs)))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
+
+
+def _lost_number(stop: int, line_box: tuple[int, int, int, int], x_size: float,
+                 columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+                 ) -> int | None:
+    """The left edge (pixels) of the unread ink just left of a line's
+    opening full stop at ``stop`` (see :data:`_LOST_NUMBER_READ`), or None."""
+    reach = int(_LOST_NUMBER_WIDTH * x_size)
+    start = max(0, stop - reach)
+    found = columns(start, stop, line_box[1], line_box[3])
+    gap = _LOST_NUMBER_GAP * x_size
+    left: int | None = None
+    blank = 0
+    for index in range(len(found) - 1, -1, -1):
+        if found[index] is None:
+            blank += 1
+            if blank > gap:
+                break
+        else:
+            left, blank = start + index, 0
+    if left is None or (stop - left) < 0.2 * x_size:
+        return None
+    return left
 
 
 def _tall_start(words: list[tuple[str, list[tuple[int, int]], float, list[tuple[int, int]]]],
@@ -1296,18 +1343,26 @@ def _justified(chain: list[Line], lines: list[Line]) -> bool:
             or max(spaces) > _JUSTIFIED_SPREAD * max(min(spaces), 1e-6)):
         return False
     x0, x1, top, bottom = chain[0].x0, chain[-1].x1, chain[0].y0, chain[0].y1
+    column = [line for line in lines
+              if all(line is not piece for piece in chain) and line.x1 > x0 and line.x0 < x1
+              and abs((line.y1 - line.y0) - height) <= _SAME_SIZE * height
+              and abs(line.y1 - bottom) <= _JUSTIFIED_REACH * height]
+    # The column's right edge: another line of it ends there.
+    if not any(abs(line.x1 - x1) <= _JUSTIFIED_EDGE * height for line in column):
+        return False
     for below in (True, False):
         # The line next to it in its column: pieces a line height or less
-        # below (above) it, across its stretch of the page.
-        row = [line for line in lines
-               if all(line is not piece for piece in chain) and line.x1 > x0 and line.x0 < x1
-               and abs((line.y1 - line.y0) - height) <= _SAME_SIZE * height
-               and (0 <= line.y0 - bottom <= height if below else 0 <= top - line.y1 <= height)]
-        if not row or abs(max(line.x1 for line in row) - x1) > _JUSTIFIED_EDGE * height:
-            continue
+        # below (above) it.
+        row = [line for line in column
+               if (0 <= line.y0 - bottom <= height if below else 0 <= top - line.y1 <= height)]
         inked = [(line.boxes[4 * k], line.boxes[4 * k + 2]) for line in row
                  for k, char in enumerate(line.text) if char != " "]
-        if all(any(c0 <= (left + right) / 2 <= c1 for c0, c1 in inked) for left, right in wide):
+        # A gutter is blank there with ink on both sides; that line has
+        # ink over each wide space, or none right of it (a paragraph's
+        # short last line).
+        if inked and all(any(c0 <= (left + right) / 2 <= c1 for c0, c1 in inked)
+                         or all(c0 <= (left + right) / 2 for c0, _ in inked)
+                         for left, right in wide):
             return True
     return False
 

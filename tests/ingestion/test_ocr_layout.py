@@ -6,6 +6,8 @@ icon), so no OCR runs: the tests are about our reading of its output."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from reviewer.ingestion.extract import order_page, write_blocks
 from reviewer.ingestion.layout import Line
 from reviewer.ingestion.ocr import _lowered_run, _read_hocr, _unread_numbers
@@ -414,3 +416,55 @@ def test_a_number_tesseract_left_out_of_a_grid_cell_is_read_again() -> None:
     # What is read again must be a number.
     assert _unread_numbers(lines, rules, bytes(picture), width, _SCALE, _SCALE,
                            lambda areas: ["l|"] * len(areas)) == []
+
+
+def test_a_justified_first_line_between_two_short_lines_stays_one_line() -> None:
+    # A reference's first line, justified, its last word filed with the
+    # next lines: the lines above and below it (a reference's last line,
+    # the next one's) end before its wide space, and the column's edge is
+    # that of the full line two lines up.
+    full = _spread(70.0, ["noncancer", "pain:", "tailoring", "therapy", "to", "meet"], 8.2)
+    right_edge = full[-1][1] + _CHAR_WIDTH * 4
+    short_above = _words(70.0, "needs. Mayo Clin Proc 2009.")
+    line = _spread(70.0, ["10.", "Product", "information", "for", "Opana"], 9.5)
+    last = ("Endo", right_edge - _CHAR_WIDTH * 4)
+    short_below = _words(70.0, "Pharm. Chadds Ford, PA.")
+    text = _page_text([
+        [(88.0, 98.0, full), (100.0, 110.0, short_above), (112.0, 122.0, line)],
+        [(112.0, 122.0, [last]), (124.0, 134.0, short_below)],
+    ])
+    assert "10. Product information for Opana Endo\n" in text, text
+
+
+def test_a_hanging_number_read_as_its_full_stop_alone_is_read_again() -> None:
+    # A reference list's "11." that Tesseract read as "." (its box the
+    # stop's alone); the digits' ink stands just left of it.
+    words = (_pixel_word(".", 284, 2326, 290, 2335) + _pixel_word("Product", 320, 2301, 440, 2335)
+             + _pixel_word("information", 463, 2301, 640, 2335))
+    hocr = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+        '<p class="ocr_par"><span class="ocr_line" title="bbox 284 2301 640 2335; '
+        f'baseline 0 -8; x_size 34">{words}</span></p></div></body></html>'
+    ).encode()
+
+    def columns(x0: int, x1: int, y0: int, y1: int) -> list[tuple[int, int] | None]:
+        # Ink in the pixel columns 244 to 283 (the digits, a gap between them).
+        return [(2302, 2326) if 244 <= x <= 262 or 266 <= x <= 283 else None
+                for x in range(x0, x1)]
+
+    asked: list[tuple[int, int, int, int]] = []
+
+    def reread(read: str) -> Callable[[list[tuple[int, int, int, int]]], list[str]]:
+        def again(areas: list[tuple[int, int, int, int]]) -> list[str]:
+            asked.extend(areas)
+            return [read] * len(areas)
+        return again
+
+    def read(found: str) -> list[str]:
+        lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread(found),
+                                 None, columns)
+        return [line.text for paragraph in lines for line in paragraph]
+
+    assert read("11.") == ["11. Product information"]
+    assert asked == [(244, 2301, 290, 2335)]
+    assert read("ll.") == [". Product information"]  # a number, or nothing
