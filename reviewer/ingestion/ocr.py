@@ -1055,9 +1055,8 @@ def _read_hocr(
                 if not text and word_text == "." and columns is not None:
                     left = _lost_number(word_boxes[0][0], line_box, x_size, columns)
                     if left is not None:
-                        # The stop's box from the number's ink: written over
-                        # it when read, as markers are.
-                        word_boxes = [(left, word_boxes[0][1])]
+                        # From the number's ink to the stop: written over the
+                        # stop when read, as markers are.
                         raised.append((at, at + 1, (left, line_box[1], word_boxes[0][1],
                                                     line_box[3]), "number"))
                 start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
@@ -1089,15 +1088,31 @@ def _read_hocr(
         if lines:
             paragraphs.append(lines)
     runs = [(target, *run) for target, found in markers for run in found]
+    if any(run[-1] == "number" for run in runs):
+        # The ink left of a stop is no lost number where a word read
+        # stands on it (in another of Tesseract's lines).
+        read_boxes = [(line, line.boxes[4 * k : 4 * k + 4]) for paragraph in paragraphs
+                      for line in paragraph for k, char in enumerate(line.text) if char != " "]
+        runs = [run for run in runs if run[-1] != "number" or not any(
+            line is not run[0] and box[0] < run[3][2] * scale_x and box[2] > run[3][0] * scale_x
+            and run[3][1] * scale_y < (box[1] + box[3]) / 2 < run[3][3] * scale_y
+            for line, box in read_boxes)]
     if runs and reread is not None:
         read = reread([area for _, _, _, area, _ in runs])
         # Right to left within a line, so that the earlier runs' positions hold.
-        for (target, start, end, _, kind), again in sorted(zip(runs, read, strict=True),
+        for (target, start, end, area, kind), again in sorted(zip(runs, read, strict=True),
                                                            key=lambda pair: -pair[0][1]):
             if kind == "marker" and _MARKER_READ.fullmatch(again):
                 _write_run(target, start, end, again.translate(SUPERSCRIPT_DIGITS))
             elif kind == "number" and _LOST_NUMBER_READ.fullmatch(again):
                 _write_run(target, start, end, again)
+                # Spread from the number's ink, where the line now starts.
+                left, right = area[0] * scale_x, target.boxes[4 * (start + len(again)) - 2]
+                step = (right - left) / len(again)
+                for k in range(len(again)):
+                    target.boxes[4 * (start + k)] = left + k * step
+                    target.boxes[4 * (start + k) + 2] = left + (k + 1) * step
+                target.x0 = min(target.x0, left)
             elif kind == "subscript" and _SUBSCRIPT_READ.fullmatch(again):
                 if again.isdigit() and len(again) <= 2:
                     again = again.translate(SUBSCRIPT_DIGITS)

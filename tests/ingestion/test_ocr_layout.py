@@ -460,11 +460,21 @@ def test_a_hanging_number_read_as_its_full_stop_alone_is_read_again() -> None:
             return [read] * len(areas)
         return again
 
-    def read(found: str) -> list[str]:
-        lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread(found),
+    def read(found: str, page: bytes = hocr) -> list[Line]:
+        lines, _, _ = _read_hocr(page, _SCALE, _SCALE, [], lambda: Rules([], []), reread(found),
                                  None, columns)
-        return [line.text for paragraph in lines for line in paragraph]
+        return [line for paragraph in lines for line in paragraph]
 
-    assert read("11.") == ["11. Product information"]
+    [line] = read("11.")
+    assert line.text == "11. Product information"
+    assert line.x0 == 244 * _SCALE  # the line starts at the number's ink
     assert asked == [(244, 2301, 290, 2335)]
-    assert read("ll.") == [". Product information"]  # a number, or nothing
+    [line] = read("ll.")  # a number, or nothing
+    assert line.text == ". Product information" and line.x0 == 284 * _SCALE
+    # Ink that Tesseract read, in a line of its own, is no lost number.
+    asked.clear()
+    apart = hocr.replace(b'<p class="ocr_par">', (
+        '<p class="ocr_par"><span class="ocr_line" title="bbox 250 2301 270 2335; x_size 34">'
+        + _pixel_word("1", 250, 2302, 270, 2326) + "</span></p>" + '<p class="ocr_par">').encode())
+    assert "11." not in " ".join(line.text for line in read("11.", apart))
+    assert asked == []
