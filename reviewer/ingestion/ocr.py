@@ -1107,12 +1107,12 @@ def _read_hocr(
             elif kind == "number" and _LOST_NUMBER_READ.fullmatch(again):
                 _write_run(target, start, end, again)
                 # Spread from the number's ink, where the line now starts.
-                left, right = area[0] * scale_x, target.boxes[4 * (start + len(again)) - 2]
-                step = (right - left) / len(again)
+                ink_x0 = area[0] * scale_x
+                step = (target.boxes[4 * (start + len(again)) - 2] - ink_x0) / len(again)
                 for k in range(len(again)):
-                    target.boxes[4 * (start + k)] = left + k * step
-                    target.boxes[4 * (start + k) + 2] = left + (k + 1) * step
-                target.x0 = min(target.x0, left)
+                    target.boxes[4 * (start + k)] = ink_x0 + k * step
+                    target.boxes[4 * (start + k) + 2] = ink_x0 + (k + 1) * step
+                target.x0 = min(target.x0, ink_x0)
             elif kind == "subscript" and _SUBSCRIPT_READ.fullmatch(again):
                 if again.isdigit() and len(again) <= 2:
                     again = again.translate(SUBSCRIPT_DIGITS)
