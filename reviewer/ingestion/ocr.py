@@ -250,6 +250,57 @@ _SIGN_CATEGORIES = frozenset({"Sc", "Sm", "Sk", "So"})
 # this share of a line height.
 _SAME_SIZE = 0.2
 _SAME_BASELINE = 0.25
+# A word at a line's start more than this many times as tall as the line's
+# other words (and Tesseract's size for the line), a line height or more
+# before them and reaching a line height or more above them, is a line of
+# its own: a step's numeral in a circle two lines tall beside its text,
+# which Tesseract put in the second line ("amount⏎1 of each opioid"). The
+# line's box, as tall as the numeral, overlaps the line above, and the
+# numeral is read inside its step's text; a text layer has it as a line of
+# its own. Where the numeral went into the first line it is read first, as
+# printed, and stays. A drop cap stands a word space or less before its
+# word's rest: it stays.
+_TALL_START = 2.0
+# A justified line of a narrow column spreads its words wide, wider than
+# the join gap (a reference list: "Product   information   for   Embeda.
+# King"), and Tesseract's line is then cut at each such space, or files the
+# line's last word as a paragraph apart; a column's or a table's gutter
+# looks the same on one line. The pieces of one baseline, each at most
+# _JUSTIFIED_GAP_LINES line heights after the last, are one line again when
+# the spaces are a justified line's: at least _JUSTIFIED_MIN_SPACES of
+# them, the widest at most _JUSTIFIED_SPREAD times the narrowest (a
+# stretched space, doubled after a full stop; a table's row has its cells'
+# word spaces beside its gutters, three to ten times as wide), the line
+# ending where another line of its column within _JUSTIFIED_REACH line
+# heights ends (the column's right edge, within _JUSTIFIED_EDGE line
+# heights), and the line above or below it showing no gutter under the
+# wide spaces: a gutter runs blank down the lines, with ink on both sides;
+# that line has ink over each wide space or none right of it (a
+# paragraph's short last line).
+_JUSTIFIED_GAP_LINES = 4.0
+_JUSTIFIED_MIN_SPACES = 3
+_JUSTIFIED_SPREAD = 2.2
+_JUSTIFIED_EDGE = 0.3
+_JUSTIFIED_REACH = 4.0
+# A ruled grid's cell that holds ink but no word Tesseract read, in a column
+# where Tesseract read a number in another cell, is read again enlarged (as
+# markers are): Tesseract loses short numbers alone in a narrow cell ("1",
+# "1.1" and "2" of a fee table's 16 pt "Nr." column, where it read "1.2"
+# and "1.3"). Only a number so read is kept. _CELL_INSET: points kept off
+# the cell's rules.
+_CELL_NUMBER = re.compile(r"[0-9]{1,3}(?:[.,][0-9]{1,3}){0,3}\.?")
+_CELL_INSET = 2.0
+_CELL_TOLERANCE = 2.0
+# A list's hanging number Tesseract reads as its full stop alone (". Product
+# information", the "11" unread): a piece of a line that opens with a lone
+# full stop, unread ink a glyph's gap or less left of it, is read again
+# from that ink's left edge, enlarged; a number and its stop so read
+# replace the stop. _LOST_NUMBER_GAP: the widest blank (line sizes) between
+# the number's glyphs and before the stop; _LOST_NUMBER_WIDTH: how far left
+# (line sizes) the number may reach.
+_LOST_NUMBER_READ = re.compile(r"[0-9]{1,3}\.")
+_LOST_NUMBER_GAP = 0.5
+_LOST_NUMBER_WIDTH = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,6 +551,7 @@ def ocr_page(
 
     paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules,
                                                reread, inked, columns)
+    paragraphs += _unread_numbers(paragraphs, rules(), ink, stride, scale_x, scale_y, reread)
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
     ocr_pieces = []
@@ -960,6 +1012,19 @@ def _read_hocr(
                 continue
             baseline = _baseline(title, line_box)
             x_size = float(size.group(1)) if size is not None else line_box[3] - line_box[1]
+            tall = _tall_start(words, x_size)
+            if tall is not None:
+                # The numeral a paragraph of its own, before this one; the
+                # line's height the rest's.
+                word_text, word_boxes, confidence, heights = words[0]
+                y0, y1 = min(h[0] for h in heights), max(h[1] for h in heights)
+                paragraphs.append([_line([word_text], [
+                    value for c0, c1 in word_boxes
+                    for value in (c0 * scale_x, y0 * scale_y, c1 * scale_x, y1 * scale_y)])])
+                confidences.append(confidence)
+                words = words[1:]
+                bottom = tall[1] * scale_y
+                top = min(tall[0] * scale_y, bottom - x_size * scale_y)
             text: list[str] = []
             boxes: list[float] = []
             raised: list[tuple[int, int, tuple[int, int, int, int], str]] = []
@@ -986,8 +1051,15 @@ def _read_hocr(
                     # highlight runs on across it as on a born-digital line.
                     text.append(" ")
                     boxes += (previous_x1, top, x0, bottom)
-                start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
                 at = len(boxes) // 4
+                if not text and word_text == "." and columns is not None:
+                    left = _lost_number(word_boxes[0][0], line_box, x_size, columns)
+                    if left is not None:
+                        # From the number's ink to the stop: written over the
+                        # stop when read, as markers are.
+                        raised.append((at, at + 1, (left, line_box[1], word_boxes[0][1],
+                                                    line_box[3]), "number"))
+                start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
                 if start < len(word_text):
                     spans, rows = word_boxes[start:], heights[start:]
                     raised.append((at + start, at + len(word_text),
@@ -1016,20 +1088,161 @@ def _read_hocr(
         if lines:
             paragraphs.append(lines)
     runs = [(target, *run) for target, found in markers for run in found]
+    if any(run[-1] == "number" for run in runs):
+        # The ink left of a stop is no lost number where a word read
+        # stands on it (in another of Tesseract's lines).
+        read_boxes = [(line, line.boxes[4 * k : 4 * k + 4]) for paragraph in paragraphs
+                      for line in paragraph for k, char in enumerate(line.text) if char != " "]
+        runs = [run for run in runs if run[-1] != "number" or not any(
+            line is not run[0] and box[0] < run[3][2] * scale_x and box[2] > run[3][0] * scale_x
+            and run[3][1] * scale_y < (box[1] + box[3]) / 2 < run[3][3] * scale_y
+            for line, box in read_boxes)]
     if runs and reread is not None:
         read = reread([area for _, _, _, area, _ in runs])
         # Right to left within a line, so that the earlier runs' positions hold.
-        for (target, start, end, _, kind), again in sorted(zip(runs, read, strict=True),
+        for (target, start, end, area, kind), again in sorted(zip(runs, read, strict=True),
                                                            key=lambda pair: -pair[0][1]):
             if kind == "marker" and _MARKER_READ.fullmatch(again):
                 _write_run(target, start, end, again.translate(SUPERSCRIPT_DIGITS))
+            elif kind == "number" and _LOST_NUMBER_READ.fullmatch(again):
+                _write_run(target, start, end, again)
+                # Spread from the number's ink, where the line now starts.
+                ink_x0 = area[0] * scale_x
+                step = (target.boxes[4 * (start + len(again)) - 2] - ink_x0) / len(again)
+                for k in range(len(again)):
+                    target.boxes[4 * (start + k)] = ink_x0 + k * step
+                    target.boxes[4 * (start + k) + 2] = ink_x0 + (k + 1) * step
+                target.x0 = min(target.x0, ink_x0)
             elif kind == "subscript" and _SUBSCRIPT_READ.fullmatch(again):
                 if again.isdigit() and len(again) <= 2:
                     again = again.translate(SUBSCRIPT_DIGITS)
                 _write_run(target, start, end, again)
-    paragraphs = _rows_rejoined(_cut_around_others(paragraphs))
+    paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs)))
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
+
+
+def _lost_number(stop: int, line_box: tuple[int, int, int, int], x_size: float,
+                 columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+                 ) -> int | None:
+    """The left edge (pixels) of the unread ink just left of a line's
+    opening full stop at ``stop`` (see :data:`_LOST_NUMBER_READ`), or None."""
+    reach = int(_LOST_NUMBER_WIDTH * x_size)
+    start = max(0, stop - reach)
+    found = columns(start, stop, line_box[1], line_box[3])
+    gap = _LOST_NUMBER_GAP * x_size
+    left: int | None = None
+    blank = 0
+    for index in range(len(found) - 1, -1, -1):
+        if found[index] is None:
+            blank += 1
+            if blank > gap:
+                break
+        else:
+            left, blank = start + index, 0
+    if left is None or (stop - left) < 0.2 * x_size:
+        return None
+    return left
+
+
+def _tall_start(words: list[tuple[str, list[tuple[int, int]], float, list[tuple[int, int]]]],
+                x_size: float) -> tuple[int, int] | None:
+    """When the line's first word is a line of its own (:data:`_TALL_START`):
+    the top and bottom (pixels) of the other words' ink; else None."""
+    if len(words) < 2:
+        return None
+    first, rest = words[0], words[1:]
+    top = min(y0 for word in rest for y0, _ in word[3])
+    bottom = max(y1 for word in rest for _, y1 in word[3])
+    first_top = min(y0 for y0, _ in first[3])
+    height = max(y1 for _, y1 in first[3]) - first_top
+    if (height > _TALL_START * max(bottom - top, x_size) and top - first_top >= x_size
+            and rest[0][1][0][0] - first[1][-1][1] >= x_size):
+        return top, bottom
+    return None
+
+
+def _grid_cells(page_rules: Rules) -> list[tuple[float, float, float, float]]:
+    """The cells (x0, y0, x1, y1, points) of ruled grids: between two
+    horizontal rules next to each other, two vertical rules next to each
+    other that run across that band, each side covered by its rule."""
+    tolerance = _CELL_TOLERANCE
+    levels: list[float] = []
+    for at in sorted(at for _, _, at in page_rules.horizontal):
+        if not levels or at - levels[-1] > tolerance:
+            levels.append(at)
+    cells = []
+    for top, bottom in pairwise(levels):
+        edges: list[float] = []
+        for at in sorted(at for start, end, at in page_rules.vertical
+                         if start <= top + tolerance and end >= bottom - tolerance):
+            if not edges or at - edges[-1] > tolerance:
+                edges.append(at)
+        for left, right in pairwise(edges):
+            if all(any(start <= left + tolerance and end >= right - tolerance
+                       and abs(at - level) <= tolerance
+                       for start, end, at in page_rules.horizontal) for level in (top, bottom)):
+                cells.append((left, top, right, bottom))
+    return cells
+
+
+def _unread_numbers(paragraphs: list[list[Line]], page_rules: Rules, ink: bytes, stride: int,
+                    scale_x: float, scale_y: float,
+                    reread: Callable[[list[tuple[int, int, int, int]]], list[str]],
+                    ) -> list[list[Line]]:
+    """Numbers read again in a grid's cells Tesseract left empty (see
+    :data:`_CELL_NUMBER`), each a paragraph of one line."""
+    if not page_rules.vertical or not page_rules.horizontal:
+        return []
+    cells = _grid_cells(page_rules)
+    if not cells:
+        return []
+    lines = [line for paragraph in paragraphs for line in paragraph]
+    empty: list[tuple[float, float, float, float]] = []
+    numbered: set[tuple[int, int]] = set()  # columns (rounded edges) with a number read
+    for x0, y0, x1, y1 in cells:
+        # The characters read in the cell (a line may run on across its rule).
+        inside = "".join(
+            char for line in lines if line.x0 < x1 and line.x1 > x0
+            and line.y0 < y1 and line.y1 > y0 for k, char in enumerate(line.text)
+            if x0 <= (line.boxes[4 * k] + line.boxes[4 * k + 2]) / 2 <= x1
+            and y0 <= (line.boxes[4 * k + 1] + line.boxes[4 * k + 3]) / 2 <= y1)
+        if not inside.strip():
+            empty.append((x0, y0, x1, y1))
+        elif _CELL_NUMBER.fullmatch(inside.strip()):
+            numbered.add((round(x0), round(x1)))
+    areas: list[tuple[int, int, int, int]] = []
+    rows = len(ink) // stride
+    for x0, y0, x1, y1 in empty:
+        if not any(abs(left - x0) <= _CELL_TOLERANCE and abs(right - x1) <= _CELL_TOLERANCE
+                   for left, right in numbered):
+            continue
+        px0, px1 = int((x0 + _CELL_INSET) / scale_x), int((x1 - _CELL_INSET) / scale_x)
+        py0, py1 = int((y0 + _CELL_INSET) / scale_y), int((y1 - _CELL_INSET) / scale_y)
+        found: list[int] = []  # the ink's box: left, top, right, bottom
+        for y in range(max(0, py0), min(py1, rows)):
+            row = ink[y * stride + max(0, px0) : y * stride + min(px1, stride)]
+            first = row.find(1)
+            if first < 0:
+                continue
+            last = row.rfind(1)
+            if not found:
+                found = [first, y, last, y]
+            found = [min(found[0], first), found[1], max(found[2], last), y]
+        if found:
+            areas.append((found[0] + max(0, px0), found[1], found[2] + max(0, px0) + 1,
+                          found[3] + 1))
+    if not areas:
+        return []
+    added = []
+    for (x0, y0, x1, y1), read in zip(areas, reread(areas), strict=True):
+        if not _CELL_NUMBER.fullmatch(read):
+            continue
+        step = (x1 - x0) * scale_x / len(read)
+        boxes = [value for k in range(len(read)) for value in (
+            x0 * scale_x + k * step, y0 * scale_y, x0 * scale_x + (k + 1) * step, y1 * scale_y)]
+        added.append([_line([read], boxes)])
+    return added
 
 
 def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:
@@ -1090,6 +1303,83 @@ def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
         return paragraphs
     kept = [[line for line in paragraph if id(line) not in gone] for paragraph in paragraphs]
     return [paragraph for paragraph in kept if paragraph]
+
+
+def _justified_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
+    """The pieces of a justified line cut at its wide spaces made one line
+    again, in the first piece's paragraph (see :data:`_JUSTIFIED_GAP_LINES`)."""
+    lines = sorted(((line, index) for index, paragraph in enumerate(paragraphs)
+                    for line in paragraph), key=lambda pair: pair[0].x0)
+    if len(lines) < 3:
+        return paragraphs
+    starts = [line.x0 for line, _ in lines]  # lines' left edges, in order
+    gone: set[int] = set()
+    for left, _ in lines:
+        if id(left) in gone:
+            continue
+        chain = [left]
+        while True:
+            last = chain[-1]
+            reach = last.x1 + _JUSTIFIED_GAP_LINES * (last.y1 - last.y0)
+            following = [line for line, _ in lines[bisect_left(starts, last.x1):
+                                                   bisect_right(starts, reach)]
+                         if id(line) not in gone and all(line is not piece for piece in chain)
+                         and _same_row(left, line)]
+            if not following:
+                break
+            chain.append(min(following, key=lambda line: line.x0))
+        if len(chain) > 1 and _justified(chain, [line for line, _ in lines
+                                                 if id(line) not in gone]):
+            for right in chain[1:]:
+                _append(left, right)
+                gone.add(id(right))
+    if not gone:
+        return paragraphs
+    kept = [[line for line in paragraph if id(line) not in gone] for paragraph in paragraphs]
+    return [paragraph for paragraph in kept if paragraph]
+
+
+def _same_row(left: Line, right: Line) -> bool:
+    height = left.y1 - left.y0
+    return (abs((right.y1 - right.y0) - height) <= _SAME_SIZE * height
+            and abs(right.y1 - left.y1) <= _SAME_BASELINE * height)
+
+
+def _justified(chain: list[Line], lines: list[Line]) -> bool:
+    """``chain``'s pieces (left to right, on one baseline) are one justified
+    line of a column whose other lines are among ``lines``."""
+    height = chain[0].y1 - chain[0].y0
+    wide = [(before.x1, after.x0) for before, after in pairwise(chain)]
+    spaces = [right - left for left, right in wide]
+    for piece in chain:
+        spaces += [piece.boxes[4 * k + 2] - piece.boxes[4 * k]
+                   for k, char in enumerate(piece.text) if char == " "]
+    if (len(spaces) < _JUSTIFIED_MIN_SPACES
+            or max(spaces) > _JUSTIFIED_SPREAD * max(min(spaces), 1e-6)):
+        return False
+    x0, x1, top, bottom = chain[0].x0, chain[-1].x1, chain[0].y0, chain[0].y1
+    column = [line for line in lines
+              if all(line is not piece for piece in chain) and line.x1 > x0 and line.x0 < x1
+              and abs((line.y1 - line.y0) - height) <= _SAME_SIZE * height
+              and abs(line.y1 - bottom) <= _JUSTIFIED_REACH * height]
+    # The column's right edge: another line of it ends there.
+    if not any(abs(line.x1 - x1) <= _JUSTIFIED_EDGE * height for line in column):
+        return False
+    for below in (True, False):
+        # The line next to it in its column: pieces a line height or less
+        # below (above) it.
+        row = [line for line in column
+               if (0 <= line.y0 - bottom <= height if below else 0 <= top - line.y1 <= height)]
+        inked = [(line.boxes[4 * k], line.boxes[4 * k + 2]) for line in row
+                 for k, char in enumerate(line.text) if char != " "]
+        # A gutter is blank there with ink on both sides; that line has
+        # ink over each wide space, or none right of it (a paragraph's
+        # short last line).
+        if inked and all(any(c0 <= (left + right) / 2 <= c1 for c0, c1 in inked)
+                         or all(c0 <= (left + right) / 2 for c0, _ in inked)
+                         for left, right in wide):
+            return True
+    return False
 
 
 def _joins(left: Line, right: Line) -> bool:

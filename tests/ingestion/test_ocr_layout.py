@@ -6,8 +6,11 @@ icon), so no OCR runs: the tests are about our reading of its output."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from reviewer.ingestion.extract import order_page, write_blocks
-from reviewer.ingestion.ocr import _lowered_run, _read_hocr
+from reviewer.ingestion.layout import Line
+from reviewer.ingestion.ocr import _lowered_run, _read_hocr, _unread_numbers
 from reviewer.ingestion.tables import Rules
 
 # hOCR in pixels at 300 dpi; the reader scales to points.
@@ -287,3 +290,191 @@ def test_small_letters_under_a_baseline_put_too_high_are_no_subscript() -> None:
            (1010, 1445, 1030, 1461), (1034, 1445, 1054, 1461)]  # "o", "n"
     spans = [(1000, 1007), (1010, 1031), (1034, 1055)]
     assert _lowered_run(spans, lambda x: 1445, 60, 1470, _ink_columns(ink)) is None
+
+
+def _pixel_word(text: str, x0: int, y0: int, x1: int, y1: int) -> str:
+    """An hOCR word in pixels, its characters sharing its box evenly."""
+    step = (x1 - x0) / len(text)
+    chars = "".join(
+        f'<span class="ocrx_cinfo" title="x_bboxes {round(x0 + k * step)} {y0} '
+        f'{round(x0 + (k + 1) * step)} {y1}">{char}</span>'
+        for k, char in enumerate(text)
+    )
+    return f'<span class="ocrx_word" title="bbox {x0} {y0} {x1} {y1}; x_wconf 95">{chars}</span>'
+
+
+def test_a_step_numeral_two_lines_tall_read_into_the_second_line_is_a_line_of_its_own() -> None:
+    # A fact sheet's step beside its numeral, a "1" in a circle two lines
+    # tall: Tesseract put the numeral into the step's second line, whose
+    # box became as tall as the numeral. Boxes as it gave them at 300 dpi.
+    first = [("DETERMINE", 539, 547, 780), ("the", 793, 544, 850),
+             ("total", 863, 544, 950), ("daily", 963, 544, 1050), ("amount", 1063, 552, 1200)]
+    second = [("of", 539, 611, 571), ("each", 583, 611, 660), ("opioid", 677, 611, 790),
+              ("the", 806, 611, 860), ("patient", 876, 611, 1000), ("takes.", 1013, 611, 1102)]
+    line_one = "".join(_pixel_word(t, x0, y0, x1, 600) for t, x0, y0, x1 in first)
+    line_two = _pixel_word("1", 396, 555, 426, 654) + "".join(
+        _pixel_word(t, x0, y0, x1, 643) for t, x0, y0, x1 in second)
+    hocr = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+        '<p class="ocr_par">'
+        '<span class="ocr_line" title="bbox 539 544 1200 600; baseline 0 -19; x_size 46">'
+        f"{line_one}</span>"
+        '<span class="ocr_line" title="bbox 396 555 1102 654; baseline 0 -11; x_size 38">'
+        f"{line_two}</span>"
+        "</p></div></body></html>"
+    ).encode()
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []))
+    text, _, _, _ = write_blocks(order_page(lines, lambda *area: Rules([], [])), 0, 792.0)
+    assert "DETERMINE the total daily amount\nof each opioid the patient takes." in text, text
+    assert text.index("1") < text.index("DETERMINE"), text
+
+
+def _spread(left: float, words: list[str], space: float) -> list[Word]:
+    """``words`` from ``left``, ``space`` points apart (ink to ink)."""
+    placed: list[Word] = []
+    for word in words:
+        placed.append((word, left))
+        left += _CHAR_WIDTH * len(word) + space
+    return placed
+
+
+def test_a_justified_line_of_a_narrow_column_stays_one_line() -> None:
+    # A reference list in narrow justified columns: the line's spaces are
+    # stretched past a line height (the one after a full stop doubled), and
+    # Tesseract files its last word as a paragraph apart. The line below
+    # ends at the same right edge and has words under each wide space.
+    first = _spread(70.0, ["Product", "information", "for", "Embeda."], 12.0)
+    last = ("King", first[-1][1] + _CHAR_WIDTH * 7 + 24.0)
+    right_edge = last[1] + _CHAR_WIDTH * 4
+    below = "Pharmaceuticals, Inc. Bristol, TN 37620. July 2012. Pain"
+    below_words = _spread(70.0, below.split(), 0.0)
+    # Spaces stretched so that the line below ends at the same edge.
+    stretch = (right_edge - 70.0 - _CHAR_WIDTH * len(below.replace(" ", ""))) / (
+        len(below_words) - 1)
+    below_words = _spread(70.0, below.split(), stretch)
+    text = _page_text([
+        [(100.0, 110.0, first), (112.0, 122.0, below_words)],
+        [(100.0, 110.0, [last])],
+    ])
+    assert "Product information for Embeda. King\n" in text, text
+
+
+def test_a_table_row_of_single_words_evenly_spread_is_still_cut_at_its_gutters() -> None:
+    # The same spacing on rows of a table: its gutters run blank down the
+    # rows, so no row is taken for a justified line.
+    rows = [
+        (100.0, 110.0, _spread(70.0, ["Codeine", "0.150", "oral", "daily"], 14.0)),
+        (112.0, 122.0, _spread(70.0, ["Heroin1", "2.400", "nasa", "twice"], 14.0)),
+        (124.0, 134.0, _spread(70.0, ["Tramado", "0.100", "oral", "daily"], 14.0)),
+    ]
+    text = _page_text([rows])
+    assert "Codeine 0.150" not in text, text
+
+
+def _text_line(text: str, x0: float, y0: float, y1: float) -> Line:
+    boxes = [v for k in range(len(text))
+             for v in (x0 + k * _CHAR_WIDTH, y0, x0 + (k + 1) * _CHAR_WIDTH, y1)]
+    return Line(text, boxes, x0, y0, x0 + _CHAR_WIDTH * len(text), y1, True)
+
+
+def test_a_number_tesseract_left_out_of_a_grid_cell_is_read_again() -> None:
+    # A fee table's grid: a 16 pt "Nr." column, then the fees' text and a
+    # last column of amounts. Tesseract read "1.2" in the second row's
+    # number cell (its line ran on across the rule) and nothing in the
+    # first row's, which holds ink; nor in the third row's amount cell,
+    # whose column holds no number it read.
+    rules = Rules(
+        [(50.0, 300.0, y) for y in (100.0, 120.0, 140.0, 160.0)],
+        [(100.0, 160.0, x) for x in (50.0, 66.0, 200.0, 300.0)],
+    )
+    width, height = _px(320.0), _px(180.0)
+    picture = bytearray(width * height)
+
+    def draw(x0: float, y0: float, x1: float, y1: float) -> None:
+        for y in range(_px(y0), _px(y1)):
+            picture[y * width + _px(x0) : y * width + _px(x1)] = b"\x01" * (_px(x1) - _px(x0))
+
+    draw(56.0, 105.0, 60.0, 115.0)  # the unread "1"
+    draw(56.0, 125.0, 63.0, 135.0)  # "1.2", read
+    draw(230.0, 145.0, 250.0, 155.0)  # an unread mark in the amounts' column
+    lines = [
+        [_text_line("1.2 Erteilung", 54.0, 124.0, 136.0)],
+        [_text_line("Auskünfte", 70.0, 104.0, 116.0)],
+        [_text_line("Herausgabe", 70.0, 144.0, 156.0)],
+        [_text_line("gebührenfrei", 210.0, 124.0, 136.0)],
+    ]
+    asked: list[tuple[int, int, int, int]] = []
+
+    def reread(areas: list[tuple[int, int, int, int]]) -> list[str]:
+        asked.extend(areas)
+        return ["1"] * len(areas)
+
+    added = _unread_numbers(lines, rules, bytes(picture), width, _SCALE, _SCALE, reread)
+    assert asked == [(_px(56.0), _px(105.0), _px(60.0), _px(115.0))]
+    assert [[line.text for line in paragraph] for paragraph in added] == [["1"]]
+    assert added[0][0].x0 >= 55.0 and added[0][0].x1 <= 61.0
+    # What is read again must be a number.
+    assert _unread_numbers(lines, rules, bytes(picture), width, _SCALE, _SCALE,
+                           lambda areas: ["l|"] * len(areas)) == []
+
+
+def test_a_justified_first_line_between_two_short_lines_stays_one_line() -> None:
+    # A reference's first line, justified, its last word filed with the
+    # next lines: the lines above and below it (a reference's last line,
+    # the next one's) end before its wide space, and the column's edge is
+    # that of the full line two lines up.
+    full = _spread(70.0, ["noncancer", "pain:", "tailoring", "therapy", "to", "meet"], 8.2)
+    right_edge = full[-1][1] + _CHAR_WIDTH * 4
+    short_above = _words(70.0, "needs. Mayo Clin Proc 2009.")
+    line = _spread(70.0, ["10.", "Product", "information", "for", "Opana"], 9.5)
+    last = ("Endo", right_edge - _CHAR_WIDTH * 4)
+    short_below = _words(70.0, "Pharm. Chadds Ford, PA.")
+    text = _page_text([
+        [(88.0, 98.0, full), (100.0, 110.0, short_above), (112.0, 122.0, line)],
+        [(112.0, 122.0, [last]), (124.0, 134.0, short_below)],
+    ])
+    assert "10. Product information for Opana Endo\n" in text, text
+
+
+def test_a_hanging_number_read_as_its_full_stop_alone_is_read_again() -> None:
+    # A reference list's "11." that Tesseract read as "." (its box the
+    # stop's alone); the digits' ink stands just left of it.
+    words = (_pixel_word(".", 284, 2326, 290, 2335) + _pixel_word("Product", 320, 2301, 440, 2335)
+             + _pixel_word("information", 463, 2301, 640, 2335))
+    hocr = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+        '<p class="ocr_par"><span class="ocr_line" title="bbox 284 2301 640 2335; '
+        f'baseline 0 -8; x_size 34">{words}</span></p></div></body></html>'
+    ).encode()
+
+    def columns(x0: int, x1: int, y0: int, y1: int) -> list[tuple[int, int] | None]:
+        # Ink in the pixel columns 244 to 283 (the digits, a gap between them).
+        return [(2302, 2326) if 244 <= x <= 262 or 266 <= x <= 283 else None
+                for x in range(x0, x1)]
+
+    asked: list[tuple[int, int, int, int]] = []
+
+    def reread(read: str) -> Callable[[list[tuple[int, int, int, int]]], list[str]]:
+        def again(areas: list[tuple[int, int, int, int]]) -> list[str]:
+            asked.extend(areas)
+            return [read] * len(areas)
+        return again
+
+    def read(found: str, page: bytes = hocr) -> list[Line]:
+        lines, _, _ = _read_hocr(page, _SCALE, _SCALE, [], lambda: Rules([], []), reread(found),
+                                 None, columns)
+        return [line for paragraph in lines for line in paragraph]
+
+    [line] = read("11.")
+    assert line.text == "11. Product information"
+    assert line.x0 == 244 * _SCALE  # the line starts at the number's ink
+    assert asked == [(244, 2301, 290, 2335)]
+    [line] = read("ll.")  # a number, or nothing
+    assert line.text == ". Product information" and line.x0 == 284 * _SCALE
+    # Ink that Tesseract read, in a line of its own, is no lost number.
+    asked.clear()
+    apart = hocr.replace(b'<p class="ocr_par">', (
+        '<p class="ocr_par"><span class="ocr_line" title="bbox 250 2301 270 2335; x_size 34">'
+        + _pixel_word("1", 250, 2302, 270, 2326) + "</span></p>" + '<p class="ocr_par">').encode())
+    assert "11." not in " ".join(line.text for line in read("11.", apart))
+    assert asked == []
