@@ -166,6 +166,11 @@ _LINE_SIZE = re.compile(r"x_size (\d+(?:\.\d+)?)")
 # of ink the area is a picture and no rules are looked for.
 _INK = bytes(1 if value < 160 else 0 for value in range(256))
 _PICTURE_RULE_MIN = (24.0, 12.0)
+# A heavier border (a word processor's 2 1/4 to 4 1/2 pt lines, a filled
+# rectangle a text layer takes by its edges) is a rule too where it is long
+# for its thickness, as a glyph's stem (a bold headline's "I") is not.
+_PICTURE_HEAVY_RULE = 4.5
+_PICTURE_HEAVY_LENGTH = 10.0
 _MAX_INK_RUNS = 20_000
 # What Tesseract makes of a vertical rule it takes for a letter.
 _RULE_READ = re.compile(r"^[|\[\]!Il1]$")
@@ -761,17 +766,22 @@ def _picture_rules(ink: bytes, stride: int, width: int, height: int, scale_x: fl
     columns = [(x, y0 + m.start(), y0 + m.end()) for x in range(x0, x1)
                for m in down.finditer(ink[y0 * stride + x : y1 * stride : stride])]
     horizontal = [(start * scale_x, end * scale_x, at * scale_y)
-                  for start, end, at in _strokes(rows, RULE_THICKNESS / scale_y)]
+                  for start, end, at in _strokes(rows, RULE_THICKNESS / scale_y,
+                                                 _PICTURE_HEAVY_RULE / scale_y, scale_x / scale_y)]
     vertical = [(start * scale_y, end * scale_y, at * scale_x)
-                for start, end, at in _strokes(columns, RULE_THICKNESS / scale_x)]
+                for start, end, at in _strokes(columns, RULE_THICKNESS / scale_x,
+                                               _PICTURE_HEAVY_RULE / scale_x, scale_y / scale_x)]
     return Rules(horizontal, vertical)
 
 
-def _strokes(runs: list[tuple[int, int, int]], thickness: float
-             ) -> list[tuple[int, int, float]]:
+def _strokes(runs: list[tuple[int, int, int]], thickness: float, heavy: float = 0.0,
+             aspect: float = 1.0) -> list[tuple[int, int, float]]:
     """Runs of ink (row, start, end), in row order, joined across
     neighbouring rows where they overlap by half; the joined ones at most
-    ``thickness`` rows thick, as (start, end, middle row)."""
+    ``thickness`` rows thick, or at most ``heavy`` rows thick and
+    :data:`_PICTURE_HEAVY_LENGTH` times longer than thick (``aspect``: a
+    row's pixel length over a unit of thickness), as (start, end, middle
+    row)."""
     if len(runs) > _MAX_INK_RUNS:
         return []  # a picture, not a table's rules: nothing worth the time
     done: list[list[int]] = []
@@ -791,7 +801,9 @@ def _strokes(runs: list[tuple[int, int, int]], thickness: float
         else:
             active.append([row, row, start, end])
     return [(start, end, (first + last + 1) / 2) for first, last, start, end in done + active
-            if last - first + 1 <= thickness]
+            if last - first + 1 <= thickness or (
+                last - first + 1 <= heavy
+                and (end - start) * aspect >= _PICTURE_HEAVY_LENGTH * (last - first + 1))]
 
 
 def _quads(boxes: list[float]) -> list[tuple[float, float, float, float]]:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from reviewer.ingestion.extract import order_page, write_blocks
 from reviewer.ingestion.layout import Line
-from reviewer.ingestion.ocr import _lowered_run, _read_hocr, _unread_numbers
+from reviewer.ingestion.ocr import _lowered_run, _picture_rules, _read_hocr, _unread_numbers
 from reviewer.ingestion.tables import Rules
 
 # hOCR in pixels at 300 dpi; the reader scales to points.
@@ -478,3 +478,29 @@ def test_a_hanging_number_read_as_its_full_stop_alone_is_read_again() -> None:
         + _pixel_word("1", 250, 2302, 270, 2326) + "</span></p>" + '<p class="ocr_par">').encode())
     assert "11." not in " ".join(line.text for line in read("11.", apart))
     assert asked == []
+
+
+def _ink(width: int, height: int, boxes: list[tuple[float, float, float, float]]) -> bytes:
+    """A picture at 300 dpi (one byte a pixel, 1 where inked) whose ink is
+    ``boxes`` (x0, y0, x1, y1, points)."""
+    ink = bytearray(width * height)
+    for x0, y0, x1, y1 in boxes:
+        for y in range(_px(y0), _px(y1)):
+            ink[y * width + _px(x0) : y * width + _px(x1)] = b"\x01" * (_px(x1) - _px(x0))
+    return bytes(ink)
+
+
+def test_a_heavy_border_on_a_scan_is_a_rule_and_a_bold_stem_is_not() -> None:
+    # A ruled list of banned drugs (batch 6's CDSCO list): its grid drawn as
+    # filled rectangles 2.2 pt thick, heavier than a hairline rule; a text
+    # layer takes such a rectangle by its edges, so the scan must see a rule
+    # there too, or its cells are read line by line across the row. A bold
+    # headline's "I" (a stem 4 pt wide, 26 pt tall) stays no rule.
+    width, height = _px(300), _px(200)
+    borders = [(20, 20, 280, 22.2), (20, 80, 280, 82.2), (20, 20, 22.2, 82.2),
+               (200, 20, 202.2, 82.2), (277.8, 20, 280, 82.2)]
+    stem = (100, 120, 104, 146)
+    found = _picture_rules(_ink(width, height, [*borders, stem]), width, width, height,
+                           _SCALE, _SCALE, (0.0, 0.0, 300.0, 200.0))
+    assert sorted(round(at) for _, _, at in found.horizontal) == [21, 81]
+    assert sorted(round(at) for _, _, at in found.vertical) == [21, 201, 279]
