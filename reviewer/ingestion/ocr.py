@@ -174,6 +174,15 @@ _PICTURE_HEAVY_LENGTH = 10.0
 _MAX_INK_RUNS = 20_000
 # What Tesseract makes of a vertical rule it takes for a letter.
 _RULE_READ = re.compile(r"^[|\[\]!Il1]$")
+# A rule read glued to a word's end or start ("systemically]", "anti-}"):
+# only marks no word ends or starts with in a cell's text by a rule.
+_RULE_GLUED = frozenset("|[]{}")
+# Points between such a glyph's box and the rule's middle (Tesseract's box
+# may stop short of a heavy rule's ink).
+_RULE_GLUED_REACH = 4.0
+# A gap between two words this many line heights wide may hold a rule: a
+# word space is narrower even on a justified line of a table's cell.
+_RULE_GAP_LINES = 0.5
 _WORD_CONFIDENCE = re.compile(r"x_wconf (\d+(?:\.\d+)?)")
 _BASELINE = re.compile(r"baseline (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)")
 # A footnote marker: its glyphs' bottoms at least this share of the line's
@@ -1041,6 +1050,7 @@ def _read_hocr(
             boxes: list[float] = []
             raised: list[tuple[int, int, tuple[int, int, int, int], str]] = []
             previous_x1: float | None = None
+            previous_mid: float | None = None  # the previous word's last glyph's middle
             for word_text, word_boxes, confidence, heights in words:
                 if inked is not None and confidence < _SECOND_READING_CONFIDENCE:
                     word_text, word_boxes, heights = _without_second_readings(
@@ -1053,6 +1063,33 @@ def _read_hocr(
                         markers.append((lines[-1], raised))
                     text, boxes, raised, previous_x1 = [], [], [], None
                     continue
+                ruled_after = False
+                if len(word_text) > 1 and word_text[-1] in _RULE_GLUED and _on_rule(
+                        word_boxes[-1][0] * scale_x, word_boxes[-1][1] * scale_x
+                        + _RULE_GLUED_REACH, top, bottom, rules().vertical):
+                    # The cell's rule read as the word's last glyph: no
+                    # text, and the line ends at it.
+                    word_text, word_boxes, heights = (
+                        word_text[:-1], word_boxes[:-1], heights[:-1])
+                    ruled_after = True
+                if len(word_text) > 1 and word_text[0] in _RULE_GLUED and _on_rule(
+                        x0 - _RULE_GLUED_REACH, word_boxes[0][1] * scale_x, top, bottom,
+                        rules().vertical):
+                    word_text, word_boxes, heights = word_text[1:], word_boxes[1:], heights[1:]
+                    x0 = word_boxes[0][0] * scale_x
+                    if text:
+                        lines.append(_line(text, boxes))
+                        markers.append((lines[-1], raised))
+                    text, boxes, raised, previous_x1 = [], [], [], None
+                if (previous_x1 is not None and previous_mid is not None
+                        and x0 - previous_x1 > _RULE_GAP_LINES * (bottom - top)
+                        and any(previous_mid < at <= x0 + 1.0 and start <= (top + bottom) / 2 <= end
+                                for start, end, at in rules().vertical)):
+                    # A table's rule between the two words (Tesseract read
+                    # on across the cells): a new cell, a new line.
+                    lines.append(_line(text, boxes))
+                    markers.append((lines[-1], raised))
+                    text, boxes, raised, previous_x1 = [], [], [], None
                 if previous_x1 is not None and x0 - previous_x1 > _gap_limit(
                         "".join(text)) * (bottom - top):
                     lines.append(_line(text, boxes))
@@ -1093,7 +1130,12 @@ def _read_hocr(
                 for c0, c1 in word_boxes:
                     boxes += (c0 * scale_x, top, c1 * scale_x, bottom)
                 previous_x1 = word_boxes[-1][1] * scale_x
+                previous_mid = (word_boxes[-1][0] + word_boxes[-1][1]) / 2 * scale_x
                 confidences.append(confidence)
+                if ruled_after:
+                    lines.append(_line(text, boxes))
+                    markers.append((lines[-1], raised))
+                    text, boxes, raised, previous_x1 = [], [], [], None
             if text:
                 lines.append(_line(text, boxes))
                 markers.append((lines[-1], raised))
@@ -1129,7 +1171,14 @@ def _read_hocr(
                 if again.isdigit() and len(again) <= 2:
                     again = again.translate(SUBSCRIPT_DIGITS)
                 _write_run(target, start, end, again)
-    paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs)))
+    def ruled_apart(left: Line, right: Line) -> bool:
+        # A table's rule stands between the two (cells are never one line).
+        middle = (max(left.y0, right.y0) + min(left.y1, right.y1)) / 2
+        return any(left.x1 - 1.0 <= at <= right.x0 + 1.0 and start <= middle <= end
+                   for start, end, at in rules().vertical)
+
+    paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs),
+                                                    ruled_apart), ruled_apart)
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
 
@@ -1286,7 +1335,9 @@ def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:
     return cut
 
 
-def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
+def _rows_rejoined(paragraphs: list[list[Line]],
+                   ruled_apart: Callable[[Line, Line], bool] | None = None
+                   ) -> list[list[Line]]:
     """Lines of two paragraphs that stand on one baseline within the join
     gap (:func:`_joins`) made one line, in the left one's paragraph.
 
@@ -1308,7 +1359,8 @@ def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
             right, right_paragraph = lines[at]
             at += 1
             if (right_paragraph != left_paragraph and id(right) not in gone
-                    and _joins(left, right)):
+                    and _joins(left, right)
+                    and (ruled_apart is None or not ruled_apart(left, right))):
                 _append(left, right)
                 gone.add(id(right))
     if not gone:
@@ -1317,9 +1369,12 @@ def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
     return [paragraph for paragraph in kept if paragraph]
 
 
-def _justified_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
+def _justified_rejoined(paragraphs: list[list[Line]],
+                        ruled_apart: Callable[[Line, Line], bool] | None = None
+                        ) -> list[list[Line]]:
     """The pieces of a justified line cut at its wide spaces made one line
-    again, in the first piece's paragraph (see :data:`_JUSTIFIED_GAP_LINES`)."""
+    again, in the first piece's paragraph (see :data:`_JUSTIFIED_GAP_LINES`);
+    never across a table's rule (``ruled_apart``)."""
     lines = sorted(((line, index) for index, paragraph in enumerate(paragraphs)
                     for line in paragraph), key=lambda pair: pair[0].x0)
     if len(lines) < 3:
@@ -1336,7 +1391,8 @@ def _justified_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
             following = [line for line, _ in lines[bisect_left(starts, last.x1):
                                                    bisect_right(starts, reach)]
                          if id(line) not in gone and all(line is not piece for piece in chain)
-                         and _same_row(left, line)]
+                         and _same_row(left, line)
+                         and (ruled_apart is None or not ruled_apart(last, line))]
             if not following:
                 break
             chain.append(min(following, key=lambda line: line.x0))

@@ -504,3 +504,25 @@ def test_a_heavy_border_on_a_scan_is_a_rule_and_a_bold_stem_is_not() -> None:
                            _SCALE, _SCALE, (0.0, 0.0, 300.0, 200.0))
     assert sorted(round(at) for _, _, at in found.horizontal) == [21, 81]
     assert sorted(round(at) for _, _, at in found.vertical) == [21, 201, 279]
+
+
+def test_a_line_tesseract_reads_on_across_a_cells_rule_is_cut_at_the_rule() -> None:
+    # A ruled list (batch 6's CDSCO list): the drug's cell, then the
+    # notification's, a heavy rule between them at x = 342. Tesseract reads
+    # each row's line on across both cells, once with the rule as the first
+    # cell's last glyph ("systemically]"), once a word space past it; the
+    # cells must read apart, each whole, as the text layer reads them.
+    rules = Rules([(40.0, 460.0, 98.0), (40.0, 460.0, 130.0)],
+                  [(98.0, 130.0, 40.0), (98.0, 130.0, 342.0), (98.0, 130.0, 460.0)])
+    first = _words(45.0, "Fixed dose combination of Metoclopramide with systemically]")
+    second = _words(45.0, "absorbed drugs except fixed dose combination of aspirin and")
+    paragraphs = [[
+        (100.0, 110.0, [*first, ("Substituted", 346.0)]),
+        (112.0, 122.0, [*second, ("vide", 346.0), ("GSR", 368.0)]),
+    ]]
+    assert first[-1][1] + _CHAR_WIDTH * len(first[-1][0]) == 340.0  # the "]" by the rule
+    assert 346.0 - (second[-1][1] + _CHAR_WIDTH * len(second[-1][0])) < 10.0  # a word space
+    lines, _, _ = _read_hocr(_hocr(paragraphs), _SCALE, _SCALE, [], lambda: rules)
+    assert [line.text for paragraph in lines for line in paragraph] == [
+        "Fixed dose combination of Metoclopramide with systemically", "Substituted",
+        "absorbed drugs except fixed dose combination of aspirin and", "vide GSR"]
