@@ -1177,8 +1177,15 @@ def _read_hocr(
         return any(left.x1 - 1.0 <= at <= right.x0 + 1.0 and start <= middle <= end
                    for start, end, at in rules().vertical)
 
+    def ruled_edge(line: Line) -> bool:
+        # A cell's rule right of the line's end, within a line height (its
+        # padding): the edge a cell's justified lines are set to.
+        middle, reach = (line.y0 + line.y1) / 2, line.y1 - line.y0
+        return any(line.x1 <= at <= line.x1 + reach and start <= middle <= end
+                   for start, end, at in rules().vertical)
+
     paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs),
-                                                    ruled_apart), ruled_apart)
+                                                    ruled_apart), ruled_apart, ruled_edge)
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
 
@@ -1370,11 +1377,13 @@ def _rows_rejoined(paragraphs: list[list[Line]],
 
 
 def _justified_rejoined(paragraphs: list[list[Line]],
-                        ruled_apart: Callable[[Line, Line], bool] | None = None
+                        ruled_apart: Callable[[Line, Line], bool] | None = None,
+                        ruled_edge: Callable[[Line], bool] | None = None,
                         ) -> list[list[Line]]:
     """The pieces of a justified line cut at its wide spaces made one line
     again, in the first piece's paragraph (see :data:`_JUSTIFIED_GAP_LINES`);
-    never across a table's rule (``ruled_apart``)."""
+    never across a table's rule (``ruled_apart``). A line ending by a cell's
+    rule (``ruled_edge``) ends at its column's edge."""
     lines = sorted(((line, index) for index, paragraph in enumerate(paragraphs)
                     for line in paragraph), key=lambda pair: pair[0].x0)
     if len(lines) < 3:
@@ -1397,7 +1406,7 @@ def _justified_rejoined(paragraphs: list[list[Line]],
                 break
             chain.append(min(following, key=lambda line: line.x0))
         if len(chain) > 1 and _justified(chain, [line for line, _ in lines
-                                                 if id(line) not in gone]):
+                                                 if id(line) not in gone], ruled_edge):
             for right in chain[1:]:
                 _append(left, right)
                 gone.add(id(right))
@@ -1413,9 +1422,12 @@ def _same_row(left: Line, right: Line) -> bool:
             and abs(right.y1 - left.y1) <= _SAME_BASELINE * height)
 
 
-def _justified(chain: list[Line], lines: list[Line]) -> bool:
+def _justified(chain: list[Line], lines: list[Line],
+               ruled_edge: Callable[[Line], bool] | None = None) -> bool:
     """``chain``'s pieces (left to right, on one baseline) are one justified
-    line of a column whose other lines are among ``lines``."""
+    line of a column whose other lines are among ``lines``, or of a ruled
+    cell whose rule is right of its end (``ruled_edge``: a cell of two
+    lines has no other line set to its edge)."""
     height = chain[0].y1 - chain[0].y0
     wide = [(before.x1, after.x0) for before, after in pairwise(chain)]
     spaces = [right - left for left, right in wide]
@@ -1430,8 +1442,9 @@ def _justified(chain: list[Line], lines: list[Line]) -> bool:
               if all(line is not piece for piece in chain) and line.x1 > x0 and line.x0 < x1
               and abs((line.y1 - line.y0) - height) <= _SAME_SIZE * height
               and abs(line.y1 - bottom) <= _JUSTIFIED_REACH * height]
-    # The column's right edge: another line of it ends there.
-    if not any(abs(line.x1 - x1) <= _JUSTIFIED_EDGE * height for line in column):
+    # The column's right edge: another line of it ends there, or a cell's rule.
+    if not any(abs(line.x1 - x1) <= _JUSTIFIED_EDGE * height for line in column) and (
+            ruled_edge is None or not ruled_edge(chain[-1])):
         return False
     for below in (True, False):
         # The line next to it in its column: pieces a line height or less

@@ -526,3 +526,21 @@ def test_a_line_tesseract_reads_on_across_a_cells_rule_is_cut_at_the_rule() -> N
     assert [line.text for paragraph in lines for line in paragraph] == [
         "Fixed dose combination of Metoclopramide with systemically", "Substituted",
         "absorbed drugs except fixed dose combination of aspirin and", "vide GSR"]
+
+
+def test_a_justified_line_of_a_two_line_cell_is_one_line_set_to_the_cells_rule() -> None:
+    # A ruled cell of two lines (batch 6's CDSCO list): the first justified
+    # to the cell's rule, its spaces stretched past a line height, the second
+    # a paragraph's short last line. No other line of the cell ends at its
+    # edge; the rule right of it is that edge.
+    rules = Rules([(24.0, 460.0, 98.0), (24.0, 460.0, 130.0)],
+                  [(98.0, 130.0, 24.0), (98.0, 130.0, 342.0), (98.0, 130.0, 460.0)])
+    first = _spread(29.0, "Fixed dose combination of Haloperidol with any anti-".split(), 12.0)
+    assert first[-1][1] + _CHAR_WIDTH * len(first[-1][0]) == 338.0
+    paragraphs = [[
+        (100.0, 110.0, first),
+        (112.0, 122.0, _words(29.0, "cholinergic agent including Propantheline")),
+    ]]
+    lines, _, _ = _read_hocr(_hocr(paragraphs), _SCALE, _SCALE, [], lambda: rules)
+    assert lines[0][0].text == (
+        "Fixed dose combination of Haloperidol with any anti-")
