@@ -166,9 +166,23 @@ _LINE_SIZE = re.compile(r"x_size (\d+(?:\.\d+)?)")
 # of ink the area is a picture and no rules are looked for.
 _INK = bytes(1 if value < 160 else 0 for value in range(256))
 _PICTURE_RULE_MIN = (24.0, 12.0)
+# A heavier border (a word processor's 2 1/4 to 4 1/2 pt lines, a filled
+# rectangle a text layer takes by its edges) is a rule too where it is long
+# for its thickness, as a glyph's stem (a bold headline's "I") is not.
+_PICTURE_HEAVY_RULE = 4.5
+_PICTURE_HEAVY_LENGTH = 10.0
 _MAX_INK_RUNS = 20_000
 # What Tesseract makes of a vertical rule it takes for a letter.
 _RULE_READ = re.compile(r"^[|\[\]!Il1]$")
+# A rule read glued to a word's end or start ("systemically]", "anti-}"):
+# only marks no word ends or starts with in a cell's text by a rule.
+_RULE_GLUED = frozenset("|[]{}")
+# Points between such a glyph's box and the rule's middle (Tesseract's box
+# may stop short of a heavy rule's ink).
+_RULE_GLUED_REACH = 4.0
+# A gap between two words this many line heights wide may hold a rule: a
+# word space is narrower even on a justified line of a table's cell.
+_RULE_GAP_LINES = 0.5
 _WORD_CONFIDENCE = re.compile(r"x_wconf (\d+(?:\.\d+)?)")
 _BASELINE = re.compile(r"baseline (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?)")
 # A footnote marker: its glyphs' bottoms at least this share of the line's
@@ -761,17 +775,22 @@ def _picture_rules(ink: bytes, stride: int, width: int, height: int, scale_x: fl
     columns = [(x, y0 + m.start(), y0 + m.end()) for x in range(x0, x1)
                for m in down.finditer(ink[y0 * stride + x : y1 * stride : stride])]
     horizontal = [(start * scale_x, end * scale_x, at * scale_y)
-                  for start, end, at in _strokes(rows, RULE_THICKNESS / scale_y)]
+                  for start, end, at in _strokes(rows, RULE_THICKNESS / scale_y,
+                                                 _PICTURE_HEAVY_RULE / scale_y, scale_x / scale_y)]
     vertical = [(start * scale_y, end * scale_y, at * scale_x)
-                for start, end, at in _strokes(columns, RULE_THICKNESS / scale_x)]
+                for start, end, at in _strokes(columns, RULE_THICKNESS / scale_x,
+                                               _PICTURE_HEAVY_RULE / scale_x, scale_y / scale_x)]
     return Rules(horizontal, vertical)
 
 
-def _strokes(runs: list[tuple[int, int, int]], thickness: float
-             ) -> list[tuple[int, int, float]]:
+def _strokes(runs: list[tuple[int, int, int]], thickness: float, heavy: float = 0.0,
+             aspect: float = 1.0) -> list[tuple[int, int, float]]:
     """Runs of ink (row, start, end), in row order, joined across
     neighbouring rows where they overlap by half; the joined ones at most
-    ``thickness`` rows thick, as (start, end, middle row)."""
+    ``thickness`` rows thick, or at most ``heavy`` rows thick and
+    :data:`_PICTURE_HEAVY_LENGTH` times longer than thick (``aspect``: a
+    row's pixel length over a unit of thickness), as (start, end, middle
+    row)."""
     if len(runs) > _MAX_INK_RUNS:
         return []  # a picture, not a table's rules: nothing worth the time
     done: list[list[int]] = []
@@ -791,7 +810,9 @@ def _strokes(runs: list[tuple[int, int, int]], thickness: float
         else:
             active.append([row, row, start, end])
     return [(start, end, (first + last + 1) / 2) for first, last, start, end in done + active
-            if last - first + 1 <= thickness]
+            if last - first + 1 <= thickness or (
+                last - first + 1 <= heavy
+                and (end - start) * aspect >= _PICTURE_HEAVY_LENGTH * (last - first + 1))]
 
 
 def _quads(boxes: list[float]) -> list[tuple[float, float, float, float]]:
@@ -1029,6 +1050,7 @@ def _read_hocr(
             boxes: list[float] = []
             raised: list[tuple[int, int, tuple[int, int, int, int], str]] = []
             previous_x1: float | None = None
+            previous_mid: float | None = None  # the previous word's last glyph's middle
             for word_text, word_boxes, confidence, heights in words:
                 if inked is not None and confidence < _SECOND_READING_CONFIDENCE:
                     word_text, word_boxes, heights = _without_second_readings(
@@ -1041,6 +1063,33 @@ def _read_hocr(
                         markers.append((lines[-1], raised))
                     text, boxes, raised, previous_x1 = [], [], [], None
                     continue
+                ruled_after = False
+                if len(word_text) > 1 and word_text[-1] in _RULE_GLUED and _on_rule(
+                        word_boxes[-1][0] * scale_x, word_boxes[-1][1] * scale_x
+                        + _RULE_GLUED_REACH, top, bottom, rules().vertical):
+                    # The cell's rule read as the word's last glyph: no
+                    # text, and the line ends at it.
+                    word_text, word_boxes, heights = (
+                        word_text[:-1], word_boxes[:-1], heights[:-1])
+                    ruled_after = True
+                if len(word_text) > 1 and word_text[0] in _RULE_GLUED and _on_rule(
+                        x0 - _RULE_GLUED_REACH, word_boxes[0][1] * scale_x, top, bottom,
+                        rules().vertical):
+                    word_text, word_boxes, heights = word_text[1:], word_boxes[1:], heights[1:]
+                    x0 = word_boxes[0][0] * scale_x
+                    if text:
+                        lines.append(_line(text, boxes))
+                        markers.append((lines[-1], raised))
+                    text, boxes, raised, previous_x1 = [], [], [], None
+                if (previous_x1 is not None and previous_mid is not None
+                        and x0 - previous_x1 > _RULE_GAP_LINES * (bottom - top)
+                        and any(previous_mid < at <= x0 + 1.0 and start <= (top + bottom) / 2 <= end
+                                for start, end, at in rules().vertical)):
+                    # A table's rule between the two words (Tesseract read
+                    # on across the cells): a new cell, a new line.
+                    lines.append(_line(text, boxes))
+                    markers.append((lines[-1], raised))
+                    text, boxes, raised, previous_x1 = [], [], [], None
                 if previous_x1 is not None and x0 - previous_x1 > _gap_limit(
                         "".join(text)) * (bottom - top):
                     lines.append(_line(text, boxes))
@@ -1081,7 +1130,12 @@ def _read_hocr(
                 for c0, c1 in word_boxes:
                     boxes += (c0 * scale_x, top, c1 * scale_x, bottom)
                 previous_x1 = word_boxes[-1][1] * scale_x
+                previous_mid = (word_boxes[-1][0] + word_boxes[-1][1]) / 2 * scale_x
                 confidences.append(confidence)
+                if ruled_after:
+                    lines.append(_line(text, boxes))
+                    markers.append((lines[-1], raised))
+                    text, boxes, raised, previous_x1 = [], [], [], None
             if text:
                 lines.append(_line(text, boxes))
                 markers.append((lines[-1], raised))
@@ -1117,7 +1171,21 @@ def _read_hocr(
                 if again.isdigit() and len(again) <= 2:
                     again = again.translate(SUBSCRIPT_DIGITS)
                 _write_run(target, start, end, again)
-    paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs)))
+    def ruled_apart(left: Line, right: Line) -> bool:
+        # A table's rule stands between the two (cells are never one line).
+        middle = (max(left.y0, right.y0) + min(left.y1, right.y1)) / 2
+        return any(left.x1 - 1.0 <= at <= right.x0 + 1.0 and start <= middle <= end
+                   for start, end, at in rules().vertical)
+
+    def ruled_edge(line: Line) -> bool:
+        # A cell's rule right of the line's end, within a line height (its
+        # padding): the edge a cell's justified lines are set to.
+        middle, reach = (line.y0 + line.y1) / 2, line.y1 - line.y0
+        return any(line.x1 <= at <= line.x1 + reach and start <= middle <= end
+                   for start, end, at in rules().vertical)
+
+    paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs),
+                                                    ruled_apart), ruled_apart, ruled_edge)
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
 
@@ -1274,7 +1342,9 @@ def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:
     return cut
 
 
-def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
+def _rows_rejoined(paragraphs: list[list[Line]],
+                   ruled_apart: Callable[[Line, Line], bool] | None = None
+                   ) -> list[list[Line]]:
     """Lines of two paragraphs that stand on one baseline within the join
     gap (:func:`_joins`) made one line, in the left one's paragraph.
 
@@ -1296,7 +1366,8 @@ def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
             right, right_paragraph = lines[at]
             at += 1
             if (right_paragraph != left_paragraph and id(right) not in gone
-                    and _joins(left, right)):
+                    and _joins(left, right)
+                    and (ruled_apart is None or not ruled_apart(left, right))):
                 _append(left, right)
                 gone.add(id(right))
     if not gone:
@@ -1305,9 +1376,14 @@ def _rows_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
     return [paragraph for paragraph in kept if paragraph]
 
 
-def _justified_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
+def _justified_rejoined(paragraphs: list[list[Line]],
+                        ruled_apart: Callable[[Line, Line], bool] | None = None,
+                        ruled_edge: Callable[[Line], bool] | None = None,
+                        ) -> list[list[Line]]:
     """The pieces of a justified line cut at its wide spaces made one line
-    again, in the first piece's paragraph (see :data:`_JUSTIFIED_GAP_LINES`)."""
+    again, in the first piece's paragraph (see :data:`_JUSTIFIED_GAP_LINES`);
+    never across a table's rule (``ruled_apart``). A line ending by a cell's
+    rule (``ruled_edge``) ends at its column's edge."""
     lines = sorted(((line, index) for index, paragraph in enumerate(paragraphs)
                     for line in paragraph), key=lambda pair: pair[0].x0)
     if len(lines) < 3:
@@ -1324,12 +1400,13 @@ def _justified_rejoined(paragraphs: list[list[Line]]) -> list[list[Line]]:
             following = [line for line, _ in lines[bisect_left(starts, last.x1):
                                                    bisect_right(starts, reach)]
                          if id(line) not in gone and all(line is not piece for piece in chain)
-                         and _same_row(left, line)]
+                         and _same_row(left, line)
+                         and (ruled_apart is None or not ruled_apart(last, line))]
             if not following:
                 break
             chain.append(min(following, key=lambda line: line.x0))
         if len(chain) > 1 and _justified(chain, [line for line, _ in lines
-                                                 if id(line) not in gone]):
+                                                 if id(line) not in gone], ruled_edge):
             for right in chain[1:]:
                 _append(left, right)
                 gone.add(id(right))
@@ -1345,9 +1422,12 @@ def _same_row(left: Line, right: Line) -> bool:
             and abs(right.y1 - left.y1) <= _SAME_BASELINE * height)
 
 
-def _justified(chain: list[Line], lines: list[Line]) -> bool:
+def _justified(chain: list[Line], lines: list[Line],
+               ruled_edge: Callable[[Line], bool] | None = None) -> bool:
     """``chain``'s pieces (left to right, on one baseline) are one justified
-    line of a column whose other lines are among ``lines``."""
+    line of a column whose other lines are among ``lines``, or of a ruled
+    cell whose rule is right of its end (``ruled_edge``: a cell of two
+    lines has no other line set to its edge)."""
     height = chain[0].y1 - chain[0].y0
     wide = [(before.x1, after.x0) for before, after in pairwise(chain)]
     spaces = [right - left for left, right in wide]
@@ -1362,8 +1442,9 @@ def _justified(chain: list[Line], lines: list[Line]) -> bool:
               if all(line is not piece for piece in chain) and line.x1 > x0 and line.x0 < x1
               and abs((line.y1 - line.y0) - height) <= _SAME_SIZE * height
               and abs(line.y1 - bottom) <= _JUSTIFIED_REACH * height]
-    # The column's right edge: another line of it ends there.
-    if not any(abs(line.x1 - x1) <= _JUSTIFIED_EDGE * height for line in column):
+    # The column's right edge: another line of it ends there, or a cell's rule.
+    if not any(abs(line.x1 - x1) <= _JUSTIFIED_EDGE * height for line in column) and (
+            ruled_edge is None or not ruled_edge(chain[-1])):
         return False
     for below in (True, False):
         # The line next to it in its column: pieces a line height or less

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from reviewer.ingestion.extract import order_page, write_blocks
 from reviewer.ingestion.layout import Line
-from reviewer.ingestion.ocr import _lowered_run, _read_hocr, _unread_numbers
+from reviewer.ingestion.ocr import _lowered_run, _picture_rules, _read_hocr, _unread_numbers
 from reviewer.ingestion.tables import Rules
 
 # hOCR in pixels at 300 dpi; the reader scales to points.
@@ -478,3 +478,69 @@ def test_a_hanging_number_read_as_its_full_stop_alone_is_read_again() -> None:
         + _pixel_word("1", 250, 2302, 270, 2326) + "</span></p>" + '<p class="ocr_par">').encode())
     assert "11." not in " ".join(line.text for line in read("11.", apart))
     assert asked == []
+
+
+def _ink(width: int, height: int, boxes: list[tuple[float, float, float, float]]) -> bytes:
+    """A picture at 300 dpi (one byte a pixel, 1 where inked) whose ink is
+    ``boxes`` (x0, y0, x1, y1, points)."""
+    ink = bytearray(width * height)
+    for x0, y0, x1, y1 in boxes:
+        for y in range(_px(y0), _px(y1)):
+            ink[y * width + _px(x0) : y * width + _px(x1)] = b"\x01" * (_px(x1) - _px(x0))
+    return bytes(ink)
+
+
+def test_a_heavy_border_on_a_scan_is_a_rule_and_a_bold_stem_is_not() -> None:
+    # A ruled list of banned drugs (batch 6's CDSCO list): its grid drawn as
+    # filled rectangles 2.2 pt thick, heavier than a hairline rule; a text
+    # layer takes such a rectangle by its edges, so the scan must see a rule
+    # there too, or its cells are read line by line across the row. A bold
+    # headline's "I" (a stem 4 pt wide, 26 pt tall) stays no rule.
+    width, height = _px(300), _px(200)
+    borders = [(20, 20, 280, 22.2), (20, 80, 280, 82.2), (20, 20, 22.2, 82.2),
+               (200, 20, 202.2, 82.2), (277.8, 20, 280, 82.2)]
+    stem = (100, 120, 104, 146)
+    found = _picture_rules(_ink(width, height, [*borders, stem]), width, width, height,
+                           _SCALE, _SCALE, (0.0, 0.0, 300.0, 200.0))
+    assert sorted(round(at) for _, _, at in found.horizontal) == [21, 81]
+    assert sorted(round(at) for _, _, at in found.vertical) == [21, 201, 279]
+
+
+def test_a_line_tesseract_reads_on_across_a_cells_rule_is_cut_at_the_rule() -> None:
+    # A ruled list (batch 6's CDSCO list): the drug's cell, then the
+    # notification's, a heavy rule between them at x = 342. Tesseract reads
+    # each row's line on across both cells, once with the rule as the first
+    # cell's last glyph ("systemically]"), once a word space past it; the
+    # cells must read apart, each whole, as the text layer reads them.
+    rules = Rules([(40.0, 460.0, 98.0), (40.0, 460.0, 130.0)],
+                  [(98.0, 130.0, 40.0), (98.0, 130.0, 342.0), (98.0, 130.0, 460.0)])
+    first = _words(45.0, "Fixed dose combination of Metoclopramide with systemically]")
+    second = _words(45.0, "absorbed drugs except fixed dose combination of aspirin and")
+    paragraphs = [[
+        (100.0, 110.0, [*first, ("Substituted", 346.0)]),
+        (112.0, 122.0, [*second, ("vide", 346.0), ("GSR", 368.0)]),
+    ]]
+    assert first[-1][1] + _CHAR_WIDTH * len(first[-1][0]) == 340.0  # the "]" by the rule
+    assert 346.0 - (second[-1][1] + _CHAR_WIDTH * len(second[-1][0])) < 10.0  # a word space
+    lines, _, _ = _read_hocr(_hocr(paragraphs), _SCALE, _SCALE, [], lambda: rules)
+    assert [line.text for paragraph in lines for line in paragraph] == [
+        "Fixed dose combination of Metoclopramide with systemically", "Substituted",
+        "absorbed drugs except fixed dose combination of aspirin and", "vide GSR"]
+
+
+def test_a_justified_line_of_a_two_line_cell_is_one_line_set_to_the_cells_rule() -> None:
+    # A ruled cell of two lines (batch 6's CDSCO list): the first justified
+    # to the cell's rule, its spaces stretched past a line height, the second
+    # a paragraph's short last line. No other line of the cell ends at its
+    # edge; the rule right of it is that edge.
+    rules = Rules([(24.0, 460.0, 98.0), (24.0, 460.0, 130.0)],
+                  [(98.0, 130.0, 24.0), (98.0, 130.0, 342.0), (98.0, 130.0, 460.0)])
+    first = _spread(29.0, "Fixed dose combination of Haloperidol with any anti-".split(), 12.0)
+    assert first[-1][1] + _CHAR_WIDTH * len(first[-1][0]) == 338.0
+    paragraphs = [[
+        (100.0, 110.0, first),
+        (112.0, 122.0, _words(29.0, "cholinergic agent including Propantheline")),
+    ]]
+    lines, _, _ = _read_hocr(_hocr(paragraphs), _SCALE, _SCALE, [], lambda: rules)
+    assert lines[0][0].text == (
+        "Fixed dose combination of Haloperidol with any anti-")
