@@ -1158,6 +1158,33 @@ def _may_hold_a_table(blocks: list[Block]) -> int:
     return 2 if rows[2] >= _MIN_ROWS else 0
 
 
+def _cell_paragraph(block: Block, rows: list[_TextRow], line_height: float) -> bool:
+    """Whether the paragraph ``block`` is the next lines of a row's first
+    cell: right under a row of cells (a line's gap at most), every line
+    inside that cell's column (from its left edge to short of the next
+    cell). A question in a checklist whose answers ("Yes / No") sit beside
+    its first line only: MuPDF gives its other lines as a paragraph of their
+    own, which would end the table there and leave the rest of its rows
+    apart. A paragraph under a table runs across its columns, never inside
+    the first one alone."""
+    top = min(ln.y0 for ln in block.lines)
+    x0 = min(ln.x0 for ln in block.lines)
+    x1 = max(ln.x1 for ln in block.lines)
+    for row in rows:
+        # Below the row's middle (boxes of lines set tight overlap), a
+        # line's gap at most under its bottom.
+        if (
+            not row.tabular
+            or top <= (row.y0 + row.y1) / 2
+            or top - row.y1 > _WRAP_GAP_LINES * line_height
+        ):
+            continue
+        first, after = row.pieces[0], row.pieces[1]
+        if first.x0 - line_height <= x0 and x1 < after.x0:
+            return True
+    return False
+
+
 def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> list[Block]:
     """``blocks`` with every table's lines regrouped into one block per row
     (cells left to right, each cell's lines top to bottom); ``blocks`` itself
@@ -1167,11 +1194,22 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
     if not held:
         return blocks
     candidates: list[Line] = []
-    paragraphs: list[Line] = []
+    paragraph_blocks: list[Block] = []
     for block in blocks:
-        (paragraphs if _paragraph(block) else candidates).extend(block.lines)
+        if _paragraph(block):
+            paragraph_blocks.append(block)
+        else:
+            candidates.extend(block.lines)
     candidates = [ln for ln in candidates if ln.horizontal]
     text_rows = _text_rows(candidates) if held >= _MIN_CELLS else []
+    # A cell's next lines that MuPDF gave as a paragraph are the table's.
+    in_cells = [b for b in paragraph_blocks if text_rows
+                and _cell_paragraph(b, text_rows, line_height)]
+    if in_cells:
+        candidates.extend(ln for b in in_cells for ln in b.lines if ln.horizontal)
+        paragraph_blocks = [b for b in paragraph_blocks if all(b is not c for c in in_cells)]
+        text_rows = _text_rows(candidates)
+    paragraphs = [ln for block in paragraph_blocks for ln in block.lines]
     regions = (
         _regions(text_rows, line_height)
         if len(candidates) >= _MIN_ROWS * _MIN_CELLS else []

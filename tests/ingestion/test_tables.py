@@ -1427,3 +1427,68 @@ def test_a_first_row_of_sentences_set_close_to_their_wall_reads_as_that_row() ->
     for cell in _COVERS[0][1:]:
         start, end = _verified_range(doc, " ".join(cell))
         assert " ".join(doc.text[start:end].split()) == " ".join(cell)
+
+
+# A checklist: each question's answers ("Yes", "No") sit beside its first
+# line only, and a long question's other lines, set under it with a hanging
+# indent, are a paragraph of MuPDF's own. Read apart, they ended the table
+# found from the short questions' rows there: the rows under them were left
+# to MuPDF (the answers after all the questions, or between a question's
+# first line and the next).
+_CHECKLIST_HEADS = ("Elements to be assessed", "Assessment", "Notes")
+_CHECKLIST = (
+    ("i. Upon hire, before cleaning any patient care area",),
+    ("ii. Annually",),
+    ("iii. When new equipment or protocols are introduced",),
+    ("A. Facility has written policies and procedures for routine",
+     "cleaning and disinfection of environmental surfaces,",
+     "including identification of responsible personnel and of",
+     "the products they use in each patient care area."),
+    ("B. Facility routinely audits (monitors and documents)",
+     "adherence to cleaning and disinfection procedures,",
+     "including using products in accordance with the written",
+     "instructions of their manufacturers (dilution, contact time)."),
+    ("C. Facility provides feedback from audits to personnel",
+     "regarding their adherence to cleaning and disinfection",
+     "procedures, and keeps a record of that feedback for a",
+     "period of at least three years after each audit."),
+)
+_CHECKLIST_WALLS = (40.0, 333.0, 425.0, 540.0)
+
+
+def _checklist_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.5, 13.0
+    tops = [80.0, 110.0]
+    for question in _CHECKLIST:
+        tops.append(tops[-1] + len(question) * leading + 14)
+    for y in tops:
+        page.draw_line((_CHECKLIST_WALLS[0], y), (_CHECKLIST_WALLS[-1], y), width=0.75)
+    for x in _CHECKLIST_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.75)
+    for column, x in enumerate(_CHECKLIST_WALLS[:-1]):
+        page.insert_text((x + 8, tops[0] + 18), _CHECKLIST_HEADS[column], fontsize=size)
+    # Drawn as such a form is: each question's next lines as a paragraph of
+    # their own (MuPDF's block), then the first lines, then the answers.
+    firsts = [tops[r + 1] + 16 for r in range(len(_CHECKLIST))]
+    for y, question in zip(firsts, _CHECKLIST, strict=True):
+        if question[1:]:
+            page.insert_text((65, y + leading), "\n".join(question[1:]), fontsize=size,
+                             lineheight=leading / size)
+    for y, question in zip(firsts, _CHECKLIST, strict=True):
+        page.insert_text((50, y), question[0], fontsize=size)
+    for y in firsts:
+        page.insert_text((354, y), "Yes", fontsize=size)
+        page.insert_text((391, y), "No", fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_questions_next_lines_under_its_answers_read_with_its_row() -> None:
+    # Before: rows B and C read "B. ... documents)⏎Yes⏎No" apart from their
+    # next lines, or every answer after all the questions.
+    doc = extract_pdf(_checklist_pdf())
+    for question in _CHECKLIST:
+        quote = " ".join((*question, "Yes", "No"))
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
