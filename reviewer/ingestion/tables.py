@@ -643,7 +643,14 @@ def _table_rows(
             # a text row of fewer pieces than the row's first (the other
             # cells' next lines beside it: "Morphine sulfate / extended
             # release" beside "(q12h)"), continues the row.
-            continues = wraps and len(pieces) < opened
+            # Or, every one of its cells the next line of the cell above, whose
+            # last line left no room between its end and its column's wall for
+            # the next word: text wrapped in each cell at once ("... fir human /
+            # use", "With immediate / effect", "GSR 377(E) dt: 18- / 06-2013").
+            continues = wraps and (
+                len(pieces) < opened
+                or (ruled and _wrapped_in_cells(rows[-1], pieces, rules.vertical))
+            )
             new_row = not ruled or (starts_first and not continues) or across
         else:
             new_row = starts_first and not wraps
@@ -1100,6 +1107,34 @@ def _baselines(lines: list[Line]) -> list[list[Line]]:
                 continue
         baselines.append((line, [line]))
     return [sorted(members, key=lambda ln: ln.x0) for _anchor, members in baselines]
+
+
+def _wrapped_in_cells(cells: list[_Cell], pieces: list[_Piece], vertical: list[Rule]) -> bool:
+    """Whether each of ``pieces`` lies under one of ``cells`` whose last line
+    ends too close to the wall on its right for the piece's first word (and
+    a space) to fit there, as far in from that wall as the cell's text is
+    from the wall on its left: the cells' text wrapped, each piece its
+    cell's next line. False where a cell has no walls (nothing to measure
+    the room against)."""
+    for piece in pieces:
+        cell = _overlapping(cells, piece)
+        if cell is None:
+            return False
+        last = cell.lines[-1]
+        middle = (last.y0 + last.y1) / 2
+        crossing = [x for y0, y1, x in vertical if y0 <= middle <= y1]
+        lefts = [x for x in crossing if x <= cell.x0 + _RULE_SLACK]
+        rights = [x for x in crossing if x >= last.x1 - _RULE_SLACK]
+        if not lefts or not rights:
+            return False
+        padding = max(0.0, cell.x0 - max(lefts))
+        first = piece.lines[0]
+        word = len(first.text.split(" ", 1)[0]) or 1
+        width = first.boxes[4 * (word - 1) + 2] - first.boxes[0]
+        space = 0.25 * (last.y1 - last.y0)
+        if last.x1 + space + width <= min(rights) - padding:
+            return False
+    return True
 
 
 def _under_cells(cells: list[_Cell], piece: _Piece) -> int:
