@@ -660,7 +660,12 @@ def _table_rows(
             opened = len(pieces)
         cells = rows[-1]
         for piece in pieces:
-            cell = _overlapping(cells, piece)
+            # A later line under two cells or more reads after the line
+            # above it whole: it joins the last of them ("Yes  No" over
+            # "Not applicable"), not the one it happens to overlap most.
+            under = [c for c in cells if min(c.x1, piece.x1) > max(c.x0, piece.x0)]
+            cell = (max(under, key=lambda c: c.lines[0].x0) if len(under) >= 2
+                    else _overlapping(cells, piece))
             if cell is None:
                 cells.append(_Cell(list(piece.lines), piece.x0, piece.x1))
             else:
@@ -670,7 +675,10 @@ def _table_rows(
                 first_column = piece.lines[-1]
     blocks = []
     for cells in rows:
-        cells.sort(key=lambda c: c.x0)
+        # By where each cell's first line starts: a later line under two
+        # cells that starts left of both ("Not applicable" under "Yes  No")
+        # joins one of them, whose widened box must not put it before the other.
+        cells.sort(key=lambda c: c.lines[0].x0)
         blocks.append(block_of([line for cell in cells for line in cell.lines]))
     return blocks
 

@@ -1566,3 +1566,49 @@ def test_a_ruled_row_whose_every_cell_wraps_at_once_reads_as_one_row() -> None:
         quote = " ".join(line for cell in row for line in cell)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A checklist whose answers are "Yes  No" beside a question's first line and,
+# for some, "Not applicable (...)" on the lines under them, starting a little
+# left of "Yes" (its own radio button's width) and running under both.
+_ANSWERS_HEADS = ("Elements to be assessed", "Assessment", "Notes")
+_ANSWERS = (
+    ("J. Filled sharps containers are disposed of safely.", ()),
+    ("K. All controlled substances are kept locked.", ("Not applicable", "(none kept", "on site)")),
+    ("L. Staff wear a facemask for spinal injections.", ("Not applicable", "(none done)")),
+    ("M. Single-dose vials are used for one patient.", ()),
+)
+
+
+def _answers_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.5, 13.0
+    walls = (40.0, 333.0, 440.0, 540.0)
+    tops = [80.0, 110.0]
+    for _question, more in _ANSWERS:
+        tops.append(tops[-1] + (1 + len(more)) * leading + 14)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.75)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.75)
+    for column, x in enumerate(walls[:-1]):
+        page.insert_text((x + 8, tops[0] + 18), _ANSWERS_HEADS[column], fontsize=size)
+    for r, (question, more) in enumerate(_ANSWERS):
+        y = tops[r + 1] + 16
+        page.insert_text((50, y), question, fontsize=size)
+        page.insert_text((354, y), "Yes", fontsize=size)
+        page.insert_text((391, y), "No", fontsize=size)
+        for k, line in enumerate(more):
+            page.insert_text((344, y + (k + 1) * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_line_under_two_answers_starting_left_of_both_reads_after_them() -> None:
+    # Before: "K. ...⏎No⏎Not applicable⏎(none kept⏎on site)⏎Yes": the line
+    # joined "No", whose box then reached left of "Yes".
+    doc = extract_pdf(_answers_pdf())
+    for question, more in _ANSWERS:
+        quote = " ".join((question, "Yes", "No", *more))
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
