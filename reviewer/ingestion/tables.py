@@ -645,8 +645,10 @@ def _table_rows(
             # release" beside "(q12h)"), continues the row.
             # Or, every one of its cells the next line of the cell above, whose
             # last line left no room between its end and its column's wall for
-            # the next word: text wrapped in each cell at once ("... fir human /
-            # use", "With immediate / effect", "GSR 377(E) dt: 18- / 06-2013").
+            # the next word: text wrapped in each cell at once ("... as /
+            # dispersible tablets", "From the date of / issue"). Ruled only:
+            # figures set tight between walls in a table ruled in columns
+            # alone are rows of their own (a rate table), with no room either.
             continues = wraps and (
                 len(pieces) < opened
                 or (ruled and _wrapped_in_cells(rows[-1], pieces, rules.vertical))
