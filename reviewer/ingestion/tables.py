@@ -643,7 +643,16 @@ def _table_rows(
             # a text row of fewer pieces than the row's first (the other
             # cells' next lines beside it: "Morphine sulfate / extended
             # release" beside "(q12h)"), continues the row.
-            continues = wraps and len(pieces) < opened
+            # Or, every one of its cells the next line of the cell above, whose
+            # last line left no room between its end and its column's wall for
+            # the next word: text wrapped in each cell at once ("... as /
+            # dispersible tablets", "From the date of / issue"). Ruled only:
+            # figures set tight between walls in a table ruled in columns
+            # alone are rows of their own (a rate table), with no room either.
+            continues = wraps and (
+                len(pieces) < opened
+                or (ruled and _wrapped_in_cells(rows[-1], pieces, rules.vertical))
+            )
             new_row = not ruled or (starts_first and not continues) or across
         else:
             new_row = starts_first and not wraps
@@ -653,7 +662,12 @@ def _table_rows(
             opened = len(pieces)
         cells = rows[-1]
         for piece in pieces:
-            cell = _overlapping(cells, piece)
+            # A later line under two cells or more reads after the line
+            # above it whole: it joins the last of them ("Yes  No" over
+            # "Not applicable"), not the one it happens to overlap most.
+            under = [c for c in cells if min(c.x1, piece.x1) > max(c.x0, piece.x0)]
+            cell = (max(under, key=lambda c: c.lines[0].x0) if len(under) >= 2
+                    else _overlapping(cells, piece))
             if cell is None:
                 cells.append(_Cell(list(piece.lines), piece.x0, piece.x1))
             else:
@@ -663,7 +677,10 @@ def _table_rows(
                 first_column = piece.lines[-1]
     blocks = []
     for cells in rows:
-        cells.sort(key=lambda c: c.x0)
+        # By where each cell's first line starts: a later line under two
+        # cells that starts left of both ("Not applicable" under "Yes  No")
+        # joins one of them, whose widened box must not put it before the other.
+        cells.sort(key=lambda c: c.lines[0].x0)
         blocks.append(block_of([line for cell in cells for line in cell.lines]))
     return blocks
 
@@ -1102,6 +1119,34 @@ def _baselines(lines: list[Line]) -> list[list[Line]]:
     return [sorted(members, key=lambda ln: ln.x0) for _anchor, members in baselines]
 
 
+def _wrapped_in_cells(cells: list[_Cell], pieces: list[_Piece], vertical: list[Rule]) -> bool:
+    """Whether each of ``pieces`` lies under one of ``cells`` whose last line
+    ends too close to the wall on its right for the piece's first word (and
+    a space) to fit there, as far in from that wall as the cell's text is
+    from the wall on its left: the cells' text wrapped, each piece its
+    cell's next line. False where a cell has no walls (nothing to measure
+    the room against)."""
+    for piece in pieces:
+        cell = _overlapping(cells, piece)
+        if cell is None:
+            return False
+        last = cell.lines[-1]
+        middle = (last.y0 + last.y1) / 2
+        crossing = [x for y0, y1, x in vertical if y0 <= middle <= y1]
+        lefts = [x for x in crossing if x <= cell.x0 + _RULE_SLACK]
+        rights = [x for x in crossing if x >= last.x1 - _RULE_SLACK]
+        if not lefts or not rights:
+            return False
+        padding = max(0.0, cell.x0 - max(lefts))
+        first = piece.lines[0]
+        word = len(first.text.split(" ", 1)[0]) or 1
+        width = first.boxes[4 * (word - 1) + 2] - first.boxes[0]
+        space = 0.25 * (last.y1 - last.y0)
+        if last.x1 + space + width <= min(rights) - padding:
+            return False
+    return True
+
+
 def _under_cells(cells: list[_Cell], piece: _Piece) -> int:
     """How many of ``cells`` ``piece`` overlaps in x."""
     return sum(1 for cell in cells if min(cell.x1, piece.x1) > max(cell.x0, piece.x0))
@@ -1158,6 +1203,33 @@ def _may_hold_a_table(blocks: list[Block]) -> int:
     return 2 if rows[2] >= _MIN_ROWS else 0
 
 
+def _cell_paragraph(block: Block, rows: list[_TextRow], line_height: float) -> bool:
+    """Whether the paragraph ``block`` is the next lines of a row's first
+    cell: right under a row of cells (a line's gap at most), every line
+    inside that cell's column (from its left edge to short of the next
+    cell). A question in a checklist whose answers ("Yes / No") sit beside
+    its first line only: MuPDF gives its other lines as a paragraph of their
+    own, which would end the table there and leave the rest of its rows
+    apart. A paragraph under a table runs across its columns, never inside
+    the first one alone."""
+    top = min(ln.y0 for ln in block.lines)
+    x0 = min(ln.x0 for ln in block.lines)
+    x1 = max(ln.x1 for ln in block.lines)
+    for row in rows:
+        # Below the row's middle (boxes of lines set tight overlap), a
+        # line's gap at most under its bottom.
+        if (
+            not row.tabular
+            or top <= (row.y0 + row.y1) / 2
+            or top - row.y1 > _WRAP_GAP_LINES * line_height
+        ):
+            continue
+        first, after = row.pieces[0], row.pieces[1]
+        if first.x0 - line_height <= x0 and x1 < after.x0:
+            return True
+    return False
+
+
 def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> list[Block]:
     """``blocks`` with every table's lines regrouped into one block per row
     (cells left to right, each cell's lines top to bottom); ``blocks`` itself
@@ -1167,11 +1239,22 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
     if not held:
         return blocks
     candidates: list[Line] = []
-    paragraphs: list[Line] = []
+    paragraph_blocks: list[Block] = []
     for block in blocks:
-        (paragraphs if _paragraph(block) else candidates).extend(block.lines)
+        if _paragraph(block):
+            paragraph_blocks.append(block)
+        else:
+            candidates.extend(block.lines)
     candidates = [ln for ln in candidates if ln.horizontal]
     text_rows = _text_rows(candidates) if held >= _MIN_CELLS else []
+    # A cell's next lines that MuPDF gave as a paragraph are the table's.
+    in_cells = [b for b in paragraph_blocks if text_rows
+                and _cell_paragraph(b, text_rows, line_height)]
+    if in_cells:
+        candidates.extend(ln for b in in_cells for ln in b.lines if ln.horizontal)
+        paragraph_blocks = [b for b in paragraph_blocks if all(b is not c for c in in_cells)]
+        text_rows = _text_rows(candidates)
+    paragraphs = [ln for block in paragraph_blocks for ln in block.lines]
     regions = (
         _regions(text_rows, line_height)
         if len(candidates) >= _MIN_ROWS * _MIN_CELLS else []

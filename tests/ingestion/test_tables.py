@@ -1427,3 +1427,188 @@ def test_a_first_row_of_sentences_set_close_to_their_wall_reads_as_that_row() ->
     for cell in _COVERS[0][1:]:
         start, end = _verified_range(doc, " ".join(cell))
         assert " ".join(doc.text[start:end].split()) == " ".join(cell)
+
+
+# A checklist: each question's answers ("Yes", "No") sit beside its first
+# line only, and a long question's other lines, set under it with a hanging
+# indent, are a paragraph of MuPDF's own. Read apart, they ended the table
+# found from the short questions' rows there: the rows under them were left
+# to MuPDF (the answers after all the questions, or between a question's
+# first line and the next).
+_CHECKLIST_HEADS = ("Elements to be assessed", "Assessment", "Notes")
+_CHECKLIST = (
+    ("i. Upon hire, before cleaning any patient care area",),
+    ("ii. Annually",),
+    ("iii. When new equipment or protocols are introduced",),
+    ("A. Facility has written policies and procedures for routine",
+     "cleaning and disinfection of environmental surfaces,",
+     "including identification of responsible personnel and of",
+     "the products they use in each patient care area."),
+    ("B. Facility routinely audits (monitors and documents)",
+     "adherence to cleaning and disinfection procedures,",
+     "including using products in accordance with the written",
+     "instructions of their manufacturers (dilution, contact time)."),
+    ("C. Facility provides feedback from audits to personnel",
+     "regarding their adherence to cleaning and disinfection",
+     "procedures, and keeps a record of that feedback for a",
+     "period of at least three years after each audit."),
+)
+_CHECKLIST_WALLS = (40.0, 333.0, 425.0, 540.0)
+
+
+def _checklist_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.5, 13.0
+    tops = [80.0, 110.0]
+    for question in _CHECKLIST:
+        tops.append(tops[-1] + len(question) * leading + 14)
+    for y in tops:
+        page.draw_line((_CHECKLIST_WALLS[0], y), (_CHECKLIST_WALLS[-1], y), width=0.75)
+    for x in _CHECKLIST_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.75)
+    for column, x in enumerate(_CHECKLIST_WALLS[:-1]):
+        page.insert_text((x + 8, tops[0] + 18), _CHECKLIST_HEADS[column], fontsize=size)
+    # Drawn as such a form is: each question's next lines as a paragraph of
+    # their own (MuPDF's block), then the first lines, then the answers.
+    firsts = [tops[r + 1] + 16 for r in range(len(_CHECKLIST))]
+    for y, question in zip(firsts, _CHECKLIST, strict=True):
+        if question[1:]:
+            page.insert_text((65, y + leading), "\n".join(question[1:]), fontsize=size,
+                             lineheight=leading / size)
+    for y, question in zip(firsts, _CHECKLIST, strict=True):
+        page.insert_text((50, y), question[0], fontsize=size)
+    for y in firsts:
+        page.insert_text((354, y), "Yes", fontsize=size)
+        page.insert_text((391, y), "No", fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_questions_next_lines_under_its_answers_read_with_its_row() -> None:
+    # Before: rows B and C read "B. ... documents)⏎Yes⏎No" apart from their
+    # next lines, or every answer after all the questions.
+    doc = extract_pdf(_checklist_pdf())
+    for question in _CHECKLIST:
+        quote = " ".join((*question, "Yes", "No"))
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A ruled table (a web page printed) whose every cell of a row wraps at once:
+# each row's second printed line holds a next line in every column, so it
+# read as a row of cells of its own; the wrap shows in each cell's first line
+# ending too close to its wall for the next word.
+_BANNED_HEADS = ("Formulation", "In force", "Order")
+_BANNED = (
+    ("Fixed dose combination of Nimesulide and Paracetamol as dispersible tablets",
+     "From the date of issue", "No. 112(E) of 14-02-2011"),
+    ("Cough syrups holding Codeine together with any antihistamine for children.",
+     "From the date of issue", "No. 118(E) of 21-03-2011"),
+    ("Combinations of Chloramphenicol with Streptomycin in every dosage form.",
+     "From the date of issue", "No. 124(E) of 02-05-2011"),
+    ("Topical creams of Clobetasol combined with antifungals and antibiotics.",
+     "From the date of issue", "No. 131(E) of 17-06-2011"),
+)
+_BANNED_WALLS = (38.0, 346.0, 445.0, 559.0)
+_BANNED_PAD = 9.0
+
+
+def _wrap(text: str, width: float, size: float) -> list[str]:
+    """``text`` cut into lines no wider than ``width``, word by word, as a
+    browser wraps a cell's text ("18-" breaks at its hyphen)."""
+    words = text.replace("-", "- ").split(" ")
+    lines = [""]
+    for word in words:
+        joiner = "" if not lines[-1] or lines[-1].endswith("-") else " "
+        if pymupdf.get_text_length(lines[-1] + joiner + word, fontsize=size) <= width:
+            lines[-1] += joiner + word
+        else:
+            lines.append(word)
+    return [line for line in lines if line]
+
+
+def _banned_cells() -> list[list[list[str]]]:
+    size = 10.0
+    return [[_wrap(cell, right - left - 2 * _BANNED_PAD, size)
+             for cell, (left, right) in zip(row, pairwise(_BANNED_WALLS), strict=True)]
+            for row in _BANNED]
+
+
+def _banned_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 10.0, 14.5
+    tops = [60.0, 94.0]
+    for row in _banned_cells():
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 18)
+    for y in tops:
+        page.draw_rect((_BANNED_WALLS[0], y - 0.35, _BANNED_WALLS[-1], y + 0.35),
+                       color=None, fill=(0.87, 0.89, 0.9))
+    for x in _BANNED_WALLS:
+        page.draw_rect((x - 0.35, tops[0], x + 0.35, tops[-1]), color=None,
+                       fill=(0.87, 0.89, 0.9))
+    for column, x in enumerate(_BANNED_WALLS[:-1]):
+        page.insert_text((x + _BANNED_PAD, tops[0] + 21), _BANNED_HEADS[column], fontsize=size)
+        for r, row in enumerate(_banned_cells()):
+            for k, line in enumerate(row[column]):
+                page.insert_text((x + _BANNED_PAD, tops[r + 1] + 21 + k * leading), line,
+                                 fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_ruled_row_whose_every_cell_wraps_at_once_reads_as_one_row() -> None:
+    # Before: "tablets | issue | 2011" read as a row of its own, each row's
+    # cells cut after their first lines.
+    cells = _banned_cells()
+    assert all(len(cell) == 2 for row in cells for cell in row)  # each cell wraps
+    doc = extract_pdf(_banned_pdf())
+    for row in cells:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A checklist whose answers are "Yes  No" beside a question's first line and,
+# for some, "Not applicable (...)" on the lines under them, starting a little
+# left of "Yes" (its own radio button's width) and running under both.
+_ANSWERS_HEADS = ("Elements to be assessed", "Assessment", "Notes")
+_ANSWERS = (
+    ("J. Filled sharps containers are disposed of safely.", ()),
+    ("K. All controlled substances are kept locked.", ("Not applicable", "(none kept", "on site)")),
+    ("L. Staff wear a facemask for spinal injections.", ("Not applicable", "(none done)")),
+    ("M. Single-dose vials are used for one patient.", ()),
+)
+
+
+def _answers_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.5, 13.0
+    walls = (40.0, 333.0, 440.0, 540.0)
+    tops = [80.0, 110.0]
+    for _question, more in _ANSWERS:
+        tops.append(tops[-1] + (1 + len(more)) * leading + 14)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.75)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.75)
+    for column, x in enumerate(walls[:-1]):
+        page.insert_text((x + 8, tops[0] + 18), _ANSWERS_HEADS[column], fontsize=size)
+    for r, (question, more) in enumerate(_ANSWERS):
+        y = tops[r + 1] + 16
+        page.insert_text((50, y), question, fontsize=size)
+        page.insert_text((354, y), "Yes", fontsize=size)
+        page.insert_text((391, y), "No", fontsize=size)
+        for k, line in enumerate(more):
+            page.insert_text((344, y + (k + 1) * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_line_under_two_answers_starting_left_of_both_reads_after_them() -> None:
+    # Before: "K. ...⏎No⏎Not applicable⏎(none kept⏎on site)⏎Yes": the line
+    # joined "No", whose box then reached left of "Yes".
+    doc = extract_pdf(_answers_pdf())
+    for question, more in _ANSWERS:
+        quote = " ".join((question, "Yes", "No", *more))
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
