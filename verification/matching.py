@@ -520,9 +520,12 @@ def compare(
     source_words: list[str] = _TOKEN.findall(source.text, alignment.norm_start, alignment.norm_end)
     if quote_words == source_words:
         return ()
-    if _words(source_words) == _words(quote_words) and _signs(
-        source_words, _starts(source.text, alignment.norm_start, source_words), source.text
-    ) == _signs(quote_words, _starts(quote.text, 0, quote_words), quote.text):
+    if _words(source_words) == _words(quote_words) and (
+        ("-" not in source_words and "-" not in quote_words)
+        or _signs(source_words, _starts(source.text, alignment.norm_start, source_words),
+                  source.text)
+        == _signs(quote_words, _starts(quote.text, 0, quote_words), quote.text)
+    ):
         # The same words in the same order: only punctuation moved ("A/S, 50"
         # for "A/S\n50,"), or a dash was typed as a hyphen ("thing-not" for
         # "thing—not"). A word-level diff could pair the words differently
@@ -779,7 +782,7 @@ _SUPERSCRIPT_RUN = re.compile(
 )
 _GRADED = re.compile("[A-Za-z+-]")
 _SUPERSCRIPT_FIRST = frozenset("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
-_SUPERSCRIPT_ANY = re.compile("[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]")
+_SUPERSCRIPT_ANY = re.compile("[" + "".join(sorted(_SUPERSCRIPT_FIRST)) + "]")
 #: What may close a clause before its marker, folded: punctuation and
 #: brackets, closing quotation marks, punctuation again ("syndrome).",
 #: "said.\"", "terrorism.''": GPO prints a closing double quotation as two
@@ -864,7 +867,7 @@ def _superscript_markers(source: NormalizedText, start: int, end: int, quote: st
     if not any(char.isdigit() for char in span):
         return False
     o_start, o_end = source.to_original(start, end)
-    if not any(char in _SUPERSCRIPT_FIRST for char in source.original[o_start:o_end]):
+    if not _SUPERSCRIPT_ANY.search(source.original, o_start, o_end):
         return False
     sites = _marker_sites(source, start, end)
     if not sites or len(sites) > _MAX_MARKERS:
