@@ -82,6 +82,8 @@ def find_furniture(
     # Per page, the margin lines that may repeat: (top, bottom, start).
     beside: dict[int, list[tuple[float, float, int]]] = defaultdict(list)
     extent: dict[int, tuple[float, float]] = {}
+    # (band, page, text as printed) -> the tops it stands at on that page.
+    heights: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     starts, ends, tops, bottoms = lines.starts, lines.ends, lines.tops, lines.bottoms
     for page in doc.pages:
         top = page.height * config.margin
@@ -103,11 +105,23 @@ def find_furniture(
                     found.append((start, end))
             elif sum(char.isalnum() for char in line) >= _MIN_ALNUM:
                 occurrences[(band, _fold(line))].append((tops[k], page.number, start, end))
+                heights[(band, page.number, line)].append(tops[k])
                 beside[page.number].append((tops[k], bottoms[k], start))
                 extent[start] = (tops[k], bottoms[k])
     needed = max(2, min(config.min_pages, doc.page_count))
+    # A line printed word for word at two heights of one page's band, on two
+    # pages or more, is a table's column ("Dated 02.08.2024" under each row's
+    # notification number), not a running line, which a page prints once in
+    # its place (a title page may print its running title twice: one page).
+    doubled: dict[tuple[str, str], int] = defaultdict(int)
+    for (band, _, line), tops in heights.items():
+        if max(tops) - min(tops) > _SAME_HEIGHT:
+            doubled[(band, _fold(line))] += 1
+    in_column = {key for key, pages in doubled.items() if pages >= 2}
     repeated: list[tuple[float, int, int, int]] = []
-    for occurring in occurrences.values():
+    for key, occurring in occurrences.items():
+        if key in in_column:
+            continue
         if len({page for _, page, _, _ in occurring}) >= needed:
             repeated.extend(_repeated_in_place(occurring, needed, text))
     # A repeated line on one baseline with a line that does not repeat is a

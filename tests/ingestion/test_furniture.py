@@ -145,3 +145,32 @@ def test_numbers_that_stay_or_start_again_are_a_running_line_still() -> None:
     extracted = extract_pdf(doc.tobytes())
     found = [extracted.text[s:e] for s, e in find_furniture(extracted)]
     assert len(found) == 5 and all(line.startswith("Case 2:17-cv-01088") for line in found)
+
+
+def test_a_line_twice_in_the_band_page_after_page_is_a_column_not_a_running_line() -> None:
+    # A gazette's list of banned combinations, a ruled table over several
+    # pages: each row's last cell is its notification number with
+    # "Dated 02.08.2024" on the line under it, alone on that line whenever the
+    # drug's name fits on one. The rows at the top of each page fall at the
+    # same heights, so the date repeats in place from page to page like a
+    # running line; but a running line is printed once in its place, and this
+    # one stands at two heights of the band on one page after another. The
+    # running title, printed twice on the first page only (as the title, and
+    # as the page's running line), is still a running line.
+    doc = pymupdf.open()
+    row = 0
+    for number in range(1, 6):
+        page = doc.new_page()
+        page.insert_text((72, 30), "Banned fixed dose combinations, topical use")
+        if number == 1:
+            page.insert_text((72, 60), "Banned fixed dose combinations, topical use")
+        for top in (70, 100):
+            row += 1
+            page.insert_text((72, top), f"{row}. Combination number {row}")
+            page.insert_text((380, top), f"S.O.{3300 + row} (E)")
+            page.insert_text((380, top + 14), "Dated 02.08.2024")
+            page.draw_line((60, top + 20), (540, top + 20))
+        page.insert_text((72, 400), f"Further combinations follow on page {number + 1}.")
+    extracted = extract_pdf(doc.tobytes())
+    found = [extracted.text[s:e] for s, e in find_furniture(extracted)]
+    assert found == ["Banned fixed dose combinations, topical use"] * 5
