@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .normalize import fold_one_for_one
+from .normalize import BEFORE_MINUS, fold_one_for_one
 from .passage import STOPWORDS, stem
 
 __all__ = ["CHECKS", "ClaimFinding", "Evidence", "SourceFacts", "check_claim", "source_facts"]
@@ -139,10 +139,6 @@ _UNIT_FORMS = {
     "employees": "employees", "members": "members", "votes": "votes", "km": "km",
     "miles": "mile", "mile": "mile", "meters": "m", "metres": "m", "feet": "ft", "ft": "ft",
 }
-#: What stands before a minus sign (folded: every dash and minus is "-")
-#: glued to the digits after it: a space, a bracket or nothing; not a
-#: range's dash ("10-20") nor a word's hyphen ("COVID-19").
-_BEFORE_MINUS = frozenset(" \t\n\u00a0([/=:")
 #: Words before a claim's number that say it went down: the passage may
 #: write the same change with a minus sign.
 _FALLING = frozenset(
@@ -239,7 +235,7 @@ def _quantities(text: str, start: int = 0, end: int | None = None, *,
                 and len(before) > 1 and before[-1].lower()[:3] not in _MONTHS))
         at = match.start("value")
         negative = (not match.group("currency") and at > 0 and folded[at - 1] == "-"
-                    and (at == 1 or folded[at - 2] in _BEFORE_MINUS))
+                    and (at == 1 or folded[at - 2] in BEFORE_MINUS))
         if negative:
             span_start -= 1
         falling = not evidence and bool(_FALLING.intersection(

@@ -18,7 +18,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein, Opcode
 
 from .budget import SEED_MATCH_MIN_CHARS, WorkMeter, alignment_work
-from .normalize import NormalizedText
+from .normalize import BEFORE_MINUS, NormalizedText
 from .seeding import ROUNDING, SEED_CHARS, ratio_ceiling, seed_anchors, seed_chain, seeded_window
 from .sentences import ABBREVIATIONS
 
@@ -653,14 +653,14 @@ def compare(
 
 def _signs(words: list[str], starts: list[int], text: str) -> int:
     """How many of ``words`` (starting at ``starts`` in ``text``) are a minus
-    sign before a figure: a "-" glued to the digit after it, with a space or
-    a bracket before it ("at −20 °C", "(-0.5)"). The tokens part it from
-    its digits, so leaving it out would change no number of theirs, though
-    "20 °C" for "−20 °C" is another temperature."""
+    sign before a figure: a "-" glued to the digit after it, with what
+    :data:`BEFORE_MINUS` allows before it ("at −20 °C", "(-0.5)", "r=-0.45").
+    The tokens part it from its digits, so leaving it out would change no
+    number of theirs, though "20 °C" for "−20 °C" is another temperature."""
     return sum(
         1 for word, at in zip(words, starts, strict=True)
         if word == "-" and text[at + 1 : at + 2].isdigit()
-        and (at == 0 or text[at - 1] in " ([/")
+        and (at == 0 or text[at - 1] in BEFORE_MINUS)
     )
 
 

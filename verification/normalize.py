@@ -57,7 +57,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 __all__ = [
-    "NormalizedText", "OffsetMap", "clean_break", "concatenate", "explain", "fold_char",
+    "BEFORE_MINUS", "NormalizedText", "OffsetMap", "clean_break", "concatenate", "explain",
+    "fold_char",
     "fold_one_for_one", "merge_ranges", "normalize", "normalize_folded", "sliceable_fold",
 ]
 
@@ -65,6 +66,12 @@ _DELETED = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u02b9"
 _DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u02ba"
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
+#: What may stand before a dash (folded: every dash and minus is "-") glued
+#: to the digits after it for the dash to be a minus sign: nothing, a space,
+#: a bracket, a slash, or a relation ("r=-0.45", "b:-1.2", "<-5"); never a
+#: range's dash ("10-20") nor a word's hyphen ("COVID-19"). One set for the
+#: quote matcher and the claim checks, so the two never disagree on a sign.
+BEFORE_MINUS = frozenset(" \t\n\u00a0([/=:<>\u2264\u2265")
 _SPACING_ACCENTS = "\u02d8\u02d9\u02da\u02db\u02dc\u02dd\u02c6\u02c7\u00a8\u00af\u00b8"
 
 # What the fast path copies verbatim (after lower-casing): plain ASCII other

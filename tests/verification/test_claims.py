@@ -53,6 +53,9 @@ CASES = [
      "Store the vials at -20 °C until they are used.", None, ()),
     ("The mean score fell by 0.5 points in the first year.",
      "The mean change was (-0.5) points over the first year.", None, ()),
+    ("Children with a z-score \u22642 at birth were given the supplement.",
+     "Children with a z-score \u2264\u22122 at birth were given the supplement.", "number",
+     ("2",)),
     ("Cases of COVID-19 rose to 120 in 10-20 days.",
      "Cases of COVID-19 rose to 120 in 10-20 days of spring.", None, ()),
     # negation: the same statement negated on one side only

@@ -489,6 +489,14 @@ def test_a_respacing_that_changes_a_figure_or_a_negation_is_not_spacing(
          "The mean change was (0.5) points over the first year of the trial."),
         ("Store the vials at 20 \u00b0C until the day they are used.",
          "Store the vials at -20 \u00b0C until the day they are used."),
+        # After a relation the sign was taken for a hyphen: a negative
+        # correlation quoted as a positive one verified fuzzily.
+        ("The correlation with dose was weak (r=\u22120.45, p=0.03) in the cohort.",
+         "The correlation with dose was weak (r=0.45, p=0.03) in the cohort."),
+        ("The fitted slope was b:-1.2 per year over the whole follow-up period.",
+         "The fitted slope was b:1.2 per year over the whole follow-up period."),
+        ("Patients with a z-score \u2264\u22122 at baseline were given the supplement.",
+         "Patients with a z-score \u22642 at baseline were given the supplement."),
     ],
 )
 def test_a_minus_sign_left_out_or_put_in_changes_the_figure(source: str, quote: str) -> None:
