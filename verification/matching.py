@@ -368,7 +368,12 @@ _NEGATIONS = frozenset(
     "wouldn't couldn't mustn't needn't shan't ain't lack lacks absent excluding except "
     "unless".split()
 )
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis", "anti")
+_NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis", "anti", "contra")
+#: Prefixes that negate a whole word but are no compound's first part:
+#: "asymptomatic", "afebrile", "anaerobic". Only before a word of five
+#: letters or more: "avoid", "alive" and "about" are other words.
+_NEGATING_WORD_PREFIXES = ("a", "an")
+_NEGATED_WORD_MIN = 5
 _UNITS = frozenset(
     "% percent percentage mg g kg mcg ug μg ng ml l dl mmol mol iu units unit mm cm m km "
     "in ft lb lbs oz hour hours hr hrs day days week weeks month months year years yr yrs "
@@ -404,6 +409,44 @@ def _numbers(words: Iterable[str]) -> list[str]:
     return values
 
 
+#: Comparison signs, with their typographic variants and the ASCII pairs a
+#: model may type for them ("≥" as ">="), as one sign each.
+_RELATIONS = {
+    "<": "<", ">": ">", "\u2264": "\u2264", "\u2265": "\u2265", "\u2a7d": "\u2264",
+    "\u2a7e": "\u2265", "\u2266": "\u2264", "\u2267": "\u2265", "\u2260": "\u2260",
+    "\u226e": "\u2265", "\u226f": "\u2264",
+}
+_RELATION_PAIRS = {("<", "="): "\u2264", (">", "="): "\u2265", ("=", "<"): "\u2264",
+                   ("=", ">"): "\u2265", ("!", "="): "\u2260"}
+
+
+def _relations(tokens: Sequence[str], start: int = 0, end: int | None = None) -> list[str]:
+    """The comparison signs before a figure among ``tokens[start:end]``, as
+    one sign each: "aged <18" and "aged ≥18" are other people, though the
+    words and the figure are the same. The figure may lie past ``end``; a
+    sign before anything else is punctuation ("<www.nih.gov>", "=" in
+    "n = 45")."""
+    found = []
+    i, end = start, len(tokens) if end is None else end
+    while i < end:
+        pair = _RELATION_PAIRS.get((tokens[i], tokens[i + 1])) if i + 1 < len(tokens) else None
+        sign = pair or _RELATIONS.get(tokens[i])
+        after = i + (2 if pair else 1)
+        if sign is not None and _figure_at(tokens, after):
+            found.append(sign)
+        i = after if pair else i + 1
+    found.sort()
+    return found
+
+
+def _figure_at(tokens: Sequence[str], at: int) -> bool:
+    """Whether a figure starts at ``tokens[at]``: digits, a minus sign before
+    them, or a number written out."""
+    if at < len(tokens) and tokens[at] == "-":
+        at += 1
+    return at < len(tokens) and (tokens[at][0].isdigit() or tokens[at] in _NUMBER_WORDS)
+
+
 def _negations(words: Iterable[str]) -> list[str]:
     return sorted(w for w in words if w in _NEGATIONS or w.endswith("n't"))
 
@@ -413,7 +456,9 @@ def _negating_affix(a: str, b: str) -> bool:
     or suffix ("interestfree", "childless": a joined compound's last part)."""
     short, long = sorted((a, b), key=len)
     return (any(long == prefix + short for prefix in _NEGATING_PREFIXES)
-            or any(long == short + suffix for suffix in _NEGATING_LAST_PARTS))
+            or any(long == short + suffix for suffix in _NEGATING_LAST_PARTS)
+            or (len(short) >= _NEGATED_WORD_MIN
+                and any(long == prefix + short for prefix in _NEGATING_WORD_PREFIXES)))
 
 
 #: Below this similarity (``fuzz.ratio``, 0..1) a word in the quote is another
@@ -525,12 +570,13 @@ def compare(
         or _signs(source_words, _starts(source.text, alignment.norm_start, source_words),
                   source.text)
         == _signs(quote_words, _starts(quote.text, 0, quote_words), quote.text)
-    ):
+    ) and _relations(source_words) == _relations(quote_words):
         # The same words in the same order: only punctuation moved ("A/S, 50"
         # for "A/S\n50,"), or a dash was typed as a hyphen ("thing-not" for
         # "thing—not"). A word-level diff could pair the words differently
         # and report a word dropped here and added there: compare the gaps.
-        # Not when a minus sign went or came: that is the word diff's to tell.
+        # Not when a minus sign or a comparison sign went or came: that is
+        # the word diff's to tell.
         return tuple(_merge_moves(_punctuation_edits(source_words, quote_words)))
     opcodes = Levenshtein.opcodes(source_words, quote_words)
     # Word offsets are needed only to tell names; found as far as needed.
@@ -557,11 +603,14 @@ def compare(
         _token_starts(quote.text, 0, quote_words, quote_starts, run[3])
         signs_moved = _signs(
             removed, source_starts[op.src_start : op.src_end], source.text
-        ) != _signs(added, quote_starts[op.dest_start : op.dest_end], quote.text)
+        ) != _signs(added, quote_starts[op.dest_start : op.dest_end], quote.text) or (
+            _relations(source_words, op.src_start, op.src_end)
+            != _relations(quote_words, op.dest_start, op.dest_end))
         if _words(source_words[run[0]:run[1]]) == _words(quote_words[run[2]:run[3]]):
             # The run only moves punctuation or a dash ("thing - not" for
             # "thingnot"): the same words, so nothing to count below either;
-            # but a minus sign left out or put in changes its figure.
+            # but a minus or comparison sign left out, put in or turned
+            # changes its figure.
             differences.append(Difference(tag, " ".join(removed), " ".join(added),
                                           ("number",) if signs_moved else ()))
             continue

@@ -251,10 +251,59 @@ def test_added_not_and_contraction() -> None:
         ),
         ("The employee is eligible for the plan.", "The employee is ineligible for the plan."),
         ("The clause is enforceable in court.", "The clause is unenforceable in court."),
+        # Were verified fuzzily: the drug's use in pregnancy turned round,
+        # and a patient with symptoms made one without.
+        ("Use is contraindicated in pregnancy and in women planning one.",
+         "Use is indicated in pregnancy and in women planning one."),
+        ("The drug is contra-indicated in pregnancy and in breastfeeding.",
+         "The drug is indicated in pregnancy and in breastfeeding."),
+        ("Screen every symptomatic contact within seven days of exposure.",
+         "Screen every asymptomatic contact within seven days of exposure."),
     ],
 )
 def test_negating_prefix(source: str, quote: str) -> None:
     assert reasons(source, quote) == {"negation"}
+
+
+def test_a_short_word_after_a_is_another_word_not_its_negation() -> None:
+    # "avoid" is no negated "void": a changed word, not a negation.
+    assert "negation" not in reasons("Parties should avoid the clause entirely.",
+                                     "Parties should void the clause entirely.")
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("Adults aged \u226518 years with a prior stroke were enrolled in the arm.",
+         "Adults aged >18 years with a prior stroke were enrolled in the arm."),
+        ("Adults aged \u226518 years with a prior stroke were enrolled in the arm.",
+         "Adults aged <18 years with a prior stroke were enrolled in the arm."),
+        ("Adults aged \u226518 years with a prior stroke were enrolled in the arm.",
+         "Adults aged 18 years with a prior stroke were enrolled in the arm."),
+        ("Stop the infusion if the count falls < 50 000 per microlitre of blood.",
+         "Stop the infusion if the count falls > 50 000 per microlitre of blood."),
+        ("Treat when the score is \u2264 two on the scale at the first visit.",
+         "Treat when the score is \u2265 two on the scale at the first visit."),
+    ],
+)
+def test_a_comparison_sign_changed_changes_the_figure(source: str, quote: str) -> None:
+    # Were verified fuzzily: the same words and figure, another population.
+    assert "number" in reasons(source, quote)
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("Adults aged \u226518 years with a prior stroke were enrolled in the arm.",
+         "Adults aged >=18 years with a prior stroke were enrolled in the arm."),
+        ("Adults aged \u226518 years with a prior stroke were enrolled in the arm.",
+         "Adults aged \u2a7e18 years with a prior stroke were enrolled in the arm."),
+        ("Forms are at <www.nih.gov/grants> with the deadlines for the year.",
+         "Forms are at www.nih.gov/grants with the deadlines for the year."),
+    ],
+)
+def test_a_comparison_typed_otherwise_or_a_bracket_is_no_change(source: str, quote: str) -> None:
+    assert "number" not in reasons(source, quote)
 
 
 def test_unit_changed() -> None:
