@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .lexicon import negated_by_prefix
 from .normalize import BEFORE_MINUS, fold_one_for_one
 from .passage import STOPWORDS, stem
 
@@ -179,6 +180,65 @@ class _Quantity:
     # 0.5" says the passage's "−0.5").
     negative: bool = False
     falling: bool = False
+    # Which side of the number the text means, as written: "≥18", "at least
+    # 18", "18 or older" say "at least"; "<18", "under 18", "up to 18" say
+    # "at most"; None for the number itself.
+    bound: Literal["at least", "at most"] | None = None
+    bound_text: str = ""
+
+
+#: How a bound is written before a number and after it, folded to lower
+#: case; longer phrases first ("not more than" before "more than").
+_BOUND_BEFORE: tuple[tuple[str, Literal["at least", "at most"]], ...] = (
+    ("no less than", "at least"), ("not less than", "at least"),
+    ("no fewer than", "at least"), ("not fewer than", "at least"),
+    ("no more than", "at most"), ("not more than", "at most"),
+    ("not exceeding", "at most"), ("not to exceed", "at most"),
+    ("at least", "at least"), ("more than", "at least"), ("greater than", "at least"),
+    ("older than", "at least"), ("longer than", "at least"), ("higher than", "at least"),
+    ("in excess of", "at least"), ("upwards of", "at least"), ("over", "at least"),
+    ("above", "at least"), ("exceeding", "at least"), ("exceeds", "at least"),
+    ("minimum of", "at least"), ("minimum", "at least"),
+    ("at most", "at most"), ("less than", "at most"), ("fewer than", "at most"),
+    ("younger than", "at most"), ("shorter than", "at most"), ("lower than", "at most"),
+    ("up to", "at most"), ("under", "at most"), ("below", "at most"),
+    ("maximum of", "at most"), ("maximum", "at most"),
+)
+_BOUND_AFTER: tuple[tuple[str, Literal["at least", "at most"]], ...] = (
+    ("or more", "at least"), ("or older", "at least"), ("or over", "at least"),
+    ("or above", "at least"), ("or greater", "at least"), ("or higher", "at least"),
+    ("or longer", "at least"), ("and over", "at least"), ("and above", "at least"),
+    ("and older", "at least"), ("or less", "at most"), ("or fewer", "at most"),
+    ("or younger", "at most"), ("or under", "at most"), ("or below", "at most"),
+    ("or lower", "at most"), ("or shorter", "at most"),
+)
+_BOUND_SIGNS: dict[str, Literal["at least", "at most"]] = {
+    ">": "at least", "\u2265": "at least", "\u2a7e": "at least", "\u2267": "at least",
+    "\u226e": "at least", "<": "at most", "\u2264": "at most", "\u2a7d": "at most",
+    "\u2266": "at most", "\u226f": "at most",
+}
+
+
+def _bound(text: str, start: int, end: int) -> tuple[Literal["at least", "at most"] | None, str]:
+    """The bound written around the number at ``text[start:end]``, and its
+    words or sign as written (see :data:`_BOUND_BEFORE`)."""
+    before = text[max(0, start - 24):start]
+    sign = before.rstrip(" \u00a0=")
+    if sign and sign[-1] in _BOUND_SIGNS:
+        return _BOUND_SIGNS[sign[-1]], before[len(sign) - 1:].strip()
+    lowered = " ".join(before.lower().split()).rstrip(" ~")
+    for phrase, side in _BOUND_BEFORE:
+        if lowered.endswith(phrase) and (len(lowered) == len(phrase)
+                                         or not lowered[-len(phrase) - 1].isalpha()):
+            return side, phrase
+    after = " ".join(text[end:end + 16].lower().split())
+    if text[end:end + 1] == "+" and not text[end + 1:end + 2].isdigit():
+        return "at least", "+"  # "18+", not "10+5"
+    for phrase, side in _BOUND_AFTER:
+        if after.startswith(phrase) and (len(after) == len(phrase)
+                                         or not after[len(phrase)].isalpha()):
+            return side, phrase
+    return None, ""
 
 
 def _quantities(text: str, start: int = 0, end: int | None = None, *,
@@ -243,8 +303,10 @@ def _quantities(text: str, start: int = 0, end: int | None = None, *,
         range_tail = bool(re.search(r"\d{4}[-\u2013/]$", text[max(0, span_start - 5):span_start]))
         word = not raw[0].isdigit()
         checkable = not (label or range_tail or (word and unit is None))
+        bound, bound_text = (None, "") if year or label else _bound(text, span_start, span_end)
         found.append(_Quantity(value, unit, span_start, span_end, text[span_start:span_end],
-                               digits, year, checkable, label, negative, falling))
+                               digits, year, checkable, label, negative, falling, bound,
+                               bound_text))
     return found
 
 
@@ -257,6 +319,37 @@ def _says(claim: _Quantity, other: _Quantity) -> bool:
     if claim.negative != other.negative and not (other.negative and claim.falling):
         return False  # "20 °C" for "−20 °C"; but "fell by 0.5" says "−0.5"
     return _same_value(claim, other)
+
+
+def _opposed(claim: _Quantity, other: _Quantity) -> bool:
+    """Whether the two bound the same number from opposite sides: "under
+    18" against "≥18"."""
+    return claim.bound is not None and other.bound is not None and claim.bound != other.bound
+
+
+def _bounded(quantity: _Quantity) -> str:
+    """The quantity with its bound where it was written: "≥18 years",
+    "under 18 years", "$500 or more"."""
+    if quantity.bound_text[:1] in ("o", "a", "+") and quantity.bound_text not in (
+            "over", "above", "at least", "at most"):
+        return f"{quantity.text} {quantity.bound_text}".replace(" +", "+")
+    if quantity.bound_text in _BOUND_SIGNS:
+        return f"{quantity.bound_text}{quantity.text}"
+    return f"{quantity.bound_text} {quantity.text}"
+
+
+#: Words that turn a bound round: "under 18 are excluded" says what "≥18
+#: are eligible" says.
+_TURNING = frozenset(
+    "exclude excluded excludes excluding exclusion ineligible except unless barred "
+    "prohibited".split())
+
+
+def _turned(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (a sentence or a passage's statement) says
+    a negation or an exclusion that may turn a bound round."""
+    words = [w for w, _, _ in _words(text, start, end)]
+    return _negated(words) or any(w in _TURNING for w in words)
 
 
 def _same_value(claim: _Quantity, other: _Quantity) -> bool:
@@ -292,8 +385,27 @@ def _check_numbers(
     for quantity in claimed:
         # A bare number says a quantity with a unit only inside the passage
         # (a table cell beside its heading); elsewhere "3" may count anything.
-        if any(_says(quantity, q) and (q.unit or not quantity.unit
-                                       or ev.start <= q.start < ev.end) for ev, q in whole):
+        saying = [(ev, q) for ev, q in whole if _says(quantity, q) and (
+            q.unit or not quantity.unit or ev.start <= q.start < ev.end)]
+        if any(not _opposed(quantity, q) for _, q in saying):
+            continue
+        if saying:
+            # The number is there, bounded from the other side ("under 18"
+            # against "≥18"), unless a negation or an exclusion on either
+            # side may turn it round.
+            ev, q = next(((ev, q) for ev, q in saying if ev.start <= q.start < ev.end),
+                         saying[0])
+            lo, hi = next(((a, b) for a, b in _sentences(ev.text, 0, len(ev.text))
+                           if a <= q.start < b), (q.start, q.end))
+            if not (_turned(claim_text, *spans[0]) or any(
+                    _turned(claim_text, a, b) for a, b in spans[1:])
+                    or _turned(ev.text, lo, hi)):
+                findings.append(ClaimFinding(
+                    "number", quantity.text, quantity.start, quantity.end,
+                    f"the sentence says {_bounded(quantity)}; the passage says {_bounded(q)}",
+                    passage=q.text, source_marker=ev.marker, passage_start=q.start,
+                    passage_end=q.end,
+                ))
             continue
         counterpart = None
         if quantity.unit in _COMPARABLE_UNITS:
@@ -400,7 +512,8 @@ def _check_words(
     if absent:
         # Beside a quote, a negation is the quote's to keep (containment checks
         # it); the sentence's other words frame it.
-        findings.extend(_check_negation(claim_text, claim_words, statements()))
+        findings.extend(_check_negation(claim_text, claim_words, statements())
+                        or _check_prefix_negation(claim_text, claim_words, statements()))
     return findings
 
 
@@ -512,6 +625,41 @@ def _check_negation(
                 passage_start=cue_start, passage_end=cue_end))
             return findings
     return findings
+
+
+def _check_prefix_negation(
+    claim_text: str, claim_words: Sequence[tuple[str, int, int]],
+    statements: Sequence[tuple[Evidence, int, int]],
+) -> list[ClaimFinding]:
+    """A word negated by its prefix on one side only, in the passage's
+    statement that says most of what the sentence says: "indicated in
+    pregnancy" against "contraindicated in pregnancy", "asymptomatic
+    contacts" against "symptomatic contacts". Not where that side also says
+    the word as the other side does, nor where the plain word is negated by
+    a word ("ineligible" for "not eligible")."""
+    said = {w for w, _, _ in claim_words}
+    claim_negated = _negated_keys(claim_words)
+    for ev, lo, hi in statements:
+        words = _words(ev.text, lo, hi)
+        passage_said = {w for w, _, _ in words}
+        passage_negated = _negated_keys(words)
+        for word, start, end in claim_words:
+            if len(word) < 3 or word in STOPWORDS or word in passage_said:
+                continue
+            other = next(((w, s, e) for w, s, e in words if w not in said and (
+                (negated_by_prefix(word, w, aligned=False) and stem(word) not in claim_negated)
+                or (negated_by_prefix(w, word, aligned=False)
+                    and stem(w) not in passage_negated))), None)
+            if other is None:
+                continue
+            _, found_start, found_end = other
+            return [ClaimFinding(
+                "negation", claim_text[start:end], start, end,
+                f"the sentence says “{claim_text[start:end]}”; the passage says "
+                f"“{ev.text[found_start:found_end]}”",
+                passage=ev.text[found_start:found_end], source_marker=ev.marker,
+                passage_start=found_start, passage_end=found_end)]
+    return []
 
 
 # -- names -----------------------------------------------------------------

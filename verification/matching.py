@@ -18,6 +18,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein, Opcode
 
 from .budget import SEED_MATCH_MIN_CHARS, WorkMeter, alignment_work
+from .lexicon import NEGATING_PREFIXES, negated_by_prefix
 from .normalize import BEFORE_MINUS, NormalizedText
 from .seeding import ROUNDING, SEED_CHARS, ratio_ceiling, seed_anchors, seed_chain, seeded_window
 from .sentences import ABBREVIATIONS
@@ -254,7 +255,7 @@ def _alignment(
 #: What joins the parts of one number: "73.6", "1,000", "10:30", "1/2", "10-12".
 _NUMBER_JOINS = frozenset(".,:/-")
 #: Last parts of a compound that negate the rest ("interest-free"); first
-#: parts are :data:`_NEGATING_PREFIXES` ("non-binding"). A quote that leaves
+#: parts are :data:`NEGATING_PREFIXES` ("non-binding"). A quote that leaves
 #: them out is not a quote of one part (see :func:`_cuts`).
 _NEGATING_LAST_PARTS = ("free", "less")
 
@@ -289,7 +290,7 @@ def _cuts(source: NormalizedText, text: str, position: int) -> bool:
     last = position + 1
     while last < len(text) and text[last].isalnum() and not source.joins_compound(last):
         last += 1
-    return (text[first:position] in _NEGATING_PREFIXES
+    return (text[first:position] in NEGATING_PREFIXES
             or text[position:last] in _NEGATING_LAST_PARTS)
 
 
@@ -368,12 +369,6 @@ _NEGATIONS = frozenset(
     "wouldn't couldn't mustn't needn't shan't ain't lack lacks absent excluding except "
     "unless".split()
 )
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis", "anti", "contra")
-#: Prefixes that negate a whole word but are no compound's first part:
-#: "asymptomatic", "afebrile", "anaerobic". Only before a word of five
-#: letters or more: "avoid", "alive" and "about" are other words.
-_NEGATING_WORD_PREFIXES = ("a", "an")
-_NEGATED_WORD_MIN = 5
 _UNITS = frozenset(
     "% percent percentage mg g kg mcg ug μg ng ml l dl mmol mol iu units unit mm cm m km "
     "in ft lb lbs oz hour hours hr hrs day days week weeks month months year years yr yrs "
@@ -455,10 +450,8 @@ def _negating_affix(a: str, b: str) -> bool:
     """Whether one word is the other with a negating prefix ("nonrefundable")
     or suffix ("interestfree", "childless": a joined compound's last part)."""
     short, long = sorted((a, b), key=len)
-    return (any(long == prefix + short for prefix in _NEGATING_PREFIXES)
-            or any(long == short + suffix for suffix in _NEGATING_LAST_PARTS)
-            or (len(short) >= _NEGATED_WORD_MIN
-                and any(long == prefix + short for prefix in _NEGATING_WORD_PREFIXES)))
+    return negated_by_prefix(short, long) or any(
+        long == short + suffix for suffix in _NEGATING_LAST_PARTS)
 
 
 #: Below this similarity (``fuzz.ratio``, 0..1) a word in the quote is another
