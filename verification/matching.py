@@ -446,12 +446,23 @@ def _negations(words: Iterable[str]) -> list[str]:
     return sorted(w for w in words if w in _NEGATIONS or w.endswith("n't"))
 
 
-def _negating_affix(a: str, b: str) -> bool:
+def _written(text: NormalizedText, word: str, at: int) -> str:
+    """``word`` (at ``at`` in ``text``'s normalised text) as printed."""
+    start, end = text.to_original(at, at + len(word))
+    return text.original[start:end]
+
+
+def _negating_affix(a: str, b: str, a_written: str, b_written: str) -> bool:
     """Whether one word is the other with a negating prefix ("nonrefundable")
-    or suffix ("interestfree", "childless": a joined compound's last part)."""
-    short, long = sorted((a, b), key=len)
-    return negated_by_prefix(short, long) or any(
-        long == short + suffix for suffix in _NEGATING_LAST_PARTS)
+    or suffix ("interestfree", "childless": a joined compound's last part).
+    ``*_written``: the words as printed. A lone letter glued before a capital
+    is a table's footnote letter, not a prefix ("aNorethisterone")."""
+    (short, _), (long, long_written) = sorted(((a, a_written), (b, b_written)),
+                                              key=lambda pair: len(pair[0]))
+    if negated_by_prefix(short, long):
+        return not (len(long) - len(short) <= 2 and long.startswith("a")
+                    and any(c.isupper() for c in long_written[1:]))
+    return any(long == short + suffix for suffix in _NEGATING_LAST_PARTS)
 
 
 #: Below this similarity (``fuzz.ratio``, 0..1) a word in the quote is another
@@ -642,7 +653,9 @@ def compare(
         # absent text).
         if _negations(removed) != _negations(added) or (
             len(removed) <= 3 and len(added) <= 3
-            and any(_negating_affix(a, b) for a in removed for b in added)
+            and any(_negating_affix(a, b, _written(source, a, at), _written(quote, b, bt))
+                    for a, at in zip(removed, source_starts[op.src_start:op.src_end], strict=True)
+                    for b, bt in zip(added, quote_starts[op.dest_start:op.dest_end], strict=True))
         ):
             reasons.add("negation")
         if {w for w in removed if w in _UNITS} != {w for w in added if w in _UNITS}:

@@ -265,6 +265,12 @@ def test_negating_prefix(source: str, quote: str) -> None:
     assert reasons(source, quote) == {"negation"}
 
 
+def test_a_footnote_letter_glued_before_a_capital_is_no_negating_prefix() -> None:
+    # A table's footnote letter: "aNorethisterone 5 mg daily" in the cell.
+    assert not reasons("Year 4 onwards: aNorethisterone 5 mg daily for the first 5 days.",
+                       "Year 4 onwards: Norethisterone 5 mg daily for the first 5 days.")
+
+
 def test_a_short_word_after_a_is_another_word_not_its_negation() -> None:
     # "avoid" is no negated "void": a changed word, not a negation.
     assert "negation" not in reasons("Parties should avoid the clause entirely.",
