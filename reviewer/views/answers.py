@@ -262,7 +262,7 @@ def _panel_context(answer: Answer, sentence: SentenceVerdict,
 #: What each claim check compares, in words.
 CHECK_WORDS = {
     "number": "number", "negation": "negation", "quantifier": "quantifier",
-    "modal": "must / may", "comparative": "comparison or order", "entity": "name",
+    "modal": "must / may", "comparative": "comparison, order or side", "entity": "name or party",
 }
 
 

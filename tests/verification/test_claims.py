@@ -76,6 +76,23 @@ CASES = [
     ("Children under 18 years were excluded from the trial.",
      "Adults aged \u226518 years with a prior stroke were enrolled in the trial arm.", None, ()),
     ("The dose is 10 mg.", "The dose is 10+5 mg in the first week.", None, ()),
+    # how often, which side, which party
+    ("Take the tablet twice daily with food.",
+     "Take the tablet once daily with food, in the morning, for fourteen days.", "number",
+     ("twice", "once")),
+    ("Inject the dose weekly into the thigh.",
+     "Inject the dose daily into the thigh or the abdomen.", "number", ("weekly", "daily")),
+    ("Instil one drop in the left eye nightly.",
+     "Instil one drop in the right eye nightly for four weeks.", "comparative",
+     ("left", "right")),
+    ("The tenant must pay the rent on the first day of the month.",
+     "The landlord must pay the rent on the first day of each calendar month.", "entity",
+     ("tenant", "landlord")),
+    # "right" and "left" that name no side; both parties named
+    ("The patient has the right to refuse treatment.",
+     "The patient left the clinic after refusing the treatment offered.", None, ()),
+    ("Employees must enrol within 30 days.",
+     "The employer must enrol employees within 30 days of hire.", None, ()),
     # a word negated by its prefix on one side only
     ("The drug is indicated in pregnancy.",
      "The drug is contraindicated in pregnancy and in women planning to become pregnant.",
