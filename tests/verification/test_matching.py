@@ -271,6 +271,35 @@ def test_a_footnote_letter_glued_before_a_capital_is_no_negating_prefix() -> Non
                        "Year 4 onwards: Norethisterone 5 mg daily for the first 5 days.")
 
 
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # Look-alike drug names and the like, a letter or two apart: they
+        # verified fuzzily as typos repaired.
+        ("prednisone", "prednisolone"), ("vinblastine", "vincristine"),
+        ("hydroxyzine", "hydralazine"), ("hydrocodone", "oxycodone"),
+        ("epinephrine", "ephedrine"), ("carboplatin", "cisplatin"), ("men", "women"),
+        ("male", "female"),
+    ],
+)
+def test_a_word_a_few_letters_apart_is_another_word(source: str, quote: str) -> None:
+    sentence = "Start {} at the usual dose in adults with normal renal function and review it."
+    assert "word" in reasons(sentence.format(source), sentence.format(quote))
+
+
+@pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        ("recieve", "receive"), ("tenson", "tension"), ("modem", "modern"),
+        ("nal", "final"), ("haemoglobin", "hemoglobin"), ("centre", "center"),
+        ("programme", "program"),
+    ],
+)
+def test_a_typo_a_look_alike_or_a_lost_ligature_is_the_same_word(source: str, quote: str) -> None:
+    sentence = "Review the {} figures each morning before the first meeting of the day starts."
+    assert not reasons(sentence.format(source), sentence.format(quote))
+
+
 def test_a_short_word_after_a_is_another_word_not_its_negation() -> None:
     # "avoid" is no negated "void": a changed word, not a negation.
     assert "negation" not in reasons("Parties should avoid the clause entirely.",
