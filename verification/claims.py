@@ -503,6 +503,15 @@ _OPPOSITES: tuple[tuple[Check, str, tuple[str, ...]], ...] = (
     ("entity", "borrower", ("lender",)),
     ("entity", "creditor", ("debtor",)),
     ("entity", "debtor", ("creditor",)),
+    # which people: sex-specific doses and findings
+    ("entity", "men", ("women",)),
+    ("entity", "women", ("men",)),
+    ("entity", "male", ("female",)),
+    ("entity", "female", ("male",)),
+    ("entity", "males", ("females",)),
+    ("entity", "females", ("males",)),
+    ("entity", "boys", ("girls",)),
+    ("entity", "girls", ("boys",)),
 )
 
 

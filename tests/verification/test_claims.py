@@ -88,6 +88,9 @@ CASES = [
     ("The tenant must pay the rent on the first day of the month.",
      "The landlord must pay the rent on the first day of each calendar month.", "entity",
      ("tenant", "landlord")),
+    ("The lower starting dose applies to women over 65.",
+     "The lower starting dose applies to men over 65 with renal impairment.", "entity",
+     ("women", "men")),
     # "right" and "left" that name no side; both parties named
     ("The patient has the right to refuse treatment.",
      "The patient left the clinic after refusing the treatment offered.", None, ()),
