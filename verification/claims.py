@@ -463,10 +463,60 @@ _OPPOSITES: tuple[tuple[Check, str, tuple[str, ...]], ...] = (
     ("comparative", "minimum", ("maximum",)),
     ("comparative", "earlier", ("later",)),
     ("comparative", "later", ("earlier",)),
+    # how often: "twice daily" is not "once daily", "weekly" not "daily"
+    ("number", "once", ("twice", "thrice")),
+    ("number", "twice", ("once", "thrice")),
+    ("number", "thrice", ("once", "twice")),
+    ("number", "hourly", ("daily", "weekly", "monthly")),
+    ("number", "daily", ("weekly", "monthly", "hourly", "yearly", "annually")),
+    ("number", "weekly", ("daily", "monthly", "yearly", "annually")),
+    ("number", "monthly", ("daily", "weekly", "yearly", "annually", "quarterly")),
+    ("number", "quarterly", ("monthly", "yearly", "annually")),
+    ("number", "yearly", ("monthly", "weekly", "quarterly")),
+    ("number", "annually", ("monthly", "weekly", "quarterly")),
+    # which side: a wrong-site injection, a wrong-eye drop
+    ("comparative", "left", ("right",)),
+    ("comparative", "right", ("left",)),
+    ("comparative", "upper", ("lower",)),
+    ("comparative", "ipsilateral", ("contralateral",)),
+    ("comparative", "contralateral", ("ipsilateral",)),
+    # which party: the one who pays, sues or insures
+    ("entity", "tenant", ("landlord", "lessor")),
+    ("entity", "landlord", ("tenant", "lessee")),
+    ("entity", "lessor", ("lessee", "tenant")),
+    ("entity", "lessee", ("lessor", "landlord")),
+    ("entity", "employer", ("employee",)),
+    ("entity", "employee", ("employer",)),
+    ("entity", "plaintiff", ("defendant",)),
+    ("entity", "defendant", ("plaintiff",)),
+    ("entity", "appellant", ("respondent", "appellee")),
+    ("entity", "respondent", ("appellant", "petitioner")),
+    ("entity", "appellee", ("appellant",)),
+    ("entity", "petitioner", ("respondent",)),
+    ("entity", "buyer", ("seller", "vendor")),
+    ("entity", "seller", ("buyer", "purchaser")),
+    ("entity", "purchaser", ("seller", "vendor")),
+    ("entity", "vendor", ("buyer", "purchaser")),
+    ("entity", "licensor", ("licensee",)),
+    ("entity", "licensee", ("licensor",)),
+    ("entity", "lender", ("borrower",)),
+    ("entity", "borrower", ("lender",)),
+    ("entity", "creditor", ("debtor",)),
+    ("entity", "debtor", ("creditor",)),
 )
 
 
 _OPPOSITE_WORDS = frozenset(word for _, word, _ in _OPPOSITES)
+
+
+#: Words that name a side only before what they qualify ("right arm"): "the
+#: right to refuse" and "left the clinic" say no side.
+_SIDES = frozenset(("left", "right"))
+
+
+def _names_a_side(words: Sequence[tuple[str, int, int]], index: int) -> bool:
+    """Whether ``words[index]`` (left or right) qualifies the word after it."""
+    return index + 1 < len(words) and words[index + 1][0] not in STOPWORDS
 
 
 def _words(text: str, start: int, end: int) -> list[tuple[str, int, int]]:
@@ -495,10 +545,13 @@ def _check_words(
                      if any(other is ev and lo <= w[1] < hi for other, lo, hi in statements())]
     findings = []
     for check, word, opposites in _OPPOSITES:
-        hit = next((c for c in claim_words if c[0] == word), None)
+        hit = next((c for i, c in enumerate(claim_words) if c[0] == word
+                    and (word not in _SIDES or _names_a_side(claim_words, i))), None)
         if hit is None or word in said:
             continue
-        counterpart = next(((ev, w) for ev, w in passage_words if w[0] in opposites), None)
+        counterpart = next(((ev, w) for i, (ev, w) in enumerate(passage_words)
+                            if w[0] in opposites and (w[0] not in _SIDES or _names_a_side(
+                                [pw for _, pw in passage_words], i))), None)
         if counterpart is None:
             continue
         ev, (_other, start, end) = counterpart
