@@ -43,7 +43,8 @@ lines of two paragraphs on one baseline nearer than that are one line again
 (Tesseract reads an unruled list as columns), a paragraph is cut where
 another's line stands between two of its lines, and small raised glyphs
 after a word are read again enlarged (a footnote marker, written in
-superscript digits), and so are lowered glyphs closing a word (a
+superscript digits; a gene's variant, "KRAS" and a raised "G12C", also
+inside a compound before its hyphen), and so are lowered glyphs closing a word (a
 subscript: "T" and "half", "C" and "max"), and in a word read unsure a
 sign with no ink of its own, a glyph read twice, is dropped. The page is
 then ordered and
@@ -1020,7 +1021,10 @@ def _read_hocr(
     marker, which Tesseract misreads more often than not at its size
     ("regimens.””°" for "regimens.⁹,²⁰"): ``reread`` reads them again,
     enlarged, and a marker read (digits, commas, dashes) replaces them in
-    superscript digits, as the text layer's markers are written.
+    superscript digits, as the text layer's markers are written. Such a
+    run inside a word before its hyphen (:func:`_raised_inside`) is read
+    again too, and letters and digits read go into the word
+    (:data:`_RAISED_WORD_READ`).
 
     ``inked(x0, y0, x1, y1)`` says whether the page's picture has ink in
     that box (pixels): in a word read with a confidence below
