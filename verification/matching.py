@@ -346,9 +346,13 @@ def _refine(quote: str, text: str, start: int, end: int) -> tuple[int, int, floa
 
 _WORD_BEFORE_STOP = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 # A number keeps its separators and a range its dash, spaced or not
-# ("624-643" and "624 - 643" are one token each).
+# ("624-643" and "624 - 643" are one token each). Single letters joined by
+# full stops are one token too, an abbreviation ("e.g" of "e.g.", "u.s" of
+# "U.S."), whose inner stops :func:`_words` leaves out: they are no meaning,
+# and OCR drops them ("eg." for an italic "e.g.,"), as writers do ("eg").
 _TOKEN = re.compile(
-    r"\[[\d,;\s\-]+\]|\d+(?:[.,:/]\d+|\s?-\s?\d+)*|[^\W_]+(?:'[^\W_]+)*|\S"
+    r"\[[\d,;\s\-]+\]|\d+(?:[.,:/]\d+|\s?-\s?\d+)*"
+    r"|(?<![^\W_])[^\W\d_](?:\.[^\W\d_])+(?![^\W_])|[^\W_]+(?:'[^\W_]+)*|\S"
 )
 _NUMBER_WORDS = {
     word: str(value)
@@ -1026,7 +1030,8 @@ def _groups(tokens: list[str]) -> tuple[list[list[str]], list[list[str]]]:
 def _words(tokens: list[str]) -> list[str]:
     """The words of ``tokens`` (see :func:`_groups`), without their punctuation.
 
-    :func:`_groups`' words with their dashes dropped, in one pass that builds
+    :func:`_groups`' words with their dashes dropped, and an abbreviation's
+    inner full stops ("e.g" is "eg"), in one pass that builds
     no gaps (compare() calls this for every quote it compares)."""
     words = []
     i, count = 0, len(tokens)
@@ -1035,6 +1040,8 @@ def _words(tokens: list[str]) -> list[str]:
         i += 1
         if not (word[0].isalnum() or word in _UNITS):
             continue
+        if "." in word and word[0].isalpha():
+            word = word.replace(".", "")
         # A dash is never a word, so dropping it keeps every other token.
         while i + 1 < count and tokens[i] == "-" and _significant(tokens[i + 1]):
             word += tokens[i + 1]

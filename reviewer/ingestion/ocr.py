@@ -43,7 +43,8 @@ lines of two paragraphs on one baseline nearer than that are one line again
 (Tesseract reads an unruled list as columns), a paragraph is cut where
 another's line stands between two of its lines, and small raised glyphs
 after a word are read again enlarged (a footnote marker, written in
-superscript digits), and so are lowered glyphs closing a word (a
+superscript digits; a gene's variant, "KRAS" and a raised "G12C", also
+inside a compound before its hyphen), and so are lowered glyphs closing a word (a
 subscript: "T" and "half", "C" and "max"), and in a word read unsure a
 sign with no ink of its own, a glyph read twice, is dropped. The page is
 then ordered and
@@ -96,7 +97,7 @@ import unicodedata
 import xml.etree.ElementTree as ElementTree
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -200,6 +201,23 @@ _MARKER_ZOOM = 3
 # large"): the enlarged markers go into as many pictures as it takes.
 _MAX_PICTURE_SIDE = 32_000
 _MARKER_READ = re.compile(r"[0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5}")
+# Small raised glyphs inside a word, between a letter and the hyphen of its
+# compound's rest, are no footnote marker but part of the word: a gene's
+# variant set raised ("KRAS" and a raised "G12C" before "-mutated"), which
+# Tesseract reads as quote marks and degree signs at its size
+# ("KRAS\u201c'*\u00b0-mutated"). Read again enlarged, letters and digits are
+# written into the word as a text layer has them ("KRASG12C-mutated"); digits
+# alone as superscript digits, as a marker's. Closing a word, a run read as
+# such a variant (a capital, digits, a capital: "G12C", "V600E", "T790M") is
+# one too; a footnote marker is digits, and reads as none.
+# Such a run is at least _RAISED_INSIDE_MIN_SIZE of the line's size tall
+# (a quote mark measured 0.27 of it; Tesseract's size for a line with a
+# descender can be a third too large, and "G12C" then measures 0.38 of it):
+# what the run reads enlarged decides, and a quote mark reads as none.
+_RAISED_WORD_READ = re.compile(r"[0-9A-Za-z]{1,8}")
+_RAISED_INSIDE_MIN_SIZE = 0.3
+_VARIANT_READ = re.compile(r"[A-Z][0-9]{1,4}[A-Z]")
+_HYPHENS = "-\u2010\u2011"
 # A subscript closing a word ("T" and a lowered "half", "C" and "max",
 # "AUC" and "0-24"), which Tesseract reads as punctuation at its size
 # ("T),,1¢", "C,,,,"). Only a word read with a confidence below this is
@@ -315,6 +333,18 @@ _CELL_TOLERANCE = 2.0
 _LOST_NUMBER_READ = re.compile(r"[0-9]{1,3}\.")
 _LOST_NUMBER_GAP = 0.5
 _LOST_NUMBER_WIDTH = 2.0
+
+
+# An area of the page's picture to read again enlarged (pixels): x0, y0, x1,
+# y1, and for a raised run the columns its ink may lie in (from, to): the
+# margin around the area keeps the glyphs' beside it off the picture (read
+# with it, the edge of the letter before is a "1" more, the top of the
+# hyphen after a ".").
+_Area = tuple[int, ...]
+# A run of a line's characters to read again: start, end (in its text), the
+# area, what it is ("marker", "inside", "number", "subscript") and the
+# columns its ink may lie in (pixels) or None.
+_Run = tuple[int, int, tuple[int, int, int, int], str, tuple[int, int] | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -542,7 +572,7 @@ def ocr_page(
                                              (0.0, 0.0, frame.width, frame.height)))
         return page_rules[0]
 
-    def reread(areas: list[tuple[int, int, int, int]]) -> list[str]:
+    def reread(areas: Sequence[_Area]) -> list[str]:
         return _reread_markers(ink, stride, areas, options, dpi, number=number, pages=pages,
                                limits=limits)
 
@@ -969,7 +999,7 @@ def _title_box(title: str) -> tuple[int, int, int, int] | None:
 def _read_hocr(
     hocr: bytes, scale_x: float, scale_y: float,
     text_layer: list[tuple[float, float, float, float]], rules: Callable[[], Rules],
-    reread: Callable[[list[tuple[int, int, int, int]]], list[str]] | None = None,
+    reread: Callable[[Sequence[_Area]], list[str]] | None = None,
     inked: Callable[[int, int, int, int], bool] | None = None,
     columns: Callable[[int, int, int, int], list[tuple[int, int] | None]] | None = None,
 ) -> tuple[list[list[Line]], int, float]:
@@ -991,7 +1021,10 @@ def _read_hocr(
     marker, which Tesseract misreads more often than not at its size
     ("regimens.””°" for "regimens.⁹,²⁰"): ``reread`` reads them again,
     enlarged, and a marker read (digits, commas, dashes) replaces them in
-    superscript digits, as the text layer's markers are written.
+    superscript digits, as the text layer's markers are written. Such a
+    run inside a word before its hyphen (:func:`_raised_inside`) is read
+    again too, and letters and digits read go into the word
+    (:data:`_RAISED_WORD_READ`).
 
     ``inked(x0, y0, x1, y1)`` says whether the page's picture has ink in
     that box (pixels): in a word read with a confidence below
@@ -1006,7 +1039,7 @@ def _read_hocr(
     # Each line's runs to read again: (start, end) in its text, their box
     # in pixels, and what they are ("marker": small raised glyphs after a
     # word; "subscript": lowered ones closing it).
-    markers: list[tuple[Line, list[tuple[int, int, tuple[int, int, int, int], str]]]] = []
+    markers: list[tuple[Line, list[_Run]]] = []
 
     for paragraph in root.iter(f"{_HOCR}p"):
         if "ocr_par" not in paragraph.get("class", ""):
@@ -1048,7 +1081,7 @@ def _read_hocr(
                 top = min(tall[0] * scale_y, bottom - x_size * scale_y)
             text: list[str] = []
             boxes: list[float] = []
-            raised: list[tuple[int, int, tuple[int, int, int, int], str]] = []
+            raised: list[_Run] = []
             previous_x1: float | None = None
             previous_mid: float | None = None  # the previous word's last glyph's middle
             for word_text, word_boxes, confidence, heights in words:
@@ -1107,13 +1140,23 @@ def _read_hocr(
                         # From the number's ink to the stop: written over the
                         # stop when read, as markers are.
                         raised.append((at, at + 1, (left, line_box[1], word_boxes[0][1],
-                                                    line_box[3]), "number"))
+                                                    line_box[3]), "number", None))
                 start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
-                if start < len(word_text):
-                    spans, rows = word_boxes[start:], heights[start:]
-                    raised.append((at + start, at + len(word_text),
+                end, kind = len(word_text), "marker"
+                if start == len(word_text):
+                    inside = _raised_inside(word_text, word_boxes, heights, baseline, x_size)
+                    if inside is not None:
+                        (start, end), kind = inside, "inside"
+                if start < end:
+                    spans, rows = word_boxes[start:end], heights[start:end]
+                    # The glyphs before and after the run are no part of
+                    # it: their ink is kept off the enlarged picture.
+                    raised.append((at + start, at + end,
                                    (spans[0][0], min(r[0] for r in rows),
-                                    spans[-1][1], max(r[1] for r in rows)), "marker"))
+                                    spans[-1][1], max(r[1] for r in rows)), kind,
+                                   (word_boxes[start - 1][1],
+                                    word_boxes[end][0] if end < len(word_text)
+                                    else spans[-1][1] + round(x_size))))
                 elif columns is not None and confidence < _SUBSCRIPT_CONFIDENCE:
                     lowered = _lowered_run(word_boxes, baseline, x_size, line_box[3], columns)
                     if lowered is not None:
@@ -1125,7 +1168,7 @@ def _read_hocr(
                             kept -= 1
                         if kept:
                             raised.append((at + kept, at + len(word_text), lowered[1],
-                                           "subscript"))
+                                           "subscript", None))
                 text.append(word_text)
                 for c0, c1 in word_boxes:
                     boxes += (c0 * scale_x, top, c1 * scale_x, bottom)
@@ -1142,22 +1185,26 @@ def _read_hocr(
         if lines:
             paragraphs.append(lines)
     runs = [(target, *run) for target, found in markers for run in found]
-    if any(run[-1] == "number" for run in runs):
+    if any(run[4] == "number" for run in runs):
         # The ink left of a stop is no lost number where a word read
         # stands on it (in another of Tesseract's lines).
         read_boxes = [(line, line.boxes[4 * k : 4 * k + 4]) for paragraph in paragraphs
                       for line in paragraph for k, char in enumerate(line.text) if char != " "]
-        runs = [run for run in runs if run[-1] != "number" or not any(
+        runs = [run for run in runs if run[4] != "number" or not any(
             line is not run[0] and box[0] < run[3][2] * scale_x and box[2] > run[3][0] * scale_x
             and run[3][1] * scale_y < (box[1] + box[3]) / 2 < run[3][3] * scale_y
             for line, box in read_boxes)]
     if runs and reread is not None:
-        read = reread([area for _, _, _, area, _ in runs])
+        read = reread([area if ink is None else (*area, *ink)
+                       for _, _, _, area, _, ink in runs])
         # Right to left within a line, so that the earlier runs' positions hold.
-        for (target, start, end, area, kind), again in sorted(zip(runs, read, strict=True),
-                                                           key=lambda pair: -pair[0][1]):
-            if kind == "marker" and _MARKER_READ.fullmatch(again):
+        for (target, start, end, area, kind, _), again in sorted(zip(runs, read, strict=True),
+                                                              key=lambda pair: -pair[0][1]):
+            if kind in ("marker", "inside") and _MARKER_READ.fullmatch(again):
                 _write_run(target, start, end, again.translate(SUPERSCRIPT_DIGITS))
+            elif (kind == "marker" and _VARIANT_READ.fullmatch(again)) or (
+                    kind == "inside" and _RAISED_WORD_READ.fullmatch(again)):
+                _write_run(target, start, end, again)
             elif kind == "number" and _LOST_NUMBER_READ.fullmatch(again):
                 _write_run(target, start, end, again)
                 # Spread from the number's ink, where the line now starts.
@@ -1256,7 +1303,7 @@ def _grid_cells(page_rules: Rules) -> list[tuple[float, float, float, float]]:
 
 def _unread_numbers(paragraphs: list[list[Line]], page_rules: Rules, ink: bytes, stride: int,
                     scale_x: float, scale_y: float,
-                    reread: Callable[[list[tuple[int, int, int, int]]], list[str]],
+                    reread: Callable[[Sequence[_Area]], list[str]],
                     ) -> list[list[Line]]:
     """Numbers read again in a grid's cells Tesseract left empty (see
     :data:`_CELL_NUMBER`), each a paragraph of one line."""
@@ -1588,12 +1635,7 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
     is raised to a power after a share ("was 10%³ which", a statistic and its source),
     and Tesseract reads that marker as "?", "°" or a quote mark at its size."""
     start = len(text)
-    while start > 0:
-        x0, x1 = spans[start - 1]
-        top, bottom = heights[start - 1]
-        if (bottom > baseline((x0 + x1) / 2) - _MARKER_RISE * x_size
-                or bottom - top > _MARKER_SIZE * x_size):
-            break
+    while start > 0 and _small_raised(spans[start - 1], heights[start - 1], baseline, x_size):
         start -= 1
     if start == len(text) or start == 0:
         return len(text)
@@ -1607,6 +1649,41 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
             and not text[start - 2].isalpha()):
         return len(text)
     return start
+
+
+def _small_raised(span: tuple[int, int], height: tuple[int, int],
+                  baseline: Callable[[float], float], x_size: float) -> bool:
+    """The glyph stands raised, its bottom at least :data:`_MARKER_RISE`
+    of the line's size above the baseline, and small, at most
+    :data:`_MARKER_SIZE` of it tall."""
+    top, bottom = height
+    return (bottom <= baseline((span[0] + span[1]) / 2) - _MARKER_RISE * x_size
+            and bottom - top <= _MARKER_SIZE * x_size)
+
+
+def _raised_inside(text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
+                   baseline: Callable[[float], float], x_size: float
+                   ) -> tuple[int, int] | None:
+    """Where a run of small raised glyphs inside the word starts and ends
+    (see :data:`_RAISED_WORD_READ`), or None: glyphs raised and small as a
+    marker's (:func:`_small_raised`), together at least
+    :data:`_RAISED_INSIDE_MIN_SIZE` of the line's size tall, after a letter and
+    right before the word's last hyphen, letters after it ("KRAS" and a
+    raised "G12C" before "-mutated")."""
+    hyphen = max(text.rfind(mark) for mark in _HYPHENS)
+    rest = text[hyphen + 1 :].rstrip(".,;:)")
+    if hyphen < 2 or not rest.isalpha():
+        return None
+    start = hyphen
+    while start > 0 and _small_raised(spans[start - 1], heights[start - 1], baseline, x_size):
+        start -= 1
+    if start == hyphen or start == 0 or not text[start - 1].isalpha():
+        return None
+    if (max(bottom for _, bottom in heights[start:hyphen])
+            - min(top for top, _ in heights[start:hyphen])
+            < _RAISED_INSIDE_MIN_SIZE * x_size):
+        return None  # an apostrophe
+    return start, hyphen
 
 
 def _lowered_run(
@@ -1678,25 +1755,35 @@ def _write_run(line: Line, start: int, end: int, written_text: str) -> None:
     line.boxes = boxes[: 4 * start] + written + boxes[4 * end :]
 
 
-def _reread_markers(ink: bytes, stride: int, areas: list[tuple[int, int, int, int]],
+def _reread_markers(ink: bytes, stride: int, areas: Sequence[_Area],
                     options: OcrOptions, dpi: int, *, number: int, pages: int, limits: Any,
                     ) -> list[str]:
     """What Tesseract reads in each of ``areas`` (pixels of the page's
-    picture) enlarged :data:`_MARKER_ZOOM` times: pictures with the areas
+    picture, see :data:`_Area`) enlarged :data:`_MARKER_ZOOM` times, with a
+    margin around each: pictures with the areas
     one under another, each read as a line of its own ("" where none is),
     as many pictures as keep each under :data:`_MAX_PICTURE_SIDE` (a page of
     footnotes, or a sideways scan's letters taken for raised glyphs, has
     more than one picture holds); an area wider than that alone is not read
-    again ("")."""
+    again (""). Where an area gives the columns its ink lies in, the margin
+    holds no ink outside them (the glyphs beside a raised run)."""
     zoom = _MARKER_ZOOM
     pieces: list[tuple[int, int, bytes]] = []  # width, height, pixels (enlarged)
-    for x0, y0, x1, y1 in areas:
+    for area in areas:
+        x0, y0, x1, y1 = area[:4]
         margin = max(2, (y1 - y0) // 3)
+        inner = x0, x1
         x0, y0, x1, y1 = max(0, x0 - margin), max(0, y0 - margin), x1 + margin, y1 + margin
         x1 = min(x1, stride)
+        # Columns of the picture at its left and right that are paper
+        # whatever the page has there: the glyphs beside the area.
+        left = max(0, min(area[4], inner[0]) - x0) if len(area) > 4 else 0
+        right = max(0, x1 - max(area[5], inner[1])) if len(area) > 4 else 0
         rows = []
         for y in range(y0, min(y1, len(ink) // stride)):
             row = ink[y * stride + x0 : y * stride + x1].translate(_PAPER)
+            if left or right:
+                row = b"\xff" * left + row[left : len(row) - right] + b"\xff" * right
             wide = bytes(value for value in row for _ in range(zoom))
             rows += [wide] * zoom
         if rows:

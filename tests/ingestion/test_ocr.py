@@ -244,6 +244,53 @@ def test_a_scans_subscripts_are_read_again_enlarged() -> None:
         assert citation.outcome.startswith(outcome), (quote, citation.outcome)
 
 
+def _with_raised_variants() -> bytes:
+    """An oncology abstract in Helvetica whose gene variants are set small
+    and raised after the gene ("KRAS" and a raised "G12C"), inside a
+    compound ("-mutated") or before the next word, beside a footnote marker."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font("helv")
+    writer = pymupdf.TextWriter(page.rect)
+    lines = [
+        [("Background: First-line adagrasib, a KRAS", False), ("G12C", True),
+         (" inhibitor, plus pembrolizumab", False)],
+        [("showed efficacy in patients with advanced KRAS", False), ("G12C", True),
+         ("-mutated NSCLC and", False)],
+        [("in patients with BRAF", False), ("V600E", True),
+         ("-mutant melanoma treated with", False)],
+        [("the EGFR", False), ("T790M", True), ("-positive cohort, as the", False),
+         ("12", True), (" trial reported.", False)],
+    ]
+    for number, pieces in enumerate(lines):
+        x, y = 72.0, 100.0 + 17.1 * number
+        for text, raised in pieces:
+            size = 9.5 * 0.65 if raised else 9.5
+            writer.append((x, y - (9.5 * 0.35 if raised else 0)), text, font=font, fontsize=size)
+            x += font.text_length(text, fontsize=size)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_variant_raised_after_a_gene_is_read_again_into_the_word() -> None:
+    # At its size Tesseract reads a raised "G12C" as marks ("KRAS©'2°-mutated",
+    # "KRAS@'° inhibitor", "BRAFY6°&-mutant"); read again enlarged, without
+    # the ink of the letter before and the hyphen after, it is the variant,
+    # written into the word as a text layer has it.
+    text = extract_pdf(scan_of(_with_raised_variants()).data).text
+    assert "a KRASG12C inhibitor, plus" in text
+    assert "advanced KRASG12C-mutated NSCLC" in text
+    assert "with BRAFV600E-mutant melanoma" in text
+    assert "the EGFRT790M-positive cohort" in text
+    assert "as the\u00b9\u00b2 trial" in text  # a footnote marker stays one
+    for quote, outcome in (("in patients with advanced KRAS G12C -mutated NSCLC", "verified"),
+                           ("in patients with advanced KRASG12C-mutated NSCLC", "verified"),
+                           ("in patients with advanced KRAS G12D -mutated NSCLC",
+                            "quote-altered")):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
 def _dense_with_markers(lines: int) -> bytes:
     """A page of ``lines`` lines of small print, each with two raised
     footnote markers: a brief's page of footnotes, or a sideways scan whose

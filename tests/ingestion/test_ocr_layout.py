@@ -179,7 +179,51 @@ def test_only_small_raised_glyphs_after_a_word_are_read_again_as_a_marker() -> N
     lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread)
     texts = [line.text for paragraph in lines for line in paragraph]
     assert texts == ["regimens.\u2079,\u00b2\u2070", "harmless.\u201d"]
-    assert asked == [(1084, 2306, 1133, 2327)]  # the marker's glyphs, not the full stop
+    # The marker's glyphs, not the full stop: the columns its ink may lie in
+    # start right of the stop's (and end a line size on: no glyph follows).
+    assert asked == [(1084, 2306, 1133, 2327, 1081, 1133 + 36)]
+
+
+def test_small_raised_glyphs_inside_a_word_are_read_again_into_it() -> None:
+    # Character boxes as Tesseract gave them on a journal's abstract:
+    # "KRAS" and a raised "G12C" before "-mutated", read "KRAS°°-mutated"
+    # (the line's size, 39.9, is a third more than its print: the raised run
+    # is 0.38 of it). The run between the letter and the hyphen is read
+    # again, the letter's and the hyphen's ink kept off the picture.
+    chars = [
+        ("K", 1722, 2920, 1741, 2942), ("R", 1742, 2919, 1781, 2942),
+        ("A", 1764, 2912, 1780, 2942), ("S", 1783, 2920, 1796, 2942),
+        ("\u00b0", 1799, 2912, 1825, 2927), ("\u00b0", 1828, 2912, 1853, 2927),
+        ("-", 1856, 2932, 1864, 2935), ("m", 1867, 2926, 1892, 2942),
+        ("u", 1894, 2926, 1910, 2942), ("t", 1912, 2922, 1922, 2942),
+        ("a", 1923, 2926, 1937, 2942), ("t", 1938, 2922, 1948, 2942),
+        ("e", 1950, 2926, 1963, 2942), ("d", 1966, 2919, 1982, 2942),
+    ]
+    title = "bbox 1722 2912 1982 2949; baseline 0 -7; x_size 39.865265"
+    # The same word with an apostrophe raised before its hyphen: too small
+    # for a letter, and not asked about.
+    apostrophe = [*chars[:4], ("'", 1799, 2912, 1806, 2923), *chars[6:]]
+    hocr = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+        f'<p class="ocr_par">{_char_line(title, chars)}</p>'
+        f'<p class="ocr_par">{_char_line(title, apostrophe)}</p>'
+        "</div></body></html>"
+    ).encode()
+    for read, expected in (("G12C", "KRASG12C-mutated"), ("7", "KRAS\u2077-mutated"),
+                           ("\u201d", "KRAS\u00b0\u00b0-mutated")):
+        asked: list[tuple[int, ...]] = []
+
+        def reread(areas: list[tuple[int, ...]], read: str = read,
+                   asked: list[tuple[int, ...]] = asked) -> list[str]:
+            asked.extend(areas)
+            return [read] * len(areas)  # what the enlarged picture reads
+
+        lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread)
+        texts = [line.text for paragraph in lines for line in paragraph]
+        # Letters and digits go into the word as read; digits alone as
+        # superscript, as a marker's; anything else leaves Tesseract's reading.
+        assert texts == [expected, "KRAS'-mutated"], read
+        assert asked == [(1799, 2912, 1853, 2927, 1796, 1856)]
 
 
 def _word_line(line_title: str, confidence: int,

@@ -444,6 +444,44 @@ def test_punctuation_only_edit_gives_no_reasons() -> None:
 
 
 @pytest.mark.parametrize(
+    ("source", "quote"),
+    [
+        # Tesseract's reading of an italic "See, e.g., 7 C.F.R." in a brief.
+        ("as a major life activity. See, eg. 7 C.F.R. 15b.3(j)(2)(ii).",
+         "as a major life activity. See, e.g., 7 C.F.R. 15b.3(j)(2)(ii)."),
+        ("as a major life activity. See, e.g, 7 CFR 15b.3(j)(2)(ii).",
+         "as a major life activity. See, e.g., 7 C.F.R. 15b.3(j)(2)(ii)."),
+        ("The suit was filed in the U.S. District Court at 9 a.m. on Monday.",
+         "The suit was filed in the US District Court at 9 am on Monday."),
+    ],
+)
+def test_an_abbreviations_full_stops_are_punctuation(source: str, quote: str) -> None:
+    # The stops between an abbreviation's letters carry no meaning: with
+    # them dropped (or added) only punctuation differs, on either side.
+    assert reasons(source, quote) == set()
+    assert reasons(quote, source) == set()
+
+
+@pytest.mark.parametrize(
+    ("source", "quote", "reason"),
+    [
+        ("See, e.g., 7 C.F.R. 15b.3.", "See, i.e., 7 C.F.R. 15b.3.", {"word"}),
+        ("See, eg. 7 C.F.R. 15b.3.", "See, e.g., 8 C.F.R. 15b.3.", {"number"}),
+        # Another capital letter: a name's (a word's before this change).
+        ("filed in the U.S. District Court", "filed in the U.K. District Court",
+         {"name", "word"}),
+        ("reached at 9 a.m. on Monday", "reached at 9 p.m. on Monday", {"word"}),
+        ("at least 5 g.e.u. were given", "at least 50 geu were given", {"number"}),
+        ("See, e.g., the order not to appeal.", "See, eg. the order to appeal.", {"negation"}),
+    ],
+)
+def test_an_abbreviation_changed_beside_its_stops_is_still_a_change(
+    source: str, quote: str, reason: set[str]
+) -> None:
+    assert reason & reasons(source, quote)
+
+
+@pytest.mark.parametrize(
     ("source", "quote", "expected"),
     [
         ("Maersk Line A/S\n50, Esplanaden\n1098 Copenhagen K, Denmark",
@@ -945,7 +983,8 @@ def test_property_exact_match_original_span_normalises_back_to_the_quote(
         assert original == quote
 
 
-WORDS = ["the", "Dr.", "Smith", "not", "[12]", "624 - 643", "2.5", "don't", "—", ",", "  ", "x"]
+WORDS = ["the", "Dr.", "Smith", "not", "[12]", "624 - 643", "2.5", "don't", "—", ",", "  ", "x",
+         "e.g.", "U.S.A."]
 
 
 @settings(max_examples=200, deadline=None)
