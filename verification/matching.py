@@ -525,6 +525,8 @@ def _other_word(source: str, quote: str) -> bool:
         return False  # punctuation and figures have their own checks
     if fuzz.ratio(source, quote) / 100 < _SAME_WORD:
         return True
+    if ("." in source or "." in quote) and source.replace(".", "") != quote.replace(".", ""):
+        return True  # an abbreviation's letters are words: "t.i.d." is not "b.i.d."
     if " " not in source and " " not in quote and not _repaired(source, quote):
         return True
     for ending in ("'s", "s'", "s"):  # possessive or plural on both sides

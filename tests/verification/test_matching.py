@@ -279,7 +279,7 @@ def test_a_footnote_letter_glued_before_a_capital_is_no_negating_prefix() -> Non
         ("prednisone", "prednisolone"), ("vinblastine", "vincristine"),
         ("hydroxyzine", "hydralazine"), ("hydrocodone", "oxycodone"),
         ("epinephrine", "ephedrine"), ("carboplatin", "cisplatin"), ("men", "women"),
-        ("male", "female"),
+        ("male", "female"), ("b.i.d.", "t.i.d."), ("q.d.", "q.i.d."),
     ],
 )
 def test_a_word_a_few_letters_apart_is_another_word(source: str, quote: str) -> None:
