@@ -550,6 +550,25 @@ def _changes_a_word(removed: list[str], added: list[str]) -> bool:
     return _other_word(" ".join(removed), " ".join(added))
 
 
+#: Letters of a run-together token left outside a quote that starts or ends
+#: inside it: a word's worth ("canopy" of "canopyclosure"), not a prefix or
+#: a syllable ("wo" of "women").
+_CUT_LETTERS = 4
+
+
+def _cut_at_edge(removed: list[str], added: list[str], first: bool, last: bool) -> bool:
+    """Whether a one-word edit at the quote's start or end is the window
+    cutting into a token the extractor ran words together in: "closure. This
+    quantity" quoted from "canopyclosure.Thisquantity", a word's worth of
+    letters left outside."""
+    if len(removed) != 1 or len(added) != 1:
+        return False
+    token, word = removed[0], added[0]
+    spare = len(token) - len(word)
+    return spare >= _CUT_LETTERS and (
+        (first and token.endswith(word)) or (last and token.startswith(word)))
+
+
 def _edit_runs(ops: list[Opcode]) -> list[tuple[int, int, int, int]]:
     """For each opcode, the source and quote word ranges of the run of edits
     it belongs to: consecutive opcodes other than "equal" (an "equal" opcode
@@ -711,7 +730,9 @@ def compare(
             reasons.add("name")
         if (tag == "replace" and not reasons and _changes_a_word(removed, added)
                 # "apart" for "a part": a replacement and a deletion that only move a space
-                and not _same_letters(source_words[run[0]:run[1]], quote_words[run[2]:run[3]])):
+                and not _same_letters(source_words[run[0]:run[1]], quote_words[run[2]:run[3]])
+                and not _cut_at_edge(removed, added, op.dest_start == 0,
+                                     op.dest_end == len(quote_words))):
             reasons.add("word")
         differences.append(
             Difference(

@@ -300,6 +300,17 @@ def test_a_typo_a_look_alike_or_a_lost_ligature_is_the_same_word(source: str, qu
     assert not reasons(sentence.format(source), sentence.format(quote))
 
 
+def test_a_quote_starting_inside_a_run_together_token_is_no_changed_word() -> None:
+    # An extractor that ran words together: the quote starts at "closure" of
+    # "canopyclosure.Thisquantity...", a word's worth of letters left out.
+    source = "at forest canopyclosure.Thisquantityisplottedforallcatchments in Fig. 4 here."
+    quote = "closure. This quantity is plotted for all catchments in Fig. 4 here."
+    assert "word" not in reasons(source, quote)
+    # Two letters outside are no word of their own: "women" is not "men".
+    assert "word" in reasons("women with diabetes were treated first in the trial.",
+                             "men with diabetes were treated first in the trial.")
+
+
 def test_a_short_word_after_a_is_another_word_not_its_negation() -> None:
     # "avoid" is no negated "void": a changed word, not a negation.
     assert "negation" not in reasons("Parties should avoid the clause entirely.",
