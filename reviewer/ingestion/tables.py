@@ -38,13 +38,14 @@ Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
 cells) unless the lower one has its own first cell (heads over two lines are one
 row, and a first cell set beside the next line of a row that has none yet
-is that row's: a label centred on the lines it names); a vertical rule cuts
-pieces set closer than a word space (figures of a rate table, each between
-its rules, so cut are a row of cells). Unruled, every text row of cells starts
-a row; a shorter one (a wrapped cell's next line) continues the row above
-unless it starts in the first column away from the line above it. Cells: a
-row's first text row gives its cells; a later line joins the cell it
-overlaps in x.
+is that row's: a label centred on the lines it names; so is the one line in
+the first column between two rules: a number centred beside a wrapped item);
+a vertical rule cuts pieces set closer than a word space (figures of a rate
+table, each between its rules, so cut are a row of cells). Unruled, every
+text row of cells starts a row; a shorter one (a wrapped cell's next line)
+continues the row above unless it starts in the first column away from the
+line above it. Cells: a row's first text row gives its cells; a later line
+joins the cell it overlaps in x.
 """
 
 from __future__ import annotations
@@ -636,6 +637,17 @@ def _table_rows(
             # beside its localities). Beside a full row of cells it is that
             # row's own.
             new_row = False
+        elif (
+            ruled and starts_first
+            and not any(c.x0 <= region.x0 + line_height for c in rows[-1])
+            and _alone_in_band(region, ruled_gaps, index, rules, line_height)
+        ):
+            # Ruled, the one line in the first column between a row's rules,
+            # under the first lines of its other cells: that row's first cell,
+            # set level with the middle of a neighbour that wraps ("52" and
+            # "Payable in post-hospitalisation" beside "PRIVATE NURSES
+            # CHARGES- SPECIAL / NURSING CHARGES"), whatever stands beside it.
+            new_row = False
         elif tabular:
             # Unruled, a row of cells is a row. Ruled, it may be the next
             # lines of multi-line cells: a row only when its first cell is.
@@ -683,6 +695,30 @@ def _table_rows(
         cells.sort(key=lambda c: c.lines[0].x0)
         blocks.append(block_of([line for cell in cells for line in cell.lines]))
     return blocks
+
+
+def _alone_in_band(
+    region: _Region, ruled_gaps: list[bool], index: int, rules: Rules, line_height: float
+) -> bool:
+    """Whether text row ``index`` of a ruled ``region`` is the only one that
+    starts in the first column in its band: the text rows between the rule
+    above it and the next rule below (a rule across the table right under
+    the region's last row closes the last band; none, and there is no band
+    to judge)."""
+    start = index
+    while start > 0 and not ruled_gaps[start - 1]:
+        start -= 1
+    end = next((k for k in range(index, len(ruled_gaps)) if ruled_gaps[k]), None)
+    if end is None:
+        end = len(region.rows) - 1
+        bottom = region.rows[end].y1
+        if not any(bottom - _RULE_SLACK <= y <= bottom + line_height
+                   for y in _rules_across(region, rules)):
+            return False
+    return sum(
+        1 for row in region.rows[start : end + 1]
+        if _in_first_column(region, row.pieces[0], line_height)
+    ) == 1
 
 
 def _grid(

@@ -1612,3 +1612,57 @@ def test_a_line_under_two_answers_starting_left_of_both_reads_after_them() -> No
         quote = " ".join((question, "Yes", "No", *more))
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A ruled list of items not paid for: a number, an item, a remark; where the
+# item or the remark wraps, the cells beside it are centred on the row, so
+# the number stands half a line below the item's first line (between its two
+# lines) or level with its middle line (of three).
+_ITEMS_HEADS = ("Sl", "Item", "Remark")
+_ITEMS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("47", ("LUMBO SACRAL BELT",), ("Payable for cases who have had surgery of the spine",)),
+    ("52", ("PRIVATE NURSES CHARGES- SPECIAL", "NURSING CHARGES"),
+     ("Payable in post-hospitalisation",)),
+    ("53", ("SUGAR FREE Tablets",),
+     ("Payable - sugar free variants of admissible", "medicines are not excluded")),
+    ("58", ("ANY KIT WITH NO DETAILS", "[DELIVERY KIT, ORTHOKIT,", "RECOVERY KIT, ETC]"),
+     ("Not payable",)),
+    ("56", ("GLOVES",), ("Sterilised gloves payable",)),
+)
+
+
+def _items_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading, pad = 9.0, 16.0, 4.0
+    walls = (56.0, 90.0, 290.0, 550.0)
+    tops = [90.0, 90.0 + leading + 2 * pad]
+    for _number, item, remark in _ITEMS:
+        tops.append(tops[-1] + max(len(item), len(remark)) * leading + 2 * pad)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(walls[:-1]):
+        page.insert_text((x + 4, tops[0] + pad + 9), _ITEMS_HEADS[column], fontsize=size)
+    for column, x in enumerate(walls[:-1]):
+        for r, (number, item, remark) in enumerate(_ITEMS):
+            cell = ((number,), item, remark)[column]
+            # Centred on the row: the first baseline sits lower by half a
+            # leading for each line the cell has fewer than the tallest.
+            shift = (max(len(item), len(remark)) - len(cell)) * leading / 2
+            for k, line in enumerate(cell):
+                page.insert_text((x + 4, tops[r + 1] + pad + 9 + shift + k * leading), line,
+                                 fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_cell_centred_beside_a_wrapped_neighbour_reads_with_its_row() -> None:
+    # Before: "PRIVATE NURSES CHARGES- SPECIAL" read as a row of its own, and
+    # "52 NURSING CHARGES Payable in post-hospitalisation" as the next; "58"
+    # and its remark between the lines of "ANY KIT WITH NO DETAILS (...)".
+    doc = extract_pdf(_items_pdf())
+    for number, item, remark in _ITEMS:
+        quote = " ".join((number, *item, *remark))
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
