@@ -921,17 +921,42 @@ def _border(rules: Rules, left: float, middle: float, reach: float) -> tuple[flo
 
 def _closed(rules: Rules, left: float, right: float, top: float, bottom: float) -> bool:
     """Rules across the whole width ``left``..``right`` at ``top`` and
-    ``bottom`` (drawn whole or cell by cell), and a right border as tall as the left."""
+    ``bottom`` (drawn whole or cell by cell), and a right border as tall as
+    the left: drawn all the way, but for a row whose cells have no right
+    edge drawn (see :func:`_walled_off`)."""
     return all(
         _covers(
             [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
             left, right,
         )
         for edge in (top, bottom)
-    ) and _covers(
-        [(y0, y1) for y0, y1, x in rules.vertical if abs(x - right) <= _RULE_SLACK],
-        top, bottom,
-    )
+    ) and _walled_off(rules, right, top, bottom)
+
+
+def _walled_off(rules: Rules, right: float, top: float, bottom: float) -> bool:
+    """Whether the vertical rules at ``right`` run from ``top`` to ``bottom``
+    (joined end to end, a little slack), each gap between them lying between
+    two rules that end at ``right``: the table's right border, with a row whose
+    cells were drawn without their right edge (Word's "Treatment | Allopathy,
+    AYUSH", a cell merged across the plans). A wall inside a table, broken
+    where a merged cell runs across it, is none: the rules at its gap run on."""
+    slack = 2 * _RULE_SLACK
+    ends = [y for x0, x1, y in _joined(rules.horizontal) if abs(x1 - right) <= slack]
+
+    def bridged(low: float, high: float) -> bool:
+        return any(abs(y - low) <= slack for y in ends) and any(
+            abs(y - high) <= slack for y in ends
+        )
+
+    reach = top
+    for low, high in sorted(
+        (y0, y1) for y0, y1, x in rules.vertical
+        if abs(x - right) <= _RULE_SLACK and y1 > top and y0 < bottom
+    ):
+        if low - slack > reach and not bridged(reach, low):
+            return False
+        reach = max(reach, high)
+    return reach >= bottom - slack or bridged(reach, bottom)
 
 
 def _bands(frame: tuple[float, float, float, float], rules: Rules) -> list[float]:

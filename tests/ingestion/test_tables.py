@@ -1666,3 +1666,56 @@ def test_a_cell_centred_beside_a_wrapped_neighbour_reads_with_its_row() -> None:
         quote = " ".join((number, *item, *remark))
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A table of benefits ruled as a grid, one cell holding a paragraph (so only
+# the grid's rules tell its rows apart), drawn column by column. One row's
+# value is merged across the plans, and its cells were drawn without their
+# right edge: the table's right border has a gap one row high.
+_PLANS_WALLS = (40.0, 250.0, 350.0, 450.0, 550.0)
+_PLANS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("Features",), ("PLAN A",), ("PLAN B",), ("PLAN C",)),
+    (("Sum insured (as floater)",), ("INR 5 Lac",), ("INR 10 Lac",), ("INR 20 Lac",)),
+    (("Treatment",), ("Allopathy, AYUSH",)),
+    (("Pre-existing disease (only those declared", "in the proposal form and accepted for",
+      "coverage by the company shall be", "covered in the policy)"),
+     ("After 36 months",), ("After 24 months",), ("After 12 months",)),
+    (("Post hospitalisation",), ("60 days",), ("60 days",), ("90 days",)),
+    (("Day care procedures",), ("Up to SI",), ("Up to SI",), ("Up to SI",)),
+)
+
+
+def _plans_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.0, 11.0
+    tops = [60.0]
+    for row in _PLANS:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 4)
+    merged = next(r for r, row in enumerate(_PLANS) if len(row) == 2)
+    left, right = _PLANS_WALLS[0], _PLANS_WALLS[-1]
+    for y in tops:
+        page.draw_line((left, y), (right, y), width=0.5)
+    page.draw_line((left, tops[0]), (left, tops[-1]), width=0.5)
+    page.draw_line((_PLANS_WALLS[1], tops[0]), (_PLANS_WALLS[1], tops[-1]), width=0.5)
+    for x in _PLANS_WALLS[2:]:
+        for r in range(len(_PLANS)):
+            if r != merged:  # no walls inside the merged cell, nor at its right
+                page.draw_line((x, tops[r]), (x, tops[r + 1]), width=0.5)
+    for column, x in enumerate(_PLANS_WALLS[:-1]):
+        for r, row in enumerate(_PLANS):
+            if column < len(row):
+                for k, line in enumerate(row[column]):
+                    page.insert_text((x + 4, tops[r] + 10 + k * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_grid_whose_right_border_misses_one_rows_edge_reads_by_its_rows() -> None:
+    # Before: the grid did not close (its right border stops short at the
+    # merged row), so the paragraph's table read as MuPDF gives it: down
+    # its columns, "Post hospitalisation" apart from its "60 days".
+    doc = extract_pdf(_plans_pdf())
+    for row in _PLANS:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
