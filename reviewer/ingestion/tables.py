@@ -33,6 +33,8 @@ wrap with a hyphen (text boxes in a figure). A closed grid of rules that no
 table found from the text took (two columns, as a medicine beside its forms;
 cells of paragraphs; see :func:`_free_grids`) is read by its rules alone; the
 page's rules are then read on any page with three baselines of two pieces.
+So is each of two closed grids side by side at one height, whose text rows
+run across both (two ruled lists: see :func:`_side_by_side`).
 
 Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
@@ -697,6 +699,33 @@ def _table_rows(
     return blocks
 
 
+def _side_by_side(region: _Region, rules: Rules) -> bool:
+    """Whether the region's rows of cells run across two closed grids of rules
+    side by side: lists set in two ruled tables at one height ("Sl | Item"
+    twice), whose rows are not level, so that reading each text row across
+    the page interleaves them. No rule inside the region runs across both
+    (one table's rows are ruled across it), and some row of cells opens in
+    one grid and ends in another, apart from it."""
+    width = region.x1 - region.x0
+    top, bottom = region.rows[0].y1, region.rows[-1].y0
+    if any(
+        top < y < bottom and min(x1, region.x1) - max(x0, region.x0) >= 0.9 * width
+        for x0, x1, y in _joined(rules.horizontal)
+    ):
+        return False
+    tried: dict[tuple[float, ...], bool] = {}
+    for row in region.rows:
+        if not row.tabular:
+            continue
+        left = _frame_around(row.pieces[0].lines[0], rules, tried)
+        if left is None:
+            continue
+        right = _frame_around(row.pieces[-1].lines[-1], rules, tried)
+        if right is not None and left[2] <= right[0] + _RULE_SLACK:
+            return True
+    return False
+
+
 def _alone_in_band(
     region: _Region, ruled_gaps: list[bool], index: int, rules: Rules, line_height: float
 ) -> bool:
@@ -1347,6 +1376,8 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             tables.extend(rows)
             taken.update(id(ln) for ln in inside)
             continue
+        if _side_by_side(region, page_rules):
+            continue  # each grid is read by its rules (see _free_grids)
         _heads_under_top_rule(region, text_rows, regions, page_rules, line_height)
         _last_lines_over_bottom_rule(region, text_rows, regions, page_rules, line_height)
         rows = _table_rows(region, page_rules, line_height)

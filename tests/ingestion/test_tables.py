@@ -1719,3 +1719,48 @@ def test_a_grid_whose_right_border_misses_one_rows_edge_reads_by_its_rows() -> N
         quote = " ".join(line for cell in row for line in cell)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# Two ruled lists side by side ("Sl | Item" twice), the right one carrying
+# the numbering on, its rows a few points off the left one's: each text row
+# across the page holds the rows of both. Items of the left list wrap.
+_LISTS: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = (
+    (("Sl", ("Item",)), ("1", ("BABY FOOD",)), ("2", ("BABY UTILITIES CHARGES",)),
+     ("3", ("FOOD CHARGES (OTHER THAN THE", "PATIENT'S DIET PROVIDED)")),
+     ("4", ("LEGGINGS",)), ("5", ("EXTRA DIET OF PATIENT (OTHER", "THAN THAT OF BED CHARGE)")),
+     ("6", ("TISSUE PAPER",)), ("7", ("TOOTH BRUSH",))),
+    (("8", ("BED PAN",)), ("9", ("FACE MASK",)), ("10", ("FLEXI MASK",)),
+     ("11", ("HAND HOLDER",)), ("12", ("SPUTUM CUP",)), ("13", ("DISINFECTANT LOTIONS",)),
+     ("14", ("LUXURY TAX",)), ("15", ("HVAC",)), ("16", ("CLEAN SHEET",))),
+)
+
+
+def _lists_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 8.0, 9.0
+    for walls, rows, top in (((40.0, 60.0, 280.0), _LISTS[0], 60.0),
+                             ((320.0, 340.0, 560.0), _LISTS[1], 63.5)):
+        tops = [top]
+        for _number, item in rows:
+            tops.append(tops[-1] + len(item) * leading + 3)
+        for y in tops:
+            page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+        for x in walls:
+            page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+        for column, x in enumerate(walls[:-1]):
+            for r, (number, item) in enumerate(rows):
+                for k, line in enumerate((number,) if column == 0 else item):
+                    page.insert_text((x + 3, tops[r] + 8 + k * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_two_ruled_lists_side_by_side_read_each_by_its_own_rows() -> None:
+    # Before: read as one table, each text row across both lists: "3 FOOD
+    # CHARGES (OTHER THAN THE 10 FLEXI MASK PATIENT'S DIET PROVIDED) ...".
+    doc = extract_pdf(_lists_pdf())
+    for rows in _LISTS:
+        for number, item in rows:
+            quote = " ".join((number, *item))
+            start, end = _verified_range(doc, quote)
+            assert " ".join(doc.text[start:end].split()) == quote
