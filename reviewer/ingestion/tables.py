@@ -970,9 +970,11 @@ def _walled_off(rules: Rules, right: float, top: float, bottom: float) -> bool:
     AYUSH", a cell merged across the plans). A wall inside a table, broken
     where a merged cell runs across it, is none: the rules at its gap run on."""
     slack = 2 * _RULE_SLACK
-    ends = [y for x0, x1, y in _joined(rules.horizontal) if abs(x1 - right) <= slack]
+    ends: list[float] = []  # the heights of the rules that end at the border, once needed
 
     def bridged(low: float, high: float) -> bool:
+        if not ends:
+            ends.extend(y for x0, x1, y in _joined(rules.horizontal) if abs(x1 - right) <= slack)
         return any(abs(y - low) <= slack for y in ends) and any(
             abs(y - high) <= slack for y in ends
         )
