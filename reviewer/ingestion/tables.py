@@ -574,10 +574,16 @@ def _hyphen_wrapped(region: _Region, line_height: float) -> bool:
 def _ruled(region: _Region, rules: Rules, gaps: list[bool] | None = None) -> bool:
     """Whether rules stand between a good share of the region's rows of
     cells (a table that only boxes its header is read as unruled); ``gaps``:
-    its :func:`_ruled_gaps`, when known."""
+    its :func:`_ruled_gaps`, when known. Counted from its first row of
+    cells down: the lines of heads taken in above it (see
+    :func:`_heads_under_top_rule`) are one row with it, no rule between."""
     if gaps is None:
         gaps = _ruled_gaps(region, rules.horizontal)
-    between = [ruled for ruled, below in zip(gaps, region.rows[1:], strict=False) if below.tabular]
+    first = next((k for k, row in enumerate(region.rows) if row.tabular), 0)
+    between = [
+        ruled for ruled, below in zip(gaps[first:], region.rows[first + 1 :], strict=False)
+        if below.tabular
+    ]
     return sum(between) >= max(2, _RULED_SHARE * len(between))
 
 

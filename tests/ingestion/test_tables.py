@@ -1764,3 +1764,63 @@ def test_two_ruled_lists_side_by_side_read_each_by_its_own_rows() -> None:
             quote = " ".join((number, *item))
             start, end = _verified_range(doc, quote)
             assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A checklist ruled between its questions, not between a question's items
+# (six items, each with its answers, under one question), under heads whose
+# third runs over two lines, its first above the others' line. The last
+# question's second line stands under its first, close over the bottom rule.
+_AUDIT_HEADS = (("Elements to be assessed",), ("Assessment",), ("Notes/Areas for", "Improvement"))
+_AUDIT: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("G. Operating rooms are terminally cleaned after the last", "procedure of the day."),),
+    (("H. Facility routinely audits (monitors and documents)",
+      "adherence to infection control practices including:"),
+     ("i. Adherence to the surgical scrub",), ("ii. Appropriate use of surgical attire",),
+     ("iii. Adherence to aseptic technique",), ("iv. Ventilation of the surgical suites",),
+     ("v. Minimal traffic in the operating room",), ("vi. Cleaning of the surfaces",)),
+    (("I. Facility provides feedback from audits to personnel regarding",
+      "their adherence to surgical infection prevention practices."),),
+)
+
+
+def _audit_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.5, 13.0
+    walls = (72.0, 365.0, 462.0, 576.0)
+    tops = [170.0, 206.0]
+    for question in _AUDIT:
+        tops.append(tops[-1] + sum(len(item) for item in question) * leading + 14)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.75)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.75)
+    for column, x in enumerate(walls[:-1]):
+        head = _AUDIT_HEADS[column]
+        for k, line in enumerate(head):
+            page.insert_text((x + 8, tops[0] + 22 + (k + 1 - len(head)) * 10), line, fontsize=size)
+    for r, question in enumerate(_AUDIT):
+        y = tops[r + 1] + 16
+        for item in question:
+            answered = len(question) == 1 or item is not question[0]
+            for k, line in enumerate(item):
+                page.insert_text((82 if item is question[0] else 96, y + k * leading), line,
+                                 fontsize=size)
+            if answered:
+                page.insert_text((386, y), "Yes", fontsize=size)
+                page.insert_text((422, y), "No", fontsize=size)
+            y += len(item) * leading
+    page.insert_text((72, tops[-1] + 30), "XI.a. Device Reprocessing", fontsize=11)
+    return doc.tobytes()
+
+
+def test_a_last_questions_next_line_over_the_bottom_rule_reads_with_its_row() -> None:
+    # Before: the heads' first line, taken in above the first row of cells,
+    # left the table short of the rules it needs to count as ruled; so the
+    # last question's second line was read after the table.
+    doc = extract_pdf(_audit_pdf())
+    *_, (last,) = _AUDIT
+    for quote in (" ".join((*last, "Yes", "No")),
+                  " ".join((*_AUDIT[0][0], "Yes", "No"))):
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
