@@ -736,8 +736,11 @@ def _alone_in_band(
     region: _Region, ruled_gaps: list[bool], index: int, rules: Rules, line_height: float
 ) -> bool:
     """Whether text row ``index`` of a ruled ``region`` is the only one that
-    starts in the first column in its band: the text rows between the rule
-    above it and the next rule below (a rule across the table right under
+    starts in the first column in its band, and the only row of cells there:
+    the band's other text rows are next lines of its cells, not rows of their
+    own beside a label centred on them ("Single" beside the rows "DPR" and
+    "BM25 + DPR", each with its figures). The band: the text rows between the
+    rule above it and the next rule below (a rule across the table right under
     the region's last row closes the last band; none, and there is no band
     to judge)."""
     start = index
@@ -750,10 +753,10 @@ def _alone_in_band(
         if not any(bottom - _RULE_SLACK <= y <= bottom + line_height
                    for y in _rules_across(region, rules)):
             return False
-    return sum(
-        1 for row in region.rows[start : end + 1]
-        if _in_first_column(region, row.pieces[0], line_height)
-    ) == 1
+    others = [row for k, row in enumerate(region.rows[start : end + 1], start) if k != index]
+    return not any(
+        row.tabular or _in_first_column(region, row.pieces[0], line_height) for row in others
+    )
 
 
 def _grid(

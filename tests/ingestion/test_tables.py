@@ -1668,6 +1668,48 @@ def test_a_cell_centred_beside_a_wrapped_neighbour_reads_with_its_row() -> None:
         assert " ".join(doc.text[start:end].split()) == quote
 
 
+# Retrieval accuracy ruled between groups of rows only: a group's label is
+# centred beside its rows, each a row of figures of its own.
+_GROUPS = (
+    ("Training", "Retriever", "NQ", "TriviaQA", "WQ"),
+    ("None", "BM25", "59.1", "66.9", "55.0"),
+    ("", "DPR", "78.4", "79.4", "73.2"),
+    ("Single", "BM25 + DPR", "76.6", "79.8", "71.0"),
+    ("", "DPR", "79.4", "78.8", "75.0"),
+    ("Multi", "BM25 + DPR", "78.0", "79.9", "74.7"),
+)
+
+
+def _groups_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.0, 16.0
+    walls = (60.0, 120.0, 220.0, 290.0, 360.0, 430.0)
+    ys = [80.0, 100.0, 124.0, 124.0 + leading, 168.0, 168.0 + leading]
+    for y in (68.0, 88.0, 108.0, 148.0, 192.0):
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, 68.0), (x, 192.0), width=0.5)
+    for column, x in enumerate(walls[:-1]):
+        for row, y in zip(_GROUPS, ys, strict=True):
+            if column == 0 and not row[0]:
+                continue
+            # A group's label stands between its two rows' lines.
+            shift = leading / 2 if column == 0 and row[0] in ("Single", "Multi") else 0
+            page.insert_text((x + 4, y - shift), row[column], fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_label_centred_beside_rows_of_figures_leaves_each_row_its_own() -> None:
+    # The label is the one line in the first column between its group's
+    # rules, but the lines beside it are rows of cells, not a wrapped cell's.
+    doc = extract_pdf(_groups_pdf())
+    for row in _GROUPS[1:]:
+        quote = " ".join(cell for cell in row[1:])
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
 # A table of benefits ruled as a grid, one cell holding a paragraph (so only
 # the grid's rules tell its rows apart), drawn column by column. One row's
 # value is merged across the plans, and its cells were drawn without their
