@@ -84,6 +84,8 @@ def find_furniture(
     extent: dict[int, tuple[float, float]] = {}
     # (band, page, text as printed) -> the tops it stands at on that page.
     heights: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+    # (page, band) -> its bare numbers as (top, bottom, start, end).
+    numbers: dict[tuple[int, str], list[tuple[float, float, int, int]]] = defaultdict(list)
     starts, ends, tops, bottoms = lines.starts, lines.ends, lines.tops, lines.bottoms
     for page in doc.pages:
         top = page.height * config.margin
@@ -102,12 +104,14 @@ def find_furniture(
             line = text[start:end]
             if _PAGE_NUMBER.fullmatch(line):
                 if bottoms[k] <= number_top or tops[k] >= number_bottom:
-                    found.append((start, end))
+                    numbers[(page.number, band)].append((tops[k], bottoms[k], start, end))
             elif sum(char.isalnum() for char in line) >= _MIN_ALNUM:
                 occurrences[(band, _fold(line))].append((tops[k], page.number, start, end))
                 heights[(band, page.number, line)].append(tops[k])
                 beside[page.number].append((tops[k], bottoms[k], start))
                 extent[start] = (tops[k], bottoms[k])
+    for bare in numbers.values():
+        found.extend(_page_numbers(doc, bare))
     needed = max(2, min(config.min_pages, doc.page_count))
     # A line printed word for word at two heights of one page's band, on two
     # pages or more, is a table's column ("Dated 02.08.2024" under each row's
@@ -138,6 +142,37 @@ def find_furniture(
         ):
             found.append((start, end))
     return sorted(found)
+
+
+def _page_numbers(
+    doc: ExtractedDocument, bare: list[tuple[float, float, int, int]]
+) -> list[tuple[int, int]]:
+    """The ranges of the bare numbers of one band of a page (as (top,
+    bottom, start, end)) that may be its page number: all but those stacked
+    one under another, overlapping in x (a column's numbers, a ruled list's
+    "1 / 2" or "11 / 12 / 13" reaching into the band, each beside its item)."""
+    if len(bare) < 2:
+        return [(start, end) for _top, _bottom, start, end in bare]
+    spans = []
+    for _top, _bottom, start, end in bare:
+        boxes = doc.geometry.glyph_boxes(start, end)
+        spans.append((min(boxes[0::4]), max(boxes[2::4])) if boxes else None)
+
+    def stacked(k: int, j: int) -> bool:
+        # Overlapping in x, their middles more than half a line apart.
+        one, other = spans[k], spans[j]
+        (top, bottom, _, _), (other_top, other_bottom, _, _) = bare[k], bare[j]
+        return (
+            one is not None and other is not None
+            and min(one[1], other[1]) > max(one[0], other[0])
+            and abs(top + bottom - other_top - other_bottom)
+            > min(bottom - top, other_bottom - other_top)
+        )
+
+    return [
+        (start, end) for k, (_top, _bottom, start, end) in enumerate(bare)
+        if not any(stacked(k, j) for j in range(len(bare)) if j != k)
+    ]
 
 
 def _lines_of(doc: ExtractedDocument) -> TextLines:

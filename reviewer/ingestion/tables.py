@@ -33,18 +33,21 @@ wrap with a hyphen (text boxes in a figure). A closed grid of rules that no
 table found from the text took (two columns, as a medicine beside its forms;
 cells of paragraphs; see :func:`_free_grids`) is read by its rules alone; the
 page's rules are then read on any page with three baselines of two pieces.
+So is each of two closed grids side by side at one height, whose text rows
+run across both (two ruled lists: see :func:`_side_by_side`).
 
 Rows: on a ruled table, a horizontal rule between two text rows starts a new
 table row, and text rows with no rule between them are one row (multi-line
 cells) unless the lower one has its own first cell (heads over two lines are one
 row, and a first cell set beside the next line of a row that has none yet
-is that row's: a label centred on the lines it names); a vertical rule cuts
-pieces set closer than a word space (figures of a rate table, each between
-its rules, so cut are a row of cells). Unruled, every text row of cells starts
-a row; a shorter one (a wrapped cell's next line) continues the row above
-unless it starts in the first column away from the line above it. Cells: a
-row's first text row gives its cells; a later line joins the cell it
-overlaps in x.
+is that row's: a label centred on the lines it names; so is the one line in
+the first column between two rules: a number centred beside a wrapped item);
+a vertical rule cuts pieces set closer than a word space (figures of a rate
+table, each between its rules, so cut are a row of cells). Unruled, every
+text row of cells starts a row; a shorter one (a wrapped cell's next line)
+continues the row above unless it starts in the first column away from the
+line above it. Cells: a row's first text row gives its cells; a later line
+joins the cell it overlaps in x.
 """
 
 from __future__ import annotations
@@ -571,10 +574,16 @@ def _hyphen_wrapped(region: _Region, line_height: float) -> bool:
 def _ruled(region: _Region, rules: Rules, gaps: list[bool] | None = None) -> bool:
     """Whether rules stand between a good share of the region's rows of
     cells (a table that only boxes its header is read as unruled); ``gaps``:
-    its :func:`_ruled_gaps`, when known."""
+    its :func:`_ruled_gaps`, when known. Counted from its first row of
+    cells down: the lines of heads taken in above it (see
+    :func:`_heads_under_top_rule`) are one row with it, no rule between."""
     if gaps is None:
         gaps = _ruled_gaps(region, rules.horizontal)
-    between = [ruled for ruled, below in zip(gaps, region.rows[1:], strict=False) if below.tabular]
+    first = next((k for k, row in enumerate(region.rows) if row.tabular), 0)
+    between = [
+        ruled for ruled, below in zip(gaps[first:], region.rows[first + 1 :], strict=False)
+        if below.tabular
+    ]
     return sum(between) >= max(2, _RULED_SHARE * len(between))
 
 
@@ -636,6 +645,17 @@ def _table_rows(
             # beside its localities). Beside a full row of cells it is that
             # row's own.
             new_row = False
+        elif (
+            ruled and starts_first
+            and not any(c.x0 <= region.x0 + line_height for c in rows[-1])
+            and _alone_in_band(region, ruled_gaps, index, rules, line_height)
+        ):
+            # Ruled, the one line in the first column between a row's rules,
+            # under the first lines of its other cells: that row's first cell,
+            # set level with the middle of a neighbour that wraps ("52" and
+            # "Payable in post-hospitalisation" beside "PRIVATE NURSES
+            # CHARGES- SPECIAL / NURSING CHARGES"), whatever stands beside it.
+            new_row = False
         elif tabular:
             # Unruled, a row of cells is a row. Ruled, it may be the next
             # lines of multi-line cells: a row only when its first cell is.
@@ -683,6 +703,60 @@ def _table_rows(
         cells.sort(key=lambda c: c.lines[0].x0)
         blocks.append(block_of([line for cell in cells for line in cell.lines]))
     return blocks
+
+
+def _side_by_side(region: _Region, rules: Rules) -> bool:
+    """Whether the region's rows of cells run across two closed grids of rules
+    side by side: lists set in two ruled tables at one height ("Sl | Item"
+    twice), whose rows are not level, so that reading each text row across
+    the page interleaves them. No rule inside the region runs across both
+    (one table's rows are ruled across it), and some row of cells opens in
+    one grid and ends in another, apart from it."""
+    width = region.x1 - region.x0
+    top, bottom = region.rows[0].y1, region.rows[-1].y0
+    if any(
+        top < y < bottom and min(x1, region.x1) - max(x0, region.x0) >= 0.9 * width
+        for x0, x1, y in _joined(rules.horizontal)
+    ):
+        return False
+    tried: dict[tuple[float, ...], bool] = {}
+    for row in region.rows:
+        if not row.tabular:
+            continue
+        left = _frame_around(row.pieces[0].lines[0], rules, tried)
+        if left is None:
+            continue
+        right = _frame_around(row.pieces[-1].lines[-1], rules, tried)
+        if right is not None and left[2] <= right[0] + _RULE_SLACK:
+            return True
+    return False
+
+
+def _alone_in_band(
+    region: _Region, ruled_gaps: list[bool], index: int, rules: Rules, line_height: float
+) -> bool:
+    """Whether text row ``index`` of a ruled ``region`` is the only one that
+    starts in the first column in its band, and the only row of cells there:
+    the band's other text rows are next lines of its cells, not rows of their
+    own beside a label centred on them ("Single" beside the rows "DPR" and
+    "BM25 + DPR", each with its figures). The band: the text rows between the
+    rule above it and the next rule below (a rule across the table right under
+    the region's last row closes the last band; none, and there is no band
+    to judge)."""
+    start = index
+    while start > 0 and not ruled_gaps[start - 1]:
+        start -= 1
+    end = next((k for k in range(index, len(ruled_gaps)) if ruled_gaps[k]), None)
+    if end is None:
+        end = len(region.rows) - 1
+        bottom = region.rows[end].y1
+        if not any(bottom - _RULE_SLACK <= y <= bottom + line_height
+                   for y in _rules_across(region, rules)):
+            return False
+    others = [row for k, row in enumerate(region.rows[start : end + 1], start) if k != index]
+    return not any(
+        row.tabular or _in_first_column(region, row.pieces[0], line_height) for row in others
+    )
 
 
 def _grid(
@@ -885,17 +959,44 @@ def _border(rules: Rules, left: float, middle: float, reach: float) -> tuple[flo
 
 def _closed(rules: Rules, left: float, right: float, top: float, bottom: float) -> bool:
     """Rules across the whole width ``left``..``right`` at ``top`` and
-    ``bottom`` (drawn whole or cell by cell), and a right border as tall as the left."""
+    ``bottom`` (drawn whole or cell by cell), and a right border as tall as
+    the left: drawn all the way, but for a row whose cells have no right
+    edge drawn (see :func:`_walled_off`)."""
     return all(
         _covers(
             [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
             left, right,
         )
         for edge in (top, bottom)
-    ) and _covers(
-        [(y0, y1) for y0, y1, x in rules.vertical if abs(x - right) <= _RULE_SLACK],
-        top, bottom,
-    )
+    ) and _walled_off(rules, right, top, bottom)
+
+
+def _walled_off(rules: Rules, right: float, top: float, bottom: float) -> bool:
+    """Whether the vertical rules at ``right`` run from ``top`` to ``bottom``
+    (joined end to end, a little slack), each gap between them lying between
+    two rules that end at ``right``: the table's right border, with a row whose
+    cells were drawn without their right edge (Word's "Treatment | Allopathy,
+    AYUSH", a cell merged across the plans). A wall inside a table, broken
+    where a merged cell runs across it, is none: the rules at its gap run on."""
+    slack = 2 * _RULE_SLACK
+    ends: list[float] = []  # the heights of the rules that end at the border, once needed
+
+    def bridged(low: float, high: float) -> bool:
+        if not ends:
+            ends.extend(y for x0, x1, y in _joined(rules.horizontal) if abs(x1 - right) <= slack)
+        return any(abs(y - low) <= slack for y in ends) and any(
+            abs(y - high) <= slack for y in ends
+        )
+
+    reach = top
+    for low, high in sorted(
+        (y0, y1) for y0, y1, x in rules.vertical
+        if abs(x - right) <= _RULE_SLACK and y1 > top and y0 < bottom
+    ):
+        if low - slack > reach and not bridged(reach, low):
+            return False
+        reach = max(reach, high)
+    return reach >= bottom - slack or bridged(reach, bottom)
 
 
 def _bands(frame: tuple[float, float, float, float], rules: Rules) -> list[float]:
@@ -1286,6 +1387,8 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             tables.extend(rows)
             taken.update(id(ln) for ln in inside)
             continue
+        if _side_by_side(region, page_rules):
+            continue  # each grid is read by its rules (see _free_grids)
         _heads_under_top_rule(region, text_rows, regions, page_rules, line_height)
         _last_lines_over_bottom_rule(region, text_rows, regions, page_rules, line_height)
         rows = _table_rows(region, page_rules, line_height)

@@ -174,3 +174,18 @@ def test_a_line_twice_in_the_band_page_after_page_is_a_column_not_a_running_line
     extracted = extract_pdf(doc.tobytes())
     found = [extracted.text[s:e] for s, e in find_furniture(extracted)]
     assert found == ["Banned fixed dose combinations, topical use"] * 5
+def test_numbers_stacked_in_a_band_are_a_lists_and_not_page_numbers() -> None:
+    # A list of items not paid for, "Sl | Item", whose first rows start in
+    # the top band and whose last rows reach into the bottom one; the page's
+    # own number stands alone at the foot, away from the list's column.
+    doc = pymupdf.open()
+    page = doc.new_page()  # A4: 842 pt high, the bands 84 pt deep
+    items = ["BABY FOOD", "BABY UTILITIES CHARGES", "BEAUTY SERVICES", "BELTS/ BRACES"]
+    items += [f"ITEM NUMBER {n}" for n in range(5, 87)]
+    for k, item in enumerate(items):
+        y = 50 + 9 * k
+        page.insert_text((40, y), str(k + 1), fontsize=8)
+        page.insert_text((60, y), item, fontsize=8)
+    page.insert_text((290, 825), "7", fontsize=9)
+    extracted = extract_pdf(doc.tobytes())
+    assert [extracted.text[s:e] for s, e in find_furniture(extracted)] == ["7"]

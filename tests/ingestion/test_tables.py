@@ -1612,3 +1612,257 @@ def test_a_line_under_two_answers_starting_left_of_both_reads_after_them() -> No
         quote = " ".join((question, "Yes", "No", *more))
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A ruled list of items not paid for: a number, an item, a remark; where the
+# item or the remark wraps, the cells beside it are centred on the row, so
+# the number stands half a line below the item's first line (between its two
+# lines) or level with its middle line (of three).
+_ITEMS_HEADS = ("Sl", "Item", "Remark")
+_ITEMS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("47", ("LUMBO SACRAL BELT",), ("Payable for cases who have had surgery of the spine",)),
+    ("52", ("PRIVATE NURSES CHARGES- SPECIAL", "NURSING CHARGES"),
+     ("Payable in post-hospitalisation",)),
+    ("53", ("SUGAR FREE Tablets",),
+     ("Payable - sugar free variants of admissible", "medicines are not excluded")),
+    ("58", ("ANY KIT WITH NO DETAILS", "[DELIVERY KIT, ORTHOKIT,", "RECOVERY KIT, ETC]"),
+     ("Not payable",)),
+    ("56", ("GLOVES",), ("Sterilised gloves payable",)),
+)
+
+
+def _items_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading, pad = 9.0, 16.0, 4.0
+    walls = (56.0, 90.0, 290.0, 550.0)
+    tops = [90.0, 90.0 + leading + 2 * pad]
+    for _number, item, remark in _ITEMS:
+        tops.append(tops[-1] + max(len(item), len(remark)) * leading + 2 * pad)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, x in enumerate(walls[:-1]):
+        page.insert_text((x + 4, tops[0] + pad + 9), _ITEMS_HEADS[column], fontsize=size)
+    for column, x in enumerate(walls[:-1]):
+        for r, (number, item, remark) in enumerate(_ITEMS):
+            cell = ((number,), item, remark)[column]
+            # Centred on the row: the first baseline sits lower by half a
+            # leading for each line the cell has fewer than the tallest.
+            shift = (max(len(item), len(remark)) - len(cell)) * leading / 2
+            for k, line in enumerate(cell):
+                page.insert_text((x + 4, tops[r + 1] + pad + 9 + shift + k * leading), line,
+                                 fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_cell_centred_beside_a_wrapped_neighbour_reads_with_its_row() -> None:
+    # Before: "PRIVATE NURSES CHARGES- SPECIAL" read as a row of its own, and
+    # "52 NURSING CHARGES Payable in post-hospitalisation" as the next; "58"
+    # and its remark between the lines of "ANY KIT WITH NO DETAILS (...)".
+    doc = extract_pdf(_items_pdf())
+    for number, item, remark in _ITEMS:
+        quote = " ".join((number, *item, *remark))
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+# Retrieval accuracy ruled between groups of rows only: a group's label is
+# centred beside its rows, each a row of figures of its own.
+_GROUPS = (
+    ("Training", "Retriever", "NQ", "TriviaQA", "WQ"),
+    ("None", "BM25", "59.1", "66.9", "55.0"),
+    ("", "DPR", "78.4", "79.4", "73.2"),
+    ("Single", "BM25 + DPR", "76.6", "79.8", "71.0"),
+    ("", "DPR", "79.4", "78.8", "75.0"),
+    ("Multi", "BM25 + DPR", "78.0", "79.9", "74.7"),
+)
+
+
+def _groups_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.0, 16.0
+    walls = (60.0, 120.0, 220.0, 290.0, 360.0, 430.0)
+    ys = [80.0, 100.0, 124.0, 124.0 + leading, 168.0, 168.0 + leading]
+    for y in (68.0, 88.0, 108.0, 148.0, 192.0):
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, 68.0), (x, 192.0), width=0.5)
+    for column, x in enumerate(walls[:-1]):
+        for row, y in zip(_GROUPS, ys, strict=True):
+            if column == 0 and not row[0]:
+                continue
+            # A group's label stands between its two rows' lines.
+            shift = leading / 2 if column == 0 and row[0] in ("Single", "Multi") else 0
+            page.insert_text((x + 4, y - shift), row[column], fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_label_centred_beside_rows_of_figures_leaves_each_row_its_own() -> None:
+    # The label is the one line in the first column between its group's
+    # rules, but the lines beside it are rows of cells, not a wrapped cell's.
+    doc = extract_pdf(_groups_pdf())
+    for row in _GROUPS[1:]:
+        quote = " ".join(cell for cell in row[1:])
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A table of benefits ruled as a grid, one cell holding a paragraph (so only
+# the grid's rules tell its rows apart), drawn column by column. One row's
+# value is merged across the plans, and its cells were drawn without their
+# right edge: the table's right border has a gap one row high.
+_PLANS_WALLS = (40.0, 250.0, 350.0, 450.0, 550.0)
+_PLANS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("Features",), ("PLAN A",), ("PLAN B",), ("PLAN C",)),
+    (("Sum insured (as floater)",), ("INR 5 Lac",), ("INR 10 Lac",), ("INR 20 Lac",)),
+    (("Treatment",), ("Allopathy, AYUSH",)),
+    (("Pre-existing disease (only those declared", "in the proposal form and accepted for",
+      "coverage by the company shall be", "covered in the policy)"),
+     ("After 36 months",), ("After 24 months",), ("After 12 months",)),
+    (("Post hospitalisation",), ("60 days",), ("60 days",), ("90 days",)),
+    (("Day care procedures",), ("Up to SI",), ("Up to SI",), ("Up to SI",)),
+)
+
+
+def _plans_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.0, 11.0
+    tops = [60.0]
+    for row in _PLANS:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 4)
+    merged = next(r for r, row in enumerate(_PLANS) if len(row) == 2)
+    left, right = _PLANS_WALLS[0], _PLANS_WALLS[-1]
+    for y in tops:
+        page.draw_line((left, y), (right, y), width=0.5)
+    page.draw_line((left, tops[0]), (left, tops[-1]), width=0.5)
+    page.draw_line((_PLANS_WALLS[1], tops[0]), (_PLANS_WALLS[1], tops[-1]), width=0.5)
+    for x in _PLANS_WALLS[2:]:
+        for r in range(len(_PLANS)):
+            if r != merged:  # no walls inside the merged cell, nor at its right
+                page.draw_line((x, tops[r]), (x, tops[r + 1]), width=0.5)
+    for column, x in enumerate(_PLANS_WALLS[:-1]):
+        for r, row in enumerate(_PLANS):
+            if column < len(row):
+                for k, line in enumerate(row[column]):
+                    page.insert_text((x + 4, tops[r] + 10 + k * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_grid_whose_right_border_misses_one_rows_edge_reads_by_its_rows() -> None:
+    # Before: the grid did not close (its right border stops short at the
+    # merged row), so the paragraph's table read as MuPDF gives it: down
+    # its columns, "Post hospitalisation" apart from its "60 days".
+    doc = extract_pdf(_plans_pdf())
+    for row in _PLANS:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+# Two ruled lists side by side ("Sl | Item" twice), the right one carrying
+# the numbering on, its rows a few points off the left one's: each text row
+# across the page holds the rows of both. Items of the left list wrap.
+_LISTS: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...] = (
+    (("Sl", ("Item",)), ("1", ("BABY FOOD",)), ("2", ("BABY UTILITIES CHARGES",)),
+     ("3", ("FOOD CHARGES (OTHER THAN THE", "PATIENT'S DIET PROVIDED)")),
+     ("4", ("LEGGINGS",)), ("5", ("EXTRA DIET OF PATIENT (OTHER", "THAN THAT OF BED CHARGE)")),
+     ("6", ("TISSUE PAPER",)), ("7", ("TOOTH BRUSH",))),
+    (("8", ("BED PAN",)), ("9", ("FACE MASK",)), ("10", ("FLEXI MASK",)),
+     ("11", ("HAND HOLDER",)), ("12", ("SPUTUM CUP",)), ("13", ("DISINFECTANT LOTIONS",)),
+     ("14", ("LUXURY TAX",)), ("15", ("HVAC",)), ("16", ("CLEAN SHEET",))),
+)
+
+
+def _lists_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 8.0, 9.0
+    for walls, rows, top in (((40.0, 60.0, 280.0), _LISTS[0], 60.0),
+                             ((320.0, 340.0, 560.0), _LISTS[1], 63.5)):
+        tops = [top]
+        for _number, item in rows:
+            tops.append(tops[-1] + len(item) * leading + 3)
+        for y in tops:
+            page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+        for x in walls:
+            page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+        for column, x in enumerate(walls[:-1]):
+            for r, (number, item) in enumerate(rows):
+                for k, line in enumerate((number,) if column == 0 else item):
+                    page.insert_text((x + 3, tops[r] + 8 + k * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_two_ruled_lists_side_by_side_read_each_by_its_own_rows() -> None:
+    # Before: read as one table, each text row across both lists: "3 FOOD
+    # CHARGES (OTHER THAN THE 10 FLEXI MASK PATIENT'S DIET PROVIDED) ...".
+    doc = extract_pdf(_lists_pdf())
+    for rows in _LISTS:
+        for number, item in rows:
+            quote = " ".join((number, *item))
+            start, end = _verified_range(doc, quote)
+            assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A checklist ruled between its questions, not between a question's items
+# (six items, each with its answers, under one question), under heads whose
+# third runs over two lines, its first above the others' line. The last
+# question's second line stands under its first, close over the bottom rule.
+_AUDIT_HEADS = (("Elements to be assessed",), ("Assessment",), ("Notes/Areas for", "Improvement"))
+_AUDIT: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("G. Operating rooms are terminally cleaned after the last", "procedure of the day."),),
+    (("H. Facility routinely audits (monitors and documents)",
+      "adherence to infection control practices including:"),
+     ("i. Adherence to the surgical scrub",), ("ii. Appropriate use of surgical attire",),
+     ("iii. Adherence to aseptic technique",), ("iv. Ventilation of the surgical suites",),
+     ("v. Minimal traffic in the operating room",), ("vi. Cleaning of the surfaces",)),
+    (("I. Facility provides feedback from audits to personnel regarding",
+      "their adherence to surgical infection prevention practices."),),
+)
+
+
+def _audit_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    size, leading = 9.5, 13.0
+    walls = (72.0, 365.0, 462.0, 576.0)
+    tops = [170.0, 206.0]
+    for question in _AUDIT:
+        tops.append(tops[-1] + sum(len(item) for item in question) * leading + 14)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.75)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.75)
+    for column, x in enumerate(walls[:-1]):
+        head = _AUDIT_HEADS[column]
+        for k, line in enumerate(head):
+            page.insert_text((x + 8, tops[0] + 22 + (k + 1 - len(head)) * 10), line, fontsize=size)
+    for r, question in enumerate(_AUDIT):
+        y = tops[r + 1] + 16
+        for item in question:
+            answered = len(question) == 1 or item is not question[0]
+            for k, line in enumerate(item):
+                page.insert_text((82 if item is question[0] else 96, y + k * leading), line,
+                                 fontsize=size)
+            if answered:
+                page.insert_text((386, y), "Yes", fontsize=size)
+                page.insert_text((422, y), "No", fontsize=size)
+            y += len(item) * leading
+    page.insert_text((72, tops[-1] + 30), "XI.a. Device Reprocessing", fontsize=11)
+    return doc.tobytes()
+
+
+def test_a_last_questions_next_line_over_the_bottom_rule_reads_with_its_row() -> None:
+    # Before: the heads' first line, taken in above the first row of cells,
+    # left the table short of the rules it needs to count as ruled; so the
+    # last question's second line was read after the table.
+    doc = extract_pdf(_audit_pdf())
+    *_, (last,) = _AUDIT
+    for quote in (" ".join((*last, "Yes", "No")),
+                  " ".join((*_AUDIT[0][0], "Yes", "No"))):
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
