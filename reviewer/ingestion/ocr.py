@@ -260,6 +260,20 @@ _OSD_CONFIDENCE = re.compile(rb"^Orientation confidence: (\d+(?:\.\d+)?)", re.M)
 # leaders, where every sign it dropped was one read over another glyph.
 _SECOND_READING_CONFIDENCE = 50.0
 _SIGN_CATEGORIES = frozenset({"Sc", "Sm", "Sk", "So"})
+# Marks Tesseract reads off blank paper: in a gutter between two columns
+# ("130/80 __ includes", "correspond- _ pressure": a word of underscores
+# bridging the gutter, so the line is not cut there) or over a glyph's edge
+# ("_farction,", the "_" inside the "f"'s columns). A word of such marks
+# with no ink in its box, or one opening or closing a word with no ink
+# in its own columns (outside its neighbour's), is not printed. Only
+# connectors, dashes and signs: a full stop's box may lie within an italic
+# letter's.
+_PHANTOM_CATEGORIES = frozenset({"Pc", "Pd"}) | _SIGN_CATEGORIES
+# Tesseract's angle (counter-clockwise) of a line it read sideways on an
+# upright page: "Author Manuscript" printed down a journal manuscript's
+# margin.
+_TEXT_ANGLE = re.compile(r"textangle (\d+)")
+_SIDEWAYS = frozenset({90, 270})
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
 _SAME_SIZE = 0.2
@@ -1007,6 +1021,7 @@ def _read_hocr(
     # in pixels, and what they are ("marker": small raised glyphs after a
     # word; "subscript": lowered ones closing it).
     markers: list[tuple[Line, list[tuple[int, int, tuple[int, int, int, int], str]]]] = []
+    apart: list[list[Line]] = []  # lines read sideways, a paragraph each
 
     for paragraph in root.iter(f"{_HOCR}p"):
         if "ocr_par" not in paragraph.get("class", ""):
@@ -1019,6 +1034,16 @@ def _read_hocr(
             title = line.get("title", "")
             line_box = _title_box(title)
             if line_box is None:
+                continue
+            angle = _TEXT_ANGLE.search(title)
+            if angle is not None and int(angle.group(1)) in _SIDEWAYS:
+                # Printed down or up the margin: a line of its own, kept
+                # apart from the column it stands beside.
+                turned = _sideways_line(line, int(angle.group(1)), scale_x, scale_y,
+                                        text_layer)
+                if turned is not None:
+                    apart.append([turned[0]])
+                    confidences += turned[1]
                 continue
             top, bottom = line_box[1] * scale_y, line_box[3] * scale_y
             # A line of small letters only ("an era") has a box one x-height
@@ -1055,6 +1080,11 @@ def _read_hocr(
                 if inked is not None and confidence < _SECOND_READING_CONFIDENCE:
                     word_text, word_boxes, heights = _without_second_readings(
                         word_text, word_boxes, heights, inked)
+                if inked is not None:
+                    word_text, word_boxes, heights = _without_phantoms(
+                        word_text, word_boxes, heights, inked)
+                    if not word_text:
+                        continue
                 x0 = word_boxes[0][0] * scale_x
                 if _RULE_READ.match(word_text) and _on_rule(
                         x0, word_boxes[-1][1] * scale_x, top, bottom, rules().vertical):
@@ -1186,6 +1216,7 @@ def _read_hocr(
 
     paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs),
                                                     ruled_apart), ruled_apart, ruled_edge)
+    paragraphs += apart
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
 
@@ -1563,6 +1594,87 @@ def _without_second_readings(
         return text, spans, heights
     return ("".join(text[k] for k in kept), [spans[k] for k in kept],
             [heights[k] for k in kept])
+
+
+def _sideways_line(line: ElementTree.Element, angle: int, scale_x: float, scale_y: float,
+                   text_layer: list[tuple[float, float, float, float]],
+                   ) -> tuple[Line, list[float]] | None:
+    """A line Tesseract read sideways (``textangle`` ``angle``: 90 reads up
+    the page, 270 down it) as one vertical line, and its words'
+    confidences; None when no word is left. Tesseract gives such a line's
+    characters flat boxes at made-up places (across the column beside
+    it), so each word's box (which is where it is printed) is shared along
+    the reading direction between its letters. Words on ``text_layer``'s
+    glyphs are left out, as on upright lines."""
+    text: list[str] = []
+    boxes: list[float] = []
+    confidences: list[float] = []
+    previous: tuple[float, float, float, float] | None = None
+    for word in line.iter(f"{_HOCR}span"):
+        if "ocrx_word" not in word.get("class", ""):
+            continue
+        title = word.get("title", "")
+        found = _title_box(title)
+        letters = "".join(c for c in "".join(word.itertext())
+                          if c.isprintable() and not c.isspace())
+        if found is None or not letters:
+            continue
+        x0, y0, x1, y1 = (found[0] * scale_x, found[1] * scale_y, found[2] * scale_x,
+                          found[3] * scale_y)
+        if text_layer and _on_text_layer((x0, y0, x1, y1), text_layer):
+            continue
+        if previous is not None:
+            # The space between two words: a box over the gap along the line.
+            gap = (previous[1], y1) if angle == 90 else (previous[3], y0)
+            text.append(" ")
+            boxes += (min(x0, previous[0]), min(gap), max(x1, previous[2]), max(gap))
+        step = (y1 - y0) / len(letters)
+        for k in range(len(letters)):
+            if angle == 90:
+                boxes += (x0, y1 - (k + 1) * step, x1, y1 - k * step)
+            else:
+                boxes += (x0, y0 + k * step, x1, y0 + (k + 1) * step)
+        text.append(letters)
+        found_confidence = _WORD_CONFIDENCE.search(title)
+        confidences.append(float(found_confidence.group(1)) if found_confidence else 0.0)
+        previous = (x0, y0, x1, y1)
+    if not text:
+        return None
+    return Line("".join(text), boxes, min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]),
+                max(boxes[3::4]), False), confidences
+
+
+def _without_phantoms(
+    text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
+    inked: Callable[[int, int, int, int], bool],
+) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """The word without the marks read off blank paper
+    (:data:`_PHANTOM_CATEGORIES`): "" when it has no letter or digit and no
+    ink in its box (a pixel around), else without an opening or closing mark
+    whose own columns (those right of the glyph before it, or left of the
+    glyph after it) hold no ink. A box of no width or height (a page read
+    sideways) says nothing: the word is kept."""
+    if any(x1 <= x0 for x0, x1 in spans) or any(y1 <= y0 for y0, y1 in heights):
+        return text, spans, heights
+    if not any(char.isalnum() for char in text):
+        if not inked(spans[0][0] - 1, min(y0 for y0, _ in heights) - 1, spans[-1][1] + 1,
+                     max(y1 for _, y1 in heights) + 1):
+            return "", [], []
+        return text, spans, heights
+    first, last = 0, len(text)
+    while last - first > 1 and unicodedata.category(text[first]) in _PHANTOM_CATEGORIES:
+        x0, x1 = spans[first][0], min(spans[first][1], spans[first + 1][0])
+        if x1 > x0 and inked(x0, heights[first][0], x1, heights[first][1]):
+            break
+        first += 1
+    while last - first > 1 and unicodedata.category(text[last - 1]) in _PHANTOM_CATEGORIES:
+        x0, x1 = max(spans[last - 1][0], spans[last - 2][1]), spans[last - 1][1]
+        if x1 > x0 and inked(x0, heights[last - 1][0], x1, heights[last - 1][1]):
+            break
+        last -= 1
+    if (first, last) == (0, len(text)):
+        return text, spans, heights
+    return text[first:last], spans[first:last], heights[first:last]
 
 
 def _baseline(title: str, box: tuple[int, int, int, int]) -> Callable[[float], float]:
