@@ -274,6 +274,16 @@ _PHANTOM_CATEGORIES = frozenset({"Pc", "Pd"}) | _SIGN_CATEGORIES
 # margin.
 _TEXT_ANGLE = re.compile(r"textangle (\d+)")
 _SIDEWAYS = frozenset({90, 270})
+# A comparison sign printed with a bar under it ("age ≥ 80") that Tesseract
+# read without it (">"): the bar is a run of ink rows under the chevron, a
+# blank row or more between, each row inked across at least this share of
+# the sign's width (a chevron's foot is a stroke's width), at most this
+# share of its height tall, looked for down to this share of its height
+# under its box (Tesseract's box may leave the bar out).
+_BAR_WIDTH = 0.6
+_BAR_HEIGHT = 0.3
+_BAR_REACH = 0.5
+_WITH_BAR = {">": "\u2265", "<": "\u2264"}
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
 _SAME_SIZE = 0.2
@@ -1085,6 +1095,12 @@ def _read_hocr(
                         word_text, word_boxes, heights, inked)
                     if not word_text:
                         continue
+                    if any(char in _WITH_BAR for char in word_text):
+                        # "≥" read as ">": written as printed.
+                        word_text = "".join(
+                            _WITH_BAR[char] if char in _WITH_BAR and _barred(
+                                word_boxes, heights, k, inked) else char
+                            for k, char in enumerate(word_text))
                 x0 = word_boxes[0][0] * scale_x
                 if _RULE_READ.match(word_text) and _on_rule(
                         x0, word_boxes[-1][1] * scale_x, top, bottom, rules().vertical):
@@ -1642,6 +1658,31 @@ def _sideways_line(line: ElementTree.Element, angle: int, scale_x: float, scale_
         return None
     return Line("".join(text), boxes, min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]),
                 max(boxes[3::4]), False), confidences
+
+
+def _barred(spans: list[tuple[int, int]], heights: list[tuple[int, int]], k: int,
+            inked: Callable[[int, int, int, int], bool]) -> bool:
+    """Whether character ``k`` (a ">" or "<") has a bar under it
+    (:data:`_BAR_WIDTH`): it is printed "≥" or "≤"."""
+    (x0, x1), (y0, y1) = spans[k], heights[k]
+    width, height = x1 - x0, y1 - y0
+    if width <= 0 or height <= 0:
+        return False
+    rows = [sum(1 for x in range(x0, x1) if inked(x, y, x + 1, y + 1))
+            for y in range(y0, y1 + int(_BAR_REACH * height) + 1)]
+    bottom = max((y for y, count in enumerate(rows) if count), default=None)
+    if bottom is None:
+        return False
+    top = bottom
+    while top > 0 and rows[top - 1] >= _BAR_WIDTH * width:
+        top -= 1
+    if rows[bottom] < _BAR_WIDTH * width or bottom - top + 1 > _BAR_HEIGHT * height:
+        return False
+    # A blank row over the bar, the chevron's ink over that.
+    gap = top - 1
+    if gap < 0 or rows[gap]:
+        return False
+    return any(rows[:gap])
 
 
 def _without_phantoms(
