@@ -1668,21 +1668,22 @@ def _barred(spans: list[tuple[int, int]], heights: list[tuple[int, int]], k: int
     width, height = x1 - x0, y1 - y0
     if width <= 0 or height <= 0:
         return False
-    rows = [sum(1 for x in range(x0, x1) if inked(x, y, x + 1, y + 1))
-            for y in range(y0, y1 + int(_BAR_REACH * height) + 1)]
-    bottom = max((y for y, count in enumerate(rows) if count), default=None)
-    if bottom is None:
+
+    def across(y: int) -> bool:  # the row inked over the bar's share of the width
+        return sum(1 for x in range(x0, x1) if inked(x, y, x + 1, y + 1)) >= _BAR_WIDTH * width
+
+    # The lowest inked row, from the reach under the box up.
+    bottom = next((y for y in range(y1 + int(_BAR_REACH * height), y0 - 1, -1)
+                   if inked(x0, y, x1, y + 1)), None)
+    if bottom is None or not across(bottom):
         return False
     top = bottom
-    while top > 0 and rows[top - 1] >= _BAR_WIDTH * width:
+    while top > y0 and across(top - 1):
         top -= 1
-    if rows[bottom] < _BAR_WIDTH * width or bottom - top + 1 > _BAR_HEIGHT * height:
-        return False
-    # A blank row over the bar, the chevron's ink over that.
+    # Not too tall; a blank row over it, the chevron's ink over that.
     gap = top - 1
-    if gap < 0 or rows[gap]:
-        return False
-    return any(rows[:gap])
+    return (bottom - top + 1 <= _BAR_HEIGHT * height and gap > y0
+            and not inked(x0, gap, x1, gap + 1) and inked(x0, y0, x1, gap))
 
 
 def _without_phantoms(
