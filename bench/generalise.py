@@ -883,6 +883,7 @@ def run_footnotes(ours: Ingested, path: Path, pages: list[PopplerPage], stream: 
                   count: int, seed: int) -> SectionStats:
     from bench.generalise_sections.common import SectionStats, score_case
     from bench.generalise_sections.footnotes import POPPLER_ALONE as POPPLER_ALONE_FOOTNOTES
+    from bench.generalise_sections.footnotes import TABLE_ORDER as TABLE_ORDER_FOOTNOTES
     from bench.generalise_sections.footnotes import footnote_cases, read_in_order
 
     stats = SectionStats(path.name)
@@ -898,10 +899,19 @@ def run_footnotes(ours: Ingested, path: Path, pages: list[PopplerPage], stream: 
         # A miss whose window a second extractor does not read in order
         # either rests on poppler's reading alone: marked so (the empty key
         # only reads the page into the cache; None: no pdfminer here).
-        if misses and second_opinion(path, case.page, "", pdfminer) is not None and not \
-                read_in_order(pdfminer[case.page], case.pieces):
-            for miss in misses:
-                miss.category = POPPLER_ALONE_FOOTNOTES + miss.category
+        if not misses:
+            continue
+        if second_opinion(path, case.page, "", pdfminer) is not None and not read_in_order(
+                pdfminer[case.page], case.pieces):
+            prefix = POPPLER_ALONE_FOOTNOTES
+        elif miss_reason(ours, Window(case.page, list(case.targets), 0))[0] == TABLE_ORDER:
+            # Poppler (and pdfminer) read down a table's column of labels,
+            # we read its rows across: the prose section's "table" windows.
+            prefix = TABLE_ORDER_FOOTNOTES
+        else:
+            continue
+        for miss in misses:
+            miss.category = prefix + miss.category
     return stats
 
 
