@@ -1027,11 +1027,11 @@ def _read_hocr(
     root = ElementTree.fromstring(hocr)
     confidences: list[float] = []
     paragraphs: list[list[Line]] = []
+    apart: list[list[Line]] = []  # lines read sideways, a paragraph each
     # Each line's runs to read again: (start, end) in its text, their box
     # in pixels, and what they are ("marker": small raised glyphs after a
     # word; "subscript": lowered ones closing it).
     markers: list[tuple[Line, list[tuple[int, int, tuple[int, int, int, int], str]]]] = []
-    apart: list[list[Line]] = []  # lines read sideways, a paragraph each
 
     for paragraph in root.iter(f"{_HOCR}p"):
         if "ocr_par" not in paragraph.get("class", ""):
