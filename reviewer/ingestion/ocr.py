@@ -278,6 +278,30 @@ _OSD_CONFIDENCE = re.compile(rb"^Orientation confidence: (\d+(?:\.\d+)?)", re.M)
 # leaders, where every sign it dropped was one read over another glyph.
 _SECOND_READING_CONFIDENCE = 50.0
 _SIGN_CATEGORIES = frozenset({"Sc", "Sm", "Sk", "So"})
+# Marks Tesseract reads off blank paper: in a gutter between two columns
+# ("130/80 __ includes", "correspond- _ pressure": a word of underscores
+# bridging the gutter, so the line is not cut there) or over a glyph's edge
+# ("_farction,", the "_" inside the "f"'s columns). A word of such marks
+# with no ink in its box, or one opening or closing a word with no ink
+# in its own columns (outside its neighbour's), is not printed. Only
+# connectors, dashes and signs: a full stop's box may lie within an italic
+# letter's.
+_PHANTOM_CATEGORIES = frozenset({"Pc", "Pd"}) | _SIGN_CATEGORIES
+# Tesseract's angle (counter-clockwise) of a line it read sideways on an
+# upright page: "Author Manuscript" printed down a journal manuscript's
+# margin.
+_TEXT_ANGLE = re.compile(r"textangle (\d+)")
+_SIDEWAYS = frozenset({90, 270})
+# A comparison sign printed with a bar under it ("age ≥ 80") that Tesseract
+# read without it (">"): the bar is a run of ink rows under the chevron, a
+# blank row or more between, each row inked across at least this share of
+# the sign's width (a chevron's foot is a stroke's width), at most this
+# share of its height tall, looked for down to this share of its height
+# under its box (Tesseract's box may leave the bar out).
+_BAR_WIDTH = 0.6
+_BAR_HEIGHT = 0.3
+_BAR_REACH = 0.5
+_WITH_BAR = {">": "\u2265", "<": "\u2264"}
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
 _SAME_SIZE = 0.2
@@ -1036,6 +1060,7 @@ def _read_hocr(
     root = ElementTree.fromstring(hocr)
     confidences: list[float] = []
     paragraphs: list[list[Line]] = []
+    apart: list[list[Line]] = []  # lines read sideways, a paragraph each
     # Each line's runs to read again: (start, end) in its text, their box
     # in pixels, and what they are ("marker": small raised glyphs after a
     # word; "subscript": lowered ones closing it).
@@ -1052,6 +1077,16 @@ def _read_hocr(
             title = line.get("title", "")
             line_box = _title_box(title)
             if line_box is None:
+                continue
+            angle = _TEXT_ANGLE.search(title)
+            if angle is not None and int(angle.group(1)) in _SIDEWAYS:
+                # Printed down or up the margin: a line of its own, kept
+                # apart from the column it stands beside.
+                turned = _sideways_line(line, int(angle.group(1)), scale_x, scale_y,
+                                        text_layer)
+                if turned is not None:
+                    apart.append([turned[0]])
+                    confidences += turned[1]
                 continue
             top, bottom = line_box[1] * scale_y, line_box[3] * scale_y
             # A line of small letters only ("an era") has a box one x-height
@@ -1088,6 +1123,17 @@ def _read_hocr(
                 if inked is not None and confidence < _SECOND_READING_CONFIDENCE:
                     word_text, word_boxes, heights = _without_second_readings(
                         word_text, word_boxes, heights, inked)
+                if inked is not None:
+                    word_text, word_boxes, heights = _without_phantoms(
+                        word_text, word_boxes, heights, inked)
+                    if not word_text:
+                        continue
+                    if any(char in _WITH_BAR for char in word_text):
+                        # "≥" read as ">": written as printed.
+                        word_text = "".join(
+                            _WITH_BAR[char] if char in _WITH_BAR and _barred(
+                                word_boxes, heights, k, inked) else char
+                            for k, char in enumerate(word_text))
                 x0 = word_boxes[0][0] * scale_x
                 if _RULE_READ.match(word_text) and _on_rule(
                         x0, word_boxes[-1][1] * scale_x, top, bottom, rules().vertical):
@@ -1233,6 +1279,7 @@ def _read_hocr(
 
     paragraphs = _justified_rejoined(_rows_rejoined(_cut_around_others(paragraphs),
                                                     ruled_apart), ruled_apart, ruled_edge)
+    paragraphs += apart
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
 
@@ -1610,6 +1657,113 @@ def _without_second_readings(
         return text, spans, heights
     return ("".join(text[k] for k in kept), [spans[k] for k in kept],
             [heights[k] for k in kept])
+
+
+def _sideways_line(line: ElementTree.Element, angle: int, scale_x: float, scale_y: float,
+                   text_layer: list[tuple[float, float, float, float]],
+                   ) -> tuple[Line, list[float]] | None:
+    """A line Tesseract read sideways (``textangle`` ``angle``: 90 reads up
+    the page, 270 down it) as one vertical line, and its words'
+    confidences; None when no word is left. Tesseract gives such a line's
+    characters flat boxes at made-up places (across the column beside
+    it), so each word's box (which is where it is printed) is shared along
+    the reading direction between its letters. Words on ``text_layer``'s
+    glyphs are left out, as on upright lines."""
+    text: list[str] = []
+    boxes: list[float] = []
+    confidences: list[float] = []
+    previous: tuple[float, float, float, float] | None = None
+    for word in line.iter(f"{_HOCR}span"):
+        if "ocrx_word" not in word.get("class", ""):
+            continue
+        title = word.get("title", "")
+        found = _title_box(title)
+        letters = "".join(c for c in "".join(word.itertext())
+                          if c.isprintable() and not c.isspace())
+        if found is None or not letters:
+            continue
+        x0, y0, x1, y1 = (found[0] * scale_x, found[1] * scale_y, found[2] * scale_x,
+                          found[3] * scale_y)
+        if text_layer and _on_text_layer((x0, y0, x1, y1), text_layer):
+            continue
+        if previous is not None:
+            # The space between two words: a box over the gap along the line.
+            gap = (previous[1], y1) if angle == 90 else (previous[3], y0)
+            text.append(" ")
+            boxes += (min(x0, previous[0]), min(gap), max(x1, previous[2]), max(gap))
+        step = (y1 - y0) / len(letters)
+        for k in range(len(letters)):
+            if angle == 90:
+                boxes += (x0, y1 - (k + 1) * step, x1, y1 - k * step)
+            else:
+                boxes += (x0, y0 + k * step, x1, y0 + (k + 1) * step)
+        text.append(letters)
+        found_confidence = _WORD_CONFIDENCE.search(title)
+        confidences.append(float(found_confidence.group(1)) if found_confidence else 0.0)
+        previous = (x0, y0, x1, y1)
+    if not text:
+        return None
+    return Line("".join(text), boxes, min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]),
+                max(boxes[3::4]), False), confidences
+
+
+def _barred(spans: list[tuple[int, int]], heights: list[tuple[int, int]], k: int,
+            inked: Callable[[int, int, int, int], bool]) -> bool:
+    """Whether character ``k`` (a ">" or "<") has a bar under it
+    (:data:`_BAR_WIDTH`): it is printed "≥" or "≤"."""
+    (x0, x1), (y0, y1) = spans[k], heights[k]
+    width, height = x1 - x0, y1 - y0
+    if width <= 0 or height <= 0:
+        return False
+
+    def across(y: int) -> bool:  # the row inked over the bar's share of the width
+        return sum(1 for x in range(x0, x1) if inked(x, y, x + 1, y + 1)) >= _BAR_WIDTH * width
+
+    # The lowest inked row, from the reach under the box up.
+    bottom = next((y for y in range(y1 + int(_BAR_REACH * height), y0 - 1, -1)
+                   if inked(x0, y, x1, y + 1)), None)
+    if bottom is None or not across(bottom):
+        return False
+    top = bottom
+    while top > y0 and across(top - 1):
+        top -= 1
+    # Not too tall; a blank row over it, the chevron's ink over that.
+    gap = top - 1
+    return (bottom - top + 1 <= _BAR_HEIGHT * height and gap > y0
+            and not inked(x0, gap, x1, gap + 1) and inked(x0, y0, x1, gap))
+
+
+def _without_phantoms(
+    text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
+    inked: Callable[[int, int, int, int], bool],
+) -> tuple[str, list[tuple[int, int]], list[tuple[int, int]]]:
+    """The word without the marks read off blank paper
+    (:data:`_PHANTOM_CATEGORIES`): "" when it has no letter or digit and no
+    ink in its box (a pixel around), else without an opening or closing mark
+    whose own columns (those right of the glyph before it, or left of the
+    glyph after it) hold no ink. A box of no width or height (a page read
+    sideways) says nothing: the word is kept."""
+    if any(x1 <= x0 for x0, x1 in spans) or any(y1 <= y0 for y0, y1 in heights):
+        return text, spans, heights
+    if not any(char.isalnum() for char in text):
+        if not inked(spans[0][0] - 1, min(y0 for y0, _ in heights) - 1, spans[-1][1] + 1,
+                     max(y1 for _, y1 in heights) + 1):
+            return "", [], []
+        return text, spans, heights
+    first, last = 0, len(text)
+    while last - first > 1 and unicodedata.category(text[first]) in _PHANTOM_CATEGORIES:
+        x0, x1 = spans[first][0], min(spans[first][1], spans[first + 1][0])
+        if x1 > x0 and inked(x0, heights[first][0], x1, heights[first][1]):
+            break
+        first += 1
+    while last - first > 1 and unicodedata.category(text[last - 1]) in _PHANTOM_CATEGORIES:
+        x0, x1 = max(spans[last - 1][0], spans[last - 2][1]), spans[last - 1][1]
+        if x1 > x0 and inked(x0, heights[last - 1][0], x1, heights[last - 1][1]):
+            break
+        last -= 1
+    if (first, last) == (0, len(text)):
+        return text, spans, heights
+    return text[first:last], spans[first:last], heights[first:last]
 
 
 def _baseline(title: str, box: tuple[int, int, int, int]) -> Callable[[float], float]:

@@ -10,7 +10,7 @@ import pymupdf
 import pytest
 
 from bench.generalise import Window
-from bench.generalise_sections.footnotes import marker_forms, raised_markers
+from bench.generalise_sections.footnotes import marker_forms, raised_markers, read_in_order
 from bench.generalise_sections.scans import image_only_pdf, misdecoded_glyphs, repaired_window
 from bench.generalise_sections.tables import (
     by_row_reason,
@@ -94,6 +94,18 @@ def test_the_three_forms_keep_drop_and_glue_the_marker() -> None:
     assert forms == {"marker kept": "the Act 3 to create",
                      "marker dropped": "the Act to create",
                      "marker glued": "the Act3 to create"}
+
+
+def test_a_second_reader_holds_a_window_across_its_marker_read_inline() -> None:
+    # pdfminer.six's page keyed: the marker stands inline between the pieces
+    # ("version23ofthegrade24system"); the window's pieces leave it out.
+    page = word_key("and used a modified version23 of the GRADE24 system to rate the quality")
+    assert read_in_order(page, ["usedamodifiedversion", "ofthegrade", "systemtorate"])
+    # A window poppler ran on across a narrow gutter into a table's caption
+    # ("system TABLE 1") is not there in that order.
+    assert not read_in_order(page, ["usedamodifiedversion", "ofthegrade", "systemtable1"])
+    # Nor are pieces farther apart than a marker.
+    assert not read_in_order(page, ["andused", "thegrade"])
 
 
 def test_cell_words_are_poppler_words_centred_in_the_cell_in_poppler_frame() -> None:
