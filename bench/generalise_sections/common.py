@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from bench.generalise import (
     VERIFIED,
@@ -85,6 +86,37 @@ def rate(part: int, whole: int) -> float:
 
 
 # -- Finding the chunk ---------------------------------------------------------------------
+
+
+class Counted(Protocol):
+    """A section's counts, as :class:`SectionStats` and the scans' stats keep them."""
+
+    quotes: int
+    verified: int
+    located: int
+    words: int
+
+
+class Miss(Protocol):
+    """A miss as the sections list it: its category and its "hits/words" located."""
+
+    category: str
+    located: str
+
+
+def rates_without(stats: Sequence[Counted], excused: Sequence[Miss],
+                  bare: Callable[[str], str]) -> tuple[float, float]:
+    """A section's verified and located-words rates leaving out the
+    ``excused`` misses (``bare`` strips a miss's category of its marks). A
+    miss is a quote not verified, or a verified one with words left out of
+    its highlight ("highlight: ..."): only the first counts as a quote."""
+    unverified = sum(1 for f in excused if not bare(f.category).startswith("highlight"))
+    quotes = sum(s.quotes for s in stats) - unverified
+    verified = sum(s.verified for s in stats)
+    hits = [tuple(int(n) for n in f.located.split("/")) for f in excused]
+    located = sum(s.located for s in stats) - sum(h for h, _ in hits)
+    words = sum(s.words for s in stats) - sum(w for _, w in hits)
+    return rate(verified, quotes), rate(located, words)
 
 
 def page_keys(ours: Ingested, page: int) -> tuple[int, int]:

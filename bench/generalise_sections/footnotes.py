@@ -191,7 +191,7 @@ def print_footnote_goals(stats: Sequence[SectionStats]) -> None:
     """The section's rates leaving out the misses marked :data:`POPPLER_ALONE`
     or :data:`TABLE_ORDER`."""
     from bench.generalise_sections import pct
-    from bench.generalise_sections.common import rate
+    from bench.generalise_sections.common import rates_without
 
     prefixes = (POPPLER_ALONE, TABLE_ORDER)
     excused = [f for s in stats for f in s.failures if f.category.startswith(prefixes)]
@@ -203,13 +203,8 @@ def print_footnote_goals(stats: Sequence[SectionStats]) -> None:
             category = category.removeprefix(prefix)
         return category
 
-    unverified = sum(1 for f in excused if not bare(f.category).startswith("highlight"))
-    quotes = sum(s.quotes for s in stats) - unverified
-    verified = sum(s.verified for s in stats)
-    hits = [tuple(int(n) for n in f.located.split("/")) for f in excused]
-    located = sum(s.located for s in stats) - sum(h for h, _ in hits)
-    words = sum(s.words for s in stats) - sum(w for _, w in hits)
+    verified, located = rates_without(stats, excused, bare)
     print(f"  leaving out the {len(excused)} misses whose window pdfminer.six does not read "
           f"either (\"{POPPLER_ALONE.rstrip(': ')}\") or that run down a table's column "
-          f"(\"{TABLE_ORDER.rstrip(': ')}\"): verified {pct(rate(verified, quotes))}, "
-          f"located words {pct(rate(located, words))}")
+          f"(\"{TABLE_ORDER.rstrip(': ')}\"): verified {pct(verified)}, "
+          f"located words {pct(located)}")

@@ -59,7 +59,7 @@ from bench.generalise import (
     word_stream,
 )
 from bench.generalise_sections import pct, print_failures
-from bench.generalise_sections.common import Case, SectionStats, rate, score_case
+from bench.generalise_sections.common import Case, SectionStats, rate, rates_without, score_case
 from bench.poppler import PopplerPage, PopplerWord, poppler_pages, word_key
 from reviewer.ingestion import ExtractionError
 from reviewer.ingestion.ocr import installed_languages
@@ -340,18 +340,11 @@ def print_scan_goals(scans: list[ScanStats]) -> None:
     """The section's rates leaving out the misses marked ``TEXT_LAYER_ALONE``,
     and with the windows holding a misdecoded glyph scored as repaired."""
     excused = [f for s in scans for f in s.failures if f.category.startswith(TEXT_LAYER_ALONE)]
-    # A miss is a quote not verified, or a verified one with words left out
-    # of its highlight ("highlight: ..."): only the first counts as a quote.
-    unverified = sum(1 for f in excused
-                     if not f.category.removeprefix(TEXT_LAYER_ALONE).startswith("highlight"))
-    quotes = sum(s.quotes for s in scans) - unverified
-    verified = sum(s.verified for s in scans)
-    hits = [tuple(int(n) for n in f.located.split("/")) for f in excused]
-    located = sum(s.located for s in scans) - sum(h for h, _ in hits)
-    words = sum(s.words for s in scans) - sum(w for _, w in hits)
+    verified, located = rates_without(
+        scans, excused, lambda category: category.removeprefix(TEXT_LAYER_ALONE))
     print(f"  leaving out the {len(excused)} misses our text layer reading shares "
-          f"(\"{TEXT_LAYER_ALONE.rstrip(': ')}\"): verified {pct(rate(verified, quotes))}, "
-          f"located words {pct(rate(located, words))}")
+          f"(\"{TEXT_LAYER_ALONE.rstrip(': ')}\"): verified {pct(verified)}, "
+          f"located words {pct(located)}")
     as_read = [s.as_read for s in scans if s.as_read.cases]
     if not as_read:
         return
