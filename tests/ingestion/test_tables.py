@@ -1612,3 +1612,56 @@ def test_a_line_under_two_answers_starting_left_of_both_reads_after_them() -> No
         quote = " ".join((question, "Yes", "No", *more))
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# An adverse-reaction table set tight (a drug label's): 12 pt text in rows
+# 13 pt apart, so each line's box runs over the rules above and below it;
+# indented group labels in the first column; first cells of three lines.
+_TIGHT_HEADS = ("Placebo", "Dose 0.5 mg", "Dose 1 mg")
+_TIGHT_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("Monotherapy",),),
+    (("(30 weeks)",), ("N=129",), ("N=127",), ("N=130",)),
+    (("Severe",), ("0%",), ("0%",), ("2.4%",)),
+    (("Documented symptomatic", "(70 mg/dL glucose", "threshold)"), ("0%",), ("1.6%",), ("3.8%",)),
+    (("Blood glucose confirmed", "(56 mg/dL glucose", "threshold)"), ("1.6%",), ("0%",), ("0.8%",)),
+)
+
+
+def _tight_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    walls = (50.0, 205.0, 332.0, 460.0, 589.0)
+    pitch, size = 13.0, 12.0
+    tops = [100.0]
+    for lines in [1] + [max(len(cell) for cell in row) for row in _TIGHT_ROWS]:
+        tops.append(tops[-1] + lines * pitch + (1.5 if lines > 1 else 0.5))
+
+    def rule(x0: float, y0: float, x1: float, y1: float) -> None:
+        # Rules drawn as thin filled rectangles, as Word writes them.
+        page.draw_rect(pymupdf.Rect(x0 - 0.25, y0 - 0.25, x1 + 0.25, y1 + 0.25),
+                       color=None, fill=(0, 0, 0))
+
+    for y in tops:
+        rule(walls[0], y, walls[-1], y)
+    for x in walls:
+        rule(x, tops[0], x, tops[-1])
+    for column, head in enumerate(_TIGHT_HEADS, start=1):
+        page.insert_text((walls[column] + 8, tops[0] + pitch - 3), head, fontsize=size)
+    for r, row in enumerate(_TIGHT_ROWS):
+        for column, cell in enumerate(row):
+            x = walls[column] + (8 if column else 5 if r == 0 else 14)
+            for k, line in enumerate(cell):
+                page.insert_text((x, tops[r + 1] + pitch - 3 + k * pitch), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_rows_set_tight_over_their_rules_read_as_ruled() -> None:
+    # Before: a rule inside the overlap of two rows' boxes was no rule
+    # between them, so the table read as unruled and the last row's first
+    # cell was cut from its figures: "Blood glucose confirmed 1.6% 0% 0.8%"
+    # then "(56 mg/dL glucose threshold)".
+    doc = extract_pdf(_tight_pdf())
+    for row in _TIGHT_ROWS[1:]:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
