@@ -308,6 +308,7 @@ def _split(blocks: list[Block], line_height: float, gaps: _Gaps) -> list[list[Bl
             and len(columns) > 1
             and (_side_by_side_in(merged[-1], columns) or _side_by_side_in(row, columns))
             and not _heading_over(merged[-1], row, columns)
+            and not _out_of_column(merged[-1], row, line_height)
         ):
             merged[-1] = candidate
         else:
@@ -338,6 +339,22 @@ def _heading_over(upper: list[Block], lower: list[Block], columns: list[list[Blo
         ):
             return True
     return False
+
+
+def _out_of_column(upper: list[Block], lower: list[Block], line_height: float) -> bool:
+    """Whether ``lower``, one block under a stretch of columns (``upper``),
+    sets out more than a line height left or right of the whole stretch: a
+    page's running line in its margin ("Reference ID: 5676363" at the foot of
+    a page whose last lines are a table's heads), read after the stretch, not
+    inside its first column. A column's next paragraph, or a note at its foot,
+    keeps inside the stretch's width."""
+    if len(lower) != 1:
+        return False
+    (block,) = lower
+    return (
+        block.x0 < min(bl.x0 for bl in upper) - line_height
+        or block.x1 > max(bl.x1 for bl in upper) + line_height
+    )
 
 
 def _side_by_side_in(blocks: list[Block], columns: list[list[Block]]) -> bool:
