@@ -1665,3 +1665,52 @@ def test_rows_set_tight_over_their_rules_read_as_ruled() -> None:
         quote = " ".join(line for cell in row for line in cell)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A bleeding table as the US labels set it: rules across, walls between its
+# columns but none at its sides, each column's head centred over three or
+# four lines, the corner head wrapped in the first column.
+_SIDELESS_HEADS = (
+    ("Events during", "12-day", "treatment period"),
+    ("ELIQUIS", "2.5 mg po", "bid"),
+    ("Enoxaparin", "30 mg sc", "q12h"),
+    ("Relative", "Risk", "(95% CI)", "P-value"),
+)
+_SIDELESS_ROWS = (
+    (("Number of", "Patients"), ("N=1157",), ("N=1130",), ()),
+    (("Total VTE or", "death"), ("104 (8.99%)",), ("100 (8.85%)",), ("1.02", "NS")),
+    (("Major bleeding",), ("9 (0.60%)",), ("14 (0.93%)",), ("0.64", "NS")),
+)
+
+
+def _sideless_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    walls = (92.0, 175.0, 265.0, 355.0, 445.0)  # the sides: the rules' ends
+    size, leading = 10.0, 11.5
+    tops = [120.0]
+    for row in (_SIDELESS_HEADS, *_SIDELESS_ROWS):
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 6)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.6)
+    for x in walls[1:-1]:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.6)
+    for r, row in enumerate((_SIDELESS_HEADS, *_SIDELESS_ROWS)):
+        for column, cell in enumerate(row):
+            left, right = walls[column], walls[column + 1]
+            for k, line in enumerate(cell):
+                width = pymupdf.get_text_length(line, fontsize=size)
+                x = left + 4 if column == 0 else (left + right - width) / 2
+                page.insert_text((x, tops[r] + 12 + k * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_heads_centred_over_several_lines_in_a_table_without_side_walls_read_as_one_row() -> None:
+    # Before: the first and last cells had no wall to measure their room
+    # against, so the heads read line by line across the columns ("Events
+    # during ELIQUIS Enoxaparin Relative", then "12-day 2.5 mg po ...").
+    doc = extract_pdf(_sideless_pdf())
+    for row in (_SIDELESS_HEADS, *_SIDELESS_ROWS):
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
