@@ -64,6 +64,10 @@ _PAGE_NUMBER = re.compile(
 )
 
 
+# A figure in a table's cell: a number, a decimal, a percentage.
+_FIGURE = re.compile(r"[-–+]?\d[\d,.]*%?")
+
+
 def _fold(line: str) -> str:
     return _SPACES.sub(" ", _DIGITS.sub("#", line)).strip().casefold()
 
@@ -84,6 +88,10 @@ def find_furniture(
     extent: dict[int, tuple[float, float]] = {}
     # (band, page, text as printed) -> the tops it stands at on that page.
     heights: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+    # Per page, every line in its bands (top, bottom, text), and the bare
+    # page numbers found there (page, top, bottom, start, end).
+    in_band: dict[int, list[tuple[float, float, str]]] = defaultdict(list)
+    numbers: list[tuple[int, float, float, int, int]] = []
     starts, ends, tops, bottoms = lines.starts, lines.ends, lines.tops, lines.bottoms
     for page in doc.pages:
         top = page.height * config.margin
@@ -100,14 +108,19 @@ def find_furniture(
                 continue
             start, end = starts[k], ends[k]
             line = text[start:end]
+            in_band[page.number].append((tops[k], bottoms[k], line))
             if _PAGE_NUMBER.fullmatch(line):
                 if bottoms[k] <= number_top or tops[k] >= number_bottom:
-                    found.append((start, end))
+                    numbers.append((page.number, tops[k], bottoms[k], start, end))
             elif sum(char.isalnum() for char in line) >= _MIN_ALNUM:
                 occurrences[(band, _fold(line))].append((tops[k], page.number, start, end))
                 heights[(band, page.number, line)].append(tops[k])
                 beside[page.number].append((tops[k], bottoms[k], start))
                 extent[start] = (tops[k], bottoms[k])
+    found.extend(
+        (start, end) for page_number, top, bottom, start, end in numbers
+        if not _figure_in_a_row(top, bottom, in_band[page_number])
+    )
     needed = max(2, min(config.min_pages, doc.page_count))
     # A line printed word for word at two heights of one page's band, on two
     # pages or more, is a table's column ("Dated 02.08.2024" under each row's
@@ -138,6 +151,21 @@ def find_furniture(
         ):
             found.append((start, end))
     return sorted(found)
+
+
+def _figure_in_a_row(top: float, bottom: float, lines: list[tuple[float, float, str]]) -> bool:
+    """Whether a bare number at ``top``..``bottom`` stands on one baseline with
+    two lines or more of which another is a figure: a cell of a table's row
+    that reaches into the band ("Vomiting  2.3  5  9.2" at the top of the
+    page a table runs on to), not a page number, which stands alone or beside
+    a running line's words."""
+    row = [
+        line for other_top, other_bottom, line in lines
+        if min(bottom, other_bottom) - max(top, other_top)
+        > 0.5 * min(bottom - top, other_bottom - other_top)
+    ]
+    # The number itself is one of them.
+    return len(row) >= 3 and sum(1 for line in row if _FIGURE.fullmatch(line)) >= 2
 
 
 def _lines_of(doc: ExtractedDocument) -> TextLines:
