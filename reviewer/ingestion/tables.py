@@ -511,17 +511,16 @@ def _overlap_band(
     above: _TextRow, below: _TextRow, low: float, high: float
 ) -> tuple[float, float]:
     """Where a rule between two text rows whose boxes overlap may stand:
-    anywhere in the overlap (and :data:`_RULE_SLACK` round it), short of
-    either row's middle. A table set tight in a font with tall boxes (12 pt
-    text in 14 pt rows: the drug labels' adverse-reaction tables) has each
-    row's box run over the rules above and below it; ``low``..``high``
-    otherwise."""
+    ``low``..``high``, and on down to :data:`_RULE_SLACK` under the upper
+    row's box (short of the lower row's middle). A table set tight in a
+    font with tall boxes (12 pt text in 14 pt rows: the drug labels'
+    adverse-reaction tables) rules each row off right under its box's
+    bottom, 2 to 3 pt into the next row's box; a rule further up, into the
+    upper row's own box, is no rule between them (a box drawn round a
+    figure's label)."""
     if below.y0 >= above.y1:
         return low, high
-    return (
-        max(below.y0 - _RULE_SLACK, (above.y0 + above.y1) / 2),
-        min(above.y1 + _RULE_SLACK, (below.y0 + below.y1) / 2),
-    )
+    return low, max(high, min(above.y1 + _RULE_SLACK, (below.y0 + below.y1) / 2))
 
 
 def _joined(rules: list[Rule]) -> list[Rule]:
