@@ -316,3 +316,22 @@ def test_a_columns_next_paragraph_under_a_stretch_still_reads_in_its_column() ->
     left_low = _block(("L2", 50, 200, 250, 240))
     ordered = layout.reading_order([left_top, right_top, left_low], 11.0)
     assert [bl.lines[0].text for bl in ordered] == ["L1", "L2", "R1"]
+
+
+def test_a_wider_block_under_a_narrow_start_of_a_stretch_still_reads_in_its_column() -> None:
+    # The Berlin statute's fee schedule (outside batch 5, p29, in points): a
+    # heading beside the notes' heading opens the stretch, and the left
+    # column's next block, in the same type, is wider than that heading. It
+    # is no running line in the margin: the notes' heading reads after it.
+    blocks = [
+        _block(("BlnInfGB – Informationsfreiheit auf Bundesebene", 197, 23, 377, 30)),
+        _block(("Anlage", 231, 48, 286, 57), ("(zu § 1 Abs. 1)", 231, 57, 286, 66)),
+        _block(("Anmerkungen:", 309, 48, 363, 56)),
+        _block(("Gebühren- und Auslagenverzeichnis", 81, 80, 247, 89)),
+        _block(("Teil A", 141, 103, 187, 112), ("Gebühren", 141, 116, 187, 125)),
+    ]
+    ordered = layout.reading_order(list(reversed(blocks)), 9.0)
+    assert [bl.lines[0].text for bl in ordered] == [
+        "BlnInfGB – Informationsfreiheit auf Bundesebene",
+        "Anlage", "Gebühren- und Auslagenverzeichnis", "Teil A", "Anmerkungen:",
+    ]
