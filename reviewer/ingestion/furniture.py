@@ -64,6 +64,10 @@ _PAGE_NUMBER = re.compile(
 )
 
 
+# A figure in a table's cell: a number, a decimal, a percentage.
+_FIGURE = re.compile(r"[-–+]?\d[\d,.]*%?")
+
+
 def _fold(line: str) -> str:
     return _SPACES.sub(" ", _DIGITS.sub("#", line)).strip().casefold()
 
@@ -86,6 +90,8 @@ def find_furniture(
     heights: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     # (page, band) -> its bare numbers as (top, bottom, start, end).
     numbers: dict[tuple[int, str], list[tuple[float, float, int, int]]] = defaultdict(list)
+    # Per page, every line in its bands (top, bottom, text).
+    in_band: dict[int, list[tuple[float, float, str]]] = defaultdict(list)
     starts, ends, tops, bottoms = lines.starts, lines.ends, lines.tops, lines.bottoms
     for page in doc.pages:
         top = page.height * config.margin
@@ -102,6 +108,7 @@ def find_furniture(
                 continue
             start, end = starts[k], ends[k]
             line = text[start:end]
+            in_band[page.number].append((tops[k], bottoms[k], line))
             if _PAGE_NUMBER.fullmatch(line):
                 if bottoms[k] <= number_top or tops[k] >= number_bottom:
                     numbers[(page.number, band)].append((tops[k], bottoms[k], start, end))
@@ -110,8 +117,11 @@ def find_furniture(
                 heights[(band, page.number, line)].append(tops[k])
                 beside[page.number].append((tops[k], bottoms[k], start))
                 extent[start] = (tops[k], bottoms[k])
-    for bare in numbers.values():
-        found.extend(_page_numbers(doc, bare))
+    for (page_number, _), bare in numbers.items():
+        found.extend(
+            (start, end) for top, bottom, start, end in _page_numbers(doc, bare)
+            if not _figure_in_a_row(top, bottom, in_band[page_number])
+        )
     needed = max(2, min(config.min_pages, doc.page_count))
     # A line printed word for word at two heights of one page's band, on two
     # pages or more, is a table's column ("Dated 02.08.2024" under each row's
@@ -146,13 +156,13 @@ def find_furniture(
 
 def _page_numbers(
     doc: ExtractedDocument, bare: list[tuple[float, float, int, int]]
-) -> list[tuple[int, int]]:
-    """The ranges of the bare numbers of one band of a page (as (top,
+) -> list[tuple[float, float, int, int]]:
+    """The bare numbers of one band of a page (as (top,
     bottom, start, end)) that may be its page number: all but those stacked
     one under another, overlapping in x (a column's numbers, a ruled list's
     "1 / 2" or "11 / 12 / 13" reaching into the band, each beside its item)."""
     if len(bare) < 2:
-        return [(start, end) for _top, _bottom, start, end in bare]
+        return bare
     spans = []
     for _top, _bottom, start, end in bare:
         boxes = doc.geometry.glyph_boxes(start, end)
@@ -170,9 +180,24 @@ def _page_numbers(
         )
 
     return [
-        (start, end) for k, (_top, _bottom, start, end) in enumerate(bare)
+        number for k, number in enumerate(bare)
         if not any(stacked(k, j) for j in range(len(bare)) if j != k)
     ]
+
+
+def _figure_in_a_row(top: float, bottom: float, lines: list[tuple[float, float, str]]) -> bool:
+    """Whether a bare number at ``top``..``bottom`` stands on one baseline with
+    two lines or more of which another is a figure: a cell of a table's row
+    that reaches into the band ("Vomiting  2.3  5  9.2" at the top of the
+    page a table runs on to), not a page number, which stands alone or beside
+    a running line's words."""
+    row = [
+        line for other_top, other_bottom, line in lines
+        if min(bottom, other_bottom) - max(top, other_top)
+        > 0.5 * min(bottom - top, other_bottom - other_top)
+    ]
+    # The number itself is one of them.
+    return len(row) >= 3 and sum(1 for line in row if _FIGURE.fullmatch(line)) >= 2
 
 
 def _lines_of(doc: ExtractedDocument) -> TextLines:

@@ -21,6 +21,9 @@ _COLUMN_GAP = 6.0
 _ROW_OVERLAP = 1.0
 # Rows further apart than this many line heights are never merged into columns.
 _ROW_MERGE_LINES = 2.5
+# A running line in the margin is set in type at most this fraction of the
+# height of the text beside it.
+_SMALLER = 0.85
 # Two lines on one baseline are one line of text (joined by a space) only when
 # the gap between them is at most this many line heights: a word space is about
 # a quarter of one, and MuPDF already starts a new line at a few word spaces.
@@ -308,6 +311,7 @@ def _split(blocks: list[Block], line_height: float, gaps: _Gaps) -> list[list[Bl
             and len(columns) > 1
             and (_side_by_side_in(merged[-1], columns) or _side_by_side_in(row, columns))
             and not _heading_over(merged[-1], row, columns)
+            and not _out_of_column(merged[-1], row, line_height)
         ):
             merged[-1] = candidate
         else:
@@ -338,6 +342,25 @@ def _heading_over(upper: list[Block], lower: list[Block], columns: list[list[Blo
         ):
             return True
     return False
+
+
+def _out_of_column(upper: list[Block], lower: list[Block], line_height: float) -> bool:
+    """Whether ``lower``, one block under a stretch of columns (``upper``), is
+    a page's running line in its margin: set in smaller type than the
+    stretch, out more than a line height left or right of all of it
+    ("Reference ID: 5676363" at the foot of a page whose last lines are a
+    table's heads). It reads after the stretch, not inside its first
+    column. A column's next paragraph, or a note at its foot, keeps inside
+    the stretch's width; a wider block in the stretch's type under a narrow
+    start of it (a heading beside another column's) is the column's."""
+    if len(lower) != 1:
+        return False
+    (block,) = lower
+    size = median([ln.y1 - ln.y0 for bl in upper for ln in bl.lines])
+    return max(ln.y1 - ln.y0 for ln in block.lines) < _SMALLER * size and (
+        block.x0 < min(bl.x0 for bl in upper) - line_height
+        or block.x1 > max(bl.x1 for bl in upper) + line_height
+    )
 
 
 def _side_by_side_in(blocks: list[Block], columns: list[list[Block]]) -> bool:

@@ -505,8 +505,25 @@ def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> li
             apart = below.y0 - above.y1 > _RULE_SLACK
             low = above.y1 - max(_RULE_SLACK, apart * 0.25 * (above.y1 - above.y0))
             high = below.y0 + max(_RULE_SLACK, apart * 0.25 * (below.y1 - below.y0))
+            low, high = _overlap_band(above, below, low, high)
         gaps.append(any(low <= y <= high for y in across))
     return gaps
+
+
+def _overlap_band(
+    above: _TextRow, below: _TextRow, low: float, high: float
+) -> tuple[float, float]:
+    """Where a rule between two text rows whose boxes overlap may stand:
+    ``low``..``high``, and on down to :data:`_RULE_SLACK` under the upper
+    row's box (short of the lower row's middle). A table set tight in a
+    font with tall boxes (12 pt text in 14 pt rows: the drug labels'
+    adverse-reaction tables) rules each row off right under its box's
+    bottom, 2 to 3 pt into the next row's box; a rule further up, into the
+    upper row's own box, is no rule between them (a box drawn round a
+    figure's label)."""
+    if below.y0 >= above.y1:
+        return low, high
+    return low, max(high, min(above.y1 + _RULE_SLACK, (below.y0 + below.y1) / 2))
 
 
 def _joined(rules: list[Rule]) -> list[Rule]:
@@ -671,7 +688,8 @@ def _table_rows(
             # alone are rows of their own (a rate table), with no room either.
             continues = wraps and (
                 len(pieces) < opened
-                or (ruled and _wrapped_in_cells(rows[-1], pieces, rules.vertical))
+                or (ruled and _wrapped_in_cells(rows[-1], pieces, rules.vertical,
+                                                _borders(region, rules)))
             )
             new_row = not ruled or (starts_first and not continues) or across
         else:
@@ -1220,13 +1238,18 @@ def _baselines(lines: list[Line]) -> list[list[Line]]:
     return [sorted(members, key=lambda ln: ln.x0) for _anchor, members in baselines]
 
 
-def _wrapped_in_cells(cells: list[_Cell], pieces: list[_Piece], vertical: list[Rule]) -> bool:
+def _wrapped_in_cells(
+    cells: list[_Cell], pieces: list[_Piece], vertical: list[Rule],
+    borders: tuple[float, float] | None = None,
+) -> bool:
     """Whether each of ``pieces`` lies under one of ``cells`` whose last line
     ends too close to the wall on its right for the piece's first word (and
     a space) to fit there, as far in from that wall as the cell's text is
     from the wall on its left: the cells' text wrapped, each piece its
-    cell's next line. False where a cell has no walls (nothing to measure
-    the room against)."""
+    cell's next line. A table ruled across but with no walls at its sides
+    (the US labels' tables) has ``borders``, the ends of its rules across,
+    for a first or last cell's outer wall. False where a cell has no walls
+    (nothing to measure the room against)."""
     for piece in pieces:
         cell = _overlapping(cells, piece)
         if cell is None:
@@ -1236,6 +1259,10 @@ def _wrapped_in_cells(cells: list[_Cell], pieces: list[_Piece], vertical: list[R
         crossing = [x for y0, y1, x in vertical if y0 <= middle <= y1]
         lefts = [x for x in crossing if x <= cell.x0 + _RULE_SLACK]
         rights = [x for x in crossing if x >= last.x1 - _RULE_SLACK]
+        if borders is not None and (lefts or rights):
+            left, right = borders
+            lefts = lefts or [left] * (left <= cell.x0 + _RULE_SLACK)
+            rights = rights or [right] * (right >= last.x1 - _RULE_SLACK)
         if not lefts or not rights:
             return False
         padding = max(0.0, cell.x0 - max(lefts))
@@ -1246,6 +1273,17 @@ def _wrapped_in_cells(cells: list[_Cell], pieces: list[_Piece], vertical: list[R
         if last.x1 + space + width <= min(rights) - padding:
             return False
     return True
+
+
+def _borders(region: _Region, rules: Rules) -> tuple[float, float] | None:
+    """The ends of the longest rule across ``region`` (see
+    :func:`_rules_across`): its sides, where no wall stands at them."""
+    width = region.x1 - region.x0
+    across = [
+        (x0, x1) for x0, x1, _y in _joined(rules.horizontal)
+        if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
+    ]
+    return max(across, key=lambda ends: ends[1] - ends[0]) if across else None
 
 
 def _under_cells(cells: list[_Cell], piece: _Piece) -> int:

@@ -11,7 +11,7 @@ from tests.factories import (
     TITLE,
     BuiltPdf,
 )
-from verification import normalize
+from verification import Source, normalize, verify_answer
 
 
 def ranges_of(doc: ExtractedDocument, number: int, lines: list[str]) -> list[tuple[int, int]]:
@@ -189,3 +189,24 @@ def test_numbers_stacked_in_a_band_are_a_lists_and_not_page_numbers() -> None:
     page.insert_text((290, 825), "7", fontsize=9)
     extracted = extract_pdf(doc.tobytes())
     assert [extracted.text[s:e] for s, e in find_furniture(extracted)] == ["7"]
+
+
+
+
+def test_a_lone_figure_in_a_table_row_at_the_top_of_a_page_is_no_page_number() -> None:
+    # The OZEMPIC label's page 8: Table 1 runs on from page 7, its rows at
+    # the very top of the page; the "5" of "Vomiting  2.3  5  9.2" was taken
+    # for a bare page number and skipped, so a quote of the row "added" it.
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    for y, row in ((46, ("Nausea", "6.1", "15.8", "20.3")), (60, ("Vomiting", "2.3", "5", "9.2")),
+                   (74, ("Diarrhea", "1.9", "8.5", "8.8"))):
+        for x, cell in zip((72, 260, 390, 520), row, strict=True):
+            page.insert_text((x, y), cell, fontsize=12)
+    page.insert_text((72, 400), "Body text of the only page.")
+    page.insert_text((300, 770), "8")
+    extracted = extract_pdf(doc.tobytes())
+    assert [extracted.text[s:e] for s, e in find_furniture(extracted)] == ["8"]
+    report = verify_answer('The table says "Vomiting 2.3 5 9.2" [S1].',
+                           [Source("S1", extracted.text, skip=tuple(find_furniture(extracted)))])
+    assert report.counts["verified"] == 1

@@ -275,3 +275,63 @@ def test_pieces_of_a_line_apart_unevenly_or_without_a_justified_paragraph_stay_a
     doc = extract_pdf(build([[(72.0, "Drug"), (110.0, "Dose"), (170.0, "Route"), (214.0, "Days")]]),
                       ocr=None)
     assert "Drug Dose Route Days" not in doc.text
+
+
+def _heads_at_page_foot() -> bytes:
+    """The OZEMPIC label's page 7 (its geometry, in points): a paragraph
+    across the page, Table 1's caption, and its heads closing the page in a
+    ruled row, each head's lines stacked apart; the page's running line in
+    the left margin under them."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 650), "Table 1 shows common adverse reactions in the pool of "
+                     "placebo-controlled trials.", fontsize=12, fontname="tiro")
+    page.insert_text((72, 690), "Table 1. Adverse Reactions in Placebo-Controlled Trials",
+                     fontsize=12, fontname="tibo")
+    heads = [(72, 720, "Adverse Reaction"), (210, 720, "Placebo (N=262)"), (246, 733, "%"),
+             (340, 720, "OZEMPIC 0.5 mg"), (366, 734, "(N=260)"), (381, 747, "%"),
+             (456, 720, "OZEMPIC 1 mg (N=261)"), (514, 733, "%")]
+    for x, y, text in heads:
+        page.insert_text((x, y), text, fontsize=12, fontname="tiro")
+    for y in (708.5, 750.3):
+        page.draw_line((50, y), (589, y), width=0.5)
+    for x in (50, 185, 319, 454, 589):
+        page.draw_line((x, 708.5), (x, 750.3), width=0.5)
+    page.insert_text((10, 781), "Reference ID: 5676363", fontsize=8, fontname="helv")
+    return doc.tobytes()
+
+
+def test_a_running_line_in_the_margin_under_a_tables_heads_reads_after_them() -> None:
+    # Taken into the heads' stretch of columns (one block each, side by
+    # side), the running line read inside the first column, between
+    # "Placebo (N=262) / %" and "OZEMPIC 0.5 mg": a quote of the heads failed.
+    lines = lines_of(extract_pdf(_heads_at_page_foot(), ocr=None))
+    assert lines[-1] == "Reference ID: 5676363"
+    assert lines.index("OZEMPIC 1 mg (N=261)") < lines.index("Reference ID: 5676363")
+
+
+def test_a_columns_next_paragraph_under_a_stretch_still_reads_in_its_column() -> None:
+    # Not a running line: the left column's next block keeps to its width.
+    left_top, right_top = _block(("L1", 50, 100, 250, 190)), _block(("R1", 300, 100, 500, 195))
+    left_low = _block(("L2", 50, 200, 250, 240))
+    ordered = layout.reading_order([left_top, right_top, left_low], 11.0)
+    assert [bl.lines[0].text for bl in ordered] == ["L1", "L2", "R1"]
+
+
+def test_a_wider_block_under_a_narrow_start_of_a_stretch_still_reads_in_its_column() -> None:
+    # The Berlin statute's fee schedule (outside batch 5, p29, in points): a
+    # heading beside the notes' heading opens the stretch, and the left
+    # column's next block, in the same type, is wider than that heading. It
+    # is no running line in the margin: the notes' heading reads after it.
+    blocks = [
+        _block(("BlnInfGB – Informationsfreiheit auf Bundesebene", 197, 23, 377, 30)),
+        _block(("Anlage", 231, 48, 286, 57), ("(zu § 1 Abs. 1)", 231, 57, 286, 66)),
+        _block(("Anmerkungen:", 309, 48, 363, 56)),
+        _block(("Gebühren- und Auslagenverzeichnis", 81, 80, 247, 89)),
+        _block(("Teil A", 141, 103, 187, 112), ("Gebühren", 141, 116, 187, 125)),
+    ]
+    ordered = layout.reading_order(list(reversed(blocks)), 9.0)
+    assert [bl.lines[0].text for bl in ordered] == [
+        "BlnInfGB – Informationsfreiheit auf Bundesebene",
+        "Anlage", "Gebühren- und Auslagenverzeichnis", "Teil A", "Anmerkungen:",
+    ]

@@ -1866,3 +1866,105 @@ def test_a_last_questions_next_line_over_the_bottom_rule_reads_with_its_row() ->
                   " ".join((*_AUDIT[0][0], "Yes", "No"))):
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# An adverse-reaction table set tight (a drug label's): 12 pt text in rows
+# 13 pt apart, so each line's box runs over the rules above and below it;
+# indented group labels in the first column; first cells of three lines.
+_TIGHT_HEADS = ("Placebo", "Dose 0.5 mg", "Dose 1 mg")
+_TIGHT_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("Monotherapy",),),
+    (("(30 weeks)",), ("N=129",), ("N=127",), ("N=130",)),
+    (("Severe",), ("0%",), ("0%",), ("2.4%",)),
+    (("Documented symptomatic", "(70 mg/dL glucose", "threshold)"), ("0%",), ("1.6%",), ("3.8%",)),
+    (("Blood glucose confirmed", "(56 mg/dL glucose", "threshold)"), ("1.6%",), ("0%",), ("0.8%",)),
+)
+
+
+def _tight_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    walls = (50.0, 205.0, 332.0, 460.0, 589.0)
+    pitch, size = 13.0, 12.0
+    tops = [100.0]
+    for lines in [1] + [max(len(cell) for cell in row) for row in _TIGHT_ROWS]:
+        tops.append(tops[-1] + lines * pitch + (1.5 if lines > 1 else 0.5))
+
+    def rule(x0: float, y0: float, x1: float, y1: float) -> None:
+        # Rules drawn as thin filled rectangles, as Word writes them.
+        page.draw_rect(pymupdf.Rect(x0 - 0.25, y0 - 0.25, x1 + 0.25, y1 + 0.25),
+                       color=None, fill=(0, 0, 0))
+
+    for y in tops:
+        rule(walls[0], y, walls[-1], y)
+    for x in walls:
+        rule(x, tops[0], x, tops[-1])
+    for column, head in enumerate(_TIGHT_HEADS, start=1):
+        page.insert_text((walls[column] + 8, tops[0] + pitch - 3), head, fontsize=size)
+    for r, row in enumerate(_TIGHT_ROWS):
+        for column, cell in enumerate(row):
+            x = walls[column] + (8 if column else 5 if r == 0 else 14)
+            for k, line in enumerate(cell):
+                page.insert_text((x, tops[r + 1] + pitch - 3 + k * pitch), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_rows_set_tight_over_their_rules_read_as_ruled() -> None:
+    # Before: a rule inside the overlap of two rows' boxes was no rule
+    # between them, so the table read as unruled and the last row's first
+    # cell was cut from its figures: "Blood glucose confirmed 1.6% 0% 0.8%"
+    # then "(56 mg/dL glucose threshold)".
+    doc = extract_pdf(_tight_pdf())
+    for row in _TIGHT_ROWS[1:]:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A bleeding table as the US labels set it: rules across, walls between its
+# columns but none at its sides, each column's head centred over three or
+# four lines, the corner head wrapped in the first column.
+_SIDELESS_HEADS = (
+    ("Events during", "12-day", "treatment period"),
+    ("ELIQUIS", "2.5 mg po", "bid"),
+    ("Enoxaparin", "30 mg sc", "q12h"),
+    ("Relative", "Risk", "(95% CI)", "P-value"),
+)
+_SIDELESS_ROWS = (
+    (("Number of", "Patients"), ("N=1157",), ("N=1130",), ()),
+    (("Total VTE or", "death"), ("104 (8.99%)",), ("100 (8.85%)",), ("1.02", "NS")),
+    (("Major bleeding",), ("9 (0.60%)",), ("14 (0.93%)",), ("0.64", "NS")),
+)
+
+
+def _sideless_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    walls = (92.0, 175.0, 265.0, 355.0, 445.0)  # the sides: the rules' ends
+    size, leading = 10.0, 11.5
+    tops = [120.0]
+    for row in (_SIDELESS_HEADS, *_SIDELESS_ROWS):
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 6)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.6)
+    for x in walls[1:-1]:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.6)
+    for r, row in enumerate((_SIDELESS_HEADS, *_SIDELESS_ROWS)):
+        for column, cell in enumerate(row):
+            left, right = walls[column], walls[column + 1]
+            for k, line in enumerate(cell):
+                width = pymupdf.get_text_length(line, fontsize=size)
+                x = left + 4 if column == 0 else (left + right - width) / 2
+                page.insert_text((x, tops[r] + 12 + k * leading), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_heads_centred_over_several_lines_in_a_table_without_side_walls_read_as_one_row() -> None:
+    # Before: the first and last cells had no wall to measure their room
+    # against, so the heads read line by line across the columns ("Events
+    # during ELIQUIS Enoxaparin Relative", then "12-day 2.5 mg po ...").
+    doc = extract_pdf(_sideless_pdf())
+    for row in (_SIDELESS_HEADS, *_SIDELESS_ROWS):
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
