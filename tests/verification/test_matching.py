@@ -293,6 +293,8 @@ def test_a_word_a_few_letters_apart_is_another_word(source: str, quote: str) -> 
         ("recieve", "receive"), ("tenson", "tension"), ("modem", "modern"),
         ("nal", "final"), ("haemoglobin", "hemoglobin"), ("centre", "center"),
         ("programme", "program"),
+        # OCR of a French scan: "rr" read as "m" (the corpus's Quebec minutes).
+        ("l'amiere", "l'arriere"),
     ],
 )
 def test_a_typo_a_look_alike_or_a_lost_ligature_is_the_same_word(source: str, quote: str) -> None:
