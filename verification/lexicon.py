@@ -6,7 +6,7 @@ negated word: "contraindicated" negates "indicated" in both.
 
 from __future__ import annotations
 
-__all__ = ["NEGATING_PREFIXES", "UNAMBIGUOUS_PREFIXES", "negated_by_prefix"]
+__all__ = ["NEGATING_PREFIXES", "UNAMBIGUOUS_PREFIXES", "WORD_PREFIXES", "negated_by_prefix"]
 
 #: Prefixes that negate the word after them, also as a compound's first part
 #: ("non-binding", "contra-indicated").
@@ -15,7 +15,7 @@ NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis", "anti", "contra
 #: "asymptomatic", "afebrile", "anaerobic". Only before a word of
 #: :data:`_NEGATED_WORD_MIN` letters or more: "avoid", "alive" and "about"
 #: are other words.
-_WORD_PREFIXES = ("a", "an")
+WORD_PREFIXES = ("a", "an")
 _NEGATED_WORD_MIN = 5
 #: Words that look negated and are not: "inflammable" burns as "flammable"
 #: does, "invaluable" is worth more than "valuable".
@@ -45,5 +45,5 @@ def negated_by_prefix(short: str, long: str, *, aligned: bool = True) -> bool:
     if not aligned and (prefix not in UNAMBIGUOUS_PREFIXES or len(short) < _UNALIGNED_WORD_MIN):
         return False
     return prefix in NEGATING_PREFIXES or (
-        prefix in _WORD_PREFIXES and len(short) >= _NEGATED_WORD_MIN
+        prefix in WORD_PREFIXES and len(short) >= _NEGATED_WORD_MIN
     )

@@ -9,6 +9,7 @@ normalised source, ``source_*`` the original source text.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -18,7 +19,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import DamerauLevenshtein, Levenshtein, Opcode
 
 from .budget import SEED_MATCH_MIN_CHARS, WorkMeter, alignment_work
-from .lexicon import NEGATING_PREFIXES, negated_by_prefix
+from .lexicon import NEGATING_PREFIXES, WORD_PREFIXES, negated_by_prefix
 from .normalize import BEFORE_MINUS, NormalizedText
 from .seeding import ROUNDING, SEED_CHARS, ratio_ceiling, seed_anchors, seed_chain, seeded_window
 from .sentences import ABBREVIATIONS
@@ -450,22 +451,25 @@ def _negations(words: Iterable[str]) -> list[str]:
     return sorted(w for w in words if w in _NEGATIONS or w.endswith("n't"))
 
 
-def _written(text: NormalizedText, word: str, at: int) -> str:
-    """``word`` (at ``at`` in ``text``'s normalised text) as printed."""
+def _written(source: NormalizedText, quote: NormalizedText, source_word: str, source_at: int,
+             quote_word: str, quote_at: int, word: str) -> str:
+    """``word``, the source's word at ``source_at`` or the quote's at
+    ``quote_at`` (in their normalised texts), as printed."""
+    text, at = (source, source_at) if word == source_word else (quote, quote_at)
     start, end = text.to_original(at, at + len(word))
     return text.original[start:end]
 
 
-def _negating_affix(a: str, b: str, a_written: str, b_written: str) -> bool:
+def _negating_affix(a: str, b: str, written: Callable[[str], str]) -> bool:
     """Whether one word is the other with a negating prefix ("nonrefundable")
     or suffix ("interestfree", "childless": a joined compound's last part).
-    ``*_written``: the words as printed. A lone letter glued before a capital
-    is a table's footnote letter, not a prefix ("aNorethisterone")."""
-    (short, _), (long, long_written) = sorted(((a, a_written), (b, b_written)),
-                                              key=lambda pair: len(pair[0]))
+    ``written`` gives a word as printed, asked only of a one-letter prefix: a
+    lone letter glued before a capital is a table's footnote letter, not a
+    prefix ("aNorethisterone")."""
+    short, long = sorted((a, b), key=len)
     if negated_by_prefix(short, long):
-        return not (len(long) - len(short) <= 2 and long.startswith("a")
-                    and any(c.isupper() for c in long_written[1:]))
+        return not (long[: len(long) - len(short)] in WORD_PREFIXES
+                    and any(c.isupper() for c in written(long)[1:]))
     return any(long == short + suffix for suffix in _NEGATING_LAST_PARTS)
 
 
@@ -715,7 +719,8 @@ def compare(
         # absent text).
         if _negations(removed) != _negations(added) or (
             len(removed) <= 3 and len(added) <= 3
-            and any(_negating_affix(a, b, _written(source, a, at), _written(quote, b, bt))
+            and any(_negating_affix(a, b, functools.partial(
+                        _written, source, quote, a, at, b, bt))
                     for a, at in zip(removed, source_starts[op.src_start:op.src_end], strict=True)
                     for b, bt in zip(added, quote_starts[op.dest_start:op.dest_end], strict=True))
         ):
