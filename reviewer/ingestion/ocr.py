@@ -287,6 +287,10 @@ _SIGN_CATEGORIES = frozenset({"Sc", "Sm", "Sk", "So"})
 # connectors, dashes and signs: a full stop's box may lie within an italic
 # letter's.
 _PHANTOM_CATEGORIES = frozenset({"Pc", "Pd"}) | _SIGN_CATEGORIES
+# A box with no ink whose ring of pixels around it is inked over this share
+# is no blank paper: a light glyph on a dark ground (white letters on a
+# shaded table head, "well-" where the hyphen is the paper's colour).
+_DARK_GROUND = 0.5
 # Tesseract's angle (counter-clockwise) of a line it read sideways on an
 # upright page: "Author Manuscript" printed down a journal manuscript's
 # margin.
@@ -1733,6 +1737,19 @@ def _barred(spans: list[tuple[int, int]], heights: list[tuple[int, int]], k: int
             and not inked(x0, gap, x1, gap + 1) and inked(x0, y0, x1, gap))
 
 
+def _blank_paper(x0: int, y0: int, x1: int, y1: int,
+                 inked: Callable[[int, int, int, int], bool]) -> bool:
+    """Whether the box (pixels) is blank paper: no ink in it, and not a
+    light glyph printed on a dark ground (the ring of pixels around it
+    inked over :data:`_DARK_GROUND` of its length)."""
+    if x1 <= x0 or y1 <= y0 or inked(x0, y0, x1, y1):
+        return False
+    ring = [(x, y) for x in range(x0 - 1, x1 + 1) for y in (y0 - 1, y1)]
+    ring += [(x, y) for x in (x0 - 1, x1) for y in range(y0, y1)]
+    dark = sum(1 for x, y in ring if inked(x, y, x + 1, y + 1))
+    return dark <= _DARK_GROUND * len(ring)
+
+
 def _without_phantoms(
     text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
     inked: Callable[[int, int, int, int], bool],
@@ -1741,7 +1758,8 @@ def _without_phantoms(
     (:data:`_PHANTOM_CATEGORIES`): "" when it has no letter or digit and no
     ink in its box (a pixel around), else without an opening or closing mark
     whose own columns (those right of the glyph before it, or left of the
-    glyph after it) hold no ink. A box of no width or height (a page read
+    glyph after it) are blank paper (:func:`_blank_paper`: a light mark on
+    a dark ground is printed). A box of no width or height (a page read
     sideways) says nothing: the word is kept."""
     if any(x1 <= x0 for x0, x1 in spans) or any(y1 <= y0 for y0, y1 in heights):
         return text, spans, heights
@@ -1753,12 +1771,13 @@ def _without_phantoms(
     first, last = 0, len(text)
     while last - first > 1 and unicodedata.category(text[first]) in _PHANTOM_CATEGORIES:
         x0, x1 = spans[first][0], min(spans[first][1], spans[first + 1][0])
-        if x1 > x0 and inked(x0, heights[first][0], x1, heights[first][1]):
+        if x1 > x0 and not _blank_paper(x0, heights[first][0], x1, heights[first][1], inked):
             break
         first += 1
     while last - first > 1 and unicodedata.category(text[last - 1]) in _PHANTOM_CATEGORIES:
         x0, x1 = max(spans[last - 1][0], spans[last - 2][1]), spans[last - 1][1]
-        if x1 > x0 and inked(x0, heights[last - 1][0], x1, heights[last - 1][1]):
+        if x1 > x0 and not _blank_paper(x0, heights[last - 1][0], x1, heights[last - 1][1],
+                                        inked):
             break
         last -= 1
     if (first, last) == (0, len(text)):
