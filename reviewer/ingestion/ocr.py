@@ -215,6 +215,15 @@ _MARKER_READ = re.compile(r"[0-9]{1,3}(?:[,\u2013-][0-9]{1,3}){0,5}")
 # descender can be a third too large, and "G12C" then measures 0.38 of it):
 # what the run reads enlarged decides, and a quote mark reads as none.
 _RAISED_WORD_READ = re.compile(r"[0-9A-Za-z]{1,8}")
+# A footnote marker after a closing quote mark ("marriage,\u201d\u00b9\u2074\u2074"):
+# the quote mark is raised as the marker is, so the run Tesseract read as
+# the quote mark and more holds both, and read again enlarged the quote
+# mark reads as digits ("99148", the shape a closing quote is named for).
+# Where Tesseract read the run's first glyph as a closing quote mark, the
+# run is also read again without its strokes (one ink group each, this
+# many): what follows, read as a marker, is one when the whole run read
+# as that many glyphs more and the marker.
+_CLOSING_QUOTE_STROKES = {"\u201d": 2, '"': 2, "\u2019": 1, "'": 1}
 _RAISED_INSIDE_MIN_SIZE = 0.3
 _VARIANT_READ = re.compile(r"[A-Z][0-9]{1,4}[A-Z]")
 _HYPHENS = "-\u2010\u2011"
@@ -287,6 +296,10 @@ _SIGN_CATEGORIES = frozenset({"Sc", "Sm", "Sk", "So"})
 # connectors, dashes and signs: a full stop's box may lie within an italic
 # letter's.
 _PHANTOM_CATEGORIES = frozenset({"Pc", "Pd"}) | _SIGN_CATEGORIES
+# A box with no ink whose ring of pixels around it is inked over this share
+# is no blank paper: a light glyph on a dark ground (white letters on a
+# shaded table head, "well-" where the hyphen is the paper's colour).
+_DARK_GROUND = 0.5
 # Tesseract's angle (counter-clockwise) of a line it read sideways on an
 # upright page: "Author Manuscript" printed down a journal manuscript's
 # margin.
@@ -1241,13 +1254,30 @@ def _read_hocr(
             and run[3][1] * scale_y < (box[1] + box[3]) / 2 < run[3][3] * scale_y
             for line, box in read_boxes)]
     if runs and reread is not None:
+        # A marker run opening with a closing quote mark, read again past
+        # the quote mark's strokes too: (index in runs, the area).
+        past_quote = [(k, (after, area[1], area[2], area[3], after,
+                           area[2] if ink is None else ink[1]))
+                      for k, (target, start, _, area, kind, ink) in enumerate(runs)
+                      if kind == "marker" and columns is not None
+                      and target.text[start] in _CLOSING_QUOTE_STROKES
+                      and (after := _past_strokes(area, _CLOSING_QUOTE_STROKES[
+                          target.text[start]], columns)) is not None]
         read = reread([area if ink is None else (*area, *ink)
-                       for _, _, _, area, _, ink in runs])
+                       for _, _, _, area, _, ink in runs] + [area for _, area in past_quote])
+        read_past = dict(zip((k for k, _ in past_quote), read[len(runs):], strict=True))
+        read = read[:len(runs)]
         # Right to left within a line, so that the earlier runs' positions hold.
-        for (target, start, end, area, kind, _), again in sorted(zip(runs, read, strict=True),
-                                                              key=lambda pair: -pair[0][1]):
+        for index, ((target, start, end, area, kind, _), again) in sorted(
+                enumerate(zip(runs, read, strict=True)), key=lambda pair: -pair[1][0][1]):
+            marker = read_past.get(index, "")
             if kind in ("marker", "inside") and _MARKER_READ.fullmatch(again):
                 _write_run(target, start, end, again.translate(SUPERSCRIPT_DIGITS))
+            elif (_MARKER_READ.fullmatch(marker) and again.endswith(marker) and len(again)
+                  - len(marker) == _CLOSING_QUOTE_STROKES[target.text[start]]):
+                # The quote mark as Tesseract read it, then the marker.
+                _write_run(target, start, end,
+                           target.text[start] + marker.translate(SUPERSCRIPT_DIGITS))
             elif (kind == "marker" and _VARIANT_READ.fullmatch(again)) or (
                     kind == "inside" and _RAISED_WORD_READ.fullmatch(again)):
                 _write_run(target, start, end, again)
@@ -1733,6 +1763,19 @@ def _barred(spans: list[tuple[int, int]], heights: list[tuple[int, int]], k: int
             and not inked(x0, gap, x1, gap + 1) and inked(x0, y0, x1, gap))
 
 
+def _blank_paper(x0: int, y0: int, x1: int, y1: int,
+                 inked: Callable[[int, int, int, int], bool]) -> bool:
+    """Whether the box (pixels) is blank paper: no ink in it, and not a
+    light glyph printed on a dark ground (the ring of pixels around it
+    inked over :data:`_DARK_GROUND` of its length)."""
+    if x1 <= x0 or y1 <= y0 or inked(x0, y0, x1, y1):
+        return False
+    ring = [(x, y) for x in range(x0 - 1, x1 + 1) for y in (y0 - 1, y1)]
+    ring += [(x, y) for x in (x0 - 1, x1) for y in range(y0, y1)]
+    dark = sum(1 for x, y in ring if inked(x, y, x + 1, y + 1))
+    return dark <= _DARK_GROUND * len(ring)
+
+
 def _without_phantoms(
     text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
     inked: Callable[[int, int, int, int], bool],
@@ -1741,7 +1784,8 @@ def _without_phantoms(
     (:data:`_PHANTOM_CATEGORIES`): "" when it has no letter or digit and no
     ink in its box (a pixel around), else without an opening or closing mark
     whose own columns (those right of the glyph before it, or left of the
-    glyph after it) hold no ink. A box of no width or height (a page read
+    glyph after it) are blank paper (:func:`_blank_paper`: a light mark on
+    a dark ground is printed). A box of no width or height (a page read
     sideways) says nothing: the word is kept."""
     if any(x1 <= x0 for x0, x1 in spans) or any(y1 <= y0 for y0, y1 in heights):
         return text, spans, heights
@@ -1753,12 +1797,13 @@ def _without_phantoms(
     first, last = 0, len(text)
     while last - first > 1 and unicodedata.category(text[first]) in _PHANTOM_CATEGORIES:
         x0, x1 = spans[first][0], min(spans[first][1], spans[first + 1][0])
-        if x1 > x0 and inked(x0, heights[first][0], x1, heights[first][1]):
+        if x1 > x0 and not _blank_paper(x0, heights[first][0], x1, heights[first][1], inked):
             break
         first += 1
     while last - first > 1 and unicodedata.category(text[last - 1]) in _PHANTOM_CATEGORIES:
         x0, x1 = max(spans[last - 1][0], spans[last - 2][1]), spans[last - 1][1]
-        if x1 > x0 and inked(x0, heights[last - 1][0], x1, heights[last - 1][1]):
+        if x1 > x0 and not _blank_paper(x0, heights[last - 1][0], x1, heights[last - 1][1],
+                                        inked):
             break
         last -= 1
     if (first, last) == (0, len(text)):
@@ -1893,6 +1938,19 @@ def _lowered_run(
     if before == 0 or before == len(spans):
         return None
     return before, (x0, top, left + last + 1, bottom + 1)
+
+
+def _past_strokes(area: tuple[int, int, int, int], strokes: int,
+                  columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+                  ) -> int | None:
+    """Where (pixels) the ink in ``area`` starts again after its first
+    ``strokes`` groups of inked columns (a closing quote mark's strokes),
+    or None when nothing follows them."""
+    x0, y0, x1, y1 = area
+    found = columns(x0, x1, y0, y1)
+    groups = [k for k in range(len(found))
+              if found[k] is not None and (k == 0 or found[k - 1] is None)]
+    return x0 + groups[strokes] if len(groups) > strokes else None
 
 
 def _write_run(line: Line, start: int, end: int, written_text: str) -> None:

@@ -160,6 +160,50 @@ def test_a_scans_footnote_markers_read_as_superscript_digits() -> None:
         assert citation.outcome.startswith(outcome), quote
 
 
+def _with_markers_after_quotes() -> bytes:
+    """A law review's lines in Tiro at 12 pt: footnote markers (7.2 pt,
+    raised 4.2 pt) printed after a closing quote mark."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font("tiro")
+    writer = pymupdf.TextWriter(page.rect)
+    lines = [
+        [("the Court \u201chas rejected . . . both with respect to the right to marry and", False)],
+        [("the rights of gays and lesbians.\u201d", False), ("148", True),
+         (" Kennedy deemed the right to marry", False)],
+        [("\u201cfundamental as a matter of history and tradition\u201d yet said rights", False)],
+        [("honorable religious or philosophical premises,\u201d", False), ("150", True),
+         (" but once \u201csincere,", False)],
+        [("choices and diminish[es] their personhood.\u201d", False), ("152", True)],
+    ]
+    for number, pieces in enumerate(lines):
+        x, y = 72.0, 100.0 + 19.2 * number
+        for text, raised in pieces:
+            size = 7.2 if raised else 12
+            writer.append((x, y - (4.2 if raised else 0)), text, font=font, fontsize=size)
+            x += font.text_length(text, fontsize=size)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_scans_marker_after_a_closing_quote_mark_is_read_as_one() -> None:
+    # Tesseract reads the quote mark and the raised "148" as "\u201d'\u201c*";
+    # read again enlarged, the quote mark reads as digits too ("99148"):
+    # read again past its two strokes, the rest is the marker.
+    text = extract_pdf(scan_of(_with_markers_after_quotes()).data).text
+    assert "lesbians.\u201d\u00b9\u2074\u2078 Kennedy" in text, text
+    assert "premises,\u201d\u00b9\u2075\u2070 but once" in text, text
+    assert "personhood.\u201d\u00b9\u2075\u00b2" in text, text
+    assert "tradition\u201d yet" in text, text  # a quote mark alone is left alone
+    for quote, outcome in (
+        ("gays and lesbians.\u201d 148 Kennedy deemed", "verified"),
+        ("gays and lesbians.\u201d Kennedy deemed", "verified"),
+        ("gays and lesbians.\u201d 149 Kennedy deemed", "quote-altered"),
+    ):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
 def _with_a_marker_after_a_percentage() -> bytes:
     """A survey report's sentence whose statistic carries a raised footnote
     marker after its percent sign ("was 10%³ which"), set in Helvetica."""

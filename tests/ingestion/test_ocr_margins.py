@@ -166,6 +166,77 @@ def test_printed_marks_in_a_gutter_and_over_a_word_are_kept() -> None:
     assert "_farction," in read, read
 
 
+# A coverage grid's shaded head, its words printed white on a dark blue
+# ground: Tesseract read "well-" at a line's end with the hyphen's box
+# tight round the white bar (pixels at 300 dpi), so the box holds no dark
+# pixel although the hyphen is printed.
+_WELL = [
+    ("w", 1981, 608, 2010, 634),
+    ("e", 2002, 598, 2019, 635),
+    ("l", 2012, 607, 2032, 635),
+    ("l", 2036, 598, 2049, 634),
+    ("-", 2053, 619, 2064, 623),
+]
+_BEFORE_WELL = [
+    ("care", 1760, 598, 1845, 645),
+    ("of", 1860, 598, 1900, 635),
+    ("a", 1915, 608, 1940, 635),
+]
+_HEAD = (1700, 585, 2200, 650)  # the shaded band
+
+
+def _shaded_head(light: list[Glyph], band: tuple[int, int, int, int] = _HEAD) -> str:
+    words = [_word(_spread(*word)) for word in _BEFORE_WELL] + [_word(_WELL, 89)]
+    page = _PAGE.format(
+        '<p class="ocr_par"><span class="ocr_line" title="bbox 1760 588 2064 645; '
+        f'baseline 0 -10; x_size 57">{" ".join(words)}</span></p>'
+    ).encode()
+    band_x0, band_y0, band_x1, band_y1 = band
+
+    def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
+        # Dark wherever the band is, but inside a white glyph's box.
+        return any(
+            band_x0 <= x < band_x1
+            and band_y0 <= y < band_y1
+            and not any(a <= x < c and b <= y < d for _, a, b, c, d in light)
+            for x in range(x0, x1)
+            for y in range(y0, y1)
+        )
+
+    lines, _, _ = _read_hocr(page, _SCALE, _SCALE, [], lambda: Rules([], []), None, inked)
+    return " ".join(line.text for paragraph in lines for line in paragraph)
+
+
+def test_a_light_mark_on_a_dark_ground_is_printed() -> None:
+    # The hyphen's box is white (no dark pixel), the ground round it dark:
+    # a mark printed in the paper's colour, not one read off blank paper.
+    assert _shaded_head([_WELL[-1]]) == "care of a well-"
+
+
+def test_a_mark_on_blank_paper_beside_a_shaded_word_is_dropped() -> None:
+    # The same words with the band ending before the hyphen: its box and
+    # the paper round it blank, the mark is read off blank paper.
+    assert _shaded_head([], (_HEAD[0], _HEAD[1], 2051, _HEAD[3])) == "care of a well"
+
+
+@pytest.mark.skipif(bool(tesseract_missing()), reason=tesseract_missing() or "-")
+def test_a_scans_hyphen_in_white_on_a_shaded_head_is_kept() -> None:
+    # A benefit grid's head: white serif bold on dark blue, a word broken
+    # at the line's end. Tesseract boxes the white hyphen tightly.
+    document = pymupdf.open()
+    page = document.new_page(width=792, height=612)
+    page.draw_rect(pymupdf.Rect(30, 40, 760, 120), color=None, fill=(0.16, 0.41, 0.58))
+    head = (
+        "Peg is Having a Baby   Managing Joe's Type 2 Diabetes",
+        "(a year of routine in-network care of a well-",
+        "controlled condition)",
+    )
+    for k, line in enumerate(head):
+        page.insert_text((40, 60 + 15.4 * k), line, fontname="tibo", fontsize=11, color=(1, 1, 1))
+    text = extract_pdf(scan_of(document.tobytes()).data).text
+    assert "care of a well-\ncontrolled" in text, text
+
+
 # -- A line printed sideways in the margin ------------------------------------------------
 
 # An author manuscript's table page: "Author Manuscript" printed down the
