@@ -1968,3 +1968,129 @@ def test_heads_centred_over_several_lines_in_a_table_without_side_walls_read_as_
         quote = " ".join(line for cell in row for line in cell)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A benefit grid as the US coverage summaries set it: 12 pt lines in rows
+# 15 pt apart (boxes overlapping the rules between rows), walls at every
+# column, one row's limits set once in its last cell beside two services.
+# Walls of the grid with the merged cell: each service's name and its
+# limits' first line fill their columns (no room left for the next word).
+_MERGED_WALLS = (60.0, 200.0, 320.0, 440.0, 700.0)
+_SHADED_WALLS = (60.0, 200.0, 320.0, 440.0, 750.0)
+_BENEFIT_HEADS = ("Services you may need", "Network provider", "Out-of-network", "Limitations")
+
+
+def _benefit_page(doc: pymupdf.Document, walls: tuple[float, ...]) -> pymupdf.Page:
+    page = doc.new_page(width=792, height=612)
+    for column, head in enumerate(_BENEFIT_HEADS):
+        page.insert_text((walls[column] + 6, 100), head, fontsize=12)
+    return page
+
+
+def _benefit_rule(page: pymupdf.Page, y: float, x0: float, x1: float) -> None:
+    page.draw_rect(pymupdf.Rect(x0, y - 0.15, x1, y + 0.15), color=None, fill=(0.16, 0.41, 0.58))
+
+
+def _merged_limits_pdf() -> bytes:
+    doc = pymupdf.open()
+    walls = _MERGED_WALLS
+    page = _benefit_page(doc, walls)
+    rows = ("Home health care", "Rehabilitation services", "Habilitation services",
+            "Skilled nursing care")
+    limits = {0: "60 visits/year", 3: "60 visits/calendar year"}
+    baselines = [120.0 + 15 * k for k in range(len(rows))]
+    for k, (service, baseline) in enumerate(zip(rows, baselines, strict=True)):
+        page.insert_text((walls[0] + 6, baseline), service, fontsize=12)
+        page.insert_text((walls[1] + 6, baseline), "20% coinsurance", fontsize=12)
+        page.insert_text((walls[2] + 6, baseline), "40% coinsurance", fontsize=12)
+        if k in limits:
+            page.insert_text((walls[3] + 6, baseline), limits[k], fontsize=12)
+    # The merged cell's two lines, at its own leading, its first a point and
+    # a half under the row's: its box reaches past the rule under the row.
+    page.insert_text((walls[3] + 6, baselines[1] + 1.5),
+                     "60 visits/year. Includes physical therapy,", fontsize=12)
+    page.insert_text((walls[3] + 6, baselines[1] + 15.5),
+                     "speech therapy, and occupational therapy.", fontsize=12)
+    # Rules in the overlap of the rows' boxes (3.6 pt under a baseline, 2.1
+    # over the next); the one between the two services stops at the merged
+    # cell's wall.
+    _benefit_rule(page, 104.0, walls[0], walls[-1])
+    for k, baseline in enumerate(baselines):
+        _benefit_rule(page, baseline + 2.85, walls[0], walls[3 if k == 1 else -1])
+    for x in walls:
+        page.draw_rect(pymupdf.Rect(x - 0.15, 85.0, x + 0.15, baselines[-1] + 2.85),
+                       color=None, fill=(0.16, 0.41, 0.58))
+    return doc.tobytes()
+
+
+def test_a_rule_stopping_short_of_a_merged_cell_parts_the_rows_beside_it() -> None:
+    # Before: the rule between the two services was measured against the
+    # whole row, whose merged cell's line reaches lower than the rule, so it
+    # parted nothing and the two rows read as one, column by column
+    # ("Rehabilitation services Habilitation services 20% coinsurance 20% ...").
+    doc = extract_pdf(_merged_limits_pdf())
+    for quote in ("Rehabilitation services 20% coinsurance 40% coinsurance",
+                  "Habilitation services 20% coinsurance 40% coinsurance",
+                  "Home health care 20% coinsurance 40% coinsurance 60 visits/year"):
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+def _shaded_lines_pdf(*, shade_lines: bool = True) -> bytes:
+    doc = pymupdf.open()
+    walls = _SHADED_WALLS
+    page = _benefit_page(doc, walls)
+    shade = (0.94, 0.98, 1.0)
+    rows = (
+        ("Home health care", ("60 visits/year",)),
+        ("Skilled nursing care", ("60 visits/calendar year",)),
+        ("Medical equipment", ("Excludes vehicle and home modifications, and bathroom",)),
+        ("Hospice services", ("Preauthorization is required. If you don't get",
+                              "preauthorization, benefits could be reduced",
+                              "by 50% of the total cost of the service.")),
+        ("Children's eye exam", ("Coverage limited to one exam/year.",)),
+    )
+    top = 104.0
+    tops = [top]
+    for _service, limits in rows:
+        tops.append(tops[-1] + 14 * len(limits) + 2)
+    for (service, limits), (row_top, row_bottom) in zip(rows, pairwise(tops), strict=True):
+        baseline = row_top + 14 - 0.5 if len(limits) == 1 else row_top + 13.5
+        middle = baseline + 14 * (len(limits) - 1) / 2 if len(limits) > 1 else baseline
+        if len(limits) > 1:
+            # The row shaded, then each line of each cell shaded again in the
+            # same colour (a word processor's paragraph shading): edges 2.85
+            # pt under each baseline, inside the overlap of the lines' boxes.
+            for x0, x1 in pairwise(walls):
+                page.draw_rect(pymupdf.Rect(x0 + 0.3, row_top + 0.3, x1 - 0.3, row_bottom - 0.3),
+                               color=None, fill=shade)
+                if shade_lines:
+                    for k in range(len(limits)):
+                        y = baseline + 14 * k
+                        page.draw_rect(pymupdf.Rect(x0 + 0.3, y - 11.15, x1 - 0.3, y + 2.85),
+                                       color=None, fill=shade)
+        page.insert_text((walls[0] + 6, middle), service, fontsize=12)
+        page.insert_text((walls[1] + 6, middle), "20% coinsurance", fontsize=12)
+        page.insert_text((walls[2] + 6, middle), "40% coinsurance", fontsize=12)
+        for k, line in enumerate(limits):
+            page.insert_text((walls[3] + 6, baseline + 14 * k), line, fontsize=12)
+    for y in tops:
+        _benefit_rule(page, y, walls[0], walls[-1])
+    for x in walls:
+        page.draw_rect(pymupdf.Rect(x - 0.15, 85.0, x + 0.15, tops[-1]),
+                       color=None, fill=(0.16, 0.41, 0.58))
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("shade_lines", [True, False])
+def test_a_cell_shaded_line_by_line_in_its_rows_colour_reads_whole(shade_lines: bool) -> None:
+    # Before: the edges of each line's shading, drawn over the row's shading
+    # in the same colour, counted as rules (as pdfplumber takes them) and
+    # parted the row's lines: "Hospice services 20% coinsurance 40%
+    # coinsurance" read with the limits' first two lines, the third apart.
+    doc = extract_pdf(_shaded_lines_pdf(shade_lines=shade_lines))
+    quote = ("Hospice services 20% coinsurance 40% coinsurance Preauthorization is required. "
+             "If you don't get preauthorization, benefits could be reduced by 50% of the "
+             "total cost of the service.")
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
