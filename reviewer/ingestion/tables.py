@@ -1447,6 +1447,16 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             continue
         if _side_by_side(region, page_rules):
             continue  # each grid is read by its rules (see _free_grids)
+        # A grid of rules around the region that holds paragraphs above or
+        # below its rows (a label column's cells MuPDF gave as a paragraph,
+        # beside rows of values with too few cells to count): the whole
+        # grid is read by its rules, not the region alone.
+        grid = _grid(region, candidates, paragraphs, page_rules, taken)
+        if grid is not None:
+            inside, rows = grid
+            tables.extend(rows)
+            taken.update(id(ln) for ln in inside)
+            continue
         _heads_under_top_rule(region, text_rows, regions, page_rules, line_height)
         _last_lines_over_bottom_rule(region, text_rows, regions, page_rules, line_height)
         rows = _table_rows(region, page_rules, line_height)

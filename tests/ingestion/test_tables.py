@@ -2094,3 +2094,69 @@ def test_a_cell_shaded_line_by_line_in_its_rows_colour_reads_whole(shade_lines: 
              "total cost of the service.")
     start, end = _verified_range(doc, quote)
     assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A plan's benefit grid (a Word table: walls and a rule under every row),
+# its services with their notes in the first column and what one pays in
+# and out of network beside them. The page starts in the middle of the
+# table, and the first rows' service cells were written one after another,
+# so MuPDF gives them as one paragraph; the rows below are written row by
+# row and read as rows of cells.
+_PLAN_WALLS = (72.0, 232.0, 392.0, 540.0)
+_PLAN_ROWS: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
+    (("Ambulance Services that", "cover a medically necessary", "transport or treatment"),
+     ("You pay $0",), ("You pay $0",)),
+    (("Chiropractic Services", "limited to 20 visits per", "calendar year combined in and",
+      "out of the network."), ("You pay $30 copay per visit",),
+     ("You pay 40% after", "deductible")),
+    (("Family Planning Services", "for fertility treatment are", "covered with no lifetime",
+      "maximum when they are", "performed at a network", "clinic only, and the proof of",
+      "inability to conceive is not", "required for them."),
+     ("You pay 10% after deductible", "for inpatient services."), ("Not covered.",)),
+    (("Preventive Care", "Preventive physicals and", "well child care visits"),
+     ("You pay $0",), ("You pay 40% after", "deductible")),
+    (("Nutritional Counseling", "Limited to twelve visits per", "calendar year."),
+     ("You pay $30 copay per visit",), ("You pay 40% after", "deductible")),
+    (("Home Health Care", "Includes visiting nursing", "care and private duty"),
+     ("You pay 10% after deductible",), ("You pay 40% after", "deductible")),
+)
+
+
+def _plan_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading, top = 11.0, 13.4, 60.0
+    tops = [top]
+    for row in _PLAN_ROWS:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 1)
+    for y in tops:
+        page.draw_line((_PLAN_WALLS[0], y), (_PLAN_WALLS[-1], y), width=0.5)
+    for x in _PLAN_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+
+    def cell(r: int, column: int) -> None:
+        for k, line in enumerate(_PLAN_ROWS[r][column]):
+            page.insert_text((_PLAN_WALLS[column] + 4, tops[r] + 12 + k * leading), line,
+                             fontsize=size, fontname="tiro")
+
+    for r in range(3):  # the first rows' service cells, one after another
+        cell(r, 0)
+    for r in range(3):
+        cell(r, 1)
+        cell(r, 2)
+    for r in range(3, len(_PLAN_ROWS)):
+        for column in range(3):
+            cell(r, column)
+    return doc.tobytes()
+
+
+def test_a_grid_whose_first_column_reads_as_a_paragraph_above_rows_of_cells_reads_by_rows() -> None:
+    # Before: the rows of cells below were read as a table found from the
+    # text, and the grid's first rows (a paragraph of services beside values
+    # in two columns, too few to count as cells) as MuPDF gives them: all
+    # the services down, then the values.
+    doc = extract_pdf(_plan_pdf())
+    for row in _PLAN_ROWS:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
