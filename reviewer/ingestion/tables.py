@@ -488,30 +488,49 @@ def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> li
     width = region.x1 - region.x0
     # Rules across a good part of the table (not an underline inside a cell).
     across = [
-        y for x0, x1, y in _joined(rules)
-        if min(x1, region.x1) - max(x0, region.x0) >= 0.3 * width
+        rule for rule in _joined(rules)
+        if min(rule[1], region.x1) - max(rule[0], region.x0) >= 0.3 * width
     ]
     gaps = []
     for above, below in zip(region.rows, region.rows[1:], strict=False):
-        if grid:
-            low, high = (above.y0 + above.y1) / 2, (below.y0 + below.y1) / 2
-        else:
-            # A line's box may stand well clear of its glyphs (a font with a
-            # tall line gap: 17 pt boxes for 11 pt text), so a rule set close
-            # under the descenders, or over the capitals, cuts into it: up to
-            # a quarter of its height in is still between rows set apart.
-            # Between lines set solid (boxes touching: running text), a rule
-            # that far in is another thing's (a banner's edge beside them).
-            apart = below.y0 - above.y1 > _RULE_SLACK
-            low = above.y1 - max(_RULE_SLACK, apart * 0.25 * (above.y1 - above.y0))
-            high = below.y0 + max(_RULE_SLACK, apart * 0.25 * (below.y1 - below.y0))
-            low, high = _overlap_band(above, below, low, high)
-        gaps.append(any(low <= y <= high for y in across))
+        gaps.append(any(_rule_between(above, below, rule, grid=grid) for rule in across))
     return gaps
 
 
+def _rule_between(above: _TextRow, below: _TextRow, rule: Rule, *, grid: bool) -> bool:
+    """Whether ``rule`` stands between two text rows, measured against the
+    lines it runs under and over: a rule that stops short of a cell merged
+    down over both rows (a limit printed once beside two services) parts
+    the other cells' lines, however far that cell's wrapped lines reach."""
+    x0, x1, y = rule
+    upper, lower = _bounds(above, x0, x1), _bounds(below, x0, x1)
+    if grid:
+        low, high = (upper[0] + upper[1]) / 2, (lower[0] + lower[1]) / 2
+    else:
+        # A line's box may stand well clear of its glyphs (a font with a
+        # tall line gap: 17 pt boxes for 11 pt text), so a rule set close
+        # under the descenders, or over the capitals, cuts into it: up to
+        # a quarter of its height in is still between rows set apart.
+        # Between lines set solid (boxes touching: running text), a rule
+        # that far in is another thing's (a banner's edge beside them).
+        apart = lower[0] - upper[1] > _RULE_SLACK
+        low = upper[1] - max(_RULE_SLACK, apart * 0.25 * (upper[1] - upper[0]))
+        high = lower[0] + max(_RULE_SLACK, apart * 0.25 * (lower[1] - lower[0]))
+        low, high = _overlap_band(upper, lower, low, high)
+    return low <= y <= high
+
+
+def _bounds(row: _TextRow, x0: float, x1: float) -> tuple[float, float]:
+    """The top and bottom of ``row``'s lines that overlap ``x0``..``x1`` (the
+    whole row's where none does)."""
+    lines = [ln for piece in row.pieces for ln in piece.lines if min(ln.x1, x1) > max(ln.x0, x0)]
+    if not lines:
+        return row.y0, row.y1
+    return min(ln.y0 for ln in lines), max(ln.y1 for ln in lines)
+
+
 def _overlap_band(
-    above: _TextRow, below: _TextRow, low: float, high: float
+    above: tuple[float, float], below: tuple[float, float], low: float, high: float
 ) -> tuple[float, float]:
     """Where a rule between two text rows whose boxes overlap may stand:
     ``low``..``high``, and on down to :data:`_RULE_SLACK` under the upper
@@ -521,9 +540,10 @@ def _overlap_band(
     bottom, 2 to 3 pt into the next row's box; a rule further up, into the
     upper row's own box, is no rule between them (a box drawn round a
     figure's label)."""
-    if below.y0 >= above.y1:
+    (_top, bottom), (top, foot) = above, below
+    if top >= bottom:
         return low, high
-    return low, max(high, min(above.y1 + _RULE_SLACK, (below.y0 + below.y1) / 2))
+    return low, max(high, min(bottom + _RULE_SLACK, (top + foot) / 2))
 
 
 def _joined(rules: list[Rule]) -> list[Rule]:
@@ -1427,6 +1447,16 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             continue
         if _side_by_side(region, page_rules):
             continue  # each grid is read by its rules (see _free_grids)
+        # A grid of rules around the region that holds paragraphs above or
+        # below its rows (a label column's cells MuPDF gave as a paragraph,
+        # beside rows of values with too few cells to count): the whole
+        # grid is read by its rules, not the region alone.
+        grid = _grid(region, candidates, paragraphs, page_rules, taken)
+        if grid is not None:
+            inside, rows = grid
+            tables.extend(rows)
+            taken.update(id(ln) for ln in inside)
+            continue
         _heads_under_top_rule(region, text_rows, regions, page_rules, line_height)
         _last_lines_over_bottom_rule(region, text_rows, regions, page_rules, line_height)
         rows = _table_rows(region, page_rules, line_height)
@@ -1483,14 +1513,20 @@ def ruling_lines(
             rule = (min(py0, py1), max(py0, py1), (px0 + px1) / 2)
             (vertical if height >= _RULE_MIN_LENGTH else short_vertical).append(rule)
 
+    # Rectangles filled so far (unrotated page space, with their colour), the
+    # last painted on top: what lies beside a filled rectangle's edge.
+    fills: list[tuple[float, float, float, float, tuple[float, ...]]] = []
     for path in page.get_cdrawings():  # type: ignore[attr-defined]
         px0, py0, px1, py1 = path["rect"]
         qx0, qy0 = a * px0 + c * py0 + e, b * px0 + d * py0 + f
         qx1, qy1 = a * px1 + c * py1 + e, b * px1 + d * py1 + f
+        colour = _solid_fill(path)
         if (
             max(qx0, qx1) < ax0 - slack or min(qx0, qx1) > ax1 + slack
             or max(qy0, qy1) < ay0 - slack or min(qy0, qy1) > ay1 + slack
         ):
+            if colour is not None:
+                fills.extend((*item[1], colour) for item in path["items"] if item[0] == "re")
             continue
         for item in path["items"]:
             kind = item[0]
@@ -1506,11 +1542,48 @@ def ruling_lines(
                     else:
                         add((x0 + x1) / 2, y0, (x0 + x1) / 2, y1)
                     continue
-                for edge in ((x0, y0, x1, y0), (x0, y1, x1, y1), (x0, y0, x0, y1),
-                             (x1, y0, x1, y1)):
-                    add(*edge)
+                for edge, outward in (((x0, y0, x1, y0), (0.0, -1.0)),
+                                      ((x0, y1, x1, y1), (0.0, 1.0)),
+                                      ((x0, y0, x0, y1), (-1.0, 0.0)),
+                                      ((x1, y0, x1, y1), (1.0, 0.0))):
+                    if colour is None or not _unseen(edge, outward, colour, fills):
+                        add(*edge)
+            if colour is not None and kind == "re":
+                fills.append((*item[1], colour))
     return Rules(horizontal + _continuing(short_horizontal, horizontal),
                  vertical + _continuing(short_vertical, vertical))
+
+
+def _solid_fill(path: dict) -> tuple[float, ...] | None:  # type: ignore[type-arg]
+    """The colour a path fills with, opaque and not stroked (None otherwise)."""
+    fill = path.get("fill")
+    if path.get("type") != "f" or fill is None or path.get("fill_opacity", 1.0) < 1.0:
+        return None
+    return tuple(fill)
+
+
+def _unseen(
+    edge: tuple[float, float, float, float],
+    outward: tuple[float, float],
+    colour: tuple[float, ...],
+    fills: list[tuple[float, float, float, float, tuple[float, ...]]],
+) -> bool:
+    """Whether the edge of a rectangle filled with ``colour`` (no stroke)
+    cannot be seen: beside it, just outside (``outward``), lies the same
+    colour, an earlier fill's or the white paper's. A cell shaded line by
+    line on top of its own shading in the same colour, or a white box on a
+    white cell, draws no line: pdfplumber takes such edges for cell borders
+    and parts a cell's lines, a reader does not."""
+    x0, y0, x1, y1 = edge
+    x = (x0 + x1) / 2 + outward[0] * _RULE_SLACK / 2
+    y = (y0 + y1) / 2 + outward[1] * _RULE_SLACK / 2
+    beside: tuple[float, ...] = (1.0,) * len(colour)  # the paper
+    for fx0, fy0, fx1, fy1, fill in reversed(fills):
+        if fx0 <= x <= fx1 and fy0 <= y <= fy1:
+            beside = fill
+            break
+    return len(beside) == len(colour) and all(
+        abs(p - q) <= 0.01 for p, q in zip(beside, colour, strict=True))
 
 
 def _continuing(short: list[Rule], rules: list[Rule]) -> list[Rule]:

@@ -1968,3 +1968,195 @@ def test_heads_centred_over_several_lines_in_a_table_without_side_walls_read_as_
         quote = " ".join(line for cell in row for line in cell)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A benefit grid as the US coverage summaries set it: 12 pt lines in rows
+# 15 pt apart (boxes overlapping the rules between rows), walls at every
+# column, one row's limits set once in its last cell beside two services.
+# Walls of the grid with the merged cell: each service's name and its
+# limits' first line fill their columns (no room left for the next word).
+_MERGED_WALLS = (60.0, 200.0, 320.0, 440.0, 700.0)
+_SHADED_WALLS = (60.0, 200.0, 320.0, 440.0, 750.0)
+_BENEFIT_HEADS = ("Services you may need", "Network provider", "Out-of-network", "Limitations")
+
+
+def _benefit_page(doc: pymupdf.Document, walls: tuple[float, ...]) -> pymupdf.Page:
+    page = doc.new_page(width=792, height=612)
+    for column, head in enumerate(_BENEFIT_HEADS):
+        page.insert_text((walls[column] + 6, 100), head, fontsize=12)
+    return page
+
+
+def _benefit_rule(page: pymupdf.Page, y: float, x0: float, x1: float) -> None:
+    page.draw_rect(pymupdf.Rect(x0, y - 0.15, x1, y + 0.15), color=None, fill=(0.16, 0.41, 0.58))
+
+
+def _merged_limits_pdf() -> bytes:
+    doc = pymupdf.open()
+    walls = _MERGED_WALLS
+    page = _benefit_page(doc, walls)
+    rows = ("Home health care", "Rehabilitation services", "Habilitation services",
+            "Skilled nursing care")
+    limits = {0: "60 visits/year", 3: "60 visits/calendar year"}
+    baselines = [120.0 + 15 * k for k in range(len(rows))]
+    for k, (service, baseline) in enumerate(zip(rows, baselines, strict=True)):
+        page.insert_text((walls[0] + 6, baseline), service, fontsize=12)
+        page.insert_text((walls[1] + 6, baseline), "20% coinsurance", fontsize=12)
+        page.insert_text((walls[2] + 6, baseline), "40% coinsurance", fontsize=12)
+        if k in limits:
+            page.insert_text((walls[3] + 6, baseline), limits[k], fontsize=12)
+    # The merged cell's two lines, at its own leading, its first a point and
+    # a half under the row's: its box reaches past the rule under the row.
+    page.insert_text((walls[3] + 6, baselines[1] + 1.5),
+                     "60 visits/year. Includes physical therapy,", fontsize=12)
+    page.insert_text((walls[3] + 6, baselines[1] + 15.5),
+                     "speech therapy, and occupational therapy.", fontsize=12)
+    # Rules in the overlap of the rows' boxes (3.6 pt under a baseline, 2.1
+    # over the next); the one between the two services stops at the merged
+    # cell's wall.
+    _benefit_rule(page, 104.0, walls[0], walls[-1])
+    for k, baseline in enumerate(baselines):
+        _benefit_rule(page, baseline + 2.85, walls[0], walls[3 if k == 1 else -1])
+    for x in walls:
+        page.draw_rect(pymupdf.Rect(x - 0.15, 85.0, x + 0.15, baselines[-1] + 2.85),
+                       color=None, fill=(0.16, 0.41, 0.58))
+    return doc.tobytes()
+
+
+def test_a_rule_stopping_short_of_a_merged_cell_parts_the_rows_beside_it() -> None:
+    # Before: the rule between the two services was measured against the
+    # whole row, whose merged cell's line reaches lower than the rule, so it
+    # parted nothing and the two rows read as one, column by column
+    # ("Rehabilitation services Habilitation services 20% coinsurance 20% ...").
+    doc = extract_pdf(_merged_limits_pdf())
+    for quote in ("Rehabilitation services 20% coinsurance 40% coinsurance",
+                  "Habilitation services 20% coinsurance 40% coinsurance",
+                  "Home health care 20% coinsurance 40% coinsurance 60 visits/year"):
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+def _shaded_lines_pdf(*, shade_lines: bool = True) -> bytes:
+    doc = pymupdf.open()
+    walls = _SHADED_WALLS
+    page = _benefit_page(doc, walls)
+    shade = (0.94, 0.98, 1.0)
+    rows = (
+        ("Home health care", ("60 visits/year",)),
+        ("Skilled nursing care", ("60 visits/calendar year",)),
+        ("Medical equipment", ("Excludes vehicle and home modifications, and bathroom",)),
+        ("Hospice services", ("Preauthorization is required. If you don't get",
+                              "preauthorization, benefits could be reduced",
+                              "by 50% of the total cost of the service.")),
+        ("Children's eye exam", ("Coverage limited to one exam/year.",)),
+    )
+    top = 104.0
+    tops = [top]
+    for _service, limits in rows:
+        tops.append(tops[-1] + 14 * len(limits) + 2)
+    for (service, limits), (row_top, row_bottom) in zip(rows, pairwise(tops), strict=True):
+        baseline = row_top + 14 - 0.5 if len(limits) == 1 else row_top + 13.5
+        middle = baseline + 14 * (len(limits) - 1) / 2 if len(limits) > 1 else baseline
+        if len(limits) > 1:
+            # The row shaded, then each line of each cell shaded again in the
+            # same colour (a word processor's paragraph shading): edges 2.85
+            # pt under each baseline, inside the overlap of the lines' boxes.
+            for x0, x1 in pairwise(walls):
+                page.draw_rect(pymupdf.Rect(x0 + 0.3, row_top + 0.3, x1 - 0.3, row_bottom - 0.3),
+                               color=None, fill=shade)
+                if shade_lines:
+                    for k in range(len(limits)):
+                        y = baseline + 14 * k
+                        page.draw_rect(pymupdf.Rect(x0 + 0.3, y - 11.15, x1 - 0.3, y + 2.85),
+                                       color=None, fill=shade)
+        page.insert_text((walls[0] + 6, middle), service, fontsize=12)
+        page.insert_text((walls[1] + 6, middle), "20% coinsurance", fontsize=12)
+        page.insert_text((walls[2] + 6, middle), "40% coinsurance", fontsize=12)
+        for k, line in enumerate(limits):
+            page.insert_text((walls[3] + 6, baseline + 14 * k), line, fontsize=12)
+    for y in tops:
+        _benefit_rule(page, y, walls[0], walls[-1])
+    for x in walls:
+        page.draw_rect(pymupdf.Rect(x - 0.15, 85.0, x + 0.15, tops[-1]),
+                       color=None, fill=(0.16, 0.41, 0.58))
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("shade_lines", [True, False])
+def test_a_cell_shaded_line_by_line_in_its_rows_colour_reads_whole(shade_lines: bool) -> None:
+    # Before: the edges of each line's shading, drawn over the row's shading
+    # in the same colour, counted as rules (as pdfplumber takes them) and
+    # parted the row's lines: "Hospice services 20% coinsurance 40%
+    # coinsurance" read with the limits' first two lines, the third apart.
+    doc = extract_pdf(_shaded_lines_pdf(shade_lines=shade_lines))
+    quote = ("Hospice services 20% coinsurance 40% coinsurance Preauthorization is required. "
+             "If you don't get preauthorization, benefits could be reduced by 50% of the "
+             "total cost of the service.")
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A plan's benefit grid (a Word table: walls and a rule under every row),
+# its services with their notes in the first column and what one pays in
+# and out of network beside them. The page starts in the middle of the
+# table, and the first rows' service cells were written one after another,
+# so MuPDF gives them as one paragraph; the rows below are written row by
+# row and read as rows of cells.
+_PLAN_WALLS = (72.0, 232.0, 392.0, 540.0)
+_PLAN_ROWS: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
+    (("Ambulance Services that", "cover a medically necessary", "transport or treatment"),
+     ("You pay $0",), ("You pay $0",)),
+    (("Chiropractic Services", "limited to 20 visits per", "calendar year combined in and",
+      "out of the network."), ("You pay $30 copay per visit",),
+     ("You pay 40% after", "deductible")),
+    (("Family Planning Services", "for fertility treatment are", "covered with no lifetime",
+      "maximum when they are", "performed at a network", "clinic only, and the proof of",
+      "inability to conceive is not", "required for them."),
+     ("You pay 10% after deductible", "for inpatient services."), ("Not covered.",)),
+    (("Preventive Care", "Preventive physicals and", "well child care visits"),
+     ("You pay $0",), ("You pay 40% after", "deductible")),
+    (("Nutritional Counseling", "Limited to twelve visits per", "calendar year."),
+     ("You pay $30 copay per visit",), ("You pay 40% after", "deductible")),
+    (("Home Health Care", "Includes visiting nursing", "care and private duty"),
+     ("You pay 10% after deductible",), ("You pay 40% after", "deductible")),
+)
+
+
+def _plan_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading, top = 11.0, 13.4, 60.0
+    tops = [top]
+    for row in _PLAN_ROWS:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 1)
+    for y in tops:
+        page.draw_line((_PLAN_WALLS[0], y), (_PLAN_WALLS[-1], y), width=0.5)
+    for x in _PLAN_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+
+    def cell(r: int, column: int) -> None:
+        for k, line in enumerate(_PLAN_ROWS[r][column]):
+            page.insert_text((_PLAN_WALLS[column] + 4, tops[r] + 12 + k * leading), line,
+                             fontsize=size, fontname="tiro")
+
+    for r in range(3):  # the first rows' service cells, one after another
+        cell(r, 0)
+    for r in range(3):
+        cell(r, 1)
+        cell(r, 2)
+    for r in range(3, len(_PLAN_ROWS)):
+        for column in range(3):
+            cell(r, column)
+    return doc.tobytes()
+
+
+def test_a_grid_whose_first_column_reads_as_a_paragraph_above_rows_of_cells_reads_by_rows() -> None:
+    # Before: the rows of cells below were read as a table found from the
+    # text, and the grid's first rows (a paragraph of services beside values
+    # in two columns, too few to count as cells) as MuPDF gives them: all
+    # the services down, then the values.
+    doc = extract_pdf(_plan_pdf())
+    for row in _PLAN_ROWS:
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
