@@ -621,6 +621,9 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
                 boxes += char["bbox"] * len(char["c"])
         texts.append(text)
     text = texts[0] if len(texts) == 1 else "".join(texts)
+    dx, dy = raw_line["dir"]
+    if dx > 0.99 and len(text) > 2:
+        text, boxes = _word_gaps_spaced(text, boxes, spans)
     if not text.isprintable():  # a control character is never printable
         text = _CONTROL.sub(" ", text)
     # Leading and trailing blanks carry no glyph worth highlighting; the
@@ -632,7 +635,6 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
         start = len(text) - len(text.lstrip())
         boxes = boxes[4 * start : 4 * (start + len(stripped))]
     a, b, c, d, _, _ = matrix
-    dx, dy = raw_line["dir"]
     horizontal = abs(b * dx + d * dy) < 0.1 and a * dx + c * dy > 0
     if matrix != _IDENTITY:
         boxes = _displayed(boxes, matrix)
@@ -645,6 +647,50 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
         min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]), max(boxes[3::4]),
         horizontal,
     )
+
+
+#: Poppler's word break: a gap between two glyphs of a line wider than a
+#: tenth of the font size, beyond the line's usual gap between letters, is a
+#: space. MuPDF writes a space only past 0.15 of the size, so lines set tight
+#: and justified with no space glyphs (XPP, xdvipdfmx) came out as
+#: "peopleexperiencingabuse" where their word gaps fall between the two.
+_WORD_GAP = 0.1
+
+
+def _word_gaps_spaced(
+    text: str, boxes: list[float], spans: list[dict]  # type: ignore[type-arg]
+) -> tuple[str, list[float]]:
+    """``text`` and its boxes with a space (boxed over the gap) written into
+    every word gap that has no space glyph (:data:`_WORD_GAP`); a letter-spaced
+    line's even gaps are its letters', not words'."""
+    gaps = [left - right for right, left in zip(boxes[2:-4:4], boxes[4::4], strict=True)]
+    smallest = min(span["size"] for span in spans)
+    if max(gaps) <= _WORD_GAP * smallest:
+        return text, boxes  # the common case: one pass, nothing to write
+    letters = median(gaps)
+    sizes: list[float] = []
+    for span in spans:
+        sizes += [span["size"]] * len(span["chars"])
+    if len(sizes) != len(text):  # a glyph gave no or several characters
+        sizes = [smallest] * len(text)
+    pieces: list[str] = []
+    spaced: list[float] = []
+    start = 0
+    for at, gap in enumerate(gaps):
+        if gap - letters <= _WORD_GAP * sizes[at] or text[at] == " " or text[at + 1] == " ":
+            continue
+        pieces.append(text[start : at + 1])
+        spaced += boxes[4 * start : 4 * (at + 1)]
+        top = min(boxes[4 * at + 1], boxes[4 * at + 5])
+        bottom = max(boxes[4 * at + 3], boxes[4 * at + 7])
+        pieces.append(" ")
+        spaced += (boxes[4 * at + 2], top, boxes[4 * at + 4], bottom)
+        start = at + 1
+    if not pieces:
+        return text, boxes
+    pieces.append(text[start:])
+    spaced += boxes[4 * start :]
+    return "".join(pieces), spaced
 
 
 def _displayed(boxes: list[float], matrix: _Matrix) -> list[float]:

@@ -1,0 +1,74 @@
+"""Lines set tight and justified with no space glyphs (XPP, xdvipdfmx): the
+words are placed a little apart, closer than MuPDF's 0.15 em space threshold
+but wider than a tenth of the size, where poppler breaks words. Their text
+keeps its word spaces, and a quote of the words verifies and lights them up."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from reviewer.ingestion import extract_pdf, locate
+from verification import verify_answer
+
+SIZE = 10.0
+LEFT, BASELINE = 72.0, 100.0
+
+
+def _placed_pdf(words: list[str], word_gap: float, tracking: float = 0.0) -> bytes:
+    """One line of ``words``, each glyph placed on its own: ``tracking`` after
+    every letter, ``word_gap`` after every word, and no space glyph."""
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        font = pymupdf.Font("helv")
+        x = LEFT
+        for word in words:
+            for char in word:
+                page.insert_text((x, BASELINE), char, fontname="helv", fontsize=SIZE)
+                x += font.text_length(char, fontsize=SIZE) + tracking
+            x += word_gap - tracking
+        return bytes(doc.tobytes())
+
+
+WORDS = ["people", "experiencing", "abuse", "due", "to", "fear"]
+
+
+def test_word_gaps_under_mupdfs_threshold_are_spaces() -> None:
+    document = extract_pdf(_placed_pdf(WORDS, word_gap=0.12 * SIZE))
+    assert "people experiencing abuse due to fear" in document.text
+
+    report = verify_answer('Reporting can elicit "experiencing abuse due to fear" [S1].',
+                           {"S1": document.text})
+    (citation,) = report.citations
+    assert citation.outcome == "verified"
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    (page,) = locate(document, citation.chunk_start, citation.chunk_end)
+    (rect,) = page["rects"]
+    font = pymupdf.Font("helv")
+    start = LEFT + font.text_length("people", fontsize=SIZE) + 0.12 * SIZE
+    assert rect[0] == pytest.approx(start, abs=0.5)
+
+
+def test_an_inserted_space_is_boxed_over_its_gap() -> None:
+    document = extract_pdf(_placed_pdf(["due", "to"], word_gap=0.12 * SIZE))
+    at = document.text.index("due to") + 3
+    box = document.geometry.box(at)
+    assert box is not None
+    font = pymupdf.Font("helv")
+    end_of_due = LEFT + font.text_length("due", fontsize=SIZE)
+    assert box[0] == pytest.approx(end_of_due, abs=0.05)
+    assert box[2] == pytest.approx(end_of_due + 0.12 * SIZE, abs=0.05)
+
+
+def test_even_tracking_is_letters_not_words() -> None:
+    # Every glyph 0.12 em apart and the words 0.5 em: only the word gaps are
+    # wider than the line's usual gap by a tenth of the size.
+    document = extract_pdf(
+        _placed_pdf(["Annual", "Report"], word_gap=0.5 * SIZE, tracking=0.12 * SIZE)
+    )
+    assert "Annual Report" in document.text
+
+
+def test_kerning_inside_a_word_is_not_a_gap() -> None:
+    document = extract_pdf(_placed_pdf(["Statistics"], word_gap=0.0, tracking=0.05 * SIZE))
+    assert "Statistics" in document.text
