@@ -668,6 +668,8 @@ def _word_gaps_spaced(
     if max(gaps) <= _WORD_GAP * smallest:
         return text, boxes  # the common case: one pass, nothing to write
     letters = median(gaps)
+    if letters < -_WORD_GAP * smallest:
+        return text, boxes  # glyphs not set left to right (Arabic, Hebrew): no gaps to read
     sizes: list[float] = []
     for span in spans:
         sizes += [span["size"]] * len(span["chars"])

@@ -9,6 +9,7 @@ import pymupdf
 import pytest
 
 from reviewer.ingestion import extract_pdf, locate
+from reviewer.ingestion.extract import _word_gaps_spaced
 from verification import verify_answer
 
 SIZE = 10.0
@@ -72,3 +73,21 @@ def test_even_tracking_is_letters_not_words() -> None:
 def test_kerning_inside_a_word_is_not_a_gap() -> None:
     document = extract_pdf(_placed_pdf(["Statistics"], word_gap=0.0, tracking=0.05 * SIZE))
     assert "Statistics" in document.text
+
+
+def test_right_to_left_glyphs_are_not_read_for_gaps() -> None:
+    # Glyphs given in reading order but set right to left: each one's left edge
+    # is far before the previous one's right edge, so no gap is a word gap,
+    # whatever the small steps between a left-to-right run's letters.
+    text = "abcdeXYZ"
+    boxes: list[float] = []
+    x = 200.0
+    for _ in "abcde":  # right to left, 5 pt each
+        boxes += (x - 5.0, 90.0, x, 100.0)
+        x -= 5.0
+    x = 100.0
+    for _ in "XYZ":  # a left-to-right run placed after them
+        boxes += (x, 90.0, x + 5.0, 100.0)
+        x += 5.0
+    spans = [{"size": SIZE, "chars": [None] * len(text)}]
+    assert _word_gaps_spaced(text, boxes, spans) == (text, boxes)
