@@ -25,6 +25,9 @@ Layout of the text:
 * A callout or sidebar whose lines MuPDF mixed in among a column's is read as
   a block of its own after that column
   (:func:`~reviewer.ingestion.layout.page_order`).
+* A word gap with no space glyph is a space wherever it is wider than a tenth
+  of the font size beyond the line's gaps between letters, as poppler reads
+  it; MuPDF writes one only past 0.15 of the size (:func:`_word_gaps_spaced`).
 * Glyphs are kept as PDF text gives them: a ligature stays one character
   (``"ﬁ"``) with its own box, and a word hyphenated at a line end stays
   ``"hyphen-\\nated"``; the normaliser folds both.
