@@ -55,6 +55,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import sub
 from typing import IO, Literal
 
 import pymupdf
@@ -658,6 +659,12 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
 #: and justified with no space glyphs (XPP, xdvipdfmx) came out as
 #: "peopleexperiencingabuse" where their word gaps fall between the two.
 _WORD_GAP = 0.1
+#: ... and wider than this many times the line's letters stray below their
+#: usual gap (the median less the tenth percentile).
+_GAP_NOISE_TIMES = 3.0
+#: ... and, on a line with space glyphs, at least this share of its narrowest
+#: space (with the gaps either side of it).
+_SPACE_SHARE = 0.5
 
 
 def _word_gaps_spaced(
@@ -666,24 +673,48 @@ def _word_gaps_spaced(
     """``text`` and its boxes with a space (boxed over the gap) written into
     every word gap that has no space glyph (:data:`_WORD_GAP`); a letter-spaced
     line's even gaps are its letters', not words'."""
-    gaps = [left - right for right, left in zip(boxes[2:-4:4], boxes[4::4], strict=True)]
-    smallest = min(span["size"] for span in spans)
-    if max(gaps) <= _WORD_GAP * smallest:
-        return text, boxes  # the common case: one pass, nothing to write
-    letters = median(gaps)
+    # Each glyph's left edge less the previous one's right edge, in C (map
+    # over slices): this runs for every line of every page.
+    lefts, rights = boxes[4::4], boxes[2:-4:4]
+    smallest = spans[0]["size"] if len(spans) == 1 else min([span["size"] for span in spans])
+    if max(map(sub, lefts, rights)) <= _WORD_GAP * smallest:
+        return text, boxes  # the common case: nothing to write
+    gaps = list(map(sub, lefts, rights))
+    ordered = sorted(gaps)
+    letters = ordered[len(ordered) // 2]
     if letters < -_WORD_GAP * smallest:
         return text, boxes  # glyphs not set left to right (Arabic, Hebrew): no gaps to read
-    sizes: list[float] = []
-    for span in spans:
-        sizes += [span["size"]] * len(span["chars"])
-    if len(sizes) != len(text):  # a glyph gave no or several characters
-        sizes = [smallest] * len(text)
+    # How far a letter's gap strays from the usual: kerning, or a font whose
+    # widths are not the ones it was set with ("caps ule s haped" where the
+    # "s" is drawn wider than its box). A word gap stands clear of that.
+    noise = _GAP_NOISE_TIMES * (letters - ordered[len(ordered) // 10])
+    wide = [
+        at for at, gap in enumerate(gaps)
+        if gap - letters > max(_WORD_GAP * smallest, noise)
+        and text[at] != " " and text[at + 1] != " "
+    ]
+    if wide and " " in text:
+        # A line that spaces its words with space glyphs spaces them all so:
+        # an unspaced gap under half its narrowest space is inside a word.
+        spaces = [
+            boxes[4 * at + 4] - boxes[4 * at - 2]
+            for at in range(1, len(text) - 1) if text[at] == " "
+        ]
+        if spaces:
+            narrowest = _SPACE_SHARE * min(spaces)
+            wide = [at for at in wide if gaps[at] >= narrowest]
+    if not wide:
+        return text, boxes  # a justified line's stretched gaps beside its spaces
+    if len(spans) > 1 and len({span["size"] for span in spans}) > 1:
+        sizes: list[float] = []
+        for span in spans:
+            sizes += [span["size"]] * len(span["chars"])
+        if len(sizes) == len(text):  # else a glyph gave no or several characters
+            wide = [at for at in wide if gaps[at] - letters > _WORD_GAP * sizes[at]]
     pieces: list[str] = []
     spaced: list[float] = []
     start = 0
-    for at, gap in enumerate(gaps):
-        if gap - letters <= _WORD_GAP * sizes[at] or text[at] == " " or text[at + 1] == " ":
-            continue
+    for at in wide:
         pieces.append(text[start : at + 1])
         spaced += boxes[4 * start : 4 * (at + 1)]
         top = min(boxes[4 * at + 1], boxes[4 * at + 5])
@@ -691,8 +722,6 @@ def _word_gaps_spaced(
         pieces.append(" ")
         spaced += (boxes[4 * at + 2], top, boxes[4 * at + 4], bottom)
         start = at + 1
-    if not pieces:
-        return text, boxes
     pieces.append(text[start:])
     spaced += boxes[4 * start :]
     return "".join(pieces), spaced

@@ -91,3 +91,37 @@ def test_right_to_left_glyphs_are_not_read_for_gaps() -> None:
         x += 5.0
     spans = [{"size": SIZE, "chars": [None] * len(text)}]
     assert _word_gaps_spaced(text, boxes, spans) == (text, boxes)
+
+
+def _glyphs_pdf(glyphs: list[tuple[str, float]]) -> bytes:
+    """One line of glyphs, each placed on its own and followed by the gap
+    given with it (points, beyond its advance); " " is a space glyph."""
+    with pymupdf.open() as doc:
+        page = doc.new_page()
+        font = pymupdf.Font("helv")
+        x = LEFT
+        for char, gap in glyphs:
+            page.insert_text((x, BASELINE), char, fontname="helv", fontsize=SIZE)
+            x += font.text_length(char, fontsize=SIZE) + gap
+        return bytes(doc.tobytes())
+
+
+def test_a_glyph_drawn_wider_than_its_box_on_a_spaced_line_stays_in_its_word() -> None:
+    # A label whose font widths are not the ones it was set with: every "s"
+    # is followed by 0.12 em more than its box, while the words have space
+    # glyphs (poppler reads "caps ule s haped" here).
+    glyphs = []
+    for word in ["Flat", "beveled", "capsule", "shaped", "tablets"]:
+        glyphs += [(char, 0.12 * SIZE if char == "s" else 0.0) for char in word]
+        glyphs.append((" ", 0.0))
+    document = extract_pdf(_glyphs_pdf(glyphs[:-1]))
+    assert "Flat beveled capsule shaped tablets" in document.text
+
+
+def test_a_gap_inside_a_kerned_line_is_no_word_gap() -> None:
+    # Letters kerned by up to 0.06 em: a gap 0.12 em past the usual one is
+    # within three times that stray, so it is read as the word's own.
+    glyphs = [(char, -0.06 * SIZE if k % 2 else 0.0) for k, char in enumerate("Leberfunktion")]
+    glyphs[5] = (glyphs[5][0], 0.12 * SIZE)
+    document = extract_pdf(_glyphs_pdf(glyphs))
+    assert "Leberfunktion" in document.text
