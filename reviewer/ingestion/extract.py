@@ -626,7 +626,11 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
         texts.append(text)
     text = texts[0] if len(texts) == 1 else "".join(texts)
     dx, dy = raw_line["dir"]
-    if dx > 0.99 and len(text) > 2:
+    # MuPDF reads a line set tight with most or all of its word gaps
+    # unspaced, so with few spaces; a line with a space for every eight
+    # characters is read as spaced (one pair run together is left to the
+    # matcher's fuzzy match) and costs no look at its gaps.
+    if dx > 0.99 and len(text) > 2 and text.count(" ") * _CHARS_A_SPACE < len(text):
         text, boxes = _word_gaps_spaced(text, boxes, spans)
     if not text.isprintable():  # a control character is never printable
         text = _CONTROL.sub(" ", text)
@@ -665,6 +669,9 @@ _GAP_NOISE_TIMES = 3.0
 #: ... and, on a line with space glyphs, at least this share of its narrowest
 #: space (with the gaps either side of it).
 _SPACE_SHARE = 0.5
+#: Lines with a space for every this many characters or fewer are looked at
+#: for word gaps; English averages one in six.
+_CHARS_A_SPACE = 8
 
 
 def _word_gaps_spaced(
