@@ -25,6 +25,9 @@ Layout of the text:
 * A callout or sidebar whose lines MuPDF mixed in among a column's is read as
   a block of its own after that column
   (:func:`~reviewer.ingestion.layout.page_order`).
+* A word gap with no space glyph is a space wherever it is wider than a tenth
+  of the font size beyond the line's gaps between letters, as poppler reads
+  it; MuPDF writes one only past 0.15 of the size (:func:`_word_gaps_spaced`).
 * Glyphs are kept as PDF text gives them: a ligature stays one character
   (``"ﬁ"``) with its own box, and a word hyphenated at a line end stays
   ``"hyphen-\\nated"``; the normaliser folds both.
@@ -52,6 +55,7 @@ from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import sub
 from typing import IO, Literal
 
 import pymupdf
@@ -621,6 +625,13 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
                 boxes += char["bbox"] * len(char["c"])
         texts.append(text)
     text = texts[0] if len(texts) == 1 else "".join(texts)
+    dx, dy = raw_line["dir"]
+    # MuPDF reads a line set tight with most or all of its word gaps
+    # unspaced, so with few spaces; a line with a space for every eight
+    # characters is read as spaced (one pair run together is left to the
+    # matcher's fuzzy match) and costs no look at its gaps.
+    if dx > 0.99 and len(text) > 2 and text.count(" ") * _CHARS_A_SPACE < len(text):
+        text, boxes = _word_gaps_spaced(text, boxes, spans)
     if not text.isprintable():  # a control character is never printable
         text = _CONTROL.sub(" ", text)
     # Leading and trailing blanks carry no glyph worth highlighting; the
@@ -632,7 +643,6 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
         start = len(text) - len(text.lstrip())
         boxes = boxes[4 * start : 4 * (start + len(stripped))]
     a, b, c, d, _, _ = matrix
-    dx, dy = raw_line["dir"]
     horizontal = abs(b * dx + d * dy) < 0.1 and a * dx + c * dy > 0
     if matrix != _IDENTITY:
         boxes = _displayed(boxes, matrix)
@@ -645,6 +655,83 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
         min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]), max(boxes[3::4]),
         horizontal,
     )
+
+
+#: Poppler's word break: a gap between two glyphs of a line wider than a
+#: tenth of the font size, beyond the line's usual gap between letters, is a
+#: space. MuPDF writes a space only past 0.15 of the size, so lines set tight
+#: and justified with no space glyphs (XPP, xdvipdfmx) came out as
+#: "peopleexperiencingabuse" where their word gaps fall between the two.
+_WORD_GAP = 0.1
+#: ... and wider than this many times the line's letters stray below their
+#: usual gap (the median less the tenth percentile).
+_GAP_NOISE_TIMES = 3.0
+#: ... and, on a line with space glyphs, at least this share of its narrowest
+#: space (with the gaps either side of it).
+_SPACE_SHARE = 0.5
+#: Lines with a space for every this many characters or fewer are looked at
+#: for word gaps; English averages one in six.
+_CHARS_A_SPACE = 8
+
+
+def _word_gaps_spaced(
+    text: str, boxes: list[float], spans: list[dict]  # type: ignore[type-arg]
+) -> tuple[str, list[float]]:
+    """``text`` and its boxes with a space (boxed over the gap) written into
+    every word gap that has no space glyph (:data:`_WORD_GAP`); a letter-spaced
+    line's even gaps are its letters', not words'."""
+    # Each glyph's left edge less the previous one's right edge, in C (map
+    # over slices): this runs for every line of every page.
+    lefts, rights = boxes[4::4], boxes[2:-4:4]
+    smallest = spans[0]["size"] if len(spans) == 1 else min([span["size"] for span in spans])
+    if max(map(sub, lefts, rights)) <= _WORD_GAP * smallest:
+        return text, boxes  # the common case: nothing to write
+    gaps = list(map(sub, lefts, rights))
+    ordered = sorted(gaps)
+    letters = ordered[len(ordered) // 2]
+    if letters < -_WORD_GAP * smallest:
+        return text, boxes  # glyphs not set left to right (Arabic, Hebrew): no gaps to read
+    # How far a letter's gap strays from the usual: kerning, or a font whose
+    # widths are not the ones it was set with ("caps ule s haped" where the
+    # "s" is drawn wider than its box). A word gap stands clear of that.
+    noise = _GAP_NOISE_TIMES * (letters - ordered[len(ordered) // 10])
+    wide = [
+        at for at, gap in enumerate(gaps)
+        if gap - letters > max(_WORD_GAP * smallest, noise)
+        and text[at] != " " and text[at + 1] != " "
+    ]
+    if wide and " " in text:
+        # A line that spaces its words with space glyphs spaces them all so:
+        # an unspaced gap under half its narrowest space is inside a word.
+        spaces = [
+            boxes[4 * at + 4] - boxes[4 * at - 2]
+            for at in range(1, len(text) - 1) if text[at] == " "
+        ]
+        if spaces:
+            narrowest = _SPACE_SHARE * min(spaces)
+            wide = [at for at in wide if gaps[at] >= narrowest]
+    if not wide:
+        return text, boxes  # a justified line's stretched gaps beside its spaces
+    if len(spans) > 1 and len({span["size"] for span in spans}) > 1:
+        sizes: list[float] = []
+        for span in spans:
+            sizes += [span["size"]] * len(span["chars"])
+        if len(sizes) == len(text):  # else a glyph gave no or several characters
+            wide = [at for at in wide if gaps[at] - letters > _WORD_GAP * sizes[at]]
+    pieces: list[str] = []
+    spaced: list[float] = []
+    start = 0
+    for at in wide:
+        pieces.append(text[start : at + 1])
+        spaced += boxes[4 * start : 4 * (at + 1)]
+        top = min(boxes[4 * at + 1], boxes[4 * at + 5])
+        bottom = max(boxes[4 * at + 3], boxes[4 * at + 7])
+        pieces.append(" ")
+        spaced += (boxes[4 * at + 2], top, boxes[4 * at + 4], bottom)
+        start = at + 1
+    pieces.append(text[start:])
+    spaced += boxes[4 * start :]
+    return "".join(pieces), spaced
 
 
 def _displayed(boxes: list[float], matrix: _Matrix) -> list[float]:
