@@ -19,15 +19,23 @@ LEFT, BASELINE = 72.0, 100.0
 def _placed_pdf(words: list[str], word_gap: float, tracking: float = 0.0) -> bytes:
     """One line of ``words``, each glyph placed on its own: ``tracking`` after
     every letter, ``word_gap`` after every word, and no space glyph."""
+    glyphs: list[tuple[str, float]] = []
+    for word in words:
+        glyphs += [(char, tracking) for char in word]
+        glyphs[-1] = (word[-1], word_gap)
+    return _glyphs_pdf(glyphs)
+
+
+def _glyphs_pdf(glyphs: list[tuple[str, float]]) -> bytes:
+    """One line of glyphs, each placed on its own and followed by the gap
+    given with it (points, beyond its advance); " " is a space glyph."""
     with pymupdf.open() as doc:
         page = doc.new_page()
         font = pymupdf.Font("helv")
         x = LEFT
-        for word in words:
-            for char in word:
-                page.insert_text((x, BASELINE), char, fontname="helv", fontsize=SIZE)
-                x += font.text_length(char, fontsize=SIZE) + tracking
-            x += word_gap - tracking
+        for char, gap in glyphs:
+            page.insert_text((x, BASELINE), char, fontname="helv", fontsize=SIZE)
+            x += font.text_length(char, fontsize=SIZE) + gap
         return bytes(doc.tobytes())
 
 
@@ -91,19 +99,6 @@ def test_right_to_left_glyphs_are_not_read_for_gaps() -> None:
         x += 5.0
     spans = [{"size": SIZE, "chars": [None] * len(text)}]
     assert _word_gaps_spaced(text, boxes, spans) == (text, boxes)
-
-
-def _glyphs_pdf(glyphs: list[tuple[str, float]]) -> bytes:
-    """One line of glyphs, each placed on its own and followed by the gap
-    given with it (points, beyond its advance); " " is a space glyph."""
-    with pymupdf.open() as doc:
-        page = doc.new_page()
-        font = pymupdf.Font("helv")
-        x = LEFT
-        for char, gap in glyphs:
-            page.insert_text((x, BASELINE), char, fontname="helv", fontsize=SIZE)
-            x += font.text_length(char, fontsize=SIZE) + gap
-        return bytes(doc.tobytes())
 
 
 def test_a_glyph_drawn_wider_than_its_box_on_a_spaced_line_stays_in_its_word() -> None:
