@@ -25,9 +25,10 @@ Layout of the text:
 * A callout or sidebar whose lines MuPDF mixed in among a column's is read as
   a block of its own after that column
   (:func:`~reviewer.ingestion.layout.page_order`).
-* A word gap with no space glyph is a space wherever it is wider than a tenth
-  of the font size beyond the line's gaps between letters, as poppler reads
-  it; MuPDF writes one only past 0.15 of the size (:func:`_word_gaps_spaced`).
+* A word gap with no space glyph, on a line MuPDF left with few spaces, is a
+  space where it is wider than a tenth of the font size beyond the line's
+  gaps between letters and stands clear of their stray, as poppler reads it;
+  MuPDF writes one only past 0.15 of the size (:func:`_word_gaps_spaced`).
 * Glyphs are kept as PDF text gives them: a ligature stays one character
   (``"ﬁ"``) with its own box, and a word hyphenated at a line end stays
   ``"hyphen-\\nated"``; the normaliser folds both.
@@ -669,8 +670,8 @@ _GAP_NOISE_TIMES = 3.0
 #: ... and, on a line with space glyphs, at least this share of its narrowest
 #: space (with the gaps either side of it).
 _SPACE_SHARE = 0.5
-#: Lines with a space for every this many characters or fewer are looked at
-#: for word gaps; English averages one in six.
+#: Only lines with fewer than one space in this many characters are looked
+#: at for word gaps; English averages one in six.
 _CHARS_A_SPACE = 8
 
 
@@ -681,7 +682,7 @@ def _word_gaps_spaced(
     every word gap that has no space glyph (:data:`_WORD_GAP`); a letter-spaced
     line's even gaps are its letters', not words'."""
     # Each glyph's left edge less the previous one's right edge, in C (map
-    # over slices): this runs for every line of every page.
+    # over slices): this runs for every line with few spaces.
     lefts, rights = boxes[4::4], boxes[2:-4:4]
     smallest = spans[0]["size"] if len(spans) == 1 else min([span["size"] for span in spans])
     if max(map(sub, lefts, rights)) <= _WORD_GAP * smallest:
