@@ -1447,28 +1447,22 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
     tables: list[Block] = []
     taken: set[int] = set()
     for region in regions:
-        if id(region) in with_paragraphs:
-            # A cell holds paragraphs: only a grid of rules tells its rows
-            # apart; without one, read as MuPDF does.
-            grid = _grid(region, candidates, paragraphs, page_rules, taken)
-            if grid is None:
-                continue
-            inside, rows = grid
-            tables.extend(rows)
-            taken.update(id(ln) for ln in inside)
-            continue
-        if _side_by_side(region, page_rules):
+        holds_a_paragraph = id(region) in with_paragraphs
+        if not holds_a_paragraph and _side_by_side(region, page_rules):
             continue  # each grid is read by its rules (see _free_grids)
-        # A grid of rules around the region that holds paragraphs above or
-        # below its rows (a label column's cells MuPDF gave as a paragraph,
-        # beside rows of values with too few cells to count): the whole
-        # grid is read by its rules, not the region alone.
+        # A grid of rules around the region is read whole by its rules: where
+        # a cell holds paragraphs only the rules tell its rows apart, and a
+        # grid may hold paragraphs above or below the region's rows (a label
+        # column's cells MuPDF gave as a paragraph, beside rows of values
+        # with too few cells to count).
         grid = _grid(region, candidates, paragraphs, page_rules, taken)
         if grid is not None:
             inside, rows = grid
             tables.extend(rows)
             taken.update(id(ln) for ln in inside)
             continue
+        if holds_a_paragraph:
+            continue  # no grid: read as MuPDF does
         _heads_under_top_rule(region, text_rows, regions, page_rules, line_height)
         _last_lines_over_bottom_rule(region, text_rows, regions, page_rules, line_height)
         rows = _table_rows(region, page_rules, line_height)
