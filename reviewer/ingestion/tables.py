@@ -52,8 +52,10 @@ joins the cell it overlaps in x.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise, takewhile
@@ -91,12 +93,50 @@ _RULED_SHARE = 0.25
 Rule = tuple[float, float, float]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Rules:
-    """A page's ruling lines, horizontal and vertical."""
+    """A page's ruling lines, horizontal and vertical, with the lookups a
+    page's table reading asks of them thousands of times (each line of a
+    ruled page tries frames whose borders and edges are rules near an x or
+    a y), built once on first use."""
 
     horizontal: list[Rule]
     vertical: list[Rule]
+
+    @functools.cached_property
+    def joined_horizontal(self) -> list[Rule]:
+        """The horizontal rules, those on one line that meet as one (:func:`_joined`)."""
+        return _joined(self.horizontal)
+
+    def vertical_near(self, x: float, reach: float) -> list[Rule]:
+        """The vertical rules within ``reach`` of x = ``x``, by x."""
+        return _near(self._vertical_by_x, x, reach)
+
+    def horizontal_near(self, y: float, reach: float) -> list[Rule]:
+        """The horizontal rules within ``reach`` of y = ``y``, by y."""
+        return _near(self._horizontal_by_y, y, reach)
+
+    @functools.cached_property
+    def _vertical_by_x(self) -> tuple[list[float], list[Rule]]:
+        ordered = sorted(self.vertical, key=lambda rule: rule[2])
+        return [rule[2] for rule in ordered], ordered
+
+    @functools.cached_property
+    def _horizontal_by_y(self) -> tuple[list[float], list[Rule]]:
+        ordered = sorted(self.horizontal, key=lambda rule: rule[2])
+        return [rule[2] for rule in ordered], ordered
+
+
+def _near(index: tuple[list[float], list[Rule]], at: float, reach: float) -> list[Rule]:
+    """The rules of ``index`` (their positions sorted, and the rules in that
+    order) whose position is within ``reach`` of ``at``: the window found by
+    bisection is one point wider, and the test the callers made on every
+    rule (``abs(position - at) <= reach``) is still made on the window's, so
+    the answer is theirs to the last bit."""
+    positions, ordered = index
+    low = bisect_left(positions, at - reach - 1.0)
+    high = bisect_right(positions, at + reach + 1.0)
+    return [rule for rule in ordered[low:high] if abs(rule[2] - at) <= reach]
 
 
 # Called with the area the tables cover (x0, y0, x1, y1, displayed page).
@@ -371,12 +411,12 @@ def _heads_under_top_rule(
     # The topmost head line taken is the first under the table's top rule;
     # the heads, those taken and those above the region's first rule, must
     # read as one row (see :func:`_heads_band`), as the heads band does.
-    gaps = _ruled_gaps(region, rules.horizontal)
+    gaps = _ruled_gaps(region, rules)
     above_rule = next((k + 1 for k, gap in enumerate(gaps) if gap), len(region.rows))
     # In the band of the region's first row: no rule between (heads in a
     # band of their own, over a first row of cells, stay as they were).
     band = _Region(rows=[heads[-1], first], x0=region.x0, x1=region.x1) if heads else None
-    if band is not None and _ruled_gaps(band, rules.horizontal) != [False]:
+    if band is not None and _ruled_gaps(band, rules) != [False]:
         return
     while heads:
         top = heads[0]
@@ -399,7 +439,7 @@ def _rules_across(region: _Region, rules: Rules) -> list[float]:
     half of ``region``'s width: a table's top or bottom rule."""
     width = region.x1 - region.x0
     return [
-        y for x0, x1, y in _joined(rules.horizontal)
+        y for x0, x1, y in rules.joined_horizontal
         if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
     ]
 
@@ -437,7 +477,7 @@ def _last_lines_over_bottom_rule(
             or row.x1 > region.x1 + line_height
             or any(p.prose and _under_cells(cells_of, p) >= 2 for p in row.pieces)
             or _ruled_gaps(_Region(rows=[above, row], x0=region.x0, x1=region.x1),
-                           rules.horizontal) != [False]
+                           rules) != [False]
         ):
             break
         taken.append(row)
@@ -482,14 +522,14 @@ def _in_first_column(region: _Region, piece: _Piece, line_height: float) -> bool
     return piece.x0 <= region.x0 + line_height
 
 
-def _ruled_gaps(region: _Region, rules: list[Rule], *, grid: bool = False) -> list[bool]:
+def _ruled_gaps(region: _Region, rules: Rules, *, grid: bool = False) -> list[bool]:
     """For each text row after the first, whether a rule separates it from
     the one above: in the gap between their boxes, or in a grid (whose rules
     may touch tightly set lines) anywhere between their middles."""
     width = region.x1 - region.x0
     # Rules across a good part of the table (not an underline inside a cell).
     across = [
-        rule for rule in _joined(rules)
+        rule for rule in rules.joined_horizontal
         if min(rule[1], region.x1) - max(rule[0], region.x0) >= 0.3 * width
     ]
     gaps = []
@@ -627,7 +667,7 @@ def _ruled(region: _Region, rules: Rules, gaps: list[bool] | None = None) -> boo
     cells down: the lines of heads taken in above it (see
     :func:`_heads_under_top_rule`) are one row with it, no rule between."""
     if gaps is None:
-        gaps = _ruled_gaps(region, rules.horizontal)
+        gaps = _ruled_gaps(region, rules)
     first = next((k for k, row in enumerate(region.rows) if row.tabular), 0)
     between = [
         ruled for ruled, below in zip(gaps[first:], region.rows[first + 1 :], strict=False)
@@ -641,7 +681,7 @@ def _table_rows(
 ) -> list[Block] | None:
     """The region's rows as blocks; ``grid``: the region is a grid of rules
     (see :func:`_framed`), whose rows only its rules separate."""
-    ruled_gaps = _ruled_gaps(region, rules.horizontal, grid=grid)
+    ruled_gaps = _ruled_gaps(region, rules, grid=grid)
     ruled = grid or _ruled(region, rules, ruled_gaps)
     if not ruled and _hyphen_wrapped(region, line_height):
         return None  # rows that cannot be told apart without rules
@@ -735,7 +775,10 @@ def _table_rows(
             # A later line under two cells or more reads after the line
             # above it whole: it joins the last of them ("Yes  No" over
             # "Not applicable"), not the one it happens to overlap most.
-            under = [c for c in cells if min(c.x1, piece.x1) > max(c.x0, piece.x0)]
+            # Overlapping in x: min(c.x1, piece.x1) > max(c.x0, piece.x0),
+            # spelt out (asked of every cell for every piece of every row).
+            x0, x1 = piece.x0, piece.x1
+            under = [c for c in cells if c.x1 > x0 and x1 > c.x0 and c.x1 > c.x0 and x1 > x0]
             cell = (max(under, key=lambda c: c.lines[0].x0) if len(under) >= 2
                     else _overlapping(cells, piece))
             if cell is None:
@@ -766,7 +809,7 @@ def _side_by_side(region: _Region, rules: Rules) -> bool:
     top, bottom = region.rows[0].y1, region.rows[-1].y0
     if any(
         top < y < bottom and min(x1, region.x1) - max(x0, region.x0) >= 0.9 * width
-        for x0, x1, y in _joined(rules.horizontal)
+        for x0, x1, y in rules.joined_horizontal
     ):
         return False
     tried: dict[tuple[float, ...], bool] = {}
@@ -978,8 +1021,9 @@ def _has_columns(rules: Rules, frame: tuple[float, float, float, float], middle:
         # Its segments' union (a wall drawn twice counts once).
         length, reach, start = 0.0, top, bottom
         for y0, y1 in sorted(
-            (max(y0, top), min(y1, bottom)) for y0, y1, x in rules.vertical
-            if abs(x - wall) <= _RULE_SLACK and y1 > top and y0 < bottom
+            (max(y0, top), min(y1, bottom))
+            for y0, y1, _x in rules.vertical_near(wall, _RULE_SLACK)
+            if y1 > top and y0 < bottom
         ):
             start = min(start, y0)
             if y1 > reach:
@@ -995,7 +1039,7 @@ def _border(rules: Rules, left: float, middle: float, reach: float) -> tuple[flo
     """How far up and down from ``middle`` the vertical rules within
     ``reach`` of x = ``left`` run, chained end to end."""
     border = sorted(
-        (y0, y1) for y0, y1, x in rules.vertical if abs(x - left) <= reach
+        (y0, y1) for y0, y1, _x in rules.vertical_near(left, reach)
     )
     top = bottom = middle
     grown = True
@@ -1014,7 +1058,7 @@ def _closed(rules: Rules, left: float, right: float, top: float, bottom: float) 
     edge drawn (see :func:`_walled_off`)."""
     return all(
         _covers(
-            [(x0, x1) for x0, x1, y in rules.horizontal if abs(y - edge) <= 2 * _RULE_SLACK],
+            [(x0, x1) for x0, x1, _y in rules.horizontal_near(edge, 2 * _RULE_SLACK)],
             left, right,
         )
         for edge in (top, bottom)
@@ -1033,15 +1077,15 @@ def _walled_off(rules: Rules, right: float, top: float, bottom: float) -> bool:
 
     def bridged(low: float, high: float) -> bool:
         if not ends:
-            ends.extend(y for x0, x1, y in _joined(rules.horizontal) if abs(x1 - right) <= slack)
+            ends.extend(y for x0, x1, y in rules.joined_horizontal if abs(x1 - right) <= slack)
         return any(abs(y - low) <= slack for y in ends) and any(
             abs(y - high) <= slack for y in ends
         )
 
     reach = top
     for low, high in sorted(
-        (y0, y1) for y0, y1, x in rules.vertical
-        if abs(x - right) <= _RULE_SLACK and y1 > top and y0 < bottom
+        (y0, y1) for y0, y1, _x in rules.vertical_near(right, _RULE_SLACK)
+        if y1 > top and y0 < bottom
     ):
         if low - slack > reach and not bridged(reach, low):
             return False
@@ -1061,14 +1105,14 @@ def _bands(frame: tuple[float, float, float, float], rules: Rules) -> list[float
     slack = 2 * _RULE_SLACK
 
     def at_wall(x: float, y: float) -> bool:
-        walls = [(y0, y1) for y0, y1, at in rules.vertical if abs(at - x) <= slack]
+        walls = [(y0, y1) for y0, y1, _at in rules.vertical_near(x, slack)]
         return x <= left + slack or x >= right - slack or (
             any(y0 < y - slack <= y1 for y0, y1 in walls)
             and any(y0 <= y + slack < y1 for y0, y1 in walls)
         )
 
     return sorted({
-        round(y, 1) for x0, x1, y in _joined(rules.horizontal)
+        round(y, 1) for x0, x1, y in rules.joined_horizontal
         if top - _RULE_SLACK <= y <= bottom + _RULE_SLACK
         and min(x1, right) - max(x0, left) >= 0.5 * width
         and at_wall(x0, y) and at_wall(x1, y)
@@ -1092,6 +1136,9 @@ def _read_grid(
         if left + _RULE_SLACK < at < right - _RULE_SLACK:
             segments.setdefault(round(at), []).append((y0, y1))
 
+    # Whether a wall runs down a band, asked once a band (a row's lines share it).
+    covering: dict[tuple[int, float, float], bool] = {}
+
     def walls(line: Line) -> list[float]:
         y = (line.y0 + line.y1) / 2
         above = max((at for at in bands if at <= y), default=top)
@@ -1099,11 +1146,15 @@ def _read_grid(
         # A wall drawn row by row has hairline breaks where its pieces meet
         # (NICE's summaries: 0.5 pt); a line whose middle falls in one is
         # still between the walls, so the slack _covers allows.
-        return sorted(
-            float(at) for at, spans in segments.items()
-            if any(y0 - 2 * _RULE_SLACK <= y <= y1 + 2 * _RULE_SLACK for y0, y1 in spans)
-            and _covers(spans, above, below)
-        )
+        found = []
+        for at, spans in segments.items():
+            if any(y0 - 2 * _RULE_SLACK <= y <= y1 + 2 * _RULE_SLACK for y0, y1 in spans):
+                key = (at, above, below)
+                if key not in covering:
+                    covering[key] = _covers(spans, above, below)
+                if covering[key]:
+                    found.append(float(at))
+        return sorted(found)
 
     # A line that runs across a wall between two words is two cells' text
     # that MuPDF read as one line ("Halothane with Vaporiser | Anaesthetics"):
@@ -1312,7 +1363,7 @@ def _borders(region: _Region, rules: Rules) -> tuple[float, float] | None:
     :func:`_rules_across`): its sides, where no wall stands at them."""
     width = region.x1 - region.x0
     across = [
-        (x0, x1) for x0, x1, _y in _joined(rules.horizontal)
+        (x0, x1) for x0, x1, _y in rules.joined_horizontal
         if min(x1, region.x1) - max(x0, region.x0) >= 0.5 * width
     ]
     return max(across, key=lambda ends: ends[1] - ends[0]) if across else None
@@ -1326,8 +1377,11 @@ def _under_cells(cells: list[_Cell], piece: _Piece) -> int:
 def _overlapping(cells: list[_Cell], piece: _Piece) -> _Cell | None:
     """The cell ``piece`` overlaps most in x, if any."""
     best, best_overlap = None, 0.0
+    x0, x1 = piece.x0, piece.x1
     for cell in cells:
-        overlap = min(cell.x1, piece.x1) - max(cell.x0, piece.x0)
+        # min() and max() spelt out: a row of thirty cells asks this of
+        # every piece of every row after it.
+        overlap = (cell.x1 if cell.x1 < x1 else x1) - (cell.x0 if cell.x0 > x0 else x0)
         if overlap > best_overlap:
             best, best_overlap = cell, overlap
     return best
