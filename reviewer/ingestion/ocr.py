@@ -43,7 +43,8 @@ lines of two paragraphs on one baseline nearer than that are one line again
 (Tesseract reads an unruled list as columns), a paragraph is cut where
 another's line stands between two of its lines, and small raised glyphs
 after a word are read again enlarged (a footnote marker, written in
-superscript digits; a gene's variant, "KRAS" and a raised "G12C", also
+superscript digits, found by its ink where Tesseract boxed it the line's
+full height; a gene's variant, "KRAS" and a raised "G12C", also
 inside a compound before its hyphen), and so are lowered glyphs closing a word (a
 subscript: "T" and "half", "C" and "max"), and in a word read unsure a
 sign with no ink of its own, a glyph read twice, is dropped. The page is
@@ -1228,6 +1229,15 @@ def _read_hocr(
                         if kept:
                             raised.append((at + kept, at + len(word_text), lowered[1],
                                            "subscript", None))
+                    else:
+                        inked_run = _raised_by_ink(word_text, word_boxes, baseline, x_size,
+                                                   line_box[3], columns)
+                        if inked_run is not None:
+                            run_start, run_end, area = inked_run
+                            # Only the marker's own columns go on the
+                            # enlarged picture.
+                            raised.append((at + run_start, at + run_end, area, "marker",
+                                           (area[0], area[2])))
                 text.append(word_text)
                 for c0, c1 in word_boxes:
                     boxes += (c0 * scale_x, top, c1 * scale_x, bottom)
@@ -1938,6 +1948,68 @@ def _lowered_run(
     if before == 0 or before == len(spans):
         return None
     return before, (x0, top, left + last + 1, bottom + 1)
+
+
+def _raised_by_ink(
+    text: str, spans: list[tuple[int, int]], baseline: Callable[[float], float],
+    x_size: float, floor: int,
+    columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+) -> tuple[int, int, tuple[int, int, int, int]] | None:
+    """Where a word read unsure closes on a footnote marker that Tesseract
+    misread as a sign and boxed the line's full height ("tools*," for
+    "tools\u00b3,", the "*" boxed from the line's top to below its
+    baseline): the sign run's start and end in ``text`` and the marker's ink
+    (pixels), or None. :func:`_raised_from` trusts the characters' boxes;
+    here the ink decides, column by column, as for a subscript
+    (:func:`_lowered_run`). The run is the signs (no letter or digit)
+    between the word's last letter and any closing punctuation (".,;:)"),
+    punctuation on the line before it left out ("regimens.*", "(CER)*."). Its ink is the word's
+    closing group of columns whose ink all stands at least
+    :data:`_MARKER_RISE` of the line's size above the baseline, after a
+    column reaching lower (the letter) and before any such columns closing
+    the word (a comma): together between :data:`_MARKER_MIN_SIZE` and
+    :data:`_MARKER_SIZE` of the size tall, as a marker's glyphs are, and not
+    touching the top of the band looked at (the line above's descenders). An
+    asterisk printed raised is found too: read again enlarged it reads as no
+    marker, and Tesseract's reading stays."""
+    last_letter = max((k for k, char in enumerate(text) if char.isalnum()), default=-1)
+    if last_letter < 0 or not text[last_letter].isalpha():
+        return None
+    start, end = last_letter + 1, len(text)
+    while start < end and text[start] in ".,;:)]":
+        start += 1
+    while end > start and text[end - 1] in ".,;:)":
+        end -= 1
+    if start == end or any(char.isalnum() or char.isspace() for char in text[start:end]):
+        return None
+    left, right = spans[last_letter][0], spans[-1][1]
+    base = baseline((left + right) / 2)
+    band_top = round(base - 1.25 * x_size)
+    rise = base - _MARKER_RISE * x_size
+    found = columns(left, right, band_top, min(round(base + 0.5 * x_size), floor + 1))
+
+    def low(k: int) -> bool:
+        rows = found[k]
+        return rows is not None and rows[1] > rise
+
+    k = len(found) - 1
+    while k >= 0 and (found[k] is None or low(k)):
+        k -= 1  # the closing punctuation, on the baseline
+    group_end = k + 1
+    while k >= 0 and not low(k):
+        k -= 1
+    if k < 0:
+        return None  # no letter before it
+    inked = [(k + 1 + n, rows) for n, rows in enumerate(found[k + 1 : group_end])
+             if rows is not None]
+    if not inked:
+        return None
+    top, bottom = min(r[0] for _, r in inked), max(r[1] for _, r in inked)
+    if top <= band_top or not (_MARKER_MIN_SIZE * x_size <= bottom - top + 1
+                               <= _MARKER_SIZE * x_size):
+        return None
+    first, last = inked[0][0], inked[-1][0]
+    return start, end, (left + first, top, left + last + 1, bottom + 1)
 
 
 def _past_strokes(area: tuple[int, int, int, int], strokes: int,

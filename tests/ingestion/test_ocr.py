@@ -241,6 +241,54 @@ def test_a_marker_after_a_percent_sign_is_read_again_as_a_marker() -> None:
         assert citation.outcome.startswith(outcome), (quote, citation.outcome)
 
 
+def _with_markers_boxed_full_height() -> bytes:
+    """A two-column paper's lines in Tiro at 10 pt with footnote markers set at
+    7 pt, raised 4 pt: after a word and before a comma ("tools³,"), and after
+    a closing parenthesis before a full stop ("(CER)⁴.")."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font("tiro")
+    writer = pymupdf.TextWriter(page.rect)
+    lines = [
+        [("of a systematic examination of demographic imbal-", False)],
+        [("ances present in datasets. For Arabic ASR system,", False)],
+        [("which were developed using Carnegie Mellon", False)],
+        [("University Sphinx 3 tools", False), ("3", True), (", an investigation was", False)],
+        [("choice of metrics includes Word Error Rate (WER)", False)],
+        [("and Character Error Rate (CER)", False), ("4", True), (". Interestingly, we", False)],
+        [("observe that oversampling techniques can alleviate", False)],
+    ]
+    for number, pieces in enumerate(lines):
+        x, y = 72.0, 100.0 + 12 * number
+        for text, raised in pieces:
+            size = 7 if raised else 10
+            writer.append((x, y - (4 if raised else 0)), text, font=font, fontsize=size)
+            x += font.text_length(text, fontsize=size)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_marker_tesseract_boxes_the_lines_full_height_is_found_by_its_ink() -> None:
+    # Tesseract reads these markers as "*" and, in a word it is unsure of,
+    # boxes the "*" (and the comma after it) from the line's top to below
+    # its baseline ("tools*,", "(CER)*."): by its box it is not raised. Its
+    # ink is, and read again enlarged it is the marker.
+    text = extract_pdf(scan_of(_with_markers_boxed_full_height()).data).text
+    assert "Sphinx 3 tools\u00b3, an investigation" in text, text
+    assert "Error Rate (CER)\u2074. Interestingly" in text, text
+    for quote, outcome in (
+        ("developed using Carnegie Mellon University Sphinx 3 tools 3 , an investigation",
+         "verified"),
+        ("developed using Carnegie Mellon University Sphinx 3 tools3 , an investigation",
+         "verified"),
+        ("and Character Error Rate (CER)4 . Interestingly, we observe", "verified"),
+        ("developed using Carnegie Mellon University Sphinx 4 tools 3 , an investigation",
+         "quote-altered"),
+    ):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
 def _with_subscripts(size: float) -> bytes:
     """Prose in Tiro at ``size`` points with symbols whose subscript is set
     smaller and lowered, as a paper or a label prints T_half, C_max, AUC_0-24."""

@@ -588,3 +588,43 @@ def test_a_justified_line_of_a_two_line_cell_is_one_line_set_to_the_cells_rule()
     lines, _, _ = _read_hocr(_hocr(paragraphs), _SCALE, _SCALE, [], lambda: rules)
     assert lines[0][0].text == (
         "Fixed dose combination of Haloperidol with any anti-")
+
+
+def test_a_marker_boxed_the_lines_full_height_is_found_by_its_ink() -> None:
+    # Character boxes and ink as Tesseract and the page gave them on a
+    # paper's "tools³,": read "tools*," with confidence 0, the "*" and the
+    # comma boxed from the line's top (930) to below its baseline (968), so
+    # by its box the marker is not raised. Its ink is (929 to 951, x_size
+    # 41): read again, only its own columns on the picture.
+    chars = [("t", 1093, 942, 1104, 968), ("o", 1106, 947, 1126, 968),
+             ("o", 1118, 930, 1138, 974), ("l", 1128, 947, 1148, 968),
+             ("s", 1151, 937, 1178, 968), ("*", 1175, 930, 1185, 974),
+             (",", 1182, 930, 1208, 974)]
+    letters = [(1093, 942, 1104, 969), (1106, 947, 1126, 969), (1128, 947, 1148, 969),
+               (1130, 930, 1135, 969), (1151, 937, 1178, 969)]
+    marker, comma = (1182, 929, 1195, 952), (1201, 963, 1208, 974)
+    title = "bbox 296 930 1208 978; baseline 0 -10; x_size 41"
+
+    def read(confidence: int, ink: list[tuple[int, int, int, int]]
+             ) -> tuple[list[str], list[tuple[int, ...]]]:
+        asked: list[tuple[int, ...]] = []
+
+        def reread(areas: list[tuple[int, ...]]) -> list[str]:
+            asked.extend(areas)
+            return ["3"] * len(areas)  # what the enlarged picture reads
+
+        hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+                f'<p class="ocr_par">{_word_line(title, confidence, chars)}</p>'
+                "</div></body></html>").encode()
+        lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread,
+                                 None, _ink_columns(ink))
+        return [line.text for paragraph in lines for line in paragraph], asked
+
+    assert read(0, [*letters, marker, comma]) == (
+        ["tools\u00b3,"], [(1182, 929, 1195, 952, 1182, 1195)])
+    # A word read sure is left as read.
+    assert read(95, [*letters, marker, comma]) == (["tools*,"], [])
+    # Raised ink a quarter of the size tall is a quote mark, not a marker.
+    assert read(0, [*letters, (1182, 929, 1190, 939), comma]) == (["tools*,"], [])
+    # Ink reaching the baseline there is a letter, not a marker.
+    assert read(0, [*letters, (1182, 929, 1195, 968), comma]) == (["tools*,"], [])
