@@ -1575,7 +1575,7 @@ def ruling_lines(
 
     # Rectangles filled so far (unrotated page space, with their colour), the
     # last painted on top: what lies beside a filled rectangle's edge.
-    fills: list[tuple[float, float, float, float, tuple[float, ...]]] = []
+    fills = _Fills()
     for path in page.get_cdrawings():  # type: ignore[attr-defined]
         px0, py0, px1, py1 = path["rect"]
         qx0, qy0 = a * px0 + c * py0 + e, b * px0 + d * py0 + f
@@ -1586,7 +1586,9 @@ def ruling_lines(
             or max(qy0, qy1) < ay0 - slack or min(qy0, qy1) > ay1 + slack
         ):
             if colour is not None:
-                fills.extend((*item[1], colour) for item in path["items"] if item[0] == "re")
+                for item in path["items"]:
+                    if item[0] == "re":
+                        fills.add(*item[1], colour)
             continue
         for item in path["items"]:
             kind = item[0]
@@ -1609,7 +1611,7 @@ def ruling_lines(
                     if colour is None or not _unseen(edge, outward, colour, fills):
                         add(*edge)
             if colour is not None and kind == "re":
-                fills.append((*item[1], colour))
+                fills.add(*item[1], colour)
     return Rules(horizontal + _continuing(short_horizontal, horizontal),
                  vertical + _continuing(short_vertical, vertical))
 
@@ -1622,11 +1624,63 @@ def _solid_fill(path: dict) -> tuple[float, ...] | None:  # type: ignore[type-ar
     return tuple(fill)
 
 
+class _Fills:
+    """Rectangles filled so far on a page (unrotated page space, with their
+    colour), the last painted on top, and which lies on top at a point.
+    Each is filed under the squares of a coarse grid it covers, so a page
+    painted with thousands of fills (a shaded table of 2,400 cells took
+    0.4 s a page walking back through every fill for each edge) asks only
+    the fills of one square. A fill over more squares than a page has (an
+    odd matrix, an infinite box) is kept apart and asked every time."""
+
+    _SIDE = 36.0  # points: half an inch
+    _MOST_SQUARES = 1024
+
+    def __init__(self) -> None:
+        self._squares: dict[tuple[int, int], list[tuple[int, _Fill]]] = {}
+        self._large: list[tuple[int, _Fill]] = []
+        self._painted = 0
+
+    def add(self, x0: float, y0: float, x1: float, y1: float, colour: tuple[float, ...]) -> None:
+        self._painted += 1
+        entry = (self._painted, (x0, y0, x1, y1, colour))
+        side = self._SIDE
+        if not all(map(math.isfinite, (x0, y0, x1, y1))) or (
+            (x1 - x0) / side + 1) * ((y1 - y0) / side + 1) > self._MOST_SQUARES:
+            self._large.append(entry)
+            return
+        for i in range(math.floor(x0 / side), math.floor(x1 / side) + 1):
+            for j in range(math.floor(y0 / side), math.floor(y1 / side) + 1):
+                self._squares.setdefault((i, j), []).append(entry)
+
+    def top_at(self, x: float, y: float) -> tuple[float, ...] | None:
+        """The colour of the last fill painted over (x, y), or None (the paper)."""
+        best = 0
+        colour = None
+        # A fill holding the point is filed under the point's square (floor
+        # keeps the order of x0 <= x <= x1), so these are all that can hold it.
+        candidates = [self._large]
+        if math.isfinite(x) and math.isfinite(y):
+            square = (math.floor(x / self._SIDE), math.floor(y / self._SIDE))
+            candidates.append(self._squares.get(square, []))
+        for entries in candidates:
+            for painted, (fx0, fy0, fx1, fy1, fill) in reversed(entries):
+                if painted <= best:
+                    break
+                if fx0 <= x <= fx1 and fy0 <= y <= fy1:
+                    best, colour = painted, fill
+                    break
+        return colour
+
+
+_Fill = tuple[float, float, float, float, tuple[float, ...]]
+
+
 def _unseen(
     edge: tuple[float, float, float, float],
     outward: tuple[float, float],
     colour: tuple[float, ...],
-    fills: list[tuple[float, float, float, float, tuple[float, ...]]],
+    fills: _Fills,
 ) -> bool:
     """Whether the edge of a rectangle filled with ``colour`` (no stroke)
     cannot be seen: beside it, just outside (``outward``), lies the same
@@ -1637,11 +1691,9 @@ def _unseen(
     x0, y0, x1, y1 = edge
     x = (x0 + x1) / 2 + outward[0] * _RULE_SLACK / 2
     y = (y0 + y1) / 2 + outward[1] * _RULE_SLACK / 2
-    beside: tuple[float, ...] = (1.0,) * len(colour)  # the paper
-    for fx0, fy0, fx1, fy1, fill in reversed(fills):
-        if fx0 <= x <= fx1 and fy0 <= y <= fy1:
-            beside = fill
-            break
+    beside = fills.top_at(x, y)
+    if beside is None:
+        beside = (1.0,) * len(colour)  # the paper
     return len(beside) == len(colour) and all(
         abs(p - q) <= 0.01 for p, q in zip(beside, colour, strict=True))
 

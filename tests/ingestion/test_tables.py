@@ -7,6 +7,8 @@ MuPDF's own order runs down the columns; the rows must come from the layout.
 
 from __future__ import annotations
 
+import math
+import random
 from itertools import pairwise
 
 import pymupdf
@@ -17,6 +19,7 @@ from reviewer.ingestion.layout import Line
 from reviewer.ingestion.tables import (
     Rules,
     _cut_at_walls,
+    _Fills,
     _frame,
     _frame_around,
     _Region,
@@ -2160,3 +2163,38 @@ def test_a_grid_whose_first_column_reads_as_a_paragraph_above_rows_of_cells_read
         quote = " ".join(line for cell in row for line in cell)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+def test_the_fill_on_top_at_a_point_is_the_last_painted_there_whatever_its_size() -> None:
+    # _Fills files each fill under the squares of a grid it covers; the
+    # answer must be the plain walk back through every fill painted, on
+    # fills of every size (a cell, a band across the page, the page, one
+    # over more squares than a page has, an infinite one, one drawn
+    # backwards) and at points on their edges, between squares and off them.
+    rng = random.Random(20240601)
+    painted: list[tuple[float, float, float, float, tuple[float, ...]]] = []
+    fills = _Fills()
+    sizes = (2.0, 14.0, 36.0, 100.0, 612.0, 5000.0)
+    for k in range(600):
+        x0, y0 = rng.uniform(-50, 650), rng.uniform(-50, 830)
+        x1, y1 = x0 + rng.choice(sizes) * rng.random(), y0 + rng.choice(sizes) * rng.random()
+        if k % 97 == 0:
+            x0, x1 = x1, x0  # a box drawn backwards holds no point
+        if k % 151 == 0:
+            x1 = math.inf
+        colour = (round(rng.random(), 2),) * rng.choice((1, 3))
+        painted.append((x0, y0, x1, y1, colour))
+        fills.add(x0, y0, x1, y1, colour)
+
+    def walked(x: float, y: float) -> tuple[float, ...] | None:
+        for fx0, fy0, fx1, fy1, colour in reversed(painted):
+            if fx0 <= x <= fx1 and fy0 <= y <= fy1:
+                return colour
+        return None
+
+    points = [(rng.uniform(-60, 700), rng.uniform(-60, 900)) for _ in range(3000)]
+    points += [(fx0, fy1) for fx0, _fy0, _fx1, fy1, _c in painted[:200]]  # on edges
+    points += [(36.0 * i, 36.0 * j) for i in range(-1, 19) for j in range(-1, 24)]
+    answers = [fills.top_at(x, y) for x, y in points]
+    assert answers == [walked(x, y) for x, y in points]
+    assert sum(answer is None for answer in answers) not in (0, len(answers))
