@@ -633,7 +633,9 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
     # matcher's fuzzy match) and costs no look at its gaps.
     if dx > 0.99 and len(text) > 2 and text.count(" ") * _CHARS_A_SPACE < len(text):
         text, boxes = _word_gaps_spaced(text, boxes, spans)
-    elif dx > 0.99 and _DIGIT_PAIR.search(text):
+    if dx > 0.99 and _DIGIT_PAIR.search(text):
+        # Either way: a thin space is under half a space, which the word-gap
+        # rule asks of a line that has space glyphs.
         text, boxes = _digit_groups_spaced(text, boxes, spans)
     if not text.isprintable():  # a control character is never printable
         text = _CONTROL.sub(" ", text)
