@@ -190,11 +190,12 @@ def _found_in(
         + _context(region, alignment)
         if alignment.score >= threshold else ()
     )
-    if (not alignment.exact and not any(d.reasons for d in differences)
-            and (alignment.score >= threshold or len(quote.text) <= _SHORT_QUOTE)):
+    if not alignment.exact and not any(d.reasons for d in differences):
         # Below the threshold a short quote must be a whole item of the source
         # to be its alteration; with more words around it, one word put in for
-        # another no longer happens by chance.
+        # another no longer happens by chance. A long quote is looked at too:
+        # one long word swapped ("Berufsbezeichnung" for the German compound
+        # "Teilnahmebedingungen") takes even 120 characters under the threshold.
         whole = alignment.score < threshold and len(quote.text.split()) < _SWAP_ANYWHERE_WORDS
         # At or above the threshold compare() has just found no change of
         # meaning in the alignment's own window: word_swap() need not redo it.
@@ -211,11 +212,6 @@ def _found_in(
     return Found(label, shifted, differences)
 
 
-#: Quotes up to this many normalised characters can fall below the threshold
-#: with one word put in for another, and are checked for that
-#: (:func:`word_swap`); in a longer one a swapped word leaves the score above
-#: the threshold, and :func:`compare` names it.
-_SHORT_QUOTE = 120
 #: A quote of at least this many words that is the source's passage with one
 #: word put in for another is that passage altered, wherever it stands.
 _SWAP_ANYWHERE_WORDS = 6

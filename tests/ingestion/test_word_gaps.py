@@ -120,3 +120,49 @@ def test_a_gap_inside_a_kerned_line_is_no_word_gap() -> None:
     glyphs[5] = (glyphs[5][0], 0.12 * SIZE)
     document = extract_pdf(_glyphs_pdf(glyphs))
     assert "Leberfunktion" in document.text
+
+
+def _spaced_words_pdf(words: list[str], gaps: dict[int, float]) -> bytes:
+    """``words`` joined by space glyphs, with ``gaps[k]`` points (no glyph)
+    after the k-th character of the joined text."""
+    text = " ".join(words)
+    return _glyphs_pdf([(char, gaps.get(k, 0.0)) for k, char in enumerate(text)])
+
+
+@pytest.mark.parametrize("words", [
+    ["bei", "Nennspannungen", "bis", "1000", "V", "ein", "Schutz"],
+    # Long German words: under one space in eight characters, so the line is
+    # read for word gaps too, which want half a space.
+    ["Meldelampen", "oder", "Schraubsicherungen,", "bei", "Nennspannungen", "bis", "1000",
+     "V", "ein", "teilweiser"],
+])
+def test_a_thin_space_between_digit_groups_is_a_space(words: list[str]) -> None:
+    # A German regulation sets "1 000 V" with a kern of 0.135 em and no glyph
+    # between the thousands, on a line spaced with space glyphs: poppler reads
+    # "1 000", MuPDF "1000", and a quote ending at the "1" of the line as
+    # printed read as "1" for "1000".
+    after_one = " ".join(words).index(" 1000") + 1
+    document = extract_pdf(_spaced_words_pdf(words, {after_one: 0.135 * SIZE}))
+    assert "bis 1 000 V ein" in document.text
+
+    report = verify_answer('It applies "bei Nennspannungen bis 1000 V" [S1].',
+                           {"S1": document.text})
+    assert report.citations[0].outcome in ("verified", "verified-fuzzy")
+
+
+def test_a_gap_in_digits_that_are_no_thousands_stays_in_the_number() -> None:
+    # The same gap after four digits, or before two, groups no thousands: a
+    # font drawn wider than its boxes, not a separator.
+    words = ["Lot", "1234567", "and", "item", "2025", "end"]
+    gaps = {len("Lot 1234") - 1: 0.135 * SIZE, len("Lot 1234567 and item 20") - 1: 0.135 * SIZE}
+    document = extract_pdf(_spaced_words_pdf(words, gaps))
+    assert "Lot 1234567 and item 2025 end" in document.text
+
+
+def test_gaps_that_leave_a_short_group_split_no_number() -> None:
+    # "2185 16" read from gaps after the "2" and the "5": the last group has
+    # two digits, so the gaps are the font's, not thousands.
+    words = ["Code", "218516", "here"]
+    gaps = {len("Code 2") - 1: 0.135 * SIZE, len("Code 2185") - 1: 0.135 * SIZE}
+    document = extract_pdf(_spaced_words_pdf(words, gaps))
+    assert "Code 218516 here" in document.text

@@ -1235,6 +1235,13 @@ def test_a_short_quote_is_not_an_alteration_of_a_phrase_it_cuts_into() -> None:
          "lay any\nDuty of Tonnage, keep Troops, or Ships of War in time of\nPeace", "Ships"),
         # A number put in for another in a short title.
         ("Persuasion (2022 film)", "Films:\nPersuasion (1995 film)\nEmma (novel)\n", "1995"),
+        # Over 120 characters, but a German compound of 20 letters put in for
+        # another takes the score under the threshold all the same.
+        ("Gewinnspiele mit Werbecharakter müssen klar als solche erkennbar und die "
+         "Berufsbezeichnung leicht zugänglich sein sowie klar",
+         "4. Preisausschreiben oder Gewinnspiele mit Werbecharakter müssen klar als solche "
+         "erkennbar und die\nTeilnahmebedingungen leicht zugänglich sein sowie klar und "
+         "unzweideutig angegeben werden.", "Teilnahmebedingungen"),
     ],
 )
 def test_a_passage_with_one_word_put_in_for_another_is_altered_below_the_threshold(
