@@ -633,7 +633,18 @@ def _ruled(region: _Region, rules: Rules, gaps: list[bool] | None = None) -> boo
         ruled for ruled, below in zip(gaps[first:], region.rows[first + 1 :], strict=False)
         if below.tabular
     ]
-    return sum(between) >= max(2, _RULED_SHARE * len(between))
+    count = sum(between)
+    if count >= max(2, _RULED_SHARE * len(between)):
+        return True
+    # Two rows of a grid (walls, a frame) carried over from the page before,
+    # each of several printed lines of cells: one rule parts them. Not when
+    # that rule is under the first row of cells (heads ruled off a framed
+    # table whose rows are not), and only inside a closed frame (a rule across
+    # an open table may be anything's).
+    return (
+        count == 1 and not between[0] and count >= _RULED_SHARE * len(between)
+        and _frame(region, rules) is not None
+    )
 
 
 def _table_rows(

@@ -2160,3 +2160,86 @@ def test_a_grid_whose_first_column_reads_as_a_paragraph_above_rows_of_cells_read
         quote = " ".join(line for cell in row for line in cell)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A dose-modification grid (walls, a rule under every row) whose cells hold
+# several lines each, set so that most printed lines hold three pieces, one
+# in each column ("Hyperuricemia [see | Grade 3 or | Withhold ..."), each
+# cell's text wrapped at its wall: only the rules and the wrapping tell its
+# rows apart. Its columns are as wide as their longest first line.
+_DOSE_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("Hyperuricemia [see", "Warnings and Precautions", "(5.5)]"), ("Grade 3 or", "Grade 4"),
+     ("Withhold the drug until improvement", "of signs or symptoms.",
+      "Resume the drug at same or reduced", "dose.")),
+    (("Other Clinically Relevant", "Adverse Reactions [see", "Adverse Reactions (6.1)]"),
+     ("Intolerable", "Grade 2 or", "Grade 3 or", "Grade 4"),
+     ("Withhold the drug until Grade 1 or", "baseline.",
+      "Resume at the same or reduced dose if", "resolution occurs within 4 weeks.")),
+    (("Creatine Phosphokinase", "(CPK) Elevation [see", "Warnings and Precautions", "(5.4)]"),
+     ("CPK elevation", "greater than 5", "times ULN on", "two tests"),
+     ("Withhold until recovery to baseline", "or to less than or equal to 2.5 times",
+      "ULN, then resume at same dose.")),
+)
+_DOSE_NOTE = "*Graded per Common Terminology Criteria for Adverse Events v4.03"
+
+
+def _dose_pdf(rows: tuple[tuple[tuple[str, ...], ...], ...], *, tall_last: bool = False) -> bytes:
+    """The grid of ``rows`` at the top of a page (a table carried on from the
+    page before: no heads), printed line by line across each row as Word
+    writes it, a note and a paragraph under it; ``tall_last``: its last
+    row's band runs on well below its text (the height the label's writer
+    gave it), its bottom rule four lines under the last line."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading, pad = 11.0, 14.0, 9.0
+    walls = [72.0]
+    for column in range(3):
+        widest = max(pymupdf.get_text_length(line, fontname="tiro", fontsize=size)
+                     for row in rows for line in row[column][:1])
+        walls.append(walls[-1] + pad + widest + pad)
+    tops = [60.0]
+    for r, row in enumerate(rows):
+        lines = max(len(cell) for cell in row)
+        extra = 4 * leading if tall_last and r == len(rows) - 1 else 0.0
+        tops.append(tops[-1] + lines * leading + 6 + extra)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for r, row in enumerate(rows):
+        for k in range(max(len(cell) for cell in row)):
+            for column, cell in enumerate(row):
+                if k < len(cell):
+                    page.insert_text((walls[column] + pad, tops[r] + 13 + k * leading),
+                                     cell[k], fontsize=size, fontname="tiro")
+    y = tops[-1] + 12
+    page.insert_text((walls[0], y), _DOSE_NOTE, fontsize=9, fontname="tiro")
+    for line in ("Take the drug at approximately the same time each day with or without",
+                 "food, and swallow the capsules whole without opening or crushing them."):
+        y += 24
+        page.insert_text((walls[0], y), line, fontsize=size, fontname="tiro")
+    return doc.tobytes()
+
+
+def _reads_by_rows_and_cells(doc: ExtractedDocument,
+                             rows: tuple[tuple[tuple[str, ...], ...], ...]) -> None:
+    for row in rows:
+        for cell in row:
+            quote = " ".join(cell)
+            start, end = _verified_range(doc, quote)
+            assert " ".join(doc.text[start:end].split()) == quote
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+def test_a_grid_of_two_rows_carried_over_from_the_page_before_reads_by_its_rules() -> None:
+    # Before: one rule between its rows of cells was too few to call the
+    # table ruled, so each printed line of three pieces read as a row of its
+    # own ("Warnings and Precautions Grade 4 of signs or symptoms."). Its
+    # second row is left out here: its severity cell breaks its lines with
+    # room to spare ("Grade 2 or / Grade 3 or"), so its third line, under a
+    # short line of the last cell, still starts a row (not fixed).
+    doc = extract_pdf(_dose_pdf(_DOSE_ROWS[:2]))
+    _reads_by_rows_and_cells(doc, _DOSE_ROWS[:1])
+
