@@ -444,10 +444,42 @@ def _last_lines_over_bottom_rule(
         above = row
     while taken:
         bottom = taken[-1]
-        if any(bottom.y1 - _RULE_SLACK <= y <= bottom.y1 + line_height for y in across):
+        after = rows[index + len(taken) + 1] if index + len(taken) + 1 < len(rows) else None
+        if any(bottom.y1 - _RULE_SLACK <= y <= bottom.y1 + line_height for y in across) or (
+            _walled_down_to_rule(region, bottom, after, across, rules)
+        ):
             region.rows.extend(taken)
             return
         taken.pop()
+
+
+def _walled_down_to_rule(
+    region: _Region, bottom: _TextRow, after: _TextRow | None, across: list[float],
+    rules: Rules,
+) -> bool:
+    """Whether ``bottom`` lies in a grid's last band that runs on below it:
+    the table's left border runs down from it to the next rule across the
+    table, and no text row (``after``, the next on the page) stands between.
+    A writer gives a row the height it likes (a dose-modification grid's
+    last row, its cells' lines at the band's top, the rule four lines under
+    them); a note under an open table has no border beside it."""
+    below = [y for y in across if y >= bottom.y1 - _RULE_SLACK]
+    if not below:
+        return False
+    rule = min(below)
+    if (
+        after is not None and after.y0 < rule
+        and min(after.x1, region.x1) > max(after.x0, region.x0)
+    ):
+        return False
+    # The border: a vertical rule a little left of the table's first column
+    # (its cells' padding), drawn whole or cell by cell.
+    reach = 2 * (bottom.y1 - bottom.y0)
+    spans: dict[int, list[tuple[float, float]]] = {}
+    for y0, y1, x in rules.vertical:
+        if region.x0 - reach <= x <= region.x0 + _RULE_SLACK:
+            spans.setdefault(round(x), []).append((y0, y1))
+    return any(_covers(segments, bottom.y0, rule) for segments in spans.values())
 
 
 def _heads_band(region: _Region, rows: list[_TextRow], line_height: float) -> bool:

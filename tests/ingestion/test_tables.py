@@ -2243,3 +2243,11 @@ def test_a_grid_of_two_rows_carried_over_from_the_page_before_reads_by_its_rules
     doc = extract_pdf(_dose_pdf(_DOSE_ROWS[:2]))
     _reads_by_rows_and_cells(doc, _DOSE_ROWS[:1])
 
+
+def test_a_last_rows_lines_high_in_a_tall_band_of_a_grid_read_with_its_row() -> None:
+    # Before: the last row's first-column lines under its last row of three
+    # pieces ("(5.4)]", beside "times ULN") were let go as lines after the
+    # table, since the rule across its bottom lay four lines below them, not
+    # right under them; the row read without them, and they after the table.
+    doc = extract_pdf(_dose_pdf(_DOSE_ROWS, tall_last=True))
+    _reads_by_rows_and_cells(doc, _DOSE_ROWS[2:])
