@@ -893,17 +893,18 @@ def _free_grids(
     lines: list[Line], rules: Rules, taken: set[int]
 ) -> list[tuple[list[Line], list[Block]]]:
     """Closed grids of rules around text no table found from the text took:
-    two columns or more (a medicine | its forms), :data:`_MIN_ROWS` bands or
-    more (a row of heads and two rows), text in two columns of two bands at
-    least; each read by its rules as :func:`_grid` reads one (its rows need no
-    row of three cells on one baseline, nor a line outside a paragraph). The
-    lines inside each grid and its rows as blocks."""
+    two columns or more (a medicine | its forms), two bands or more (the two
+    rows of a dosing table whose heads a column break left behind, or a row
+    of heads and rows), text in two columns of two bands at least; each read
+    by its rules as :func:`_grid` reads one (its rows need no row of three
+    cells on one baseline, nor a line outside a paragraph). The lines inside
+    each grid and its rows as blocks."""
     found: list[tuple[list[Line], list[Block]]] = []
-    # Three walls (two borders and one between) and four rules across at
+    # Three walls (two borders and one between) and three rules across at
     # least, or no grid: most pages stop here.
     if (
         len({round(x) for _y0, _y1, x in rules.vertical}) < _MIN_ROWS
-        or len(rules.horizontal) < _MIN_ROWS + 1
+        or len(rules.horizontal) < _MIN_ROWS
     ):
         return found
     seen: set[int] = set()
@@ -923,7 +924,7 @@ def _free_grids(
         seen.update(id(ln) for ln in inside)
         if any(id(ln) in taken for ln in inside):
             continue  # a table found from the text reads it already, or part of it
-        if len(_bands(frame, rules)) < _MIN_ROWS + 1:
+        if len(_bands(frame, rules)) < _MIN_ROWS:  # two bands: top, between, bottom
             continue
         rows = _read_grid(frame, inside, rules)
         if rows is None:

@@ -2251,3 +2251,59 @@ def test_a_last_rows_lines_high_in_a_tall_band_of_a_grid_read_with_its_row() -> 
     # right under them; the row read without them, and they after the table.
     doc = extract_pdf(_dose_pdf(_DOSE_ROWS, tall_last=True))
     _reads_by_rows_and_cells(doc, _DOSE_ROWS[2:])
+
+
+# A dosing table split over a highlights page's two columns: its heads at the
+# foot of the left column, its two rows in a closed grid at the top of the
+# right one (walls, a rule between the rows), written column by column so
+# that MuPDF's order runs down the ages, then down the doses. A ruled table of
+# three columns higher in the left column (the adult doses).
+_CHILD_DOSES = (("Birth to less than 6 years", "22.5 mg/kg (maximum of 1,500 mg)"),
+                ("6 to less than 18 years", "18 mg/kg (maximum of 1,500 mg)"))
+_ADULT_DOSES = (("Estimated Creatinine", "Single Dose", "Two-Dose Regimen"),
+                ("30 mL/min and above", "1,500 mg", "1,000 mg then 500 mg"),
+                ("Less than 30 mL/min", "1,125 mg", "750 mg then 375 mg"))
+
+
+def _split_dosing_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size = 8.0
+    # The left column: the adult table, then the heads of the children's.
+    walls, tops = (36.0, 130.0, 190.0, 290.0), [100.0, 116.0, 132.0, 148.0]
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for r, row in enumerate(_ADULT_DOSES):
+        for x, cell in zip(walls, row, strict=False):
+            page.insert_text((x + 4, tops[r] + 11), cell, fontsize=size)
+    page.insert_text((36, 180), "Dosage in Pediatric Patients with CLcr 30 mL/min and above",
+                     fontsize=size)
+    page.draw_line((36, 186), (290, 186), width=0.5)
+    page.insert_text((74, 196), "Age Range", fontsize=size)
+    page.insert_text((168, 196), "Dosage (Single Dose Regimen)", fontsize=size)
+    page.draw_line((36, 200), (290, 200), width=0.5)
+    # The right column: the two rows, ages first, then doses.
+    walls, tops = (322.0, 435.0, 576.0), [36.0, 47.0, 58.0]
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column in range(2):
+        for r, row in enumerate(_CHILD_DOSES):
+            page.insert_text((walls[column] + 6, tops[r] + 8.5), row[column], fontsize=size)
+    for k, line in enumerate(("Dosage adjustment in pediatric patients with CLcr less than",
+                              "30 mL/min has not been studied.")):
+        page.insert_text((330, 72 + 10 * k), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_closed_grid_of_two_rows_and_two_columns_reads_by_its_rows() -> None:
+    # Before: a free grid needed three rows or more (heads and two rows), so
+    # the two rows read as MuPDF gives them: both ages, then both doses.
+    doc = extract_pdf(_split_dosing_pdf())
+    for row in _CHILD_DOSES:
+        quote = " ".join(row)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
