@@ -243,6 +243,52 @@ def _mark_justified(rows: list[_TextRow], line_height: float) -> None:
                 break
 
 
+def _join_justified(rows: list[_TextRow], line_height: float) -> None:
+    """Join into one piece the words of a justified line set wide apart inside
+    one column of prose among several: pieces of a row, two or more, set
+    evenly apart, that run from the left edge to the right edge of a line of
+    prose right above or below them (within a line height at each end). Two
+    columns of a reference list justify their narrow lines ("availbel
+    at:", "education:   Systemic   lupus"), and the words of each, beside the
+    other column's line, made a row of three pieces or more, so the two
+    columns read as a table, line by line across both. A row of cells is
+    never flush at both ends with a line of prose set right above or below
+    it, its gutters all one width."""
+    for index, row in enumerate(rows):
+        if len(row.pieces) < 2:
+            continue
+        neighbours = [
+            other for other in rows[max(0, index - 1) : index] + rows[index + 1 : index + 2]
+            if max(other.y0 - row.y1, row.y0 - other.y1) <= _WRAP_GAP_LINES * line_height
+        ]
+        lines = [p for other in neighbours for p in other.pieces if p.prose]
+        if not lines:
+            continue
+        pieces: list[_Piece] = []
+        k = 0
+        while k < len(row.pieces):
+            start = row.pieces[k]
+            end = next(
+                (
+                    j for line in lines
+                    if abs(start.x0 - line.x0) <= line_height
+                    for j in range(len(row.pieces) - 1, k, -1)
+                    if abs(row.pieces[j].x1 - line.x1) <= line_height
+                ),
+                None,
+            )
+            if end is not None:
+                run = row.pieces[k : end + 1]
+                gaps = [b.x0 - a.x1 for a, b in pairwise(run)]
+                if max(gaps) - min(gaps) <= 0.25 * line_height:
+                    pieces.append(_piece_of([ln for p in run for ln in p.lines]))
+                    k = end + 1
+                    continue
+            pieces.append(start)
+            k += 1
+        row.pieces = pieces
+
+
 def _spans_cells(row: _TextRow, cells: _TextRow) -> bool:
     """Whether ``row`` is prose across two cells or more of the row of
     ``cells``: a note set under a table, not the next line of one of its
@@ -254,6 +300,7 @@ def _spans_cells(row: _TextRow, cells: _TextRow) -> bool:
 
 def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
     """Runs of text rows that form tables."""
+    _join_justified(rows, line_height)
     _mark_justified(rows, line_height)
     regions: list[_Region] = []
     current: _Region | None = None

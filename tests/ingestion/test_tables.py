@@ -2307,3 +2307,64 @@ def test_a_closed_grid_of_two_rows_and_two_columns_reads_by_its_rows() -> None:
         quote = " ".join(row)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A reference list in two narrow columns, justified, each entry's number
+# hanging out left of its lines: lines beside a long link's end leave a few
+# words spread across the column ("available          at:", "education:
+# Systemic   lupus"), a gutter apart each, beside the other column's line. A
+# line is a tuple of its words, set to fill the column, or a link, which
+# fills it (a string).
+_REFERENCES: tuple[tuple[tuple[str, ...] | str, ...], ...] = (
+    (("20-", "Hassan,", "M.", "(2019).", "Acupuncture", "for"),
+     ("chronic", "pain", "and", "fatigue", "in", "lupus"),
+     ("erythematosus:", "a", "case", "report."),
+     ("available", "at:"),
+     "https://www.example.com/lupus/diet",
+     ("21-", "Lupus", "diet", "and", "nutrition", "available"),
+     ("at:",),
+     "https://www.example.com/contents/s"),
+    (("Rheumatic", "Diseases.", "available", "at"),
+     ("https://scholar.example.org/",),
+     ("25-", "Wallace,", "(2020).", "Patient"),
+     ("education:", "Systemic", "lupus"),
+     ("erythematosus", "(Beyond", "the", "Basics)."),
+     ("available", "at"),
+     "https://www.example.com/lupus/diet",
+     ("26-", "Garcia,", "B.,", "Lopez,", "J.", "and", "Ruiz,", "P.")),
+)
+_REFERENCE_COLUMNS = ((72.0, 252.0), (311.0, 491.0))
+_HANGING = 18.0
+
+
+def _references_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading = 11.0, 13.8
+    for (left, right), lines in zip(_REFERENCE_COLUMNS, _REFERENCES, strict=True):
+        for k, line in enumerate(lines):
+            y = 80 + k * leading
+            numbered = not isinstance(line, str) and line[0][:-1].isdigit()
+            x = left if numbered else left + _HANGING
+            if isinstance(line, str) or len(line) == 1:
+                page.insert_text((x, y), line if isinstance(line, str) else line[0],
+                                 fontsize=size, fontname="tiro")
+                continue
+            widths = [pymupdf.get_text_length(w, fontname="tiro", fontsize=size) for w in line]
+            gap = (right - x - sum(widths)) / (len(line) - 1)
+            for word, width in zip(line, widths, strict=True):
+                page.insert_text((x, y), word, fontsize=size, fontname="tiro")
+                x += width + gap
+    return doc.tobytes()
+
+
+def test_two_justified_columns_of_prose_are_no_table() -> None:
+    # Before: the words of each column's widely spaced lines, beside the
+    # other column's line, made rows of three pieces or more, and the two
+    # columns read as a table, line by line across both ("available at:
+    # education: Systemic lupus").
+    doc = extract_pdf(_references_pdf())
+    for lines in _REFERENCES:
+        quote = " ".join(line if isinstance(line, str) else " ".join(line) for line in lines)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
