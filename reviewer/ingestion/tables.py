@@ -971,10 +971,17 @@ def _free_grids(
         seen.update(id(ln) for ln in inside)
         if any(id(ln) in taken for ln in inside):
             continue  # a table found from the text reads it already, or part of it
-        if len(_bands(frame, rules)) < _MIN_ROWS:  # two bands: top, between, bottom
+        rules_across = len(_bands(frame, rules))
+        if rules_across < _MIN_ROWS:  # two bands: top, between, bottom
             continue
         rows = _read_grid(frame, inside, rules)
         if rows is None:
+            continue
+        # Two bands are too few to tell rows of values stacked in a band
+        # from lists side by side ("Preferred | Nonpreferred", each a list
+        # of medicines): a grid of two bands is read only where each band
+        # is one row.
+        if rules_across == _MIN_ROWS and len(rows) > rules_across - 1:
             continue
         # Text in two columns of two rows at least: a grid, not a box
         # around a paragraph or a ruled list.

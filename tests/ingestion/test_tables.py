@@ -2368,3 +2368,38 @@ def test_two_justified_columns_of_prose_are_no_table() -> None:
         quote = " ".join(line if isinstance(line, str) else " ".join(line) for line in lines)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A preferred-drug list's section: a closed grid of two bands, its heads and
+# one band holding two lists side by side, each of two lines level with the
+# other's ("Preferred | Nonpreferred"), the preferred list written first.
+_PREFERRED = (("ANDRODERM (TRANSDERM)", "ANDROGEL GEL PACKET (TRANSDERM.)"),
+              ("AXIRON (TRANSDERM)", "FORTESTA (TRANSDERM)"))
+
+
+def _preferred_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((40, 50), "ANDROGENIC AGENTS section updated 10-1-2021", fontsize=11)
+    walls, tops = (36.0, 340.0, 646.0 - 40), (56.0, 68.0, 98.0)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for x, head in zip(walls, ("Preferred", "Nonpreferred"), strict=False):
+        page.insert_text((x + 4, tops[0] + 9), head, fontsize=9)
+    for x, names in zip(walls, _PREFERRED, strict=False):
+        for k, name in enumerate(names):
+            page.insert_text((x + 4, tops[1] + 11 + 12 * k), name, fontsize=9)
+    return doc.tobytes()
+
+
+def test_two_lists_side_by_side_in_a_grid_of_two_bands_read_each_down() -> None:
+    # Before (with grids of two bands read by their rules): the band's
+    # lines read across as rows of values, "ANDRODERM (TRANSDERM) AXIRON
+    # (TRANSDERM)", pairing two lists line by line.
+    doc = extract_pdf(_preferred_pdf())
+    for names in _PREFERRED:
+        quote = " ".join(names)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
