@@ -283,6 +283,52 @@ def _mark_justified(rows: list[_TextRow], line_height: float) -> None:
                 break
 
 
+def _join_justified(rows: list[_TextRow], line_height: float) -> None:
+    """Join into one piece the words of a justified line set wide apart inside
+    one column of prose among several: pieces of a row, two or more, set
+    evenly apart, that run from the left edge to the right edge of a line of
+    prose right above or below them (within a line height at each end). Two
+    columns of a reference list justify their narrow lines ("availbel
+    at:", "education:   Systemic   lupus"), and the words of each, beside the
+    other column's line, made a row of three pieces or more, so the two
+    columns read as a table, line by line across both. A row of cells is
+    never flush at both ends with a line of prose set right above or below
+    it, its gutters all one width."""
+    for index, row in enumerate(rows):
+        if len(row.pieces) < 2:
+            continue
+        neighbours = [
+            other for other in rows[max(0, index - 1) : index] + rows[index + 1 : index + 2]
+            if max(other.y0 - row.y1, row.y0 - other.y1) <= _WRAP_GAP_LINES * line_height
+        ]
+        lines = [p for other in neighbours for p in other.pieces if p.prose]
+        if not lines:
+            continue
+        pieces: list[_Piece] = []
+        k = 0
+        while k < len(row.pieces):
+            start = row.pieces[k]
+            end = next(
+                (
+                    j for line in lines
+                    if abs(start.x0 - line.x0) <= line_height
+                    for j in range(len(row.pieces) - 1, k, -1)
+                    if abs(row.pieces[j].x1 - line.x1) <= line_height
+                ),
+                None,
+            )
+            if end is not None:
+                run = row.pieces[k : end + 1]
+                gaps = [b.x0 - a.x1 for a, b in pairwise(run)]
+                if max(gaps) - min(gaps) <= 0.25 * line_height:
+                    pieces.append(_piece_of([ln for p in run for ln in p.lines]))
+                    k = end + 1
+                    continue
+            pieces.append(start)
+            k += 1
+        row.pieces = pieces
+
+
 def _spans_cells(row: _TextRow, cells: _TextRow) -> bool:
     """Whether ``row`` is prose across two cells or more of the row of
     ``cells``: a note set under a table, not the next line of one of its
@@ -294,6 +340,7 @@ def _spans_cells(row: _TextRow, cells: _TextRow) -> bool:
 
 def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
     """Runs of text rows that form tables."""
+    _join_justified(rows, line_height)
     _mark_justified(rows, line_height)
     regions: list[_Region] = []
     current: _Region | None = None
@@ -484,10 +531,42 @@ def _last_lines_over_bottom_rule(
         above = row
     while taken:
         bottom = taken[-1]
-        if any(bottom.y1 - _RULE_SLACK <= y <= bottom.y1 + line_height for y in across):
+        after = rows[index + len(taken) + 1] if index + len(taken) + 1 < len(rows) else None
+        if any(bottom.y1 - _RULE_SLACK <= y <= bottom.y1 + line_height for y in across) or (
+            _walled_down_to_rule(region, bottom, after, across, rules)
+        ):
             region.rows.extend(taken)
             return
         taken.pop()
+
+
+def _walled_down_to_rule(
+    region: _Region, bottom: _TextRow, after: _TextRow | None, across: list[float],
+    rules: Rules,
+) -> bool:
+    """Whether ``bottom`` lies in a grid's last band that runs on below it:
+    the table's left border runs down from it to the next rule across the
+    table, and no text row (``after``, the next on the page) stands between.
+    A writer gives a row the height it likes (a dose-modification grid's
+    last row, its cells' lines at the band's top, the rule four lines under
+    them); a note under an open table has no border beside it."""
+    below = [y for y in across if y >= bottom.y1 - _RULE_SLACK]
+    if not below:
+        return False
+    rule = min(below)
+    if (
+        after is not None and after.y0 < rule
+        and min(after.x1, region.x1) > max(after.x0, region.x0)
+    ):
+        return False
+    # The border: a vertical rule a little left of the table's first column
+    # (its cells' padding), drawn whole or cell by cell.
+    reach = 2 * (bottom.y1 - bottom.y0)
+    spans: dict[int, list[tuple[float, float]]] = {}
+    for y0, y1, x in rules.vertical:
+        if region.x0 - reach <= x <= region.x0 + _RULE_SLACK:
+            spans.setdefault(round(x), []).append((y0, y1))
+    return any(_covers(segments, bottom.y0, rule) for segments in spans.values())
 
 
 def _heads_band(region: _Region, rows: list[_TextRow], line_height: float) -> bool:
@@ -673,7 +752,18 @@ def _ruled(region: _Region, rules: Rules, gaps: list[bool] | None = None) -> boo
         ruled for ruled, below in zip(gaps[first:], region.rows[first + 1 :], strict=False)
         if below.tabular
     ]
-    return sum(between) >= max(2, _RULED_SHARE * len(between))
+    count = sum(between)
+    if count >= max(2, _RULED_SHARE * len(between)):
+        return True
+    # Two rows of a grid (walls, a frame) carried over from the page before,
+    # each of several printed lines of cells: one rule parts them. Not when
+    # that rule is under the first row of cells (heads ruled off a framed
+    # table whose rows are not), and only inside a closed frame (a rule across
+    # an open table may be anything's).
+    return (
+        count == 1 and not between[0] and count >= _RULED_SHARE * len(between)
+        and _frame(region, rules) is not None
+    )
 
 
 def _table_rows(
@@ -893,17 +983,18 @@ def _free_grids(
     lines: list[Line], rules: Rules, taken: set[int]
 ) -> list[tuple[list[Line], list[Block]]]:
     """Closed grids of rules around text no table found from the text took:
-    two columns or more (a medicine | its forms), :data:`_MIN_ROWS` bands or
-    more (a row of heads and two rows), text in two columns of two bands at
-    least; each read by its rules as :func:`_grid` reads one (its rows need no
-    row of three cells on one baseline, nor a line outside a paragraph). The
-    lines inside each grid and its rows as blocks."""
+    two columns or more (a medicine | its forms), two bands or more (the two
+    rows of a dosing table whose heads a column break left behind, or a row
+    of heads and rows), text in two columns of two bands at least; each read
+    by its rules as :func:`_grid` reads one (its rows need no row of three
+    cells on one baseline, nor a line outside a paragraph). The lines inside
+    each grid and its rows as blocks."""
     found: list[tuple[list[Line], list[Block]]] = []
-    # Three walls (two borders and one between) and four rules across at
+    # Three walls (two borders and one between) and three rules across at
     # least, or no grid: most pages stop here.
     if (
         len({round(x) for _y0, _y1, x in rules.vertical}) < _MIN_ROWS
-        or len(rules.horizontal) < _MIN_ROWS + 1
+        or len(rules.horizontal) < _MIN_ROWS
     ):
         return found
     seen: set[int] = set()
@@ -923,10 +1014,17 @@ def _free_grids(
         seen.update(id(ln) for ln in inside)
         if any(id(ln) in taken for ln in inside):
             continue  # a table found from the text reads it already, or part of it
-        if len(_bands(frame, rules)) < _MIN_ROWS + 1:
+        rules_across = len(_bands(frame, rules))
+        if rules_across < _MIN_ROWS:  # two bands: top, between, bottom
             continue
         rows = _read_grid(frame, inside, rules)
         if rows is None:
+            continue
+        # Two bands are too few to tell rows of values stacked in a band
+        # from lists side by side ("Preferred | Nonpreferred", each a list
+        # of medicines): a grid of two bands is read only where each band
+        # is one row.
+        if rules_across == _MIN_ROWS and len(rows) > rules_across - 1:
             continue
         # Text in two columns of two rows at least: a grid, not a box
         # around a paragraph or a ruled list.

@@ -2198,3 +2198,246 @@ def test_the_fill_on_top_at_a_point_is_the_last_painted_there_whatever_its_size(
     answers = [fills.top_at(x, y) for x, y in points]
     assert answers == [walked(x, y) for x, y in points]
     assert sum(answer is None for answer in answers) not in (0, len(answers))
+
+
+# A dose-modification grid (walls, a rule under every row) whose cells hold
+# several lines each, set so that most printed lines hold three pieces, one
+# in each column ("Hyperuricemia [see | Grade 3 or | Withhold ..."), each
+# cell's text wrapped at its wall: only the rules and the wrapping tell its
+# rows apart. Its columns are as wide as their longest first line.
+_DOSE_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("Hyperuricemia [see", "Warnings and Precautions", "(5.5)]"), ("Grade 3 or", "Grade 4"),
+     ("Withhold the drug until improvement", "of signs or symptoms.",
+      "Resume the drug at same or reduced", "dose.")),
+    (("Other Clinically Relevant", "Adverse Reactions [see", "Adverse Reactions (6.1)]"),
+     ("Intolerable", "Grade 2 or", "Grade 3 or", "Grade 4"),
+     ("Withhold the drug until Grade 1 or", "baseline.",
+      "Resume at the same or reduced dose if", "resolution occurs within 4 weeks.")),
+    (("Creatine Phosphokinase", "(CPK) Elevation [see", "Warnings and Precautions", "(5.4)]"),
+     ("CPK elevation", "greater than 5", "times ULN on", "two tests"),
+     ("Withhold until recovery to baseline", "or to less than or equal to 2.5 times",
+      "ULN, then resume at same dose.")),
+)
+_DOSE_NOTE = "*Graded per Common Terminology Criteria for Adverse Events v4.03"
+
+
+def _dose_pdf(rows: tuple[tuple[tuple[str, ...], ...], ...], *, tall_last: bool = False) -> bytes:
+    """The grid of ``rows`` at the top of a page (a table carried on from the
+    page before: no heads), printed line by line across each row as Word
+    writes it, a note and a paragraph under it; ``tall_last``: its last
+    row's band runs on well below its text (the height the label's writer
+    gave it), its bottom rule four lines under the last line."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading, pad = 11.0, 14.0, 9.0
+    walls = [72.0]
+    for column in range(3):
+        widest = max(pymupdf.get_text_length(line, fontname="tiro", fontsize=size)
+                     for row in rows for line in row[column][:1])
+        walls.append(walls[-1] + pad + widest + pad)
+    tops = [60.0]
+    for r, row in enumerate(rows):
+        lines = max(len(cell) for cell in row)
+        extra = 4 * leading if tall_last and r == len(rows) - 1 else 0.0
+        tops.append(tops[-1] + lines * leading + 6 + extra)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for r, row in enumerate(rows):
+        for k in range(max(len(cell) for cell in row)):
+            for column, cell in enumerate(row):
+                if k < len(cell):
+                    page.insert_text((walls[column] + pad, tops[r] + 13 + k * leading),
+                                     cell[k], fontsize=size, fontname="tiro")
+    y = tops[-1] + 12
+    page.insert_text((walls[0], y), _DOSE_NOTE, fontsize=9, fontname="tiro")
+    for line in ("Take the drug at approximately the same time each day with or without",
+                 "food, and swallow the capsules whole without opening or crushing them."):
+        y += 24
+        page.insert_text((walls[0], y), line, fontsize=size, fontname="tiro")
+    return doc.tobytes()
+
+
+def _reads_by_rows_and_cells(doc: ExtractedDocument,
+                             rows: tuple[tuple[tuple[str, ...], ...], ...]) -> None:
+    for row in rows:
+        for cell in row:
+            quote = " ".join(cell)
+            start, end = _verified_range(doc, quote)
+            assert " ".join(doc.text[start:end].split()) == quote
+        quote = " ".join(line for cell in row for line in cell)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+def test_a_grid_of_two_rows_carried_over_from_the_page_before_reads_by_its_rules() -> None:
+    # Before: one rule between its rows of cells was too few to call the
+    # table ruled, so each printed line of three pieces read as a row of its
+    # own ("Warnings and Precautions Grade 4 of signs or symptoms."). Its
+    # second row is left out here: its severity cell breaks its lines with
+    # room to spare ("Grade 2 or / Grade 3 or"), so its third line, under a
+    # short line of the last cell, still starts a row (not fixed).
+    doc = extract_pdf(_dose_pdf(_DOSE_ROWS[:2]))
+    _reads_by_rows_and_cells(doc, _DOSE_ROWS[:1])
+
+
+def test_a_last_rows_lines_high_in_a_tall_band_of_a_grid_read_with_its_row() -> None:
+    # Before: the last row's first-column lines under its last row of three
+    # pieces ("(5.4)]", beside "times ULN") were let go as lines after the
+    # table, since the rule across its bottom lay four lines below them, not
+    # right under them; the row read without them, and they after the table.
+    doc = extract_pdf(_dose_pdf(_DOSE_ROWS, tall_last=True))
+    _reads_by_rows_and_cells(doc, _DOSE_ROWS[2:])
+
+
+# A dosing table split over a highlights page's two columns: its heads at the
+# foot of the left column, its two rows in a closed grid at the top of the
+# right one (walls, a rule between the rows), written column by column so
+# that MuPDF's order runs down the ages, then down the doses. A ruled table of
+# three columns higher in the left column (the adult doses).
+_CHILD_DOSES = (("Birth to less than 6 years", "22.5 mg/kg (maximum of 1,500 mg)"),
+                ("6 to less than 18 years", "18 mg/kg (maximum of 1,500 mg)"))
+_ADULT_DOSES = (("Estimated Creatinine", "Single Dose", "Two-Dose Regimen"),
+                ("30 mL/min and above", "1,500 mg", "1,000 mg then 500 mg"),
+                ("Less than 30 mL/min", "1,125 mg", "750 mg then 375 mg"))
+
+
+def _split_dosing_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size = 8.0
+    # The left column: the adult table, then the heads of the children's.
+    walls, tops = (36.0, 130.0, 190.0, 290.0), [100.0, 116.0, 132.0, 148.0]
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for r, row in enumerate(_ADULT_DOSES):
+        for x, cell in zip(walls, row, strict=False):
+            page.insert_text((x + 4, tops[r] + 11), cell, fontsize=size)
+    page.insert_text((36, 180), "Dosage in Pediatric Patients with CLcr 30 mL/min and above",
+                     fontsize=size)
+    page.draw_line((36, 186), (290, 186), width=0.5)
+    page.insert_text((74, 196), "Age Range", fontsize=size)
+    page.insert_text((168, 196), "Dosage (Single Dose Regimen)", fontsize=size)
+    page.draw_line((36, 200), (290, 200), width=0.5)
+    # The right column: the two rows, ages first, then doses.
+    walls, tops = (322.0, 435.0, 576.0), [36.0, 47.0, 58.0]
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column in range(2):
+        for r, row in enumerate(_CHILD_DOSES):
+            page.insert_text((walls[column] + 6, tops[r] + 8.5), row[column], fontsize=size)
+    for k, line in enumerate(("Dosage adjustment in pediatric patients with CLcr less than",
+                              "30 mL/min has not been studied.")):
+        page.insert_text((330, 72 + 10 * k), line, fontsize=size)
+    return doc.tobytes()
+
+
+def test_a_closed_grid_of_two_rows_and_two_columns_reads_by_its_rows() -> None:
+    # Before: a free grid needed three rows or more (heads and two rows), so
+    # the two rows read as MuPDF gives them: both ages, then both doses.
+    doc = extract_pdf(_split_dosing_pdf())
+    for row in _CHILD_DOSES:
+        quote = " ".join(row)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A reference list in two narrow columns, justified, each entry's number
+# hanging out left of its lines: lines beside a long link's end leave a few
+# words spread across the column ("available          at:", "education:
+# Systemic   lupus"), a gutter apart each, beside the other column's line. A
+# line is a tuple of its words, set to fill the column, or a link, which
+# fills it (a string).
+_REFERENCES: tuple[tuple[tuple[str, ...] | str, ...], ...] = (
+    (("20-", "Hassan,", "M.", "(2019).", "Acupuncture", "for"),
+     ("chronic", "pain", "and", "fatigue", "in", "lupus"),
+     ("erythematosus:", "a", "case", "report."),
+     ("available", "at:"),
+     "https://www.example.com/lupus/diet",
+     ("21-", "Lupus", "diet", "and", "nutrition", "available"),
+     ("at:",),
+     "https://www.example.com/contents/s"),
+    (("Rheumatic", "Diseases.", "available", "at"),
+     ("https://scholar.example.org/",),
+     ("25-", "Wallace,", "(2020).", "Patient"),
+     ("education:", "Systemic", "lupus"),
+     ("erythematosus", "(Beyond", "the", "Basics)."),
+     ("available", "at"),
+     "https://www.example.com/lupus/diet",
+     ("26-", "Garcia,", "B.,", "Lopez,", "J.", "and", "Ruiz,", "P.")),
+)
+_REFERENCE_COLUMNS = ((72.0, 252.0), (311.0, 491.0))
+_HANGING = 18.0
+
+
+def _references_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading = 11.0, 13.8
+    for (left, right), lines in zip(_REFERENCE_COLUMNS, _REFERENCES, strict=True):
+        for k, line in enumerate(lines):
+            y = 80 + k * leading
+            numbered = not isinstance(line, str) and line[0][:-1].isdigit()
+            x = left if numbered else left + _HANGING
+            if isinstance(line, str) or len(line) == 1:
+                page.insert_text((x, y), line if isinstance(line, str) else line[0],
+                                 fontsize=size, fontname="tiro")
+                continue
+            widths = [pymupdf.get_text_length(w, fontname="tiro", fontsize=size) for w in line]
+            gap = (right - x - sum(widths)) / (len(line) - 1)
+            for word, width in zip(line, widths, strict=True):
+                page.insert_text((x, y), word, fontsize=size, fontname="tiro")
+                x += width + gap
+    return doc.tobytes()
+
+
+def test_two_justified_columns_of_prose_are_no_table() -> None:
+    # Before: the words of each column's widely spaced lines, beside the
+    # other column's line, made rows of three pieces or more, and the two
+    # columns read as a table, line by line across both ("available at:
+    # education: Systemic lupus").
+    doc = extract_pdf(_references_pdf())
+    for lines in _REFERENCES:
+        quote = " ".join(line if isinstance(line, str) else " ".join(line) for line in lines)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A preferred-drug list's section: a closed grid of two bands, its heads and
+# one band holding two lists side by side, each of two lines level with the
+# other's ("Preferred | Nonpreferred"), the preferred list written first.
+_PREFERRED = (("ANDRODERM (TRANSDERM)", "ANDROGEL GEL PACKET (TRANSDERM.)"),
+              ("AXIRON (TRANSDERM)", "FORTESTA (TRANSDERM)"))
+
+
+def _preferred_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((40, 50), "ANDROGENIC AGENTS section updated 10-1-2021", fontsize=11)
+    walls, tops = (36.0, 340.0, 646.0 - 40), (56.0, 68.0, 98.0)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for x, head in zip(walls, ("Preferred", "Nonpreferred"), strict=False):
+        page.insert_text((x + 4, tops[0] + 9), head, fontsize=9)
+    for x, names in zip(walls, _PREFERRED, strict=False):
+        for k, name in enumerate(names):
+            page.insert_text((x + 4, tops[1] + 11 + 12 * k), name, fontsize=9)
+    return doc.tobytes()
+
+
+def test_two_lists_side_by_side_in_a_grid_of_two_bands_read_each_down() -> None:
+    # Before (with grids of two bands read by their rules): the band's
+    # lines read across as rows of values, "ANDRODERM (TRANSDERM) AXIRON
+    # (TRANSDERM)", pairing two lists line by line.
+    doc = extract_pdf(_preferred_pdf())
+    for names in _PREFERRED:
+        quote = " ".join(names)
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
