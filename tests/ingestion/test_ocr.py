@@ -204,27 +204,37 @@ def test_a_scans_marker_after_a_closing_quote_mark_is_read_as_one() -> None:
         assert citation.outcome.startswith(outcome), (quote, citation.outcome)
 
 
+def _raised_pieces_page(
+    lines: list[list[tuple[str, bool]]], font_name: str, size: float, leading: float,
+    raised_size: float, rise: float,
+) -> bytes:
+    """One page of ``lines``, each pieces of text set one after another from
+    the left margin, a piece marked raised set at ``raised_size`` ``rise``
+    points above the baseline (a footnote marker)."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font(font_name)
+    writer = pymupdf.TextWriter(page.rect)
+    for number, pieces in enumerate(lines):
+        x, y = 72.0, 100.0 + leading * number
+        for text, raised in pieces:
+            fontsize = raised_size if raised else size
+            writer.append((x, y - (rise if raised else 0)), text, font=font, fontsize=fontsize)
+            x += font.text_length(text, fontsize=fontsize)
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
 def _with_a_marker_after_a_percentage() -> bytes:
     """A survey report's sentence whose statistic carries a raised footnote
     marker after its percent sign ("was 10%³ which"), set in Helvetica."""
-    document = pymupdf.open()
-    page = document.new_page(width=612, height=792)
-    font = pymupdf.Font("helv")
-    writer = pymupdf.TextWriter(page.rect)
     lines = [
         [("Earlier studies have revealed that the prevalence of hypertension among", False)],
         [("rural adults in the State of Gujarat was 10%", False), ("3", True),
          (" which was lowest compared", False)],
         [("with 95% confidence interval and 20% relative precision.", False)],
     ]
-    for number, pieces in enumerate(lines):
-        x, y = 72.0, 100.0 + 16 * number
-        for text, raised in pieces:
-            size = 7 if raised else 11
-            writer.append((x, y - (4.5 if raised else 0)), text, font=font, fontsize=size)
-            x += font.text_length(text, fontsize=size)
-    writer.write_text(page)
-    return bytes(document.tobytes())
+    return _raised_pieces_page(lines, "helv", 11, 16, 7, 4.5)
 
 
 def test_a_marker_after_a_percent_sign_is_read_again_as_a_marker() -> None:
@@ -245,10 +255,6 @@ def _with_markers_boxed_full_height() -> bytes:
     """A two-column paper's lines in Tiro at 10 pt with footnote markers set at
     7 pt, raised 4 pt: after a word and before a comma ("tools³,"), and after
     a closing parenthesis before a full stop ("(CER)⁴.")."""
-    document = pymupdf.open()
-    page = document.new_page(width=612, height=792)
-    font = pymupdf.Font("tiro")
-    writer = pymupdf.TextWriter(page.rect)
     lines = [
         [("of a systematic examination of demographic imbal-", False)],
         [("ances present in datasets. For Arabic ASR system,", False)],
@@ -258,14 +264,7 @@ def _with_markers_boxed_full_height() -> bytes:
         [("and Character Error Rate (CER)", False), ("4", True), (". Interestingly, we", False)],
         [("observe that oversampling techniques can alleviate", False)],
     ]
-    for number, pieces in enumerate(lines):
-        x, y = 72.0, 100.0 + 12 * number
-        for text, raised in pieces:
-            size = 7 if raised else 10
-            writer.append((x, y - (4 if raised else 0)), text, font=font, fontsize=size)
-            x += font.text_length(text, fontsize=size)
-    writer.write_text(page)
-    return bytes(document.tobytes())
+    return _raised_pieces_page(lines, "tiro", 10, 12, 7, 4)
 
 
 def test_a_marker_tesseract_boxes_the_lines_full_height_is_found_by_its_ink() -> None:
