@@ -679,6 +679,20 @@ _SPACE_SHARE = 0.5
 _CHARS_A_SPACE = 8
 
 
+def _usual_gap(gaps: list[float], word_gap: float) -> tuple[float, float] | None:
+    """A line's usual gap between letters (the median) and how far its
+    letters' gaps stray below it, times :data:`_GAP_NOISE_TIMES` (kerning, or
+    a font whose widths are not the ones it was set with: "caps ule s haped"
+    where the "s" is drawn wider than its box; a word gap stands clear of
+    that); None when the usual gap is below ``-word_gap``, glyphs not set
+    left to right."""
+    ordered = sorted(gaps)
+    letters = ordered[len(ordered) // 2]
+    if letters < -word_gap:
+        return None
+    return letters, _GAP_NOISE_TIMES * (letters - ordered[len(ordered) // 10])
+
+
 def _word_gaps_spaced(
     text: str, boxes: list[float], spans: list[dict]  # type: ignore[type-arg]
 ) -> tuple[str, list[float]]:
@@ -692,14 +706,10 @@ def _word_gaps_spaced(
     if max(map(sub, lefts, rights)) <= _WORD_GAP * smallest:
         return text, boxes  # the common case: nothing to write
     gaps = list(map(sub, lefts, rights))
-    ordered = sorted(gaps)
-    letters = ordered[len(ordered) // 2]
-    if letters < -_WORD_GAP * smallest:
+    usual = _usual_gap(gaps, _WORD_GAP * smallest)
+    if usual is None:
         return text, boxes  # glyphs not set left to right (Arabic, Hebrew): no gaps to read
-    # How far a letter's gap strays from the usual: kerning, or a font whose
-    # widths are not the ones it was set with ("caps ule s haped" where the
-    # "s" is drawn wider than its box). A word gap stands clear of that.
-    noise = _GAP_NOISE_TIMES * (letters - ordered[len(ordered) // 10])
+    letters, noise = usual
     wide = [
         at for at, gap in enumerate(gaps)
         if gap - letters > max(_WORD_GAP * smallest, noise)
@@ -752,11 +762,10 @@ def _digit_groups_spaced(
     if not pairs:
         return text, boxes  # the common case: digits set close
     gaps = list(map(sub, boxes[4::4], boxes[2:-4:4]))
-    ordered = sorted(gaps)
-    letters = ordered[len(ordered) // 2]
-    if letters < -threshold:
+    usual = _usual_gap(gaps, threshold)
+    if usual is None:
         return text, boxes  # glyphs not set left to right
-    noise = _GAP_NOISE_TIMES * (letters - ordered[len(ordered) // 10])
+    letters, noise = usual
     wide = [at for at in pairs if gaps[at] - letters > max(threshold, noise)]
     if not wide:
         return text, boxes
