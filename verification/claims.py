@@ -243,71 +243,78 @@ def _bound(text: str, start: int, end: int) -> tuple[Literal["at least", "at mos
 
 def _quantities(text: str, start: int = 0, end: int | None = None, *,
                 evidence: bool = False) -> list[_Quantity]:
+    """The numbers ``text[start:end]`` says, each with its unit, bound and
+    sign; ``evidence`` says whether the text is a source's (which reads
+    "one" as a number and a capitalised word before a number as no label)."""
     end = len(text) if end is None else end
     # Fold the stretch (and the few characters its look-behind reads) only:
     # one-for-one, so offsets hold once shifted back.
     base = max(0, start - 4)
     folded = fold_one_for_one(text[base:end])
-    found = []
-    for match in _NUMBER.finditer(folded, start - base):
-        raw = match.group("value").lower()
-        if raw in _EVIDENCE_ONLY_WORDS and not evidence:
-            continue
-        if raw in _NUMBER_WORDS or raw in _EVIDENCE_ONLY_WORDS:
-            value = float(_NUMBER_WORDS.get(raw, _EVIDENCE_ONLY_WORDS.get(raw, 0)))
-            digits = 3
-        else:
-            plain = raw.replace(",", "")
-            value = float(plain)
-            digits = len(plain.replace(".", "").lstrip("0").rstrip("0")) or 1
-            if "." in plain:
-                digits = max(digits, len(plain.replace(".", "").lstrip("0")))
-        scale = (match.group("scale") or "").lower()
-        # "m" and "k" scale only money ("$5m"), not "5 m" of cable.
-        if scale in ("m", "k") and not match.group("currency"):
-            scale = ""
-        value *= _SCALES.get(scale, 1.0)
-        unit_word = (match.group("unit") or "").lower()
-        if match.group("percent"):
-            unit: str | None = "%"
-        elif match.group("currency"):
-            unit = {"$": "$", "€": "€", "£": "£", "¥": "¥"}[match.group("currency")]
-        elif "/" in unit_word:
-            unit = unit_word  # "mg/kg": compared only with the same compound unit
-        else:
-            unit = _UNIT_FORMS.get(unit_word)
-        year = (unit is None and value.is_integer() and 1000 <= value <= 2100
-                and raw.isdigit() and len(raw) == 4)
-        span_end = base + (match.end("percent") if match.group("percent") else
-                           match.end("unit") if unit_word in _UNIT_FORMS or "/" in unit_word
-                           else
-                           match.end("scale") if scale else match.end("value"))
-        span_start = base + (match.start("currency") if match.group("currency")
-                             else match.start("value"))
-        before = text[max(0, span_start - 24):span_start].split()
-        # A label word ("Section 3") names a thing wherever it stands; a
-        # capitalised word before a number ("Series 4", "Windows 10") only
-        # keeps a claim's number from being checked: in the evidence,
-        # "Thursday 18 October" still says 18.
-        label = bool(before) and not year and unit is None and (
-            before[-1].lower().strip("(") in _LABEL_WORDS
-            or (not evidence and before[-1][:1].isupper() and before[-1].isalpha()
-                and len(before) > 1 and before[-1].lower()[:3] not in _MONTHS))
-        at = match.start("value")
-        negative = (not match.group("currency") and at > 0 and folded[at - 1] == "-"
-                    and (at == 1 or folded[at - 2] in BEFORE_MINUS))
-        if negative:
-            span_start -= 1
-        falling = not evidence and bool(_FALLING.intersection(
-            w.lower().strip(".,;:()") for w in before[-4:]))
-        range_tail = bool(re.search(r"\d{4}[-\u2013/]$", text[max(0, span_start - 5):span_start]))
-        word = not raw[0].isdigit()
-        checkable = not (label or range_tail or (word and unit is None))
-        bound, bound_text = (None, "") if year or label else _bound(text, span_start, span_end)
-        found.append(_Quantity(value, unit, span_start, span_end, text[span_start:span_end],
-                               digits, year, checkable, label, negative, falling, bound,
-                               bound_text))
-    return found
+    return [quantity for match in _NUMBER.finditer(folded, start - base)
+            if (quantity := _reading(text, folded, base, match, evidence)) is not None]
+
+
+def _reading(text: str, folded: str, base: int, match: re.Match[str],
+             evidence: bool) -> _Quantity | None:
+    """The quantity ``match`` (of :data:`_NUMBER` in ``folded``, the fold of
+    ``text[base:]``) reads; None for a word only the evidence counts."""
+    raw = match.group("value").lower()
+    if raw in _EVIDENCE_ONLY_WORDS and not evidence:
+        return None
+    if raw in _NUMBER_WORDS or raw in _EVIDENCE_ONLY_WORDS:
+        value = float(_NUMBER_WORDS.get(raw, _EVIDENCE_ONLY_WORDS.get(raw, 0)))
+        digits = 3
+    else:
+        plain = raw.replace(",", "")
+        value = float(plain)
+        digits = len(plain.replace(".", "").lstrip("0").rstrip("0")) or 1
+        if "." in plain:
+            digits = max(digits, len(plain.replace(".", "").lstrip("0")))
+    scale = (match.group("scale") or "").lower()
+    # "m" and "k" scale only money ("$5m"), not "5 m" of cable.
+    if scale in ("m", "k") and not match.group("currency"):
+        scale = ""
+    value *= _SCALES.get(scale, 1.0)
+    unit_word = (match.group("unit") or "").lower()
+    if match.group("percent"):
+        unit: str | None = "%"
+    elif match.group("currency"):
+        unit = {"$": "$", "€": "€", "£": "£", "¥": "¥"}[match.group("currency")]
+    elif "/" in unit_word:
+        unit = unit_word  # "mg/kg": compared only with the same compound unit
+    else:
+        unit = _UNIT_FORMS.get(unit_word)
+    year = (unit is None and value.is_integer() and 1000 <= value <= 2100
+            and raw.isdigit() and len(raw) == 4)
+    span_end = base + (match.end("percent") if match.group("percent") else
+                       match.end("unit") if unit_word in _UNIT_FORMS or "/" in unit_word
+                       else
+                       match.end("scale") if scale else match.end("value"))
+    span_start = base + (match.start("currency") if match.group("currency")
+                         else match.start("value"))
+    before = text[max(0, span_start - 24):span_start].split()
+    # A label word ("Section 3") names a thing wherever it stands; a
+    # capitalised word before a number ("Series 4", "Windows 10") only
+    # keeps a claim's number from being checked: in the evidence,
+    # "Thursday 18 October" still says 18.
+    label = bool(before) and not year and unit is None and (
+        before[-1].lower().strip("(") in _LABEL_WORDS
+        or (not evidence and before[-1][:1].isupper() and before[-1].isalpha()
+            and len(before) > 1 and before[-1].lower()[:3] not in _MONTHS))
+    at = match.start("value")
+    negative = (not match.group("currency") and at > 0 and folded[at - 1] == "-"
+                and (at == 1 or folded[at - 2] in BEFORE_MINUS))
+    if negative:
+        span_start -= 1
+    falling = not evidence and bool(_FALLING.intersection(
+        w.lower().strip(".,;:()") for w in before[-4:]))
+    range_tail = bool(re.search(r"\d{4}[-\u2013/]$", text[max(0, span_start - 5):span_start]))
+    word = not raw[0].isdigit()
+    checkable = not (label or range_tail or (word and unit is None))
+    bound, bound_text = (None, "") if year or label else _bound(text, span_start, span_end)
+    return _Quantity(value, unit, span_start, span_end, text[span_start:span_end],
+                     digits, year, checkable, label, negative, falling, bound, bound_text)
 
 
 def _says(claim: _Quantity, other: _Quantity) -> bool:
@@ -381,53 +388,66 @@ def _check_numbers(
     if not claimed:
         return []
     whole = [(ev, q) for ev in evidence for q in ev.read().quantities]
-    findings = []
+    findings: list[ClaimFinding] = []
     for quantity in claimed:
-        # A bare number says a quantity with a unit only inside the passage
-        # (a table cell beside its heading); elsewhere "3" may count anything.
-        saying = [(ev, q) for ev, q in whole if _says(quantity, q) and (
-            q.unit or not quantity.unit or ev.start <= q.start < ev.end)]
-        if any(not _opposed(quantity, q) for _, q in saying):
-            continue
-        if saying:
-            # The number is there, bounded from the other side ("under 18"
-            # against "≥18"), unless a negation or an exclusion on either
-            # side may turn it round.
-            ev, q = next(((ev, q) for ev, q in saying if ev.start <= q.start < ev.end),
-                         saying[0])
-            lo, hi = next(((a, b) for a, b in _sentences(ev.text, 0, len(ev.text))
-                           if a <= q.start < b), (q.start, q.end))
-            if not (_turned(claim_text, *spans[0]) or any(
-                    _turned(claim_text, a, b) for a, b in spans[1:])
-                    or _turned(ev.text, lo, hi)):
-                findings.append(ClaimFinding(
-                    "number", quantity.text, quantity.start, quantity.end,
-                    f"the sentence says {_bounded(quantity)}; the passage says {_bounded(q)}",
-                    passage=q.text, source_marker=ev.marker, passage_start=q.start,
-                    passage_end=q.end,
-                ))
-            continue
-        counterpart = None
-        if quantity.unit in _COMPARABLE_UNITS:
-            in_passages = [(ev, q) for ev, q in whole if q.unit == quantity.unit and any(
-                other is ev and lo <= q.start < hi for other, lo, hi in statements())]
-            if in_passages:
-                counterpart = in_passages[0]
-        if counterpart is not None:
-            ev, q = counterpart
-            findings.append(ClaimFinding(
-                "number", quantity.text, quantity.start, quantity.end,
-                f"the sentence says {quantity.text}; the passage says {q.text}",
-                passage=q.text, source_marker=ev.marker, passage_start=q.start,
-                passage_end=q.end,
-            ))
-        elif absent and quantity.checkable:
-            findings.append(ClaimFinding(
-                "number", quantity.text, quantity.start, quantity.end,
-                f"the sentence says {quantity.text}; the cited "
-                f"{'source says' if len(evidence) == 1 else 'sources say'} no such number",
-            ))
+        findings += _number_findings(quantity, whole, claim_text, spans, evidence, absent,
+                                     statements)
     return findings
+
+
+def _number_findings(
+    quantity: _Quantity, whole: Sequence[tuple[Evidence, _Quantity]], claim_text: str,
+    spans: Sequence[tuple[int, int]], evidence: Sequence[Evidence], absent: bool,
+    statements: Callable[[], list[tuple[Evidence, int, int]]],
+) -> list[ClaimFinding]:
+    """What the evidence (its numbers: ``whole``) says against one number
+    of the sentence: the same number bounded from the other side, a
+    counterpart of the same unit that differs, or (``absent``) nothing."""
+    # A bare number says a quantity with a unit only inside the passage
+    # (a table cell beside its heading); elsewhere "3" may count anything.
+    saying = [(ev, q) for ev, q in whole if _says(quantity, q) and (
+        q.unit or not quantity.unit or ev.start <= q.start < ev.end)]
+    if any(not _opposed(quantity, q) for _, q in saying):
+        return []
+    if saying:
+        # The number is there, bounded from the other side ("under 18"
+        # against "≥18"), unless a negation or an exclusion on either
+        # side may turn it round.
+        ev, q = next(((ev, q) for ev, q in saying if ev.start <= q.start < ev.end),
+                     saying[0])
+        lo, hi = next(((a, b) for a, b in _sentences(ev.text, 0, len(ev.text))
+                       if a <= q.start < b), (q.start, q.end))
+        if (_turned(claim_text, *spans[0]) or any(
+                _turned(claim_text, a, b) for a, b in spans[1:])
+                or _turned(ev.text, lo, hi)):
+            return []
+        return [ClaimFinding(
+            "number", quantity.text, quantity.start, quantity.end,
+            f"the sentence says {_bounded(quantity)}; the passage says {_bounded(q)}",
+            passage=q.text, source_marker=ev.marker, passage_start=q.start,
+            passage_end=q.end,
+        )]
+    counterpart = None
+    if quantity.unit in _COMPARABLE_UNITS:
+        in_passages = [(ev, q) for ev, q in whole if q.unit == quantity.unit and any(
+            other is ev and lo <= q.start < hi for other, lo, hi in statements())]
+        if in_passages:
+            counterpart = in_passages[0]
+    if counterpart is not None:
+        ev, q = counterpart
+        return [ClaimFinding(
+            "number", quantity.text, quantity.start, quantity.end,
+            f"the sentence says {quantity.text}; the passage says {q.text}",
+            passage=q.text, source_marker=ev.marker, passage_start=q.start,
+            passage_end=q.end,
+        )]
+    if absent and quantity.checkable:
+        return [ClaimFinding(
+            "number", quantity.text, quantity.start, quantity.end,
+            f"the sentence says {quantity.text}; the cited "
+            f"{'source says' if len(evidence) == 1 else 'sources say'} no such number",
+        )]
+    return []
 
 
 # -- words -----------------------------------------------------------------
