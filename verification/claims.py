@@ -22,7 +22,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .lexicon import negated_by_prefix
@@ -185,6 +185,13 @@ class _Quantity:
     # "at most"; None for the number itself.
     bound: Literal["at least", "at most"] | None = None
     bound_text: str = ""
+    # A number written in digit groups parted by spaces ("1 000", "3 200"):
+    # the groups as written (the spaces made plain) and where they start, and
+    # whether this reading joins them (3200) or reads one group alone (Table
+    # 3's 200 patients); see _digit_runs.
+    groups: str = ""
+    groups_start: int = -1
+    joined: bool = False
 
 
 #: How a bound is written before a number and after it, folded to lower
@@ -241,18 +248,102 @@ def _bound(text: str, start: int, end: int) -> tuple[Literal["at least", "at mos
     return None, ""
 
 
+#: The spaces that split a number into groups of thousands: French, German
+#: and SI style write "1 000 000" and "12 500 €" with a no-break, thin,
+#: narrow no-break or figure space; ingestion writes a plain space where a
+#: PDF kerns the groups apart (``_digit_groups_spaced`` in
+#: reviewer/ingestion/extract.py). One-for-one folding makes all of them " ".
+_GROUP_SPACES = " \u00a0\u2009\u202f\u2007"
+#: Groups of three digits after a first of one to three, each after one
+#: group space: a number in thousands, or two numbers side by side ("Table 3
+#: 200 patients"). Not where a digit group, a decimal part or a sign stands
+#: beside the run: "+41 22 929 2936" and "(0)1767 627 927" are telephone
+#: numbers, "1,000 000" and "1 000,5" another convention.
+_DIGIT_RUN = re.compile(
+    rf"(?<![\w.,+])(?<!\d[{_GROUP_SPACES}])\d{{1,3}}(?:[{_GROUP_SPACES}]\d{{3}})+"
+    rf"(?!\w|[,\-\u2013]\d|[{_GROUP_SPACES}]\d)"
+)
+
+
 def _quantities(text: str, start: int = 0, end: int | None = None, *,
                 evidence: bool = False) -> list[_Quantity]:
     """The numbers ``text[start:end]`` says, each with its unit, bound and
     sign; ``evidence`` says whether the text is a source's (which reads
-    "one" as a number and a capitalised word before a number as no label)."""
+    "one" as a number and a capitalised word before a number as no label).
+
+    A number in space-separated groups is read as :func:`_digit_runs` says:
+    joined, and its groups alone too where the spaces may part two numbers.
+    """
     end = len(text) if end is None else end
     # Fold the stretch (and the few characters its look-behind reads) only:
     # one-for-one, so offsets hold once shifted back.
     base = max(0, start - 4)
     folded = fold_one_for_one(text[base:end])
-    return [quantity for match in _NUMBER.finditer(folded, start - base)
-            if (quantity := _reading(text, folded, base, match, evidence)) is not None]
+    found = [quantity for match in _NUMBER.finditer(folded, start - base)
+             if (quantity := _reading(text, folded, base, match, evidence)) is not None]
+    if not re.search(r"\d \d", folded):
+        return found  # the common case: no digit groups to read (all fold to " ")
+    return _digit_runs(text, start, end, folded, base, found, evidence)
+
+
+def _digit_runs(text: str, start: int, end: int, folded: str, base: int,
+                found: list[_Quantity], evidence: bool) -> list[_Quantity]:
+    """``found`` (the numbers of ``text[start:end]`` read group by group)
+    with each run of digit groups (:data:`_DIGIT_RUN`) read as one number.
+
+    The rule, from which side may read what:
+
+    * A run that only a number in thousands can be is read joined alone: a
+      group space other than a plain one (a typesetter's thousands
+      separator), or a group after the first that starts with 0 ("1 000",
+      "10 000": no count is written "000").
+    * Any other run ("1 500", "3 200", spaces plain) may be one number or
+      two. Where its first group alone is a label ("Table 3 200
+      patients"), it is read group by group, as any other numbers. Else
+      the evidence offers both readings: an extra reading of the
+      evidence can only make a claim's number supported where the same
+      digits stand there. In a claim both readings are kept too, marked
+      with the run: :func:`_check_numbers` takes the one its evidence
+      supports, and a group read alone is supported only by a number
+      written outside a run or by the same group of a run written alike (so
+      "1 500" is not held by "1 200 V and 500 V").
+    """
+    groups_start = {m.start(): m for m in _DIGIT_RUN.finditer(text, start, end)}
+    if not groups_start:
+        return found
+    # The joined reading: the group spaces made commas, which _NUMBER reads
+    # as thousands separators; one for one, so offsets and the unit, bound
+    # and sign after or before the number read as in the original.
+    joined_folded = list(folded)
+    for run in groups_start.values():
+        for at in range(run.start(), run.end()):
+            if text[at] in _GROUP_SPACES:
+                joined_folded[at - base] = ","
+    joined_text = "".join(joined_folded)
+    readings = []
+    for at, run in groups_start.items():
+        groups = " ".join(run.group().translate({ord(c): " " for c in _GROUP_SPACES}).split())
+        spaces = {text[k] for k in range(run.start(), run.end()) if not text[k].isdigit()}
+        parts = groups.split()
+        alone = spaces == {" "} and not any(part.startswith("0") for part in parts[1:])
+        inside = [q for q in found if run.start() <= q.start < run.end()
+                  or (q.negative and q.start + 1 == run.start())]
+        if alone and inside and inside[0].label:
+            continue  # "Table 3 200 patients": a label and a number, not 3200
+        # From two characters before: a currency sign may lead ("$10 000").
+        match = next((m for m in _NUMBER.finditer(joined_text, max(start - base, at - base - 2))
+                      if m.start("value") >= at - base), None)
+        quantity = None if match is None or match.start("value") != at - base else _reading(
+            text, joined_text, base, match, evidence)
+        if quantity is None:
+            continue
+        readings.append(replace(quantity, groups=groups, groups_start=at, joined=True))
+        # The groups alone, marked with their run; dropped where the run can
+        # only be one number.
+        found = [q for q in found if q not in inside]
+        if alone:
+            readings.extend(replace(q, groups=groups, groups_start=at) for q in inside)
+    return sorted([*found, *readings], key=lambda q: (q.start, not q.joined))
 
 
 def _reading(text: str, folded: str, base: int, match: re.Match[str],
@@ -323,6 +414,9 @@ def _says(claim: _Quantity, other: _Quantity) -> bool:
     3 years" is not held by a heading that numbers a section."""
     if other.label or (claim.unit and other.unit and claim.unit != other.unit):
         return False
+    if claim.groups and not claim.joined and (other.joined or other.groups not in (
+            "", claim.groups)):
+        return False  # "1 500" read as 1 and 500 is not held by "1 200 V and 500 V"
     if claim.negative != other.negative and not (other.negative and claim.falling):
         return False  # "20 °C" for "−20 °C"; but "fell by 0.5" says "−0.5"
     return _same_value(claim, other)
@@ -389,9 +483,30 @@ def _check_numbers(
         return []
     whole = [(ev, q) for ev in evidence for q in ev.read().quantities]
     findings: list[ClaimFinding] = []
+    runs: dict[int, list[_Quantity]] = {}
     for quantity in claimed:
-        findings += _number_findings(quantity, whole, claim_text, spans, evidence, absent,
-                                     statements)
+        if quantity.groups:
+            runs.setdefault(quantity.groups_start, []).append(quantity)
+        else:
+            findings += _number_findings(quantity, whole, claim_text, spans, evidence, absent,
+                                         statements)
+    for readings in runs.values():
+        # Digit groups parted by spaces (see _digit_runs): the sentence says
+        # what either reading says, the number joined ("1 000 V") or its
+        # groups alone ("Table 3 200 patients"). Where neither is held, the
+        # findings are those of the groups alone if the first group draws
+        # none (a label, or a number the evidence says: "visit 2, 150 mg"
+        # for "visit 2 200 mg"), else the joined number's ("1 500 V").
+        joined = [f for q in readings if q.joined for f in _number_findings(
+            q, whole, claim_text, spans, evidence, absent, statements)]
+        alone = [q for q in readings if not q.joined]
+        if not joined or not alone:
+            findings += joined
+            continue
+        apart = [_number_findings(q, whole, claim_text, spans, evidence, absent, statements)
+                 for q in alone]
+        if any(apart):
+            findings += joined if apart[0] else [f for part in apart for f in part]
     return findings
 
 
