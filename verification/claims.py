@@ -22,7 +22,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from .lexicon import negated_by_prefix
@@ -185,6 +185,13 @@ class _Quantity:
     # "at most"; None for the number itself.
     bound: Literal["at least", "at most"] | None = None
     bound_text: str = ""
+    # A number written in digit groups parted by spaces ("1 000", "3 200"):
+    # the groups as written (the spaces made plain) and where they start, and
+    # whether this reading joins them (3200) or reads one group alone (Table
+    # 3's 200 patients); see _digit_runs.
+    groups: str = ""
+    groups_start: int = -1
+    joined: bool = False
 
 
 #: How a bound is written before a number and after it, folded to lower
@@ -241,73 +248,164 @@ def _bound(text: str, start: int, end: int) -> tuple[Literal["at least", "at mos
     return None, ""
 
 
+#: The spaces that split a number into groups of thousands: French, German
+#: and SI style write "1 000 000" and "12 500 €" with a no-break, thin,
+#: narrow no-break or figure space; ingestion writes a plain space where a
+#: PDF kerns the groups apart (``_digit_groups_spaced`` in
+#: reviewer/ingestion/extract.py). One-for-one folding makes all of them " ".
+_GROUP_SPACES = " \u00a0\u2009\u202f\u2007"
+#: Groups of three digits after a first of one to three, each after one
+#: group space: a number in thousands, or two numbers side by side ("Table 3
+#: 200 patients"). Not where a digit group, a decimal part or a sign stands
+#: beside the run: "+41 22 929 2936" and "(0)1767 627 927" are telephone
+#: numbers, "1,000 000" and "1 000,5" another convention.
+_DIGIT_RUN = re.compile(
+    rf"(?<![\w.,+])(?<!\d[{_GROUP_SPACES}])\d{{1,3}}(?:[{_GROUP_SPACES}]\d{{3}})+"
+    rf"(?!\w|[,\-\u2013]\d|[{_GROUP_SPACES}]\d)"
+)
+
+
 def _quantities(text: str, start: int = 0, end: int | None = None, *,
                 evidence: bool = False) -> list[_Quantity]:
+    """The numbers ``text[start:end]`` says, each with its unit, bound and
+    sign; ``evidence`` says whether the text is a source's (which reads
+    "one" as a number and a capitalised word before a number as no label).
+
+    A number in space-separated groups is read as :func:`_digit_runs` says:
+    joined, and its groups alone too where the spaces may part two numbers.
+    """
     end = len(text) if end is None else end
     # Fold the stretch (and the few characters its look-behind reads) only:
     # one-for-one, so offsets hold once shifted back.
     base = max(0, start - 4)
     folded = fold_one_for_one(text[base:end])
-    found = []
-    for match in _NUMBER.finditer(folded, start - base):
-        raw = match.group("value").lower()
-        if raw in _EVIDENCE_ONLY_WORDS and not evidence:
+    found = [quantity for match in _NUMBER.finditer(folded, start - base)
+             if (quantity := _reading(text, folded, base, match, evidence)) is not None]
+    if not re.search(r"\d \d", folded):
+        return found  # the common case: no digit groups to read (all fold to " ")
+    return _digit_runs(text, start, end, folded, base, found, evidence)
+
+
+def _digit_runs(text: str, start: int, end: int, folded: str, base: int,
+                found: list[_Quantity], evidence: bool) -> list[_Quantity]:
+    """``found`` (the numbers of ``text[start:end]`` read group by group)
+    with each run of digit groups (:data:`_DIGIT_RUN`) read as one number.
+
+    The rule, from which side may read what:
+
+    * A run that only a number in thousands can be is read joined alone: a
+      group space other than a plain one (a typesetter's thousands
+      separator), or a group after the first that starts with 0 ("1 000",
+      "10 000": no count is written "000").
+    * Any other run ("1 500", "3 200", spaces plain) may be one number or
+      two. Where its first group alone is a label ("Table 3 200
+      patients"), it is read group by group, as any other numbers. Else
+      the evidence offers both readings: an extra reading of the
+      evidence can only make a claim's number supported where the same
+      digits stand there. In a claim both readings are kept too, marked
+      with the run: :func:`_check_numbers` takes the one its evidence
+      supports, and a group read alone is supported only by a number
+      written outside a run or by the same group of a run written alike (so
+      "1 500" is not held by "1 200 V and 500 V").
+    """
+    groups_start = {m.start(): m for m in _DIGIT_RUN.finditer(text, start, end)}
+    if not groups_start:
+        return found
+    # The joined reading: the group spaces made commas, which _NUMBER reads
+    # as thousands separators; one for one, so offsets and the unit, bound
+    # and sign after or before the number read as in the original.
+    joined_folded = list(folded)
+    for run in groups_start.values():
+        for at in range(run.start(), run.end()):
+            if text[at] in _GROUP_SPACES:
+                joined_folded[at - base] = ","
+    joined_text = "".join(joined_folded)
+    readings = []
+    for at, run in groups_start.items():
+        groups = " ".join(run.group().translate({ord(c): " " for c in _GROUP_SPACES}).split())
+        spaces = {text[k] for k in range(run.start(), run.end()) if not text[k].isdigit()}
+        parts = groups.split()
+        alone = spaces == {" "} and not any(part.startswith("0") for part in parts[1:])
+        inside = [q for q in found if run.start() <= q.start < run.end()
+                  or (q.negative and q.start + 1 == run.start())]
+        if alone and inside and inside[0].label:
+            continue  # "Table 3 200 patients": a label and a number, not 3200
+        # From two characters before: a currency sign may lead ("$10 000").
+        match = next((m for m in _NUMBER.finditer(joined_text, max(start - base, at - base - 2))
+                      if m.start("value") >= at - base), None)
+        quantity = None if match is None or match.start("value") != at - base else _reading(
+            text, joined_text, base, match, evidence)
+        if quantity is None:
             continue
-        if raw in _NUMBER_WORDS or raw in _EVIDENCE_ONLY_WORDS:
-            value = float(_NUMBER_WORDS.get(raw, _EVIDENCE_ONLY_WORDS.get(raw, 0)))
-            digits = 3
-        else:
-            plain = raw.replace(",", "")
-            value = float(plain)
-            digits = len(plain.replace(".", "").lstrip("0").rstrip("0")) or 1
-            if "." in plain:
-                digits = max(digits, len(plain.replace(".", "").lstrip("0")))
-        scale = (match.group("scale") or "").lower()
-        # "m" and "k" scale only money ("$5m"), not "5 m" of cable.
-        if scale in ("m", "k") and not match.group("currency"):
-            scale = ""
-        value *= _SCALES.get(scale, 1.0)
-        unit_word = (match.group("unit") or "").lower()
-        if match.group("percent"):
-            unit: str | None = "%"
-        elif match.group("currency"):
-            unit = {"$": "$", "€": "€", "£": "£", "¥": "¥"}[match.group("currency")]
-        elif "/" in unit_word:
-            unit = unit_word  # "mg/kg": compared only with the same compound unit
-        else:
-            unit = _UNIT_FORMS.get(unit_word)
-        year = (unit is None and value.is_integer() and 1000 <= value <= 2100
-                and raw.isdigit() and len(raw) == 4)
-        span_end = base + (match.end("percent") if match.group("percent") else
-                           match.end("unit") if unit_word in _UNIT_FORMS or "/" in unit_word
-                           else
-                           match.end("scale") if scale else match.end("value"))
-        span_start = base + (match.start("currency") if match.group("currency")
-                             else match.start("value"))
-        before = text[max(0, span_start - 24):span_start].split()
-        # A label word ("Section 3") names a thing wherever it stands; a
-        # capitalised word before a number ("Series 4", "Windows 10") only
-        # keeps a claim's number from being checked: in the evidence,
-        # "Thursday 18 October" still says 18.
-        label = bool(before) and not year and unit is None and (
-            before[-1].lower().strip("(") in _LABEL_WORDS
-            or (not evidence and before[-1][:1].isupper() and before[-1].isalpha()
-                and len(before) > 1 and before[-1].lower()[:3] not in _MONTHS))
-        at = match.start("value")
-        negative = (not match.group("currency") and at > 0 and folded[at - 1] == "-"
-                    and (at == 1 or folded[at - 2] in BEFORE_MINUS))
-        if negative:
-            span_start -= 1
-        falling = not evidence and bool(_FALLING.intersection(
-            w.lower().strip(".,;:()") for w in before[-4:]))
-        range_tail = bool(re.search(r"\d{4}[-\u2013/]$", text[max(0, span_start - 5):span_start]))
-        word = not raw[0].isdigit()
-        checkable = not (label or range_tail or (word and unit is None))
-        bound, bound_text = (None, "") if year or label else _bound(text, span_start, span_end)
-        found.append(_Quantity(value, unit, span_start, span_end, text[span_start:span_end],
-                               digits, year, checkable, label, negative, falling, bound,
-                               bound_text))
-    return found
+        readings.append(replace(quantity, groups=groups, groups_start=at, joined=True))
+        # The groups alone, marked with their run; dropped where the run can
+        # only be one number.
+        found = [q for q in found if q not in inside]
+        if alone:
+            readings.extend(replace(q, groups=groups, groups_start=at) for q in inside)
+    return sorted([*found, *readings], key=lambda q: (q.start, not q.joined))
+
+
+def _reading(text: str, folded: str, base: int, match: re.Match[str],
+             evidence: bool) -> _Quantity | None:
+    """The quantity ``match`` (of :data:`_NUMBER` in ``folded``, the fold of
+    ``text[base:]``) reads; None for a word only the evidence counts."""
+    raw = match.group("value").lower()
+    if raw in _EVIDENCE_ONLY_WORDS and not evidence:
+        return None
+    if raw in _NUMBER_WORDS or raw in _EVIDENCE_ONLY_WORDS:
+        value = float(_NUMBER_WORDS.get(raw, _EVIDENCE_ONLY_WORDS.get(raw, 0)))
+        digits = 3
+    else:
+        plain = raw.replace(",", "")
+        value = float(plain)
+        digits = len(plain.replace(".", "").lstrip("0").rstrip("0")) or 1
+        if "." in plain:
+            digits = max(digits, len(plain.replace(".", "").lstrip("0")))
+    scale = (match.group("scale") or "").lower()
+    # "m" and "k" scale only money ("$5m"), not "5 m" of cable.
+    if scale in ("m", "k") and not match.group("currency"):
+        scale = ""
+    value *= _SCALES.get(scale, 1.0)
+    unit_word = (match.group("unit") or "").lower()
+    if match.group("percent"):
+        unit: str | None = "%"
+    elif match.group("currency"):
+        unit = {"$": "$", "€": "€", "£": "£", "¥": "¥"}[match.group("currency")]
+    elif "/" in unit_word:
+        unit = unit_word  # "mg/kg": compared only with the same compound unit
+    else:
+        unit = _UNIT_FORMS.get(unit_word)
+    year = (unit is None and value.is_integer() and 1000 <= value <= 2100
+            and raw.isdigit() and len(raw) == 4)
+    span_end = base + (match.end("percent") if match.group("percent") else
+                       match.end("unit") if unit_word in _UNIT_FORMS or "/" in unit_word
+                       else
+                       match.end("scale") if scale else match.end("value"))
+    span_start = base + (match.start("currency") if match.group("currency")
+                         else match.start("value"))
+    before = text[max(0, span_start - 24):span_start].split()
+    # A label word ("Section 3") names a thing wherever it stands; a
+    # capitalised word before a number ("Series 4", "Windows 10") only
+    # keeps a claim's number from being checked: in the evidence,
+    # "Thursday 18 October" still says 18.
+    label = bool(before) and not year and unit is None and (
+        before[-1].lower().strip("(") in _LABEL_WORDS
+        or (not evidence and before[-1][:1].isupper() and before[-1].isalpha()
+            and len(before) > 1 and before[-1].lower()[:3] not in _MONTHS))
+    at = match.start("value")
+    negative = (not match.group("currency") and at > 0 and folded[at - 1] == "-"
+                and (at == 1 or folded[at - 2] in BEFORE_MINUS))
+    if negative:
+        span_start -= 1
+    falling = not evidence and bool(_FALLING.intersection(
+        w.lower().strip(".,;:()") for w in before[-4:]))
+    range_tail = bool(re.search(r"\d{4}[-\u2013/]$", text[max(0, span_start - 5):span_start]))
+    word = not raw[0].isdigit()
+    checkable = not (label or range_tail or (word and unit is None))
+    bound, bound_text = (None, "") if year or label else _bound(text, span_start, span_end)
+    return _Quantity(value, unit, span_start, span_end, text[span_start:span_end],
+                     digits, year, checkable, label, negative, falling, bound, bound_text)
 
 
 def _says(claim: _Quantity, other: _Quantity) -> bool:
@@ -316,6 +414,9 @@ def _says(claim: _Quantity, other: _Quantity) -> bool:
     3 years" is not held by a heading that numbers a section."""
     if other.label or (claim.unit and other.unit and claim.unit != other.unit):
         return False
+    if claim.groups and not claim.joined and (other.joined or other.groups not in (
+            "", claim.groups)):
+        return False  # "1 500" read as 1 and 500 is not held by "1 200 V and 500 V"
     if claim.negative != other.negative and not (other.negative and claim.falling):
         return False  # "20 °C" for "−20 °C"; but "fell by 0.5" says "−0.5"
     return _same_value(claim, other)
@@ -381,53 +482,87 @@ def _check_numbers(
     if not claimed:
         return []
     whole = [(ev, q) for ev in evidence for q in ev.read().quantities]
-    findings = []
+    findings: list[ClaimFinding] = []
+    runs: dict[int, list[_Quantity]] = {}
     for quantity in claimed:
-        # A bare number says a quantity with a unit only inside the passage
-        # (a table cell beside its heading); elsewhere "3" may count anything.
-        saying = [(ev, q) for ev, q in whole if _says(quantity, q) and (
-            q.unit or not quantity.unit or ev.start <= q.start < ev.end)]
-        if any(not _opposed(quantity, q) for _, q in saying):
+        if quantity.groups:
+            runs.setdefault(quantity.groups_start, []).append(quantity)
+        else:
+            findings += _number_findings(quantity, whole, claim_text, spans, evidence, absent,
+                                         statements)
+    for readings in runs.values():
+        # Digit groups parted by spaces (see _digit_runs): the sentence says
+        # what either reading says, the number joined ("1 000 V") or its
+        # groups alone ("Table 3 200 patients"). Where neither is held, the
+        # findings are those of the groups alone if the first group draws
+        # none (a label, or a number the evidence says: "visit 2, 150 mg"
+        # for "visit 2 200 mg"), else the joined number's ("1 500 V").
+        joined = [f for q in readings if q.joined for f in _number_findings(
+            q, whole, claim_text, spans, evidence, absent, statements)]
+        alone = [q for q in readings if not q.joined]
+        if not joined or not alone:
+            findings += joined
             continue
-        if saying:
-            # The number is there, bounded from the other side ("under 18"
-            # against "≥18"), unless a negation or an exclusion on either
-            # side may turn it round.
-            ev, q = next(((ev, q) for ev, q in saying if ev.start <= q.start < ev.end),
-                         saying[0])
-            lo, hi = next(((a, b) for a, b in _sentences(ev.text, 0, len(ev.text))
-                           if a <= q.start < b), (q.start, q.end))
-            if not (_turned(claim_text, *spans[0]) or any(
-                    _turned(claim_text, a, b) for a, b in spans[1:])
-                    or _turned(ev.text, lo, hi)):
-                findings.append(ClaimFinding(
-                    "number", quantity.text, quantity.start, quantity.end,
-                    f"the sentence says {_bounded(quantity)}; the passage says {_bounded(q)}",
-                    passage=q.text, source_marker=ev.marker, passage_start=q.start,
-                    passage_end=q.end,
-                ))
-            continue
-        counterpart = None
-        if quantity.unit in _COMPARABLE_UNITS:
-            in_passages = [(ev, q) for ev, q in whole if q.unit == quantity.unit and any(
-                other is ev and lo <= q.start < hi for other, lo, hi in statements())]
-            if in_passages:
-                counterpart = in_passages[0]
-        if counterpart is not None:
-            ev, q = counterpart
-            findings.append(ClaimFinding(
-                "number", quantity.text, quantity.start, quantity.end,
-                f"the sentence says {quantity.text}; the passage says {q.text}",
-                passage=q.text, source_marker=ev.marker, passage_start=q.start,
-                passage_end=q.end,
-            ))
-        elif absent and quantity.checkable:
-            findings.append(ClaimFinding(
-                "number", quantity.text, quantity.start, quantity.end,
-                f"the sentence says {quantity.text}; the cited "
-                f"{'source says' if len(evidence) == 1 else 'sources say'} no such number",
-            ))
+        apart = [_number_findings(q, whole, claim_text, spans, evidence, absent, statements)
+                 for q in alone]
+        if any(apart):
+            findings += joined if apart[0] else [f for part in apart for f in part]
     return findings
+
+
+def _number_findings(
+    quantity: _Quantity, whole: Sequence[tuple[Evidence, _Quantity]], claim_text: str,
+    spans: Sequence[tuple[int, int]], evidence: Sequence[Evidence], absent: bool,
+    statements: Callable[[], list[tuple[Evidence, int, int]]],
+) -> list[ClaimFinding]:
+    """What the evidence (its numbers: ``whole``) says against one number
+    of the sentence: the same number bounded from the other side, a
+    counterpart of the same unit that differs, or (``absent``) nothing."""
+    # A bare number says a quantity with a unit only inside the passage
+    # (a table cell beside its heading); elsewhere "3" may count anything.
+    saying = [(ev, q) for ev, q in whole if _says(quantity, q) and (
+        q.unit or not quantity.unit or ev.start <= q.start < ev.end)]
+    if any(not _opposed(quantity, q) for _, q in saying):
+        return []
+    if saying:
+        # The number is there, bounded from the other side ("under 18"
+        # against "≥18"), unless a negation or an exclusion on either
+        # side may turn it round.
+        ev, q = next(((ev, q) for ev, q in saying if ev.start <= q.start < ev.end),
+                     saying[0])
+        lo, hi = next(((a, b) for a, b in _sentences(ev.text, 0, len(ev.text))
+                       if a <= q.start < b), (q.start, q.end))
+        if (_turned(claim_text, *spans[0]) or any(
+                _turned(claim_text, a, b) for a, b in spans[1:])
+                or _turned(ev.text, lo, hi)):
+            return []
+        return [ClaimFinding(
+            "number", quantity.text, quantity.start, quantity.end,
+            f"the sentence says {_bounded(quantity)}; the passage says {_bounded(q)}",
+            passage=q.text, source_marker=ev.marker, passage_start=q.start,
+            passage_end=q.end,
+        )]
+    counterpart = None
+    if quantity.unit in _COMPARABLE_UNITS:
+        in_passages = [(ev, q) for ev, q in whole if q.unit == quantity.unit and any(
+            other is ev and lo <= q.start < hi for other, lo, hi in statements())]
+        if in_passages:
+            counterpart = in_passages[0]
+    if counterpart is not None:
+        ev, q = counterpart
+        return [ClaimFinding(
+            "number", quantity.text, quantity.start, quantity.end,
+            f"the sentence says {quantity.text}; the passage says {q.text}",
+            passage=q.text, source_marker=ev.marker, passage_start=q.start,
+            passage_end=q.end,
+        )]
+    if absent and quantity.checkable:
+        return [ClaimFinding(
+            "number", quantity.text, quantity.start, quantity.end,
+            f"the sentence says {quantity.text}; the cited "
+            f"{'source says' if len(evidence) == 1 else 'sources say'} no such number",
+        )]
+    return []
 
 
 # -- words -----------------------------------------------------------------
