@@ -943,7 +943,8 @@ def _alone_in_band(
 
 
 def _grid(
-    region: _Region, lines: list[Line], paragraphs: list[Line], rules: Rules, taken: set[int]
+    region: _Region, lines: list[Line], paragraphs: list[Line], rules: Rules, taken: set[int],
+    turned: list[Line],
 ) -> tuple[list[Line], list[Block]] | None:
     """The table ruled around ``region`` as a grid, read by its rules: the
     lines inside the grid (paragraphs in its cells too) and its rows as
@@ -968,14 +969,21 @@ def _grid(
             and left <= (ln.x0 + ln.x1) / 2 <= right and top <= (ln.y0 + ln.y1) / 2 <= bottom
         )
 
-    # Only a grid holding a paragraph needs reading by its rules; one that
-    # frames only short lines (a table beside the paragraphs, whose rows may
-    # have no rules between them) is left as it was found.
+    # A grid holding a paragraph needs reading by its rules. One that frames
+    # only short lines may be a table whose rows have no rules between them
+    # (a table beside the paragraphs), left as it was found, unless each of
+    # its bands is one row: a cell of one line beside a cell of many (a
+    # site's number beside the ten corners of its polygon, read line by line
+    # across, would cut the polygon at the number), or rows of values. Heads
+    # set turned (upright lines only are read in cells) leave it as found.
     inside_paragraphs = [ln for ln in paragraphs if framed(ln)]
-    if not inside_paragraphs:
+    if not inside_paragraphs and any(
+        left <= (ln.x0 + ln.x1) / 2 <= right and top <= (ln.y0 + ln.y1) / 2 <= bottom
+        for ln in turned
+    ):
         return None
     inside = [ln for ln in lines if framed(ln)] + inside_paragraphs
-    rows = _read_grid(frame, inside, rules)
+    rows = _read_grid(frame, inside, rules, one_row_bands=not inside_paragraphs)
     return None if rows is None else (inside, rows)
 
 
@@ -1218,11 +1226,16 @@ def _bands(frame: tuple[float, float, float, float], rules: Rules) -> list[float
 
 
 def _read_grid(
-    frame: tuple[float, float, float, float], inside: list[Line], rules: Rules
+    frame: tuple[float, float, float, float], inside: list[Line], rules: Rules,
+    *, one_row_bands: bool = False,
 ) -> list[Block] | None:
     """The rows of the grid ``frame`` (see :func:`_grid`) as blocks, each of
     the lines ``inside`` it in its cell; None when the grid has fewer than
-    :data:`_MIN_ROWS` horizontal rules, or a wall crosses a glyph. A wall is a
+    :data:`_MIN_ROWS` horizontal rules, or a wall crosses a glyph, or
+    (``one_row_bands``) a band is neither rows of values (:func:`_stacked`)
+    nor one row: one cell, or a cell of a single line beside cells that are
+    no rows of values, no cell holding lines side by side or a rule between
+    its lines. A wall is a
     vertical rule that runs down the whole band of a line's row: the edge of
     a box drawn around a word or a marker inside a cell is none."""
     left, top, right, bottom = frame
@@ -1282,12 +1295,53 @@ def _read_grid(
         band = sum(1 for at in bands if at <= cell_top + _RULE_SLACK)
         column = sum(1 for at in line_walls if at < x)
         cells.setdefault((band, column), []).append(line)
+    def walled_apart(baseline: list[Line]) -> bool:
+        """Whether a wall stands between two lines of a cell on one baseline."""
+        for a, b in pairwise(baseline):
+            y = (a.y0 + a.y1) / 2
+            if any(a.x1 - _RULE_SLACK <= at <= b.x0 + _RULE_SLACK
+                   and any(y0 <= y <= y1 for y0, y1 in spans)
+                   for at, spans in segments.items()):
+                return True
+        return False
+
+    def ruled_apart(stack: list[list[Line]]) -> bool:
+        """Whether a rule runs between two lines of a cell, under all its
+        text: two cells one over the other whose rule stops short of the
+        band (two rows of a column beside a cell merged down both)."""
+        x0 = min(ln.x0 for baseline in stack for ln in baseline)
+        x1 = max(ln.x1 for baseline in stack for ln in baseline)
+        for above, below in pairwise(stack):
+            low = max(ln.y1 for ln in above) - _RULE_SLACK
+            high = min(ln.y0 for ln in below) + _RULE_SLACK
+            if any(low <= at <= high and start <= x0 + _RULE_SLACK and end >= x1 - _RULE_SLACK
+                   for start, end, at in rules.horizontal_near((low + high) / 2, (high - low) / 2)):
+                return True
+        return False
+
     bands_cells: dict[int, list[list[list[Line]]]] = {}
     for (band, _column), cell in sorted(cells.items()):
         bands_cells.setdefault(band, []).append(_baselines(cell))
     blocks = []
     for _band, stacks in sorted(bands_cells.items()):
-        if _stacked(stacks):
+        stacked = _stacked(stacks)
+        if one_row_bands and not stacked and len(stacks) > 1:
+            # Rows of values beside a label centred on them ("Single | DPR
+            # 78.4 | BM25 + DPR 79.4") are no one row, whatever the label;
+            # a row's few cells of two lines ("LANVEOC-POUL- | MIC" beside
+            # a polygon's two) are no rows of values. Nor are heads whose
+            # merged cell stands over heads of its own, side by side under
+            # it ("Production | Kharif Rabi Total"): the walls between those
+            # stop short of the band.
+            tall = [stack for stack in stacks if len(stack) > 1]
+            if (
+                len(tall) == len(stacks)
+                or (2 * len(tall) > len(stacks) and _stacked(tall))
+                or any(walled_apart(baseline) for stack in stacks for baseline in stack)
+                or any(ruled_apart(stack) for stack in tall)
+            ):
+                return None
+        if stacked:
             # Rows of values that only the frame rules: each line across a row.
             blocks.extend(
                 block_of([ln for stack in stacks for ln in stack[k]])
@@ -1568,6 +1622,7 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
             paragraph_blocks.append(block)
         else:
             candidates.extend(block.lines)
+    turned = [ln for ln in candidates if not ln.horizontal]
     candidates = [ln for ln in candidates if ln.horizontal]
     text_rows = _text_rows(candidates) if held >= _MIN_CELLS else []
     # A cell's next lines that MuPDF gave as a paragraph are the table's.
@@ -1607,7 +1662,7 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
         # grid may hold paragraphs above or below the region's rows (a label
         # column's cells MuPDF gave as a paragraph, beside rows of values
         # with too few cells to count).
-        grid = _grid(region, candidates, paragraphs, page_rules, taken)
+        grid = _grid(region, candidates, paragraphs, page_rules, taken, turned)
         if grid is not None:
             inside, rows = grid
             tables.extend(rows)
@@ -1710,8 +1765,47 @@ def ruling_lines(
                         add(*edge)
             if colour is not None and kind == "re":
                 fills.add(*item[1], colour)
-    return Rules(horizontal + _continuing(short_horizontal, horizontal),
-                 vertical + _continuing(short_vertical, vertical))
+    horizontal += _continuing(short_horizontal, horizontal)
+    vertical += _continuing(short_vertical, vertical)
+    shown = page.rect  # type: ignore[attr-defined]
+    return Rules(*_cut_at_page_edges(horizontal, vertical, shown.width, shown.height))
+
+
+def _cut_at_page_edges(
+    horizontal: list[Rule], vertical: list[Rule], width: float, height: float
+) -> tuple[list[Rule], list[Rule]]:
+    """The rules cut at the edges of the displayed page (``width`` by
+    ``height``), and each edge that two rules or more run across made a rule
+    from the first to the last of them. A browser prints a table wider than
+    the paper cut at the paper's edge: its rows' rules run off the page and
+    its right border is never printed, yet the edge closes its cells as a
+    border would; a reader sees the cut table, and pdfplumber, taking the
+    cells' unseen edges beyond the page, reads its rows."""
+    slack = _RULE_SLACK
+
+    def cut(rules: list[Rule], end: float) -> tuple[list[Rule], list[Rule], list[Rule]]:
+        kept: list[Rule] = []
+        before: list[Rule] = []  # rules run across the edge at 0
+        after: list[Rule] = []  # rules run across the edge at ``end``
+        for start, stop, at in rules:
+            if start < -slack < slack < stop:
+                before.append((start, stop, at))
+                start = 0.0
+            if start < end - slack < end + slack < stop:
+                after.append((start, stop, at))
+                stop = end
+            kept.append((start, stop, at))
+        return kept, before, after
+
+    def edges(crossing: list[Rule], at: float) -> list[Rule]:
+        if len(crossing) < 2:
+            return []
+        return [(min(r[2] for r in crossing), max(r[2] for r in crossing), at)]
+
+    cut_horizontal, off_left, off_right = cut(horizontal, width)
+    cut_vertical, off_top, off_bottom = cut(vertical, height)
+    return (cut_horizontal + edges(off_top, 0.0) + edges(off_bottom, height),
+            cut_vertical + edges(off_left, 0.0) + edges(off_right, width))
 
 
 def _solid_fill(path: dict) -> tuple[float, ...] | None:  # type: ignore[type-arg]

@@ -24,6 +24,7 @@ from reviewer.ingestion.tables import (
     _frame_around,
     _Region,
     _text_rows,
+    ruling_lines,
 )
 from verification import verify_answer
 
@@ -2441,3 +2442,122 @@ def test_two_lists_side_by_side_in_a_grid_of_two_bands_read_each_down() -> None:
         quote = " ".join(names)
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A guideline printed from a browser: its table is wider than the paper, so
+# the paper's edge cuts its last column and the table's right border is
+# never printed; its rules (thin grey fills, as Chrome paints them) run off
+# the page, and white fills paint each cell. A first column of one line
+# beside cells of several, and one cell holding a paragraph.
+_BROWSER_ROWS = (("Brain abscess", ("Often", "polymicrobial", "Anaerobes", "Gram-negatives"),
+                  ("3rd gen cephalosporin", "Metronidazole 7.5 mg")),
+                 ("Post-neurosurgery", ("As above plus", "S. aureus"),
+                  ("Add vancomycin", "15 mg/kg IV 6H")),
+                 (("Severe, or not responding to oral treatment after two days, or under",
+                   "five years of age and not immunised against Haemophilus influenzae,",
+                   "with fever and signs of the infection spreading around the eye"),
+                  ("As above and", "H. influenzae"), "Cefotaxime 50 mg/kg IV"))
+_BROWSER_WALLS = (29.0, 380.0, 490.0, 716.0)  # the last beyond the paper's edge at 595
+
+
+def _browser_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((29, 60), "Antimicrobial guidelines for children", fontsize=14)
+    grey, white = (0.87, 0.87, 0.87), (1.0, 1.0, 1.0)
+    tops = [80.0, 100.0, 120.0]  # a band across the table, its heads, its rows
+    for row in _BROWSER_ROWS:
+        tops.append(tops[-1] + 14 * max(len(_lines(cell)) for cell in row) + 10)
+    left, right = _BROWSER_WALLS[0], _BROWSER_WALLS[-1]
+    page.draw_rect(pymupdf.Rect(left, tops[0], right, tops[1]), color=None, fill=white)
+    for top, bottom in pairwise(tops[1:]):
+        for x0, x1 in pairwise(_BROWSER_WALLS):
+            page.draw_rect(pymupdf.Rect(x0, top, x1, bottom), color=None, fill=white)
+    for y in tops:  # the rules, as thin filled rectangles, cell by cell
+        for x0, x1 in pairwise(_BROWSER_WALLS):
+            page.draw_rect(pymupdf.Rect(x0, y - 0.25, x1, y + 0.25), color=None, fill=grey)
+    page.draw_rect(pymupdf.Rect(left - 0.25, tops[0], left + 0.25, tops[1]), color=None, fill=grey)
+    for x in _BROWSER_WALLS[:-1]:
+        page.draw_rect(pymupdf.Rect(x - 0.25, tops[1], x + 0.25, tops[-1]), color=None, fill=grey)
+    page.insert_text((left + 4, tops[0] + 14), "CENTRAL NERVOUS SYSTEM / EYE", fontsize=9)
+    for x, head in zip(_BROWSER_WALLS, ("Infection", "Organisms", "Initial antimicrobials"),
+                       strict=False):
+        page.insert_text((x + 4, tops[1] + 14), head, fontsize=9)
+    for column, x in enumerate(_BROWSER_WALLS[:-1]):  # written column by column
+        for top, row in zip(tops[2:], _BROWSER_ROWS, strict=False):
+            # A cell's lines in one piece of text: MuPDF's block, as a
+            # browser's paragraph is.
+            page.insert_text((x + 4, top + 14), "\n".join(_lines(row[column])), fontsize=9)
+    return doc.tobytes()
+
+
+def test_a_table_cut_by_the_papers_edge_reads_by_its_rows() -> None:
+    # Before: with no right border on the page the grid never closed, and
+    # its rows read line by line, a first cell's one line beside the first
+    # line of the others ("Brain abscess Often 3rd gen cephalosporin"), the
+    # rest of each cell after.
+    data = _browser_pdf()
+    doc = extract_pdf(data)
+    for row in _BROWSER_ROWS:
+        start, end = _verified_range(doc, _row_quote(row))
+        assert " ".join(doc.text[start:end].split()) == _row_quote(row)
+        rects = _located(doc, start, end)
+        for line in (line for cell in row for line in _lines(cell)):
+            assert all(_covered(box, rects) for box in _word_boxes(data, line)), line
+
+
+def test_rules_running_off_the_page_are_cut_at_its_edge_which_closes_them() -> None:
+    page = pymupdf.open(stream=_browser_pdf())[0]
+    rules = ruling_lines(page, (1.0, 0.0, 0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 595.0, 842.0))
+    assert max(x1 for _x0, x1, _y in rules.horizontal) == 595.0
+    (edge,) = [rule for rule in rules.vertical if rule[2] == 595.0]
+    assert edge[:2] == (80.0, 120.0 + (14 * 4 + 10) + (14 * 2 + 10) + (14 * 3 + 10))
+
+
+# A gazette's table of sites, ruled all round: each site's number, name and
+# department one line, set level with the middle of its polygon's corners,
+# many lines of coordinates (no line of it a paragraph).
+_SITES = (("63", "BREST", "29 - Finistère",
+           ("polygone délimité par les points : A :", "004.4767 O / 48.4197 N",
+            "B : 004.4769 O / 48.4208 N", "C : 004.4766 O / 48.4217 N",
+            "D : 004.4740 O / 48.4211 N"), "Ministère de la justice"),
+          ("64", "BREST PORT", "29 - Finistère",
+           ("polygone délimité par les points : A :", "004.4839 O / 48.3658 N",
+            "B : 004.5197 O / 48.3586 N", "C : 004.5292 O / 48.3633 N"),
+           "Ministère des armées"))
+_SITE_WALLS = (50.0, 80.0, 160.0, 240.0, 420.0, 545.0)
+
+
+def _sites_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    heads = ("No", "NOM DU SITE", "DÉPARTEMENT", "LIMITES GÉOGRAPHIQUES", "MINISTÈRE")
+    tops = [70.0, 90.0]
+    for site in _SITES:
+        tops.append(tops[-1] + 11 * len(site[3]) + 8)
+    for y in tops:
+        page.draw_line((_SITE_WALLS[0], y), (_SITE_WALLS[-1], y), width=0.5)
+    for x in _SITE_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for x, head in zip(_SITE_WALLS, heads, strict=False):
+        page.insert_text((x + 3, tops[0] + 13), head, fontsize=7)
+    for top, bottom, site in zip(tops[1:], tops[2:], _SITES, strict=False):
+        middle = (top + bottom) / 2 + 3  # level with the polygon's middle corner
+        for x, cell in zip(_SITE_WALLS, site, strict=False):
+            if isinstance(cell, str):
+                page.insert_text((x + 3, middle), cell, fontsize=7)
+                continue
+            for k, line in enumerate(cell):
+                page.insert_text((x + 3, top + 11 + 11 * k), line, fontsize=7)
+    return doc.tobytes()
+
+
+def test_a_grid_of_one_line_cells_beside_many_reads_each_band_as_a_row() -> None:
+    # Before: a grid holding no paragraph was read line by line across, so
+    # the site's number, name and department, level with the polygon's
+    # middle corner, cut the polygon in two ("A : … B : … 63 BREST … C : …").
+    data = _sites_pdf()
+    doc = extract_pdf(data)
+    for site in _SITES:
+        start, end = _verified_range(doc, _row_quote(site))
+        assert " ".join(doc.text[start:end].split()) == _row_quote(site)
