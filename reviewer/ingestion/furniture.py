@@ -117,11 +117,12 @@ def find_furniture(
                 heights[(band, page.number, line)].append(tops[k])
                 beside[page.number].append((tops[k], bottoms[k], start))
                 extent[start] = (tops[k], bottoms[k])
-    for (page_number, _), bare in numbers.items():
-        found.extend(
-            (start, end) for top, bottom, start, end in _page_numbers(doc, bare)
-            if not _figure_in_a_row(top, bottom, in_band[page_number])
-        )
+    found.extend(_counting_pages([
+        (page_number, band, start, end)
+        for (page_number, band), bare in numbers.items()
+        for top, bottom, start, end in _page_numbers(doc, bare)
+        if not _figure_in_a_row(top, bottom, in_band[page_number])
+    ], text))
     needed = max(2, min(config.min_pages, doc.page_count))
     # A line printed word for word at two heights of one page's band, on two
     # pages or more, is a table's column ("Dated 02.08.2024" under each row's
@@ -182,6 +183,38 @@ def _page_numbers(
     return [
         number for k, number in enumerate(bare)
         if not any(stacked(k, j) for j in range(len(bare)) if j != k)
+    ]
+
+
+def _counting_pages(
+    bare: list[tuple[int, str, int, int]], text: str
+) -> list[tuple[int, int]]:
+    """The bare numbers (page, band, start, end) that count the pages: where
+    a band holds one on two pages or more, those whose number minus their
+    page is another's of the band (pages numbered from 1, or from 480 in a
+    consecutively paginated journal, or a chapter's own run). A table whose
+    numbered rows run past one page after another puts a row's number in
+    the band of each ("55" at the foot of page 7, "70" of page 9): a row of
+    the document's text, not its page number. A numeral without digits
+    ("iv"), or a band's number on one page alone, is kept as found."""
+    # (band, "offset" or "value", number) -> the pages it stands on
+    seen: dict[tuple[str, str, int], set[int]] = defaultdict(set)
+    readings = []
+    for page, band, start, end in bare:
+        digits = _DIGITS.search(text[start:end])
+        value = None if digits is None else int(digits.group())
+        readings.append((page, band, start, end, value))
+        if value is not None:
+            seen[(band, "offset", value - page)].add(page)
+            seen[(band, "value", value)].add(page)
+    pages_of_band: dict[str, set[int]] = defaultdict(set)
+    for page, band, _start, _end, _value in readings:
+        pages_of_band[band].add(page)
+    return [
+        (start, end) for page, band, start, end, value in readings
+        if value is None or len(pages_of_band[band]) < 2
+        or seen[(band, "offset", value - page)] - {page}
+        or seen[(band, "value", value)] - {page}  # a number each page prints alike
     ]
 
 

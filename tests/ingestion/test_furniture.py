@@ -210,3 +210,29 @@ def test_a_lone_figure_in_a_table_row_at_the_top_of_a_page_is_no_page_number() -
     report = verify_answer('The table says "Vomiting 2.3 5 9.2" [S1].',
                            [Source("S1", extracted.text, skip=tuple(find_furniture(extracted)))])
     assert report.counts["verified"] == 1
+
+
+def test_a_numbered_row_at_the_foot_of_page_after_page_is_no_page_number() -> None:
+    # A gazette's table of sites runs over the pages; each page's last row
+    # starts with the site's number, alone on its line low in the bottom
+    # band ("55 VALENCE ..." at the foot of one page, "70 LANVEOC ..." of
+    # the next). Each was taken for a bare page number and skipped, so a
+    # quote of the row "added" its number. The pages' own numbers count the
+    # pages; the rows' numbers do not.
+    rows = (("55", "VALENCE", "26 - Drome", "Ministere de la justice"),
+            ("70", "LANVEOC", "29 - Finistere", "Ministere des armees"),
+            ("86", "CRISSEY", "71 - Saone-et-Loire", "Ministere des armees"))
+    doc = pymupdf.open()
+    for number, row in enumerate(rows, 1):
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 400), f"Sites of the list, part {number}, read row by row.")
+        for x, cell in zip((60, 120, 240, 400), row, strict=True):
+            page.insert_text((x, 770), cell, fontsize=9)
+        page.insert_text((297, 820), str(number + 6), fontsize=9)
+    extracted = extract_pdf(doc.tobytes())
+    assert [extracted.text[s:e] for s, e in find_furniture(extracted)] == ["7", "8", "9"]
+    skip = tuple(find_furniture(extracted))
+    for row in rows:
+        report = verify_answer(f'The list says "{" ".join(row)}" [S1].',
+                               [Source("S1", extracted.text, skip=skip)])
+        assert report.counts["verified"] == 1, row
