@@ -28,7 +28,10 @@ What is folded, in order of appearance in a text:
   joined as at a line end (``Wider- spruchsbeweisen`` → ``widerspruchsbeweisen``,
   ``can- not`` → ``cannot``). A suspended hyphen (``pre- and post-operative``)
   is joined the same way (``preand``); both sides fold alike, so matching is
-  unaffected. A capital after the space (``mid- Sep.``) keeps hyphen and space.
+  unaffected. A capital after the space (``mid- Sep.``) keeps hyphen and space,
+  unless a capital stands before the hyphen too (a name in capitals broken in
+  a narrow cell, ``MONTPELLIER- VILLENEUVE``) or the hyphen is a soft one,
+  which only ever marks a break inside a word (``CHA\u00ad TEAUX``).
 * Smart quotes, primes and apostrophes → ``'`` and ``"``; every dash and minus
   sign → ``-``; an em dash or bar is a pause between words and becomes a spaced
   `` - `` (``employment—not`` = ``employment - not``). A spacing acute inside a
@@ -284,7 +287,8 @@ class _Builder:
         # trailing whitespace and merges adjacent runs.
         self.pending_space: tuple[int, int] | None = None
         self.pending_break = False
-        # A hyphen waiting to see what follows: "letter", "soft" or "digit".
+        # A hyphen waiting to see what follows: "letter" ("capital" after a
+        # capital), "soft", "grade" or "digit".
         self.join: str | None = None
 
     def last_char(self) -> str:
@@ -309,6 +313,8 @@ class _Builder:
         self.join = "letter" if last.isalpha() else "digit" if last.isdigit() else None
         if self.join == "letter" and _closes_grade(self.original, orig_start):
             self.join = "grade"
+        elif self.join == "letter" and orig_start and self.original[orig_start - 1].isupper():
+            self.join = "capital"
 
     def copy(self, text: str, orig_start: int) -> None:
         """Copy a plain run; single spaces inside it are already normalised."""
@@ -358,12 +364,18 @@ class _Builder:
             self.pending_space is None or self.pending_break
             # A space after the hyphen is where a copied line break was: the
             # model kept the hyphen ("can- not"). A capital after it is more
-            # likely a new word ("mid- Sep."), so only a lower-case letter.
+            # likely a new word ("mid- Sep."), so only a lower-case letter;
+            # but a capital after a capital is a name in capitals broken at
+            # a line end ("MONTPELLIER- VILLENEUVE", a table's narrow cell),
+            # and a soft hyphen only ever marks a break inside a word
+            # ("TROIS-CHA\u00ad TEAUX").
             or (join != "digit" and self.original[orig_start].islower())
+            or (join == "capital" and self.original[orig_start].isupper())
+            or (join == "soft" and self.original[orig_start].isalpha())
         ):
             if join == "grade" and self.pending_space is not None:
                 pass  # "³B-⏎Access": a raised grade's sign, then the next word
-            elif join in ("letter", "soft", "grade") and first.isalpha():
+            elif join in ("letter", "capital", "soft", "grade") and first.isalpha():
                 if join != "soft":
                     self._pop()
                 self.pending_space = None
@@ -673,7 +685,11 @@ _KEPT_HYPHENATION = re.compile(r"[^\W\d_][-\u2010\u2011\u00ad][^\S\r\n]+(?=([^\W
 def _kept_hyphenation(text: str) -> bool:
     if not any(hyphen in text for hyphen in _HYPHENATION_MARKS):
         return False
-    return any(m.group(1).islower() for m in _KEPT_HYPHENATION.finditer(text))
+    return any(
+        m.group(1).islower() or text[m.start() + 1] == "\u00ad"
+        or (m.group(1).isupper() and text[m.start()].isupper())
+        for m in _KEPT_HYPHENATION.finditer(text)
+    )
 
 
 def explain(text: str) -> tuple[str, ...]:

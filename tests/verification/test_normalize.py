@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from verification import NormalizedText, explain, normalize
+from verification import NormalizedText, explain, normalize, verify_answer
 from verification.normalize import (
     _is_accent_or_compatibility,
     clean_break,
@@ -146,6 +146,12 @@ def test_compound_parts_meet_where_an_in_line_hyphen_was_dropped(
         ("ci- tations", "citations"),
         ("Com-  pact", "compact"),
         ("F- score", "fscore"),  # the letter before may be a capital
+        # A name in capitals broken in a narrow table cell, copied with its
+        # breaks made spaces: a capital on both sides of the hyphen, or a
+        # soft hyphen (which only marks a break inside a word).
+        ("MONTPELLIER- VILLENEUVE- LES-MAGUE\u00ad LONE", "montpelliervilleneuvelesmaguelone"),
+        ("SAINT-PAUL- TROIS-CHA\u00ad TEAUX", "saintpaultroischateaux"),
+        ("Trois-Cha\u00ad Teaux", "troischateaux"),
     ],
 )
 def test_a_line_break_hyphen_kept_before_a_space_is_joined(text: str, expected: str) -> None:
@@ -159,6 +165,7 @@ def test_a_line_break_hyphen_kept_before_a_space_is_joined(text: str, expected: 
     ("text", "expected"),
     [
         ("between mid- Sep. and Nov.", "between mid- sep. and nov."),  # a capital: a new word
+        ("the pre- Trial hearing", "the pre- trial hearing"),  # after a small letter too
         ("employment - not", "employment - not"),  # a spaced dash
         ("pages 10- 12", "pages 10- 12"),  # digits
         ("a -b", "a -b"),
@@ -683,7 +690,9 @@ def test_property_explain_names_what_its_patterns_find(text: str) -> None:
         if isinstance(pattern, tuple):
             at_end, kept = pattern
             return bool(at_end.search(text)) or any(
-                text[m.end()].islower() for m in kept.finditer(text)
+                text[m.end()].islower() or text[m.start() + 1] == "\u00ad"
+                or (text[m.end()].isupper() and text[m.start()].isupper())
+                for m in kept.finditer(text)
             )
         return bool(pattern.search(text))
 
@@ -698,3 +707,18 @@ def test_hangul_syllables_stay_whole() -> None:
     n = normalize(text)
     assert n.text == text
     assert explain(text) == ()
+
+
+def test_a_name_in_capitals_broken_over_a_cells_lines_verifies_as_copied_or_whole() -> None:
+    # A gazette's table cell, three lines wide: "MONTPELLIER-⏎VILLENEUVE-⏎
+    # LES-MAGUE(soft hyphen)⏎LONE". A reader copying the cell gets its breaks
+    # as spaces and keeps the hyphens; before, the capital after each space
+    # kept it apart and the quote read as a changed name.
+    source = "Site 90: MONTPELLIER-\nVILLENEUVE-\nLES-MAGUE\u00ad\nLONE, 34 - Hérault."
+    for quote in ("MONTPELLIER- VILLENEUVE- LES-MAGUE\u00ad LONE",
+                  "MONTPELLIER-VILLENEUVE-LES-MAGUELONE"):
+        report = verify_answer(f'The list names "{quote}" [S1].', {"S1": source})
+        assert report.counts["verified"] == 1, quote
+    altered = verify_answer('The list names "MONTPELLIER- VILLENEUVE- LES-MAGUE\u00ad LINE" [S1].',
+                            {"S1": source})
+    assert altered.counts["verified"] == 0
