@@ -1333,9 +1333,13 @@ def _read_grid(
             # merged cell stands over heads of its own, side by side under
             # it ("Production | Kharif Rabi Total"): the walls between those
             # stop short of the band.
+            # Cells all of several lines are rows with no rules between them,
+            # but for lists side by side ("5-lipoxygenase Inhibitor | Antiplatelet
+            # Drugs | Leukotriene Receptor Antagonist", a label's drug classes in
+            # three columns), read each down.
             tall = [stack for stack in stacks if len(stack) > 1]
             if (
-                len(tall) == len(stacks)
+                (len(tall) == len(stacks) and not _lists_side_by_side(stacks))
                 or (2 * len(tall) > len(stacks) and _stacked(tall))
                 or any(walled_apart(baseline) for stack in stacks for baseline in stack)
                 or any(ruled_apart(stack) for stack in tall)
@@ -1369,6 +1373,32 @@ def _stacked(stacks: list[list[list[Line]]]) -> bool:
         if max(middles) - min(middles) > height / 2:
             return False
     return True
+
+
+def _lists_side_by_side(stacks: list[list[list[Line]]]) -> bool:
+    """Whether a band's cells (each as its baselines) are lists side by side,
+    not rows of several lines each with no rules between them: each cell of
+    three lines or more, not all of one count, starting level, and set line
+    under line at one pitch, the same in each (rows would leave a wider gap
+    where one ends, or set a short cell's lines level with each row's first)."""
+    counts = {len(stack) for stack in stacks}
+    if min(counts) < 3 or len(counts) == 1:
+        return False
+    firsts = [(stack[0][0].y0 + stack[0][0].y1) / 2 for stack in stacks]
+    height = min(stack[0][0].y1 - stack[0][0].y0 for stack in stacks)
+    if max(firsts) - min(firsts) > height / 2:
+        return False
+    usual = []
+    for stack in stacks:
+        middles = [(baseline[0].y0 + baseline[0].y1) / 2 for baseline in stack]
+        pitches = sorted(b - a for a, b in pairwise(middles))
+        usual.append(pitches[len(pitches) // 2])
+        if pitches[-1] > 1.35 * usual[-1]:
+            return False
+    # And at one pitch across the cells: a column of answers set level with
+    # the first line of each question beside it ("Yes No" every third line)
+    # is rows.
+    return max(usual) <= 1.25 * min(usual)
 
 
 def _cut_at_walls(line: Line, walls: list[float]) -> list[Line] | None:

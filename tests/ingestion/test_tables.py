@@ -2561,3 +2561,45 @@ def test_a_grid_of_one_line_cells_beside_many_reads_each_band_as_a_row() -> None
     for site in _SITES:
         start, end = _verified_range(doc, _row_quote(site))
         assert " ".join(doc.text[start:end].split()) == _row_quote(site)
+
+
+# A drug label's box of interacting drug classes: a head across the box,
+# then three lists side by side, each of its own length, set line under
+# line at one leading, with walls between them and no rule between items.
+_CLASSES = (("5-lipoxygenase Inhibitor", "Adrenergic Stimulants, Central", "Analgesics",
+             "Anesthetics, Inhalation", "Antiandrogen"),
+            ("Antiplatelet Drugs/Effects", "Antithyroid Drugs", "Beta-Adrenergic Blockers",
+             "Cholelitholytic Agents"),
+            ("Leukotriene Receptor Antagonist", "Monoamine Oxidase Inhibitors",
+             "Narcotics, prolonged"))
+
+
+def _classes_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((66, 270), "Potential drug interactions are listed below by drug class.",
+                     fontsize=10)
+    walls, top, under_head = (66.0, 222.0, 380.0, 537.0), 282.0, 296.0
+    bottom = under_head + 6 + 11 * max(map(len, _CLASSES))
+    for y in (top, under_head, bottom):
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in (walls[0], walls[-1]):
+        page.draw_line((x, top), (x, bottom), width=0.5)
+    for x in walls[1:-1]:
+        page.draw_line((x, under_head), (x, bottom), width=0.5)
+    page.insert_text((walls[0] + 3, top + 10), "Classes of Drugs", fontsize=9)
+    for x, items in zip(walls, _CLASSES, strict=False):
+        for k, item in enumerate(items):
+            page.insert_text((x + 3, under_head + 10 + 11 * k), item, fontsize=9)
+    return doc.tobytes()
+
+
+def test_lists_side_by_side_in_a_grids_band_read_each_down() -> None:
+    # Before: a grid holding no paragraph read line by line across, each
+    # list's item beside the others' ("5-lipoxygenase Inhibitor Antiplatelet
+    # Drugs/Effects Leukotriene Receptor Antagonist").
+    doc = extract_pdf(_classes_pdf())
+    for items in _CLASSES:
+        start, end = _verified_range(doc, " ".join(items))
+        assert " ".join(doc.text[start:end].split()) == " ".join(items)
+
