@@ -998,11 +998,12 @@ def _free_grids(
     cells on one baseline, nor a line outside a paragraph). The lines inside
     each grid and its rows as blocks."""
     found: list[tuple[list[Line], list[Block]]] = []
-    # Three walls (two borders and one between) and three rules across at
-    # least, or no grid: most pages stop here.
+    # Three walls (two borders and one between) and two rules across at
+    # least (a box of lists side by side has no more), or no grid: most
+    # pages stop here.
     if (
         len({round(x) for _y0, _y1, x in rules.vertical}) < _MIN_ROWS
-        or len(rules.horizontal) < _MIN_ROWS
+        or len(rules.horizontal) < _MIN_ROWS - 1
     ):
         return found
     seen: set[int] = set()
@@ -1023,10 +1024,13 @@ def _free_grids(
         if any(id(ln) in taken for ln in inside):
             continue  # a table found from the text reads it already, or part of it
         rules_across = len(_bands(frame, rules))
-        if rules_across < _MIN_ROWS:  # two bands: top, between, bottom
+        if rules_across < _MIN_ROWS - 1:
             continue
         rows = _read_grid(frame, inside, rules)
         if rows is None:
+            continue
+        if rules_across == _MIN_ROWS - 1:  # one band: lists side by side (_read_grid)
+            found.append((inside, rows))
             continue
         # Two bands are too few to tell rows of values stacked in a band
         # from lists side by side ("Preferred | Nonpreferred", each a list
@@ -1240,7 +1244,11 @@ def _read_grid(
     a box drawn around a word or a marker inside a cell is none."""
     left, top, right, bottom = frame
     bands = _bands(frame, rules)
-    if len(bands) < _MIN_ROWS:
+    # A box ruled only at its top and bottom is read by its walls only where
+    # its one band is lists side by side (a label's endogenous factors in
+    # three columns); else it may be anything a frame holds.
+    one_band = len(bands) == _MIN_ROWS - 1
+    if len(bands) < _MIN_ROWS and not one_band:
         return None
     segments: dict[int, list[tuple[float, float]]] = {}
     for y0, y1, at in rules.vertical:
@@ -1325,6 +1333,8 @@ def _read_grid(
     blocks = []
     for _band, stacks in sorted(bands_cells.items()):
         stacked = _stacked(stacks)
+        if one_band and not _lists_side_by_side(stacks):
+            return None
         if one_row_bands and not stacked and len(stacks) > 1:
             # Rows of values beside a label centred on them ("Single | DPR
             # 78.4 | BM25 + DPR 79.4") are no one row, whatever the label;

@@ -2603,3 +2603,31 @@ def test_lists_side_by_side_in_a_grids_band_read_each_down() -> None:
         start, end = _verified_range(doc, " ".join(items))
         assert " ".join(doc.text[start:end].split()) == " ".join(items)
 
+
+
+def test_lists_side_by_side_in_a_box_ruled_only_at_top_and_bottom_read_each_down() -> None:
+    # The same label's endogenous factors: no head, the box ruled only
+    # above and below its three lists. Before: a frame of one band was no
+    # grid, and the lists read line by line across.
+    factors = (("blood dyscrasias", "cancer", "collagen vascular disease",
+                "congestive heart failure", "edema"),
+               ("diarrhea", "elevated temperature", "hepatic disorders", "infectious hepatitis",
+                "jaundice"),
+               ("hyperthyroidism", "poor nutritional state", "steatorrhea"))
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((66, 110), "ENDOGENOUS FACTORS:", fontsize=10)
+    walls, top = (66.0, 222.0, 380.0, 537.0), 120.0
+    bottom = top + 6 + 11 * max(map(len, factors))
+    for y in (top, bottom):
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, top), (x, bottom), width=0.5)
+    for k in range(max(map(len, factors))):  # written line by line across, as the label is
+        for x, items in zip(walls, factors, strict=False):
+            if k < len(items):
+                page.insert_text((x + 3, top + 10 + 11 * k), items[k], fontsize=9)
+    extracted = extract_pdf(doc.tobytes())
+    for items in factors:
+        start, end = _verified_range(extracted, " ".join(items))
+        assert " ".join(extracted.text[start:end].split()) == " ".join(items)
