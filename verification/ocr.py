@@ -117,6 +117,24 @@ def misread_pairs(printed: str, read: str) -> tuple[tuple[str, str], ...] | None
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*|\S")
 
 
+def _around_figures(run: list[int], source_words: Sequence[str], quote_words: Sequence[str]
+                    ) -> list[list[int]]:
+    """A run of as many words on both sides split around each pair of words
+    that holds a digit ("45 supp !" for "46 suppl ."): the figure is never a
+    misread, and the words beside it are judged on their own."""
+    s0, s1, q0, q1 = run
+    if s1 - s0 != q1 - q0:
+        return [run]
+    parts, start = [], 0
+    for k in range(s1 - s0):
+        if _DIGIT.search(source_words[s0 + k]) or _DIGIT.search(quote_words[q0 + k]):
+            parts += [[s0 + start, s0 + k, q0 + start, q0 + k], [s0 + k, s0 + k + 1, q0 + k,
+                                                                 q0 + k + 1]]
+            start = k + 1
+    parts.append([s0 + start, s1, q0 + start, q1])
+    return [p for p in parts if p[0] < p[1]]
+
+
 def _negates(words: Sequence[str]) -> bool:
     return any(w in _NEGATING or w.endswith("n't") for w in words)
 
@@ -147,6 +165,7 @@ def ocr_spelling(
             runs[-1][1], runs[-1][3] = op.src_end, op.dest_end
         else:
             runs.append([op.src_start, op.src_end, op.dest_start, op.dest_end])
+    runs = [part for run in runs for part in _around_figures(run, source_words, quote_words)]
     pieces: list[tuple[int, int, str]] = []  # (start, end) of quote.original, replacement
     misreads: list[Misread] = []
     for s0, s1, q0, q1 in runs:

@@ -486,10 +486,11 @@ def _ocr_citation(
     rest = "" if found.alignment.exact else (
         f"; otherwise {_describe(found.differences, said=_said(found, pool))}")
     message = (
-        f"quote matches [{found.label}] at {_score_text(found.alignment.score, threshold)} "
-        f"(threshold {_threshold_text(threshold)}) only where text OCR read is taken for the "
-        f"letters it misread: {'; '.join(m.describe() for m in misreads)}{rest}. As OCR read "
-        f"it, the source scores {_score_text(as_printed.alignment.score, threshold)}."
+        f"the cited text came from OCR: the quote matches [{found.label}] at "
+        f"{_score_text(found.alignment.score, threshold)} (threshold "
+        f"{_threshold_text(threshold)}) with the letters OCR misread taken as printed: "
+        f"{'; '.join(m.describe() for m in misreads)}{rest}; against the OCR's text as it "
+        f"reads, {_score_text(as_printed.alignment.score, threshold)}"
     )
     source_folds = explain(pool.by_label[found.label].text[
         found.alignment.source_start:found.alignment.source_end])
