@@ -72,7 +72,7 @@ def misread_pairs(printed: str, read: str) -> tuple[tuple[str, str], ...] | None
     """The look-alike letters that turn ``printed`` into ``read`` (folded
     words or runs of them, spaces ignored), each as (printed, read); None
     when the difference is not all look-alikes, when it takes more than a
-    word's share of them, or when ``printed`` holds a digit.
+    word's share of them, or when ``printed`` holds a digit or no letter.
 
     The fewest look-alikes are taken (a small dynamic programme over the two
     strings: equal characters cost nothing, a look-alike pair one)."""
@@ -80,6 +80,8 @@ def misread_pairs(printed: str, read: str) -> tuple[tuple[str, str], ...] | None
     if printed == read or not printed or _DIGIT.search(printed):
         return None
     letters = sum(c.isalpha() for c in printed)
+    if not letters:
+        return None  # punctuation alone: no word misread, and the score hardly moves
     limit = max(1, letters // _LETTERS_PER_MISREAD)
     # best[(i, j)]: fewest look-alikes turning printed[:i] into read[:j], and the last step.
     best: dict[tuple[int, int], tuple[int, tuple[int, int] | None, tuple[str, str] | None]] = {

@@ -103,6 +103,7 @@ def test_look_alike_letters_are_named(printed: str, read: str,
     ("s149", "5149"),  # nor a figure that holds a letter
     ("cat", "dog"),  # nor another word
     ("medicine", "rneaicinc"),  # three look-alikes in eight letters: too many for one word
+    (",", "."),  # punctuation alone is no word misread
 ])
 def test_no_other_difference_is_a_misread(printed: str, read: str) -> None:
     assert misread_pairs(printed, read) is None
