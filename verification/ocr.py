@@ -72,7 +72,8 @@ def misread_pairs(printed: str, read: str) -> tuple[tuple[str, str], ...] | None
     """The look-alike letters that turn ``printed`` into ``read`` (folded
     words or runs of them, spaces ignored), each as (printed, read); None
     when the difference is not all look-alikes, when it takes more than a
-    word's share of them, or when ``printed`` holds a digit or no letter.
+    word's share of them, when ``printed`` holds a digit or no letter, or
+    when ``read`` holds a digit but not two letters (a figure, not a word).
 
     The fewest look-alikes are taken (a small dynamic programme over the two
     strings: equal characters cost nothing, a look-alike pair one)."""
@@ -82,6 +83,8 @@ def misread_pairs(printed: str, read: str) -> tuple[tuple[str, str], ...] | None
     letters = sum(c.isalpha() for c in printed)
     if not letters:
         return None  # punctuation alone: no word misread, and the score hardly moves
+    if _DIGIT.search(read) and sum(c.isalpha() for c in read) < 2:
+        return None  # a figure as OCR read it ("1" for "I"): only inside a word is it a letter
     limit = max(1, letters // _LETTERS_PER_MISREAD)
     # best[(i, j)]: fewest look-alikes turning printed[:i] into read[:j], and the last step.
     best: dict[tuple[int, int], tuple[int, tuple[int, int] | None, tuple[str, str] | None]] = {

@@ -92,6 +92,7 @@ def test_a_change_of_meaning_on_ocr_text_is_still_caught(quote: str, reason: str
     ("clcr", "cler", (("c", "e"),)),
     ("modern", "modem", (("rn", "m"),)),
     ("suppl.", "supp!", (("l.", "!"),)),
+    ("infection", "1nfection", (("i", "1"),)),
 ])
 def test_look_alike_letters_are_named(printed: str, read: str,
                                       pairs: tuple[tuple[str, str], ...]) -> None:
@@ -104,6 +105,7 @@ def test_look_alike_letters_are_named(printed: str, read: str,
     ("cat", "dog"),  # nor another word
     ("medicine", "rneaicinc"),  # three look-alikes in eight letters: too many for one word
     (",", "."),  # punctuation alone is no word misread
+    ("i", "1"),  # a figure OCR read is a figure, but for a letter inside a word
 ])
 def test_no_other_difference_is_a_misread(printed: str, read: str) -> None:
     assert misread_pairs(printed, read) is None
