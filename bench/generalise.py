@@ -699,7 +699,15 @@ def chunk_source(ours: Ingested, chunk: tuple[int, int]) -> Source:
     skip = tuple((max(s, start) - start, min(e, start + len(text)) - start)
                  for s, e in ours.furniture if s < start + len(text) and e > start)
     return Source(marker="S1", text=text, skip=skip, injected_end=end - start,
-                  document="pdf", document_offset=start)
+                  document="pdf", document_offset=start, ocr=ocr_ranges(ours, start, len(text)))
+
+
+def ocr_ranges(ours: Ingested, start: int, length: int) -> tuple[tuple[int, int], ...]:
+    """The pages OCR read, as ranges of the source ``doc.text[start:start + length]``."""
+    read = {page.number for page in ours.doc.ocr.pages} if ours.doc.ocr else set()
+    return tuple((max(p.text_start, start) - start, min(p.text_end, start + length) - start)
+                 for p in ours.doc.pages
+                 if p.number in read and p.text_start < start + length and p.text_end > start)
 
 
 def located_score(ours: Ingested, window: Window, citations: Sequence[Citation]

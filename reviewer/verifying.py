@@ -10,7 +10,12 @@ from django.conf import settings
 from django.db.models.functions import Length, Substr
 
 from reviewer.models import Chunk, Document, Workspace
-from reviewer.selectors.documents import document_locate, document_text_prefixes
+from reviewer.selectors.documents import (
+    document_locate,
+    document_text_prefixes,
+    documents_ocr_ranges,
+    ocr_ranges_within,
+)
 from verification import (
     DEFAULT_MAX_WORK,
     Report,
@@ -115,9 +120,11 @@ def _document_source(
         for s, e in document.furniture
         if s < start + len(text) and e > start
     )
+    read_by_ocr = documents_ocr_ranges({document.pk: document.ocr_pages}).get(document.pk, ())
     return Source(
         marker=marker, text=text, skip=skip, injected_end=end - start,
         document=document.pk, document_offset=start, superseded=document.is_superseded,
+        ocr=ocr_ranges_within(read_by_ocr, start, len(text)),
     )
 
 

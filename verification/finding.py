@@ -20,10 +20,12 @@ from .matching import (
     rough_window,
     word_swap,
 )
-from .normalize import NormalizedText, clean_break, concatenate
+from .normalize import NormalizedText, clean_break, concatenate, normalize
+from .ocr import Misread, ocr_spelling
 from .pool import SCREEN_MARGIN, Source, SourcePool, squeeze
 
-__all__ = ["Found", "find", "letters", "squeezed_exact", "verbatim_elsewhere"]
+__all__ = ["Found", "find", "find_as_ocr_read", "letters", "squeezed_exact",
+           "verbatim_elsewhere"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +284,34 @@ def verbatim_elsewhere(
         if found is not None and not found.altered:
             return found
     return None
+
+
+def find_as_ocr_read(
+    quote: NormalizedText, found: Found, pool: SourcePool, *, threshold: float,
+) -> tuple[Found, tuple[Misread, ...]] | None:
+    """``quote`` found again in ``found``'s source with the words OCR misread
+    there put in the OCR's spelling (:func:`~verification.ocr.ocr_spelling`),
+    and those misreads; None when the source's window holds no text OCR read
+    or the quote no such word. The new ``Found``'s alignment and differences
+    are the respelt quote's: what still differs once the misreads are set
+    aside."""
+    source = pool.by_label[found.label]
+    start, end = found.alignment.source_start, found.alignment.source_end
+    if not source.ocr or not any(s < end and start < e for s, e in source.ocr):
+        return None
+    region, offset = pool.region(found.label, start, end)
+    norm_start = region.offsets.to_normalized_position(start - offset)
+    norm_end = region.offsets.to_normalized_position(end - offset)
+    if start < end and norm_end <= norm_start:
+        return None
+    read_by_ocr = tuple((s - offset, e - offset) for s, e in source.ocr
+                        if s < offset + len(region.original) and e > offset)
+    respelt = ocr_spelling(quote, region, norm_start, norm_end, read_by_ocr=read_by_ocr)
+    if respelt is None:
+        return None
+    text, misreads = respelt
+    again, _ = find(normalize(text), [found.label], pool, cutoff=0.0, threshold=threshold)
+    return (again, misreads) if again is not None else None
 
 
 def letters(text: str) -> str:

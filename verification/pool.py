@@ -45,6 +45,11 @@ class Source:
     ``superseded``
         The document has a newer version: a faithful quote from it is still
         provenance, but not current, so it flags the answer.
+    ``ocr``
+        Ranges of ``text`` that OCR read from a page image (a scan). A quote
+        whose words differ from them only by letters OCR confuses ("Meaicine"
+        for "Medicine": :mod:`verification.ocr`) verifies, and its verdict
+        names each misread. Empty (born-digital text): matched as it stands.
     """
 
     marker: str
@@ -54,6 +59,7 @@ class Source:
     document: int | str | None = None
     document_offset: int = 0
     superseded: bool = False
+    ocr: tuple[tuple[int, int], ...] = field(default=())
 
 
 #: Points (of 100) by which one-for-one-folded text can fall short of the

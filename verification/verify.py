@@ -12,7 +12,7 @@ from types import MappingProxyType
 from .config import VerificationConfig
 from .coverage import is_claim
 from .diff import negation_context
-from .finding import Found, find, letters, verbatim_elsewhere
+from .finding import Found, find, find_as_ocr_read, letters, verbatim_elsewhere
 from .markers import MarkerGroup, parse_markers
 from .matching import (
     Difference,
@@ -20,9 +20,11 @@ from .matching import (
     words_between,
 )
 from .normalize import (
+    NormalizedText,
     explain,
     normalize,
 )
+from .ocr import Misread
 from .paraphrase import support_sentence
 from .pool import Source, SourcePool
 from .quotes import Quote, parse_quotes
@@ -366,6 +368,22 @@ def _check_quote(
                     normalizations=tuple(dict.fromkeys(folds + source_folds)), pool=pool,
                 ))
                 return citations
+        if moved is None and found is not None:
+            as_read = _as_ocr_read(answer, quote, normalized_quote, valid, found, pool, threshold)
+            if as_read is not None and not as_read[0].altered:
+                respelt, misreads = as_read
+                moved = verbatim_elsewhere(
+                    normalized_quote, [label for label in pool.by_label if label not in valid],
+                    pool,
+                )
+                if moved is None:
+                    citations.append(_ocr_citation(quote, group, markers, found, respelt,
+                                                   misreads, folds, pool, threshold))
+                    return citations
+            elif as_read is not None:
+                # Altered once the misreads are set aside: the change that
+                # remains (a figure, a negation, another name) is the finding.
+                found = as_read[0]
         cited_best = found
     else:
         cited_best, best_score = None, 0.0
@@ -428,6 +446,61 @@ def _check_quote(
             f"(best similarity {best_score:.3f}, threshold {threshold:.3f})", pool=pool,
         ))
     return citations
+
+
+def _as_ocr_read(
+    answer: str, quote: Quote, normalized_quote: NormalizedText, valid: Sequence[str],
+    found: Found, pool: SourcePool, threshold: float,
+) -> tuple[Found, tuple[Misread, ...]] | None:
+    """The quote found again with the words OCR misread in a cited source
+    put as the OCR read them, when that verifies it or shows what else it
+    alters; None when no cited source was read by OCR there, or the quote
+    still falls short. Only sources with OCR ranges are tried: a
+    born-digital source is matched as it stands."""
+    for label in valid:
+        if not pool.by_label[label].ocr:
+            continue
+        best = found if found.label == label else find(
+            normalized_quote, [label], pool, cutoff=0.0, threshold=threshold)[0]
+        if best is None:
+            continue
+        as_read = find_as_ocr_read(normalized_quote, best, pool, threshold=threshold)
+        if as_read is None:
+            continue
+        again = _answer_context(answer, quote, as_read[0])
+        if again is not None and again.alignment.score >= threshold:
+            return again, as_read[1]
+    return None
+
+
+def _ocr_citation(
+    quote: Quote, group: MarkerGroup | None, markers: tuple[str, ...], as_printed: Found,
+    found: Found, misreads: tuple[Misread, ...], folds: tuple[str, ...], pool: SourcePool,
+    threshold: float,
+) -> Citation:
+    """A quote verified against text OCR read, once its misread words are
+    read as the scan prints them: fuzzy, whatever the score, and saying which
+    words and letters it leaned on, so a reviewer can check them on the page."""
+    misread = tuple(Difference("replace", m.read, m.printed, (), "ocr-misread")
+                    for m in misreads)
+    rest = "" if found.alignment.exact else (
+        f"; otherwise {_describe(found.differences, said=_said(found, pool))}")
+    message = (
+        f"the cited text came from OCR: the quote matches [{found.label}] at "
+        f"{_score_text(found.alignment.score, threshold)} (threshold "
+        f"{_threshold_text(threshold)}) with the letters OCR misread taken as printed: "
+        f"{'; '.join(m.describe() for m in misreads)}{rest}; against the OCR's text as it "
+        f"reads, {_score_text(as_printed.alignment.score, threshold)}"
+    )
+    source_folds = explain(pool.by_label[found.label].text[
+        found.alignment.source_start:found.alignment.source_end])
+    repairs = tuple(d.repair for d in found.differences if d.repair)
+    return _citation(
+        "verified-fuzzy", found.label, group, quote,
+        dataclasses.replace(found, differences=misread + found.differences), markers=markers,
+        message=message, normalizations=tuple(dict.fromkeys(
+            folds + source_folds + repairs + ("ocr-misread",))), pool=pool,
+    )
 
 
 def _closest(found: Found | None) -> Found | None:

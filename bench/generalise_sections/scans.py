@@ -53,16 +53,30 @@ import pymupdf
 from bench.generalise import (
     ERROR_PREFIX,
     Ingested,
+    altered_quotes,
+    as_answer,
+    chunk_for,
+    chunk_source,
+    document_names,
     honest_quotes,
     ingest,
+    join_hyphenation,
     sample_windows,
     word_stream,
 )
 from bench.generalise_sections import pct, print_failures
-from bench.generalise_sections.common import Case, SectionStats, rate, rates_without, score_case
+from bench.generalise_sections.common import (
+    Case,
+    SectionStats,
+    find_span,
+    rate,
+    rates_without,
+    score_case,
+)
 from bench.poppler import PopplerPage, PopplerWord, poppler_pages, word_key
 from reviewer.ingestion import ExtractionError
 from reviewer.ingestion.ocr import installed_languages
+from verification import verify_answer
 
 DPI = 300
 MIN_PAGE_WORDS = 80
@@ -88,6 +102,12 @@ class ScanStats(SectionStats):
 
     as_read: SectionStats = field(default_factory=lambda: SectionStats("as read"))
     repaired: SectionStats = field(default_factory=lambda: SectionStats("repaired"))
+    #: Altered quotes of the windows (a number, a negation or a name changed,
+    #: as the prose section alters them), checked against the OCR's text:
+    #: how many, how many caught as quote-altered, and those that were not.
+    altered: int = 0
+    caught: int = 0
+    missed: list[str] = field(default_factory=list)
 
 
 def pick_pages(paths: list[Path], rng: random.Random, count: int
@@ -210,8 +230,35 @@ def run_scan(path: Path, number: int, page: PopplerPage, seed: int) -> ScanStats
                             tuple(x.key for x in repaired.words), ORACLE_REPAIRED),
                        failure, stats.message)
     if ours is not None:
+        check_altered(stats, ours, cases, windows, stream,
+                      random.Random(f"{seed}:scan-altered:{path.name}:{number}"), vocabulary)
         ours.doc.geometry.close()
     return stats
+
+
+def check_altered(stats: ScanStats, ours: Ingested, cases: list[Case], windows: list[Any],
+                  stream: list[Any], rng: random.Random, vocabulary: set[str]) -> None:
+    """Each window's altered quotes against the chunk of the OCR's text
+    holding it: OCR's misreads must never let a changed figure, negation or
+    name through. A window the OCR's text does not hold has no chunk to
+    check against and is left out (its honest quotes already count it)."""
+    names = document_names(stream)
+    for case, window in zip(cases, windows, strict=True):
+        span = find_span(ours, case.pieces, case.page)
+        if span is None:
+            continue
+        source = chunk_source(ours, chunk_for(ours.chunks, *span))
+        joined = join_hyphenation(window.words, vocabulary)
+        for quote in altered_quotes(joined, rng, names):
+            if word_key(quote.text) in ours.keys:
+                continue  # the document says this too: no alteration
+            citations = verify_answer(as_answer(quote.text), [source]).citations
+            stats.altered += 1
+            if any(c.outcome == "quote-altered" for c in citations):
+                stats.caught += 1
+            else:
+                outcome = "+".join(c.outcome for c in citations) or "no citation"
+                stats.missed.append(f"{stats.file} [{quote.variant}] {outcome}: {quote.text!r}")
 
 
 def misdecoded_glyphs(path: Path, number: int
@@ -338,7 +385,13 @@ def text_layer_keys(path: Path, number: int) -> str:
 
 def print_scan_goals(scans: list[ScanStats]) -> None:
     """The section's rates leaving out the misses marked ``TEXT_LAYER_ALONE``,
-    and with the windows holding a misdecoded glyph scored as repaired."""
+    and with the windows holding a misdecoded glyph scored as repaired; the
+    altered quotes caught on the OCR's text."""
+    altered, caught = sum(s.altered for s in scans), sum(s.caught for s in scans)
+    print(f"  altered quotes on the OCR's text (a number, a negation or a name changed): "
+          f"caught {caught}/{altered} ({pct(rate(caught, altered))})")
+    for missed in (m for s in scans for m in s.missed):
+        print(f"   - not caught: {missed[:300]}")
     excused = [f for s in scans for f in s.failures if f.category.startswith(TEXT_LAYER_ALONE)]
     verified, located = rates_without(
         scans, excused, lambda category: category.removeprefix(TEXT_LAYER_ALONE))

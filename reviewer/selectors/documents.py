@@ -11,14 +11,15 @@ from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce, Substr
 
 from reviewer.ingestion import DocumentGeometry, PageInfo, PageRects, locate
-from reviewer.models import Chunk, Document, Workspace
+from reviewer.models import Chunk, Document, Page, Workspace
 from reviewer.storage import read_range
 
 logger = logging.getLogger("citeguard.documents")
 
 __all__ = [
     "chunk_list", "document_geometry", "document_get", "document_list", "document_locate",
-    "document_text_prefixes", "document_versions", "pdf_highlight",
+    "document_text_prefixes", "document_versions", "documents_ocr_ranges", "ocr_ranges_within",
+    "pdf_highlight",
 ]
 
 
@@ -200,3 +201,30 @@ def document_text_prefixes(needed: Mapping[int | str, int]) -> dict[int | str, s
     rows = (Document.all_objects.filter(pk__in=list(needed))
             .annotate(prefix=Substr("text", 1, length)).values_list("pk", "prefix"))
     return {pk: prefix for pk, prefix in rows}
+
+
+def documents_ocr_ranges(ocr_pages: Mapping[int, Iterable[Mapping[str, object]]]
+                         ) -> dict[int, list[tuple[int, int]]]:
+    """The text ranges OCR read, by document, from each document's
+    ``ocr_pages`` (as stored): one query for all, none when no page was
+    OCR'd. Pages with a text layer are not among them: a source's leniency
+    for OCR misreads (``verification.Source.ocr``) ends where they begin."""
+    wanted = {pk: {int(str(page["page"])) for page in pages}
+              for pk, pages in ocr_pages.items() if pages}
+    if not wanted:
+        return {}
+    ranges: dict[int, list[tuple[int, int]]] = {}
+    rows = (Page.objects.filter(document_id__in=list(wanted))
+            .values_list("document_id", "number", "text_start", "text_end")
+            .order_by("document_id", "number"))
+    for document_id, number, start, end in rows:
+        if number in wanted[document_id]:
+            ranges.setdefault(document_id, []).append((start, end))
+    return ranges
+
+
+def ocr_ranges_within(ranges: Iterable[tuple[int, int]], start: int, length: int
+                      ) -> tuple[tuple[int, int], ...]:
+    """``ranges`` of a document's text as ranges of its ``text[start:start + length]``."""
+    return tuple((max(s, start) - start, min(e, start + length) - start)
+                 for s, e in ranges if s < start + length and e > start)

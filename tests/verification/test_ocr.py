@@ -1,0 +1,111 @@
+"""Sources whose text OCR read from a scan: a quote of the printed words
+verifies across the letters OCR misread, and says so; nothing else does.
+
+The OCR readings are Tesseract's, from the image-only pages of
+``bench/generalise.py``: "Meaicine", "Supp!", "CLer", "ABSSSJ"."""
+
+from __future__ import annotations
+
+import pytest
+
+from verification import Source, verify_answer
+from verification.ocr import misread_pairs
+
+# As OCR read a printed reference list and a dosing note.
+SCANNED = (
+    "Systemic absorption of food dye in patients with\nsepsis. Maloney, J.P., "
+    "Halbower, A.C., Fouty, B.F. et al.\nNew England Journal of Meaicine, 343(14):1047-1048 "
+    "(2000).\n\n4. Metheny, N.A. Risk factors for aspiration. Journal of\nParenteral and "
+    "Enteral Nutrition, 26(Supp!): S26-33\n(2002).\n\nThe recommended dosage regimen of "
+    "DALVANCE in pediatric patients with CLer\n30 mL/min/1.73m² and above is a single dose "
+    "regimen. Do not use in skin and skin structure infections (ABSSSJ) caused by "
+    "resistant strains."
+)
+WHOLE = ((0, len(SCANNED)),)
+
+
+def cite(quote: str, *, ocr: tuple[tuple[int, int], ...] = WHOLE):
+    (citation,) = verify_answer(f'"{quote}" [S1].',
+                                [Source(marker="S1", text=SCANNED, ocr=ocr)]).citations
+    return citation
+
+
+@pytest.mark.parametrize(("quote", "misread"), [
+    ("New England Journal of Medicine, 343(14):1047-1048 (2000).", "“Meaicine” read for "
+     "“Medicine” (“a” for “d”)"),
+    ("Parenteral and Enteral Nutrition, 26(Suppl.): S26-33", "“Supp!” read for “Suppl.”"),
+    ("dosage regimen of DALVANCE in pediatric patients with CLcr 30 mL/min/1.73m² and above",
+     "“CLer” read for “CLcr” (“e” for “c”)"),
+    ("skin structure infections (ABSSSI) caused by resistant strains", "“ABSSSJ” read for "
+     "“ABSSSI” (“j” for “i”)"),
+])
+def test_the_printed_words_verify_against_ocr_text_naming_the_misread(
+        quote: str, misread: str) -> None:
+    citation = cite(quote)
+    assert citation.outcome == "verified-fuzzy", citation.message
+    assert "OCR" in citation.message and misread in citation.message
+    assert "ocr-misread" in citation.normalizations
+    assert any(d.repair == "ocr-misread" and not d.reasons for d in citation.differences)
+    # The match is where OCR read the words.
+    assert citation.chunk_start is not None and citation.chunk_end is not None
+    assert quote.split()[-1][:3].lower() in SCANNED[citation.chunk_start:citation.chunk_end].lower()
+
+
+@pytest.mark.parametrize("quote", [
+    "New England Journal of Medicine, 343(14):1047-1048 (2000).",
+    "dosage regimen of DALVANCE in pediatric patients with CLcr 30 mL/min/1.73m² and above",
+    "skin structure infections (ABSSSI) caused by resistant strains",
+])
+def test_the_same_text_born_digital_is_matched_as_it_stands(quote: str) -> None:
+    # "Meaicine" printed in a born-digital PDF is what the document says.
+    citation = cite(quote, ocr=())
+    assert citation.outcome not in ("verified", "verified-fuzzy")
+    assert "OCR" not in citation.message
+
+
+def test_only_the_ranges_ocr_read_are_read_leniently() -> None:
+    # The page holding "Meaicine" has a text layer; the OCR'd page is another.
+    elsewhere = ((SCANNED.index("4. Metheny"), len(SCANNED)),)
+    citation = cite("New England Journal of Medicine, 343(14):1047-1048 (2000).", ocr=elsewhere)
+    assert citation.outcome == "quote-altered"
+
+
+@pytest.mark.parametrize(("quote", "reason"), [
+    # A figure changed beside a misread word: the misread is set aside, the figure is not.
+    ("New England Journal of Medicine, 343(14):1047-1049 (2000).", "number"),
+    ("dosage regimen of DALVANCE in pediatric patients with CLcr 20 mL/min/1.73m² and above",
+     "number"),
+    # A negation dropped before the quoted words.
+    ("use in skin and skin structure infections (ABSSSI) caused by resistant strains",
+     "negation"),
+    # Another name, not an OCR look-alike of the one read.
+    ("New England Journal of Nutrition, 343(14):1047-1048 (2000).", "name"),
+])
+def test_a_change_of_meaning_on_ocr_text_is_still_caught(quote: str, reason: str) -> None:
+    citation = cite(quote)
+    assert citation.outcome == "quote-altered", citation.message
+    assert any(reason in d.reasons for d in citation.differences), citation.differences
+
+
+@pytest.mark.parametrize(("printed", "read", "pairs"), [
+    ("medicine", "meaicine", (("d", "a"),)),
+    ("clcr", "cler", (("c", "e"),)),
+    ("modern", "modem", (("rn", "m"),)),
+    ("suppl.", "supp!", (("l.", "!"),)),
+    ("infection", "1nfection", (("i", "1"),)),
+])
+def test_look_alike_letters_are_named(printed: str, read: str,
+                                      pairs: tuple[tuple[str, str], ...]) -> None:
+    assert misread_pairs(printed, read) == pairs
+
+
+@pytest.mark.parametrize(("printed", "read"), [
+    ("15", "16"),  # a digit is never a misread
+    ("s149", "5149"),  # nor a figure that holds a letter
+    ("cat", "dog"),  # nor another word
+    ("medicine", "rneaicinc"),  # three look-alikes in eight letters: too many for one word
+    (",", "."),  # punctuation alone is no word misread
+    ("i", "1"),  # a figure OCR read is a figure, but for a letter inside a word
+])
+def test_no_other_difference_is_a_misread(printed: str, read: str) -> None:
+    assert misread_pairs(printed, read) is None
