@@ -93,6 +93,7 @@ def test_a_change_of_meaning_on_ocr_text_is_still_caught(quote: str, reason: str
     ("modern", "modem", (("rn", "m"),)),
     ("suppl.", "supp!", (("l.", "!"),)),
     ("infection", "1nfection", (("i", "1"),)),
+    ("s.h.", "$.h.", (("s", "$"),)),  # an initial in a reference list
 ])
 def test_look_alike_letters_are_named(printed: str, read: str,
                                       pairs: tuple[tuple[str, str], ...]) -> None:
