@@ -2563,71 +2563,53 @@ def test_a_grid_of_one_line_cells_beside_many_reads_each_band_as_a_row() -> None
         assert " ".join(doc.text[start:end].split()) == _row_quote(site)
 
 
-# A drug label's box of interacting drug classes: a head across the box,
-# then three lists side by side, each of its own length, set line under
-# line at one leading, with walls between them and no rule between items.
+# A drug label's boxes of lists side by side, each of its own length, set
+# line under line at one leading, walls between them and no rule between
+# items; written line by line across, as the label is.
 _CLASSES = (("5-lipoxygenase Inhibitor", "Adrenergic Stimulants, Central", "Analgesics",
              "Anesthetics, Inhalation", "Antiandrogen"),
             ("Antiplatelet Drugs/Effects", "Antithyroid Drugs", "Beta-Adrenergic Blockers",
              "Cholelitholytic Agents"),
             ("Leukotriene Receptor Antagonist", "Monoamine Oxidase Inhibitors",
              "Narcotics, prolonged"))
+_FACTORS = (("blood dyscrasias", "cancer", "collagen vascular disease", "congestive heart failure",
+             "edema"),
+            ("diarrhea", "elevated temperature", "hepatic disorders", "infectious hepatitis",
+             "jaundice"),
+            ("hyperthyroidism", "poor nutritional state", "steatorrhea"))
 
 
-def _classes_pdf() -> bytes:
+def _boxed_lists_pdf(lists: tuple[tuple[str, ...], ...], head: str | None) -> bytes:
+    """A box of ``lists`` side by side, under a ``head`` across the box (its
+    walls between lists starting under it), or ruled only above and below."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
-    page.insert_text((66, 270), "Potential drug interactions are listed below by drug class.",
-                     fontsize=10)
-    walls, top, under_head = (66.0, 222.0, 380.0, 537.0), 282.0, 296.0
-    bottom = under_head + 6 + 11 * max(map(len, _CLASSES))
-    for y in (top, under_head, bottom):
+    page.insert_text((66, 110), "Potential interactions are listed below.", fontsize=10)
+    walls, top = (66.0, 222.0, 380.0, 537.0), 120.0
+    first = top + 14 if head else top
+    bottom = first + 6 + 11 * max(map(len, lists))
+    for y in (top, first, bottom):
         page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
-    for x in (walls[0], walls[-1]):
-        page.draw_line((x, top), (x, bottom), width=0.5)
-    for x in walls[1:-1]:
-        page.draw_line((x, under_head), (x, bottom), width=0.5)
-    page.insert_text((walls[0] + 3, top + 10), "Classes of Drugs", fontsize=9)
-    for x, items in zip(walls, _CLASSES, strict=False):
-        for k, item in enumerate(items):
-            page.insert_text((x + 3, under_head + 10 + 11 * k), item, fontsize=9)
+    for x in walls:
+        page.draw_line((x, top if x in (walls[0], walls[-1]) else first), (x, bottom), width=0.5)
+    if head:
+        page.insert_text((walls[0] + 3, top + 10), head, fontsize=9)
+    for k in range(max(map(len, lists))):
+        for x, items in zip(walls, lists, strict=False):
+            if k < len(items):
+                page.insert_text((x + 3, first + 10 + 11 * k), items[k], fontsize=9)
     return doc.tobytes()
 
 
-def test_lists_side_by_side_in_a_grids_band_read_each_down() -> None:
-    # Before: a grid holding no paragraph read line by line across, each
-    # list's item beside the others' ("5-lipoxygenase Inhibitor Antiplatelet
-    # Drugs/Effects Leukotriene Receptor Antagonist").
-    doc = extract_pdf(_classes_pdf())
-    for items in _CLASSES:
+@pytest.mark.parametrize(("lists", "head"), [(_CLASSES, "Classes of Drugs"), (_FACTORS, None)])
+def test_lists_side_by_side_in_a_grid_read_each_down(
+    lists: tuple[tuple[str, ...], ...], head: str | None
+) -> None:
+    # Before: read line by line across, each list's item beside the others'
+    # ("5-lipoxygenase Inhibitor Antiplatelet Drugs/Effects Leukotriene
+    # Receptor Antagonist"); a box ruled only above and below its lists (no
+    # head) was no grid at all.
+    doc = extract_pdf(_boxed_lists_pdf(lists, head))
+    for items in lists:
         start, end = _verified_range(doc, " ".join(items))
         assert " ".join(doc.text[start:end].split()) == " ".join(items)
-
-
-
-def test_lists_side_by_side_in_a_box_ruled_only_at_top_and_bottom_read_each_down() -> None:
-    # The same label's endogenous factors: no head, the box ruled only
-    # above and below its three lists. Before: a frame of one band was no
-    # grid, and the lists read line by line across.
-    factors = (("blood dyscrasias", "cancer", "collagen vascular disease",
-                "congestive heart failure", "edema"),
-               ("diarrhea", "elevated temperature", "hepatic disorders", "infectious hepatitis",
-                "jaundice"),
-               ("hyperthyroidism", "poor nutritional state", "steatorrhea"))
-    doc = pymupdf.open()
-    page = doc.new_page(width=612, height=792)
-    page.insert_text((66, 110), "ENDOGENOUS FACTORS:", fontsize=10)
-    walls, top = (66.0, 222.0, 380.0, 537.0), 120.0
-    bottom = top + 6 + 11 * max(map(len, factors))
-    for y in (top, bottom):
-        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
-    for x in walls:
-        page.draw_line((x, top), (x, bottom), width=0.5)
-    for k in range(max(map(len, factors))):  # written line by line across, as the label is
-        for x, items in zip(walls, factors, strict=False):
-            if k < len(items):
-                page.insert_text((x + 3, top + 10 + 11 * k), items[k], fontsize=9)
-    extracted = extract_pdf(doc.tobytes())
-    for items in factors:
-        start, end = _verified_range(extracted, " ".join(items))
-        assert " ".join(extracted.text[start:end].split()) == " ".join(items)
