@@ -1235,7 +1235,8 @@ def _read_grid(
 ) -> list[Block] | None:
     """The rows of the grid ``frame`` (see :func:`_grid`) as blocks, each of
     the lines ``inside`` it in its cell; None when the grid has fewer than
-    :data:`_MIN_ROWS` horizontal rules, or a wall crosses a glyph, or
+    :data:`_MIN_ROWS` horizontal rules (but for a box whose one band is lists
+    side by side, :func:`_lists_side_by_side`), or a wall crosses a glyph, or
     (``one_row_bands``) a band is neither rows of values (:func:`_stacked`)
     nor one row: one cell, or a cell of a single line beside cells that are
     no rows of values, no cell holding lines side by side or a rule between
@@ -1303,6 +1304,7 @@ def _read_grid(
         band = sum(1 for at in bands if at <= cell_top + _RULE_SLACK)
         column = sum(1 for at in line_walls if at < x)
         cells.setdefault((band, column), []).append(line)
+
     def walled_apart(baseline: list[Line]) -> bool:
         """Whether a wall stands between two lines of a cell on one baseline."""
         for a, b in pairwise(baseline):
@@ -1336,17 +1338,16 @@ def _read_grid(
         if one_band and not _lists_side_by_side(stacks):
             return None
         if one_row_bands and not stacked and len(stacks) > 1:
-            # Rows of values beside a label centred on them ("Single | DPR
-            # 78.4 | BM25 + DPR 79.4") are no one row, whatever the label;
-            # a row's few cells of two lines ("LANVEOC-POUL- | MIC" beside
-            # a polygon's two) are no rows of values. Nor are heads whose
+            # Not one row: cells all of several lines (rows with no rules
+            # between them), but for lists side by side ("5-lipoxygenase
+            # Inhibitor | Antiplatelet Drugs | Leukotriene Receptor
+            # Antagonist", read each down); rows of values beside a label
+            # centred on them ("Single | DPR 78.4 | BM25 + DPR 79.4"),
+            # though a row's few cells of two lines ("LANVEOC-POUL- | MIC"
+            # beside a polygon's two) are no rows of values; heads whose
             # merged cell stands over heads of its own, side by side under
-            # it ("Production | Kharif Rabi Total"): the walls between those
-            # stop short of the band.
-            # Cells all of several lines are rows with no rules between them,
-            # but for lists side by side ("5-lipoxygenase Inhibitor | Antiplatelet
-            # Drugs | Leukotriene Receptor Antagonist", a label's drug classes in
-            # three columns), read each down.
+            # it ("Production | Kharif Rabi Total"), the walls between those
+            # stopping short of the band; a cell parted by a rule.
             tall = [stack for stack in stacks if len(stack) > 1]
             if (
                 (len(tall) == len(stacks) and not _lists_side_by_side(stacks))
