@@ -17,7 +17,9 @@ page (15% of its height; 10% for a bare page number) and either
   "03/20/2012" on one page and "06/01/2012" two pages on, fold alike but
   are the document's text), or
 * it is a bare page number: ``3``, ``- 3 -``, ``Page 3 of 12``, ``iv``
-  (this needs no repetition, so a one-page document's number is found too).
+  (this needs no repetition, so a one-page document's number is found too;
+  but where a band holds bare numbers on two pages or more, one that does
+  not count the pages with another is a table row's, see ``_counting_pages``).
 """
 
 from __future__ import annotations
@@ -195,8 +197,9 @@ def _counting_pages(
     consecutively paginated journal, or a chapter's own run). A table whose
     numbered rows run past one page after another puts a row's number in
     the band of each ("55" at the foot of page 7, "70" of page 9): a row of
-    the document's text, not its page number. A numeral without digits
-    ("iv"), or a band's number on one page alone, is kept as found."""
+    the document's text, not its page number. A number another page of the
+    band prints alike (a volume's), a numeral without digits ("iv"), or a
+    band's number on one page alone, is kept as found."""
     # (band, "offset" or "value", number) -> the pages it stands on
     seen: dict[tuple[str, str, int], set[int]] = defaultdict(set)
     readings = []
