@@ -797,10 +797,10 @@ def _digit_groups_spaced(
     every gap, keeps a font drawn wider than its boxes ("2 185 16") whole."""
     smallest = spans[0]["size"] if len(spans) == 1 else min([span["size"] for span in spans])
     threshold = _WORD_GAP * smallest
-    pairs = [
-        at for at in (match.start() for match in _DIGIT_PAIR.finditer(text))
-        if boxes[4 * at + 4] - boxes[4 * at + 2] > threshold
-    ]
+    # The pairs' positions first: a list, not a generator (whose frame costs
+    # more than the test), since a table's lines hold many.
+    starts = [match.start() for match in _DIGIT_PAIR.finditer(text)]
+    pairs = [at for at in starts if boxes[4 * at + 4] - boxes[4 * at + 2] > threshold]
     if not pairs:
         return text, boxes  # the common case: digits set close
     gaps = list(map(sub, boxes[4::4], boxes[2:-4:4]))
