@@ -48,6 +48,7 @@ import codecs
 import functools
 import gc
 import re
+import struct
 import sys
 import tempfile
 import time
@@ -558,7 +559,7 @@ def write_blocks(
     glyph (4 float32s), the inserted separators' positions and the lines in
     the margin bands, positions counted from ``offset`` in the document."""
     pieces: list[str] = []
-    boxes: array[float] = array("f")  # float32, converted a line at a time
+    glyphs: list[float] = []  # the lines' boxes, converted to float32 at the end
     inserted: list[int] = []
     # Text lines ("\n" to "\n", side-by-side lines joined) in the margin
     # bands, for furniture detection; a point of slack covers float32 rounding.
@@ -589,12 +590,23 @@ def write_blocks(
                 position += 1
                 start, top, bottom = position, line.y0, line.y1
             pieces.append(line.text)
-            boxes.fromlist(line.boxes)
+            glyphs += line.boxes
             position += len(line.text)
             previous = line
         if bottom <= top_band or top >= bottom_band:
             margin_lines.append((start, position, top, bottom))
+    boxes: array[float] = array("f")
+    boxes.frombytes(float32_bytes(glyphs))
     return "".join(pieces), boxes, inserted, margin_lines
+
+
+def float32_bytes(values: list[float]) -> bytes:
+    """``values`` as native float32s, the same bytes as
+    ``array("f").fromlist(values)`` (each a C cast of the double, no range
+    check) at a fraction of the cost: the array parses every item as an
+    argument, a few hundred instructions a float, and a page has tens of
+    thousands of them."""
+    return struct.pack(f"{len(values)}f", *values)
 
 
 def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[type-arg]
@@ -646,20 +658,50 @@ def _read_line(raw_line: dict, matrix: _Matrix) -> Line | None:  # type: ignore[
         return None
     if len(stripped) != len(text):
         start = len(text) - len(text.lstrip())
-        boxes = boxes[4 * start : 4 * (start + len(stripped))]
+        # In place (the list is this line's own): a slice would copy it.
+        del boxes[4 * (start + len(stripped)) :]
+        if start:
+            del boxes[: 4 * start]
     a, b, c, d, _, _ = matrix
     horizontal = abs(b * dx + d * dy) < 0.1 and a * dx + c * dy > 0
     if matrix != _IDENTITY:
         boxes = _displayed(boxes, matrix)
-    elif one_to_one and len(spans) == 1 and len(stripped) == len(text):
+        return Line(
+            stripped, boxes,
+            min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]), max(boxes[3::4]),
+            horizontal,
+        )
+    if one_to_one and len(spans) == 1 and len(stripped) == len(text):
         # MuPDF's span bbox is the union of its glyphs' boxes: no pass over them.
         x0, y0, x1, y1 = spans[0]["bbox"]
         return Line(stripped, boxes, x0, y0, x1, y1, horizontal)
-    return Line(
-        stripped, boxes,
-        min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]), max(boxes[3::4]),
-        horizontal,
-    )
+    return Line(stripped, boxes, *_glyph_extent(boxes, spans), horizontal)
+
+
+def _glyph_extent(
+    boxes: list[float], spans: list[dict]  # type: ignore[type-arg]
+) -> tuple[float, float, float, float]:
+    """``(min x0, min y0, max x1, max y1)`` of ``boxes`` (4 floats a glyph, in
+    the rawdict's space), the values min() and max() give, of a line read
+    from ``spans``, mostly without a pass over the boxes (four passes cost
+    more than reading the glyphs did).
+
+    MuPDF's bbox of a span is the union of its glyphs' boxes, so the spans'
+    union bounds every box the line keeps (a box a gap was spaced with lies
+    between its glyphs'). Where the first glyph (the last, for the right
+    edge) reaches that bound, it is the extreme; else min() or max() finds it.
+    A right edge of zero is left to max(), which keeps the first of a 0.0
+    and a -0.0 where the last glyph may hold the other one."""
+    if len(spans) == 1:
+        left, top, right, bottom = spans[0]["bbox"]
+    else:
+        lefts, tops, rights, bottoms = zip(*[span["bbox"] for span in spans], strict=True)
+        left, top, right, bottom = min(lefts), min(tops), max(rights), max(bottoms)
+    x0 = boxes[0] if boxes[0] == left else min(boxes[0::4])
+    y0 = boxes[1] if boxes[1] == top else min(boxes[1::4])
+    x1 = boxes[-2] if boxes[-2] == right and right else max(boxes[2::4])
+    y1 = boxes[3] if boxes[3] == bottom else max(boxes[3::4])
+    return x0, y0, x1, y1
 
 
 #: Poppler's word break: a gap between two glyphs of a line wider than a
@@ -755,10 +797,10 @@ def _digit_groups_spaced(
     every gap, keeps a font drawn wider than its boxes ("2 185 16") whole."""
     smallest = spans[0]["size"] if len(spans) == 1 else min([span["size"] for span in spans])
     threshold = _WORD_GAP * smallest
-    pairs = [
-        at for at in (match.start() for match in _DIGIT_PAIR.finditer(text))
-        if boxes[4 * at + 4] - boxes[4 * at + 2] > threshold
-    ]
+    # The pairs' positions first: a list, not a generator (whose frame costs
+    # more than the test), since a table's lines hold many.
+    starts = [match.start() for match in _DIGIT_PAIR.finditer(text)]
+    pairs = [at for at in starts if boxes[4 * at + 4] - boxes[4 * at + 2] > threshold]
     if not pairs:
         return text, boxes  # the common case: digits set close
     gaps = list(map(sub, boxes[4::4], boxes[2:-4:4]))

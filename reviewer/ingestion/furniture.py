@@ -114,7 +114,7 @@ def find_furniture(
             if _PAGE_NUMBER.fullmatch(line):
                 if bottoms[k] <= number_top or tops[k] >= number_bottom:
                     numbers[(page.number, band)].append((tops[k], bottoms[k], start, end))
-            elif sum(char.isalnum() for char in line) >= _MIN_ALNUM:
+            elif sum(map(str.isalnum, line)) >= _MIN_ALNUM:  # map: no bytecode a character
                 occurrences[(band, _fold(line))].append((tops[k], page.number, start, end))
                 heights[(band, page.number, line)].append(tops[k])
                 beside[page.number].append((tops[k], bottoms[k], start))

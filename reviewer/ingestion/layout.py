@@ -71,15 +71,25 @@ def _one_baseline(left: Line, right: Line) -> bool:
     """Two lines on one baseline, the second to the right (at any distance)."""
     if not (left.horizontal and right.horizontal):
         return False
-    overlap = min(left.y1, right.y1) - max(left.y0, right.y0)
-    height = min(left.y1 - left.y0, right.y1 - right.y0)
+    # min() and max() of two spelt out (the same result, ties and all): this
+    # runs for every two lines that follow each other, and a call of either
+    # costs more than the rest of the test.
+    top, bottom = left.y0, left.y1
+    other_top, other_bottom = right.y0, right.y1
+    overlap = ((other_bottom if other_bottom < bottom else bottom)
+               - (other_top if other_top > top else top))
+    height, other_height = bottom - top, other_bottom - other_top
+    if other_height < height:
+        height = other_height
     return overlap >= 0.5 * height and right.x0 >= left.x1 - 0.5 * height
 
 
 def side_by_side(left: Line, right: Line) -> bool:
     """Two lines of one block that read as one: on one baseline, the second to
     the right at no more than a few word spaces (not across a gutter)."""
-    height = min(left.y1 - left.y0, right.y1 - right.y0)
+    height, other_height = left.y1 - left.y0, right.y1 - right.y0
+    if other_height < height:  # min() spelt out, as in _one_baseline
+        height = other_height
     return _one_baseline(left, right) and right.x0 - left.x1 <= JOIN_GAP_LINES * height
 
 

@@ -7,13 +7,21 @@ down the mechanisms, and that they change nothing in what is extracted.
 from __future__ import annotations
 
 import gc
+import math
+from array import array
 
 import pymupdf
 import pytest
 
 from reviewer.ingestion import ExtractionError, extract_pdf
 from reviewer.ingestion import extract as extract_module
-from reviewer.ingestion.extract import _TEXT_FLAGS, _chars_at_most, _read_line
+from reviewer.ingestion.extract import (
+    _TEXT_FLAGS,
+    _chars_at_most,
+    _glyph_extent,
+    _read_line,
+    float32_bytes,
+)
 
 
 def _pdf(lines: list[str], *, fontsize: float = 11, step: float = 14) -> bytes:
@@ -127,3 +135,40 @@ def test_a_line_extent_is_the_union_of_the_boxes_it_keeps(spans: list) -> None: 
     assert line.text == line.text.strip()
     xs0, ys0, xs1, ys1 = (line.boxes[k::4] for k in range(4))
     assert (line.x0, line.y0, line.x1, line.y1) == (min(xs0), min(ys0), max(xs1), max(ys1))
+
+
+def test_float32_bytes_are_the_arrays_bytes_to_the_bit() -> None:
+    # The page's boxes are packed by struct rather than array.fromlist (a
+    # tenth of the instructions); both cast each double to float in C.
+    values = [1.5, 0.1, 1 / 3, -0.0, 0.0, 2.0**-149, 1e-46, 3.4028234663852886e38,
+              3.5e38, -1e39, math.inf, -math.inf, math.nan, 7, -2, 612.0]
+    expected = array("f")
+    expected.fromlist(values)
+    assert float32_bytes(values) == expected.tobytes()
+    assert float32_bytes([]) == b""
+
+
+def _union(boxes: list[float]) -> tuple[float, float, float, float]:
+    return min(boxes[0::4]), min(boxes[1::4]), max(boxes[2::4]), max(boxes[3::4])
+
+
+@pytest.mark.parametrize(("boxes", "bboxes"), [
+    # The first glyph sets the left edge, top and bottom; the last the right.
+    ([10.0, 100.0, 16.0, 112.0, 16.0, 100.0, 21.0, 112.0], [(10.0, 100.0, 21.0, 112.0)]),
+    # A trailing blank was stripped: the span's right edge is the blank's.
+    ([10.0, 100.0, 16.0, 112.0], [(10.0, 100.0, 30.0, 112.0)]),
+    # A taller second span and a glyph left of the first (kerned back).
+    ([10.0, 102.0, 16.0, 111.0, 9.5, 102.0, 20.0, 111.0, 20.0, 98.0, 26.0, 114.0],
+     [(9.5, 102.0, 20.0, 111.0), (20.0, 98.0, 26.0, 114.0)]),
+    # Zeros of both signs: min() and max() keep the first, and so must this.
+    ([0.0, -0.0, 5.0, 0.0, -0.0, 0.0, 0.0, -0.0], [(-0.0, -0.0, 5.0, 0.0)]),
+    ([-5.0, 1.0, -0.0, 2.0, -4.0, 1.0, 0.0, 2.0], [(-5.0, 1.0, 0.0, 2.0)]),
+])
+def test_a_line_extent_from_its_spans_is_min_and_max_of_its_boxes(
+    boxes: list[float], bboxes: list[tuple[float, float, float, float]]
+) -> None:
+    spans = [{"bbox": bbox} for bbox in bboxes]
+    extent = _glyph_extent(boxes, spans)
+    assert extent == _union(boxes)
+    # Value and sign: a -0.0 for a 0.0 would change the stored float32s.
+    assert [math.copysign(1, v) for v in extent] == [math.copysign(1, v) for v in _union(boxes)]
