@@ -1,14 +1,20 @@
-"""Why an answer is flagged, in sentences, and the verdict they add up to."""
+"""Why an answer is flagged, in sentences, and the verdict they add up to;
+and a citation's differences and scores in the words its message uses."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from .config import VerificationConfig
+from .diff import negation_context
+from .finding import Found
+from .matching import Difference, across_parenthetical
+from .pool import SourcePool
 from .report import REVIEW_OUTCOMES, Verdict
 
-__all__ = ["coverage_sentence", "reason_sentence", "verdict"]
+__all__ = ["bracketed_labels", "coverage_sentence", "describe_differences", "found_where",
+           "negations_as_said", "reason_sentence", "score_text", "threshold_text", "verdict"]
 
 
 #: Each failing outcome as a sentence: (one citation, several citations).
@@ -75,3 +81,72 @@ def verdict(
     if counts["fabricated-marker"]:
         return "fail", tuple(reasons)
     return ("flag" if reasons else "pass"), tuple(reasons)
+
+
+# -- a citation's differences and scores, in words ---------------------------
+
+
+def found_where(found: Found, pool: SourcePool) -> str:
+    """``[label]``, and the negation the quote leaves out there, if any."""
+    left_out = [d for d in found.differences if d.op in ("omit-before", "omit-after")]
+    if not left_out:
+        return f"[{found.label}]"
+    said = negations_as_said(found, pool)
+    return f"[{found.label}], where it {describe_differences(left_out, said=said)}"
+
+
+def negations_as_said(found: Found, pool: SourcePool) -> Mapping[Difference, str]:
+    """A negation across a parenthetical as the source says it ("Do not, under
+    any circumstances,"), not in its normalised words: a reviewer must read
+    the very words that reverse the quote."""
+    said = {}
+    for difference in found.differences:
+        if across_parenthetical(difference):
+            context = negation_context(pool.by_label[found.label].text,
+                                       found.alignment.source_start,
+                                       found.alignment.source_end, difference)
+            if context is not None:
+                said[difference] = context.words
+    return said
+
+
+def bracketed_labels(labels: Sequence[str]) -> str:
+    return ", ".join(f"[{label}]" for label in labels)
+
+
+def threshold_text(threshold: float) -> str:
+    """A threshold as set: two decimals, or up to four when it has more
+    (0.9859 is not shown as 0.99)."""
+    return f"{threshold:.2f}" if round(threshold, 2) == threshold else f"{threshold:.4g}"
+
+
+def score_text(score: float, threshold: float) -> str:
+    """A score with as many decimals as its threshold needs to be told apart."""
+    return f"{score:.2f}" if round(threshold, 2) == threshold else f"{score:.4f}"
+
+
+def describe_differences(differences: Sequence[Difference], *, meaning_only: bool = False,
+              said: Mapping[Difference, str] = MappingProxyType({})) -> str:
+    """The differences in words; ``said``: a difference's words as the source
+    says them, where they are not its normalised ``source``."""
+    parts = []
+    for difference in differences:
+        if meaning_only and not difference.reasons:
+            continue
+        if difference.op == "replace":
+            what = f"“{difference.quote}” for “{difference.source}”"
+        elif difference.op == "insert":
+            what = f"adds “{difference.quote}”"
+        elif difference.op == "move":
+            what = f"moves “{difference.quote}”"
+        elif difference.op == "omit-before":
+            what = (f"leaves out “{said.get(difference, difference.source)}” just before the "
+                    "quoted words")
+        elif difference.op == "omit-after":
+            what = f"stops just before “{difference.source}”"
+        else:
+            what = f"drops “{difference.source}”"
+        if difference.reasons:
+            what += f" ({', '.join(difference.reasons)})"
+        parts.append(what)
+    return "; ".join(parts) or "spacing or punctuation only"

@@ -11,12 +11,10 @@ from types import MappingProxyType
 
 from .config import VerificationConfig
 from .coverage import is_claim
-from .diff import negation_context
 from .finding import Found, find, find_as_ocr_read, letters, verbatim_elsewhere
 from .markers import MarkerGroup, parse_markers
 from .matching import (
     Difference,
-    across_parenthetical,
     words_between,
 )
 from .normalize import (
@@ -28,7 +26,16 @@ from .ocr import Misread
 from .paraphrase import support_sentence
 from .pool import Source, SourcePool
 from .quotes import Quote, parse_quotes
-from .reasons import coverage_sentence, reason_sentence
+from .reasons import (
+    bracketed_labels,
+    coverage_sentence,
+    describe_differences,
+    found_where,
+    negations_as_said,
+    reason_sentence,
+    score_text,
+    threshold_text,
+)
 from .reasons import verdict as reasons_verdict
 from .report import (
     OUTCOMES,
@@ -239,7 +246,7 @@ def _fabricated(
 ) -> Citation:
     """A marker that was never injected (``group`` is None for a quote block
     naming one), with where the quote really is when it was ``found``."""
-    where = f"; the quote appears in {_where(found, pool)}" if found else ""
+    where = f"; the quote appears in {found_where(found, pool)}" if found else ""
     if group is None:
         return _citation(
             "fabricated-marker", label, None, quote, found, markers=(label,),
@@ -359,9 +366,10 @@ def _check_quote(
                     f"quote found in [{found.label}] after normalisation"
                     if found.alignment.exact
                     else f"quote matches [{found.label}] at "
-                    f"{_score_text(found.alignment.score, threshold)} "
-                    f"(threshold {_threshold_text(threshold)}): "
-                    f"{_describe(found.differences, said=_said(found, pool))}"
+                    f"{score_text(found.alignment.score, threshold)} "
+                    f"(threshold {threshold_text(threshold)}): "
+                    + describe_differences(found.differences,
+                                           said=negations_as_said(found, pool))
                 )
                 citations.append(_citation(
                     outcome, found.label, group, quote, found, markers=markers, message=message,
@@ -408,11 +416,12 @@ def _check_quote(
             return fabrications(elsewhere)
         if not cited:
             outcome, message = "unattributed-quote", (
-                f"the quote carries no marker; it appears in {_where(elsewhere, pool)}"
+                f"the quote carries no marker; it appears in {found_where(elsewhere, pool)}"
             )
         else:
             outcome, message = "wrong-source", (
-                f"the quote cites {_labels(cited)} but appears in {_where(elsewhere, pool)}"
+                f"the quote cites {bracketed_labels(cited)} but appears in "
+                f"{found_where(elsewhere, pool)}"
             )
         citations.append(_citation(
             outcome, valid[0] if valid else None, group, quote, elsewhere,
@@ -435,14 +444,15 @@ def _check_quote(
             "quote-altered", cited_best.label, group, quote, cited_best, markers=markers,
             message=f"the quote aligns with [{cited_best.label}] at "
             f"{cited_best.alignment.score:.2f} but changes its meaning: "
-            f"{_describe(cited_best.differences, meaning_only=True, said=_said(cited_best, pool))}",
+            + describe_differences(cited_best.differences, meaning_only=True,
+                                   said=negations_as_said(cited_best, pool)),
             normalizations=folds, pool=pool,
         ))
     else:
         citations.append(_citation(
             "quote-not-found", valid[0] if valid else None, group, quote, None,
             markers=markers, score=best_score, closest=_closest(cited_best),
-            message=f"the quote does not appear in {_labels(valid or cited)} "
+            message=f"the quote does not appear in {bracketed_labels(valid or cited)} "
             f"(best similarity {best_score:.3f}, threshold {threshold:.3f})", pool=pool,
         ))
     return citations
@@ -484,13 +494,14 @@ def _ocr_citation(
     misread = tuple(Difference("replace", m.read, m.printed, (), "ocr-misread")
                     for m in misreads)
     rest = "" if found.alignment.exact else (
-        f"; otherwise {_describe(found.differences, said=_said(found, pool))}")
+        "; otherwise "
+        + describe_differences(found.differences, said=negations_as_said(found, pool)))
     message = (
         f"the cited text came from OCR: the quote matches [{found.label}] at "
-        f"{_score_text(found.alignment.score, threshold)} (threshold "
-        f"{_threshold_text(threshold)}) with the letters OCR misread taken as printed: "
+        f"{score_text(found.alignment.score, threshold)} (threshold "
+        f"{threshold_text(threshold)}) with the letters OCR misread taken as printed: "
         f"{'; '.join(m.describe() for m in misreads)}{rest}; against the OCR's text as it "
-        f"reads, {_score_text(as_printed.alignment.score, threshold)}"
+        f"reads, {score_text(as_printed.alignment.score, threshold)}"
     )
     source_folds = explain(pool.by_label[found.label].text[
         found.alignment.source_start:found.alignment.source_end])
@@ -529,70 +540,6 @@ def _reportable(elsewhere: Found | None, cited: Found | None, threshold: float) 
     if not elsewhere.altered or cited is None or cited.alignment.score < threshold:
         return True
     return elsewhere.alignment.exact and not cited.alignment.exact
-
-
-def _where(found: Found, pool: SourcePool) -> str:
-    """``[label]``, and the negation the quote leaves out there, if any."""
-    left_out = [d for d in found.differences if d.op in ("omit-before", "omit-after")]
-    return f"[{found.label}]" + (
-        f", where it {_describe(left_out, said=_said(found, pool))}" if left_out else "")
-
-
-def _said(found: Found, pool: SourcePool) -> Mapping[Difference, str]:
-    """A negation across a parenthetical as the source says it ("Do not, under
-    any circumstances,"), not in its normalised words: a reviewer must read
-    the very words that reverse the quote."""
-    said = {}
-    for difference in found.differences:
-        if across_parenthetical(difference):
-            context = negation_context(pool.by_label[found.label].text,
-                                       found.alignment.source_start,
-                                       found.alignment.source_end, difference)
-            if context is not None:
-                said[difference] = context.words
-    return said
-
-
-def _labels(labels: Sequence[str]) -> str:
-    return ", ".join(f"[{label}]" for label in labels)
-
-
-def _threshold_text(threshold: float) -> str:
-    """A threshold as set: two decimals, or up to four when it has more
-    (0.9859 is not shown as 0.99)."""
-    return f"{threshold:.2f}" if round(threshold, 2) == threshold else f"{threshold:.4g}"
-
-
-def _score_text(score: float, threshold: float) -> str:
-    """A score with as many decimals as its threshold needs to be told apart."""
-    return f"{score:.2f}" if round(threshold, 2) == threshold else f"{score:.4f}"
-
-
-def _describe(differences: Sequence[Difference], *, meaning_only: bool = False,
-              said: Mapping[Difference, str] = MappingProxyType({})) -> str:
-    """The differences in words; ``said``: a difference's words as the source
-    says them, where they are not its normalised ``source``."""
-    parts = []
-    for difference in differences:
-        if meaning_only and not difference.reasons:
-            continue
-        if difference.op == "replace":
-            what = f"“{difference.quote}” for “{difference.source}”"
-        elif difference.op == "insert":
-            what = f"adds “{difference.quote}”"
-        elif difference.op == "move":
-            what = f"moves “{difference.quote}”"
-        elif difference.op == "omit-before":
-            what = (f"leaves out “{said.get(difference, difference.source)}” just before the "
-                    "quoted words")
-        elif difference.op == "omit-after":
-            what = f"stops just before “{difference.source}”"
-        else:
-            what = f"drops “{difference.source}”"
-        if difference.reasons:
-            what += f" ({', '.join(difference.reasons)})"
-        parts.append(what)
-    return "; ".join(parts) or "spacing or punctuation only"
 
 
 #: Each sentence status's place in SENTENCE_STATUSES (worst first).
