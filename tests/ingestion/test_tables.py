@@ -2444,6 +2444,13 @@ def test_two_lists_side_by_side_in_a_grid_of_two_bands_read_each_down() -> None:
         assert " ".join(doc.text[start:end].split()) == quote
 
 
+def _reads_as_quoted(doc: ExtractedDocument, quote: str) -> tuple[int, int]:
+    """Where ``quote`` verifies in ``doc``, whose text there is the quote's words."""
+    start, end = _verified_range(doc, quote)
+    assert " ".join(doc.text[start:end].split()) == quote
+    return start, end
+
+
 # A guideline printed from a browser: its table is wider than the paper, so
 # the paper's edge cuts its last column and the table's right border is
 # never printed; its rules (thin grey fills, as Chrome paints them) run off
@@ -2499,8 +2506,7 @@ def test_a_table_cut_by_the_papers_edge_reads_by_its_rows() -> None:
     data = _browser_pdf()
     doc = extract_pdf(data)
     for row in _BROWSER_ROWS:
-        start, end = _verified_range(doc, _row_quote(row))
-        assert " ".join(doc.text[start:end].split()) == _row_quote(row)
+        start, end = _reads_as_quoted(doc, _row_quote(row))
         rects = _located(doc, start, end)
         for line in (line for cell in row for line in _lines(cell)):
             assert all(_covered(box, rects) for box in _word_boxes(data, line)), line
@@ -2559,8 +2565,7 @@ def test_a_grid_of_one_line_cells_beside_many_reads_each_band_as_a_row() -> None
     data = _sites_pdf()
     doc = extract_pdf(data)
     for site in _SITES:
-        start, end = _verified_range(doc, _row_quote(site))
-        assert " ".join(doc.text[start:end].split()) == _row_quote(site)
+        _reads_as_quoted(doc, _row_quote(site))
 
 
 # A drug label's boxes of lists side by side, each of its own length, set
@@ -2611,5 +2616,4 @@ def test_lists_side_by_side_in_a_grid_read_each_down(
     # head) was no grid at all.
     doc = extract_pdf(_boxed_lists_pdf(lists, head))
     for items in lists:
-        start, end = _verified_range(doc, " ".join(items))
-        assert " ".join(doc.text[start:end].split()) == " ".join(items)
+        _reads_as_quoted(doc, " ".join(items))
