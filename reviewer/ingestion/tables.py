@@ -71,6 +71,8 @@ _MIN_CELLS = 3
 _ROW_GAP_LINES = 2.5
 # Dot leaders: an entry of a table of contents, whose columns are lists.
 _LEADER = re.compile(r"\.{5,}|(?:\. ){4,}|\u2026{2,}")
+# A list's number hung before its entry: "61", "3.", "(4)", "[12]".
+_LIST_NUMBER = re.compile(r"[(\[]?(\d{1,4})[.)\]]?")
 # A block of this many lines, most of them prose, is a paragraph.
 _PARAGRAPH_LINES = 3
 # A ruling line is at most this thick and at least this long (points); a rule
@@ -387,7 +389,10 @@ def _regions(rows: list[_TextRow], line_height: float) -> list[_Region]:
             region.rows.insert(0, heads)
             region.heads_first_line = True
             opens_midway = False
-        if region.tabular >= _MIN_ROWS and not opens_midway and not _contents_columns(region):
+        if (
+            region.tabular >= _MIN_ROWS and not opens_midway and not _contents_columns(region)
+            and not _numbered_lists_side_by_side(region, line_height)
+        ):
             tables.append(region)
     return tables
 
@@ -589,6 +594,49 @@ def _contents_columns(region: _Region) -> bool:
         if row.tabular and sum(1 for p in row.pieces if _LEADER.search(_text(p))) >= 2
     )
     return 2 * listed > region.tabular
+
+
+def _numbered_lists_side_by_side(region: _Region, line_height: float) -> bool:
+    """Numbered lists set in columns side by side: a paper's references,
+    "61  Lundin KE, Scott H ..." beside "88  Nachman F, Vazquez H ...". Each
+    column hangs its numbers before its entries, counting up by one down the
+    page, and its entries run over their own numbers of lines, so a number in
+    one column stands beside the middle of an entry in the other. The text
+    rows, each a number, an entry's line, a number, another's, read as rows
+    of cells; read across, they cut every entry. Each list is read down.
+
+    Two columns of numbers or more, each of :data:`_MIN_ROWS` numbers or
+    more counting up by one, out of step somewhere (a row with a number in
+    one and a line that is not one in the other's column). A table's
+    numbered rows keep every column in step: its cells start on one line."""
+    numbers: list[tuple[float, int, int]] = []  # (x0, row index, value)
+    for index, row in enumerate(region.rows):
+        for piece, entry in pairwise(row.pieces):
+            match = _LIST_NUMBER.fullmatch(_text(piece))
+            if match and entry.x0 - piece.x1 <= 2 * line_height:
+                numbers.append((piece.x0, index, int(match.group(1))))
+    columns: list[list[tuple[float, int, int]]] = []
+    for number in sorted(numbers):
+        if columns and number[0] - columns[-1][0][0] <= line_height:
+            columns[-1].append(number)
+        else:
+            columns.append([number])
+    counted = []
+    for column in columns:
+        values = [value for _, _, value in sorted(column, key=lambda n: n[1])]
+        if len(values) >= _MIN_ROWS and all(b == a + 1 for a, b in pairwise(values)):
+            counted.append(column)
+    if len(counted) < 2:
+        return False
+    starts = [min(x for x, _, _ in column) for column in counted]
+    numbered = [{index for _, index, _ in column} for column in counted]
+    for k, start in enumerate(starts):
+        end = min((s for s in starts if s > start), default=float("inf")) - line_height
+        numbered_elsewhere = set().union(*(rows for j, rows in enumerate(numbered) if j != k))
+        for index in numbered_elsewhere - numbered[k]:
+            if any(start - line_height <= p.x0 < end for p in region.rows[index].pieces):
+                return True
+    return False
 
 
 def _text(piece: _Piece) -> str:
@@ -848,10 +896,17 @@ def _table_rows(
             # dispersible tablets", "From the date of / issue"). Ruled only:
             # figures set tight between walls in a table ruled in columns
             # alone are rows of their own (a rate table), with no room either.
+            # Or, ruled, its first cell the next line of a name broken in the
+            # first cell above, opening in lower case where the word would not
+            # fit ("Skin and subcutaneous tissue / disorders"), beside the
+            # next entries of lists in the other cells ("Erythema / Pruritus"
+            # beside "Common / Common": an adverse-reaction table's band).
+            borders = _borders(region, rules) if ruled else None
             continues = wraps and (
                 len(pieces) < opened
-                or (ruled and _wrapped_in_cells(rows[-1], pieces, rules.vertical,
-                                                _borders(region, rules)))
+                or (ruled and _wrapped_in_cells(rows[-1], pieces, rules.vertical, borders))
+                or (ruled and lead.lines[0].text[:1].islower()
+                    and _wrapped_in_cells(rows[-1], pieces[:1], rules.vertical, borders))
             )
             new_row = not ruled or (starts_first and not continues) or across
         else:

@@ -2617,3 +2617,108 @@ def test_lists_side_by_side_in_a_grid_read_each_down(
     doc = extract_pdf(_boxed_lists_pdf(lists, head))
     for items in lists:
         _reads_as_quoted(doc, " ".join(items))
+
+
+# A paper's references in two columns, each entry's number hung left of its
+# lines and counting up down its column; the entries run over two or three
+# lines, so a number in one column stands beside the middle of an entry in
+# the other. A number, a line, a number, a line: each text row looks like a
+# row of four cells.
+_NUMBERED_REFERENCES: tuple[tuple[tuple[int, tuple[str, ...]], ...], ...] = (
+    ((61, ("Lundin KE, Scott H, Hansen T, et al. Gliadin specific T cells isolated",
+           "from the small intestinal mucosa of celiac disease patients and their",
+           "restriction. J Exp Med 1993;178:187-96.")),
+     (62, ("Ellis HJ, Pollock EL, Engel W, et al. Investigation of the putative",
+           "T cell epitopes in coeliac disease. Gut 2003;52:212-7.")),
+     (63, ("Camarca A, Anderson RP, Mamone G, et al. Intestinal T cell responses",
+           "to gluten peptides are largely heterogeneous: implications for a",
+           "peptide based therapy. J Immunol 2009;182:4158-66.")),
+     (64, ("Dieterich W, Ehnis T, Bauer M, et al. Identification of tissue",
+           "transglutaminase as the autoantigen. Nat Med 1997;3:797-801."))),
+    ((88, ("Nachman F, Vazquez H, Gonzalez A, et al. Gastroesophageal reflux",
+           "symptoms in patients with celiac disease. Hepatol 2011;9:214-9.")),
+     (89, ("Karell K, Louka AS, Moodie SJ, et al. HLA types in celiac disease",
+           "patients not carrying the heterodimer: results from the European",
+           "Genetics Cluster on Celiac Disease. Hum Immunol 2003;64:469-77.")),
+     (90, ("Abadie V, Sollid LM, Barreiro LB, et al. Integration of genetic and",
+           "immunological insights into a model of celiac disease pathogenesis.")),
+     (91, ("Hadithi M, von Blomberg BM, Crusius JB, et al. Accuracy of serologic",
+           "tests and typing for diagnosing celiac disease. Ann Intern Med 2007.",
+           "Erratum in the same journal the year after."))),
+)
+
+
+def _numbered_references_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading = 7.0, 8.5
+    for (number_x, text_x), entries in zip(((46.0, 66.0), (310.0, 330.0)),
+                                           _NUMBERED_REFERENCES, strict=True):
+        y = 60.0
+        for number, lines in entries:
+            page.insert_text((number_x, y), str(number), fontsize=size)
+            for line in lines:
+                page.insert_text((text_x, y), line, fontsize=size)
+                y += leading
+    return doc.tobytes()
+
+
+def test_numbered_references_in_two_columns_read_each_column_down() -> None:
+    # Before: each text row (a number, a line, a number, a line) read as a
+    # row of cells, so the columns interleaved line by line and every entry
+    # that ran beside another's number was cut ("... putative 89 Karell K").
+    doc = extract_pdf(_numbered_references_pdf())
+    for entries in _NUMBERED_REFERENCES:
+        for number, lines in entries:
+            _reads_as_quoted(doc, f"{number} " + " ".join(lines))
+
+
+# A product information's adverse reactions, a grid ruled round every band:
+# a system organ class, its name broken over two lines where the next word
+# would not fit, beside lists of reactions and of their frequencies, one a
+# line, each list longer than the name. Drawn line by line across the band.
+_REACTION_WALLS = (72.0, 222.0, 420.0, 520.0)
+_REACTIONS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("System organ class",), ("Adverse reactions",), ("Frequency",)),
+    (("Skin and subcutaneous tissue", "disorders"),
+     ("Erythema", "Skin burning sensation", "Pruritus", "Allergic skin reaction"),
+     ("Common", "Common", "Common", "Rare")),
+    (("Nervous system disorders",),
+     ("Headache", "Paraesthesia", "Dizziness"),
+     ("Common", "Common", "Uncommon")),
+    (("General disorders and", "administration site conditions"),
+     ("Fatigue", "Feeling hot", "Asthenia"),
+     ("Common", "Common", "Very rare")),
+)
+
+
+def _reactions_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading, pad = 11.0, 13.0, 4.0
+    page.insert_text((72, 50), "Tabulated list of adverse reactions", fontsize=size, fontname="tiro")
+    tops = [60.0]
+    for row in _REACTIONS:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 4)
+    for y in tops:
+        page.draw_line((_REACTION_WALLS[0], y), (_REACTION_WALLS[-1], y), width=0.5)
+    for x in _REACTION_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for row, top in zip(_REACTIONS, tops, strict=False):
+        for k in range(max(len(cell) for cell in row)):
+            for wall, cell in zip(_REACTION_WALLS, row, strict=False):
+                if k < len(cell):
+                    page.insert_text((wall + pad, top + 11 + k * leading), cell[k],
+                                     fontsize=size, fontname="tiro")
+    name = _REACTIONS[1][0]
+    room = _REACTION_WALLS[1] - _REACTION_WALLS[0] - 2 * pad
+    assert pymupdf.get_text_length(" ".join(name), fontname="tiro", fontsize=size) > room
+    return doc.tobytes()
+
+
+def test_a_name_broken_in_its_cell_beside_lists_reads_with_its_band() -> None:
+    # Before: the name's second line, opening a text row of three pieces in
+    # the first column, started a row of its own, so the band read
+    # "Skin and subcutaneous tissue Erythema Common" and then "disorders
+    # Skin burning sensation Common ...": the name cut, and its row too.
+    _reads_by_rows_and_cells(extract_pdf(_reactions_pdf()), _REACTIONS[1:])
