@@ -1405,7 +1405,8 @@ def _read_grid(
             # stopping short of the band; a cell parted by a rule.
             tall = [stack for stack in stacks if len(stack) > 1]
             if (
-                (len(tall) == len(stacks) and not _lists_side_by_side(stacks))
+                (len(tall) == len(stacks) and not _lists_side_by_side(stacks)
+                 and not _cells_of_one_row(stacks))
                 or (2 * len(tall) > len(stacks) and _stacked(tall))
                 or any(walled_apart(baseline) for stack in stacks for baseline in stack)
                 or any(ruled_apart(stack) for stack in tall)
@@ -1437,6 +1438,29 @@ def _stacked(stacks: list[list[list[Line]]]) -> bool:
         middles = [(stack[k][0].y0 + stack[k][0].y1) / 2 for stack in stacks]
         height = min(ln.y1 - ln.y0 for stack in stacks for ln in stack[k])
         if max(middles) - min(middles) > height / 2:
+            return False
+    return True
+
+
+def _cells_of_one_row(stacks: list[list[list[Line]]]) -> bool:
+    """Whether a band's cells of several lines each (as their baselines) are
+    one row's, not rows with no rules between them: every cell a sentence
+    wrapped (each later line opening in lower case: "First, you must meet
+    all the rules in this / column."), or heads centred in their columns,
+    over different numbers of lines ("Part A. / Rules for Everyone" beside
+    "Part C. / Rules if You Don't / Have a Qualifying / Child"). Rows stand
+    level across the cells, as many lines in each, a wrapped one aside."""
+    if all(baseline[0].text[:1].islower() for stack in stacks for baseline in stack[1:]):
+        return True
+    if len({len(stack) for stack in stacks}) == 1:
+        return False
+    for stack in stacks:
+        lines = [(min(ln.x0 for ln in baseline), max(ln.x1 for ln in baseline))
+                 for baseline in stack]
+        height = min(ln.y1 - ln.y0 for baseline in stack for ln in baseline)
+        middles = [(x0 + x1) / 2 for x0, x1 in lines]
+        widths = [x1 - x0 for x0, x1 in lines]
+        if max(middles) - min(middles) > 0.25 * height or max(widths) - min(widths) < height:
             return False
     return True
 

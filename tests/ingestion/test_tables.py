@@ -2722,3 +2722,55 @@ def test_a_name_broken_in_its_cell_beside_lists_reads_with_its_band() -> None:
     # "Skin and subcutaneous tissue Erythema Common" and then "disorders
     # Skin burning sensation Common ...": the name cut, and its row too.
     _reads_by_rows_and_cells(extract_pdf(_reactions_pdf()), _REACTIONS[1:])
+
+
+# A booklet's table in a nutshell: a grid whose first band holds a sentence
+# wrapped in each cell, whose second holds heads centred in their columns
+# over two or three lines, and whose third holds a list in each column.
+_NUTSHELL_WALLS = (72.0, 222.0, 372.0, 522.0)
+_NUTSHELL: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("First, you must meet all the", "rules in this column."),
+     ("Second, you must meet the", "rules in one column."),
+     ("Third, you must meet", "the rule in this column.")),
+    (("Part A.", "Rules for Everyone"),
+     ("Part B.", "Rules if You Have a", "Qualifying Child"),
+     ("Part C.", "Figuring and Claiming", "the Credit")),
+    (("1. Your income must be", "less than the limit.", "2. You must have a",
+      "valid number.", "3. You must file."),
+     ("4. Your child must meet", "the age test.", "5. Your child must", "live with you."),
+     ("6. Use the table", "to find the credit.", "7. Claim it.")),
+)
+
+
+def _nutshell_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading, pad = 9.0, 11.0, 4.0
+    page.insert_text((72, 50), "Table 5-1. The Credit in a Nutshell", fontsize=11, fontname="helv")
+    tops = [60.0]
+    for row in _NUTSHELL:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 6)
+    for y in tops:
+        page.draw_line((_NUTSHELL_WALLS[0], y), (_NUTSHELL_WALLS[-1], y), width=0.5)
+    for x in _NUTSHELL_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for r, (row, top) in enumerate(zip(_NUTSHELL, tops, strict=False)):
+        for k in range(max(len(cell) for cell in row)):
+            for left, right, cell in zip(_NUTSHELL_WALLS, _NUTSHELL_WALLS[1:], row, strict=False):
+                if k >= len(cell):
+                    continue
+                x = left + pad
+                if r == 1:  # the heads, centred
+                    width = pymupdf.get_text_length(cell[k], fontname="helv", fontsize=size)
+                    x = (left + right - width) / 2
+                page.insert_text((x, top + 10 + k * leading), cell[k], fontsize=size,
+                                 fontname="helv")
+    return doc.tobytes()
+
+
+def test_wrapped_sentences_and_centred_heads_in_a_grid_read_cell_by_cell() -> None:
+    # Before: the two first bands' cells, all of several lines, were taken
+    # for rows with no rules between them, the grid was left to the line
+    # reader, and each band read line by line across ("Part A. Part B.
+    # Part C." then "Rules for Everyone Rules if You Have a ...").
+    _reads_by_rows_and_cells(extract_pdf(_nutshell_pdf()), _NUTSHELL)
