@@ -212,7 +212,8 @@ class NormalizedText:
         ``well-known``; this says where the parts meet, so that a quote of one
         part can still end or start on a word boundary there. A hyphen at a
         line end is left out: ``ser-\\nvice`` may be hyphenation, and ``ser``
-        is no word of it.
+        is no word of it; but not before a capital after a lower-case letter
+        (``Nouvelle-\\nCalédonie``), a compound's.
         """
         offsets = self.offsets
         if not 0 < position < offsets.normalized_length:
@@ -225,7 +226,13 @@ class NormalizedText:
         # ("pre- and post-operative", joined as "preand").
         dash = gap.rstrip()
         if not _LINE_BREAK_SET.isdisjoint(gap[len(dash):]):
-            return False
+            # Broken at a line end: hyphenation, but where a capital opens
+            # the next line after a lower-case letter, which no word's
+            # hyphenation does ("Nouvelle-\nCalédonie", "anti-\nAmerican").
+            before = self.original[offsets.orig_ends[piece - 1] - 1]
+            after = self.original[offsets.orig_starts[piece]]
+            if not (before.islower() and after.isupper()):
+                return False
         return not _COMPOUND_GAP.isdisjoint(dash) and _COMPOUND_GAP_OR_DELETED.issuperset(dash)
 
 

@@ -119,6 +119,9 @@ def test_compound_broken_at_line_end_equals_unbroken_compound() -> None:
         ("a non\u2212binding offer", ("a non", "binding offer")),  # minus sign
         ("the well-\u00adknown rule", ("the well", "known rule")),  # with a soft hyphen
         ("pre- and post", ("pre", "and post")),  # a suspended hyphen, joined as "preand"
+        # At a line end, a capital after a lower-case letter: a compound's
+        # hyphen, which no word's hyphenation puts there.
+        ("an anti-\nAmerican mood", ("an anti", "american mood")),
     ],
 )
 def test_compound_parts_meet_where_an_in_line_hyphen_was_dropped(
@@ -195,7 +198,8 @@ def test_a_kept_hyphen_maps_back_to_the_original() -> None:
 @pytest.mark.parametrize(
     "text",
     ["years of ser-\nvice", "a well-\nknown rule", "co\u00adoperate", "pages 10-12",
-     "employment\u2014not", "employment - not", "co\u200boperate", "mid- Year"],
+     "employment\u2014not", "employment - not", "co\u200boperate", "mid- Year",
+     "CONSTITU-\nTION", "Mid-\nyear"],
 )
 def test_no_compound_join_at_line_ends_digits_or_spaced_dashes(text: str) -> None:
     # At a line end the hyphen may be hyphenation ("ser" is no word of
@@ -722,3 +726,14 @@ def test_a_name_in_capitals_broken_over_a_cells_lines_verifies_as_copied_or_whol
     altered = verify_answer('The list names "MONTPELLIER- VILLENEUVE- LES-MAGUE\u00ad LINE" [S1].',
                             {"S1": source})
     assert altered.counts["verified"] == 0
+
+
+def test_a_quote_of_a_compounds_second_part_broken_at_a_line_end_verifies() -> None:
+    # Batch 14's constitution breaks "Nouvelle-Calédonie" at a line end; a
+    # quote opening at "Calédonie" was flagged as a changed name
+    # ("caledonie" for "nouvellecaledonie"), a false alarm on an honest quote.
+    source = "de la Nouvelle-\nCalédonie, le Gouvernement peut, par ordonnances, prendre"
+    report = verify_answer('It says "Calédonie, le Gouvernement peut, par ordonnances" [S1].',
+                           {"S1": source})
+    (citation,) = report.sentences[0].citations
+    assert citation.outcome == "verified"
