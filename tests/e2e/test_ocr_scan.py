@@ -190,6 +190,8 @@ def test_a_quote_across_an_ocr_misread_reads_as_verified_by_ocr_leniency_on_the_
     assert "the cited text came from OCR" in reason, reason
     assert "“modem” read for “modern” (“m” for “rn”)" in reason, reason
     assert "Text from OCR (eng)" in panel.locator(".ocr-note").inner_text()
+    # The word differences show the misread as the OCR's, not the quote's change.
+    assert "modem modern (OCR misread) ward" in panel.locator(".diff").inner_text()
 
     # The highlight is on the scan, over the printed words of the line.
     rects = page.evaluate(HIGHLIGHTS_IN_POINTS, 612)
