@@ -354,6 +354,18 @@ def _check_quote(
                     normalized_quote, [label for label in pool.by_label if label not in valid],
                     pool,
                 )
+            if moved is None and not found.alignment.exact:
+                # Above the threshold as the OCR read it ("modem" for the
+                # printed "modern" in a sentence), the difference is still
+                # the OCR's: say so, or "“modern” for “modem”" reads as a
+                # word the quote changed.
+                as_read = _as_ocr_read(answer, quote, normalized_quote, [found.label], found,
+                                       pool, threshold)
+                if (as_read is not None and not as_read[0].altered
+                        and as_read[0].alignment.score >= found.alignment.score):
+                    citations.append(_ocr_citation(quote, group, markers, found, as_read[0],
+                                                   as_read[1], folds, pool, threshold))
+                    return citations
             if moved is None:
                 outcome: Outcome = "verified" if found.alignment.exact else "verified-fuzzy"
                 source_folds = explain(pool.by_label[found.label].text[

@@ -3,9 +3,10 @@ panel loaded with htmx, the PDF viewer told what to highlight, decisions."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -59,7 +60,7 @@ from reviewer.views.answer_text import render_sentence
 from reviewer.views.base import HtmxHttpRequest, permission_required
 from reviewer.views.files import file_response
 from reviewer.views.passages import source_runs
-from verification import Difference, canonical_label, negation_context, word_diff
+from verification import Difference, DiffRun, canonical_label, negation_context, word_diff
 from verification.reasons import coverage_sentence, reason_sentence
 
 logger = logging.getLogger("citeguard.review")
@@ -215,7 +216,8 @@ def _passage_context(citation: CitationVerdict, passage: Passage, *, pdfs: bool 
         if passage.kind == "match":
             # Repairs only the library can tell (a letter-spaced source).
             names += [n for n in citation.normalizations if n == "letter-spacing"]
-        context["diff"] = diff.runs if diff.changed else None
+        context["diff"] = (_misreads_marked(diff.runs, citation.differences)
+                           if diff.changed else None)
         context["normalised"] = _normalised_words(names)
     if passage.kind == "match":
         context["negations"] = [
@@ -228,6 +230,22 @@ def _passage_context(citation: CitationVerdict, passage: Passage, *, pdfs: bool 
         context["match_text"] = " ".join(
             "".join(r["text"] for r in context["excerpt"]["match"] if not r["furniture"]).split())
     return context
+
+
+def _misreads_marked(runs: Sequence[DiffRun], differences: list[dict[str, Any]]
+                     ) -> list[dict[str, Any]]:
+    """The word diff's runs, each word the OCR misread (a deleted run, the
+    source's, then an inserted one, the quote's, that the citation lists with
+    repair ``ocr-misread``) marked ``ocr``: beside the quote's own changes it
+    would read as a word the quote changed."""
+    misread = {(" ".join(d["source"].split()), " ".join(d["quote"].split()))
+               for d in differences if d.get("repair") == "ocr-misread"}
+    marked = [{"op": run.op, "text": run.text, "ocr": False} for run in runs]
+    for read, printed in itertools.pairwise(marked):
+        if (read["op"], printed["op"]) == ("delete", "insert") and (
+                read["text"], printed["text"]) in misread:
+            read["ocr"] = printed["ocr"] = True
+    return marked
 
 
 def _note_ocr(passages: list[dict[str, Any]]) -> None:

@@ -5,6 +5,8 @@ the stored answer again reads the same ranges."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from reviewer.ingestion import PAGE_SEPARATOR
@@ -70,3 +72,24 @@ def test_a_stored_answer_is_verified_again_with_the_same_ocr_ranges(scanned: Doc
     assert source.ocr == ((0, len(LINE)),)
     (again,) = verify_answer(answer.text, [source]).citations
     assert again.outcome == "verified-fuzzy"
+
+
+def test_the_review_panel_tells_the_misread_from_a_change_of_the_quote(
+        scanned: Document, logged_in: Any) -> None:
+    # A misread set aside and a word the quote adds: only the misread is the OCR's.
+    answer = answer_submit(client=None, data={
+        "answer": 'The reference is "the New England Journal of Medicine, 2000." [S1].',
+        "sources": [{"marker": "S1", "document": scanned.pk, "start": 0,
+                     "end": len(LINE)}]}).answer
+    citation = CitationVerdict.objects.get(answer=answer)
+    assert citation.outcome == "verified-fuzzy", citation.message
+    html = logged_in.get(f"/answers/{answer.pk}/?citation={citation.pk}",
+                         headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in html
+    diff = html.split('class="diff"')[1].split("</p>")[0]
+    assert ('<del class="ocr-misread">Meaicine</del> <ins class="ocr-misread">Medicine</ins> '
+            '<span class="ocr-misread-tag">(OCR misread)</span>') in diff, diff
+    assert "<ins>the</ins>" in diff, diff
+    # The similarity is the quote's against the misread letters taken as printed.
+    similarity = html.split("<dt>Similarity</dt>")[1].split("</dd>")[0]
+    assert "with the letters OCR misread taken as printed" in similarity, similarity

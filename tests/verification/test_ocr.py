@@ -51,6 +51,21 @@ def test_the_printed_words_verify_against_ocr_text_naming_the_misread(
     assert quote.split()[-1][:3].lower() in SCANNED[citation.chunk_start:citation.chunk_end].lower()
 
 
+def test_a_quote_over_the_threshold_as_read_still_names_the_misread() -> None:
+    # One misread common word in a sentence scores above the threshold
+    # against the OCR's text as it reads (and changes no name or figure);
+    # the reason must still say the difference is the OCR's: "“modern” for
+    # “modem”" alone reads as a word the quote changed.
+    read = "The modem ward of the hospital opens for patients in spring."
+    (citation,) = verify_answer(
+        '"The modern ward of the hospital opens for patients in spring." [S1].',
+        [Source(marker="S1", text=read, ocr=((0, len(read)),))]).citations
+    assert citation.outcome == "verified-fuzzy", citation.message
+    assert citation.message.startswith("the cited text came from OCR"), citation.message
+    assert "“modem” read for “modern” (“m” for “rn”)" in citation.message
+    assert "ocr-misread" in citation.normalizations
+
+
 @pytest.mark.parametrize("quote", [
     "New England Journal of Medicine, 343(14):1047-1048 (2000).",
     "dosage regimen of DALVANCE in pediatric patients with CLcr 30 mL/min/1.73m² and above",
