@@ -913,8 +913,8 @@ _SUPERSCRIPT_ANY = re.compile("[" + "".join(sorted(_SUPERSCRIPT_FIRST)) + "]")
 #: single ones, and a single one may close inside it, so up to three marks).
 _CLOSING = r"[.,;:)\]]{0,2}[\"']{0,3}[.,;:)\]]{0,2}"
 #: What such a marker may follow, in the folded text: a number of three digits
-#: or more (a year, an amount), not a power of ten, after which a raised digit
-#: is an exponent ("10⁶"), glued to it, to closing punctuation after it
+#: or more (a year, an amount: "Rs 1000¹⁴"; a power of ten with a raised
+#: exponent has two, "10⁶"), glued to it, to closing punctuation after it
 #: ("Act, 2023.²") or to a space ("Act of 1965 ⁸", as GPO sets it); or a word
 #: ending in three letters,
 #: then closing punctuation and a space at most ("Act³", "industry.³⁰",
@@ -923,7 +923,6 @@ _CLOSING = r"[.,;:)\]]{0,2}[\"']{0,3}[.,;:)\]]{0,2}"
 #: looked at: reviewer.ingestion writes a marker so when its glyphs are
 #: smaller and raised, never a digit at the line's size.
 _MARKED_NUMBER = re.compile(r"(?<![0-9])([0-9]{3,})" + _CLOSING + r" ?$")
-_POWER_OF_TEN = re.compile(r"10+")
 _MARKED_WORD = re.compile(r"(?<![^\W_])[^\W_]*[^\W\d_]{3}(?=" + _CLOSING + r" ?$)")
 #: Words of three letters or more after which a raised number is a power:
 #: unit symbols and mathematical functions ("mol²", "sin²"). A unit word
@@ -963,7 +962,7 @@ def _marker_sites(
                 sites.append((at, stop, False, True))
             continue
         number = _MARKED_NUMBER.search(before)
-        if number and not _POWER_OF_TEN.fullmatch(number[1]):
+        if number:
             sites.append((at, stop, before.endswith(" "), False))
             continue
         word = _MARKED_WORD.search(before)
@@ -985,7 +984,7 @@ def _superscript_markers(source: NormalizedText, start: int, end: int, quote: st
     A repair only where the source's digits really are superscript after a
     word or a year: "19763" at the line's size is a number, "1976 4",
     "1977" or "TriviaQA7" change one, and an exponent after a unit, a
-    short word or a power of ten ("cm²", "x²", "10²³") is no marker.
+    short word or ten ("cm²", "x²", "10²³") is no marker.
     """
     span = source.text[start:end]
     if not any(char.isdigit() for char in span):

@@ -734,7 +734,25 @@ def test_a_superscript_marker_after_a_number_is_a_named_repair(quote: str) -> No
     assert reasons(_AMENDED, quote) == set()
 
 
+_FINE = "A patent may be renewed by paying a fine of Rs 1000\u00b9\u2074 within six months."
+
+
+@pytest.mark.parametrize("quote", [
+    "A patent may be renewed by paying a fine of Rs 1000 within six months.",  # dropped
+    "A patent may be renewed by paying a fine of Rs 1000 14 within six months.",  # spaced
+])
+def test_a_superscript_marker_after_a_round_amount_is_a_named_repair(quote: str) -> None:
+    # Batch 14's Nepalese act: an amount that is a power of ten was taken
+    # for an exponent's base, so "1000" for "100014" was a changed number.
+    # A base with a raised exponent has two digits ("10⁶").
+    found = [d for d in edits(_FINE, quote) if d.source == "100014"]  # as folded
+    assert [(d.reasons, d.repair) for d in found] == [((), "footnote-marker")]
+    assert reasons(_FINE, quote) == set()
+
+
 @pytest.mark.parametrize(("source", "quote"), [
+    (_FINE, "A patent may be renewed by paying a fine of Rs 10000 within six months."),
+    (_FINE, "A patent may be renewed by paying a fine of Rs 1000 15 within six months."),
     # the year changed, or the marker
     (_AMENDED, "The bill amends the Copyright Act of 1977 to create four new limitations."),
     (_AMENDED, "The bill amends the Copyright Act of 1976 4 to create four new limitations."),
