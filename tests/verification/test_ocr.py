@@ -19,7 +19,8 @@ SCANNED = (
     "Enteral Nutrition, 26(Supp!): S26-33\n(2002).\n\nThe recommended dosage regimen of "
     "DALVANCE in pediatric patients with CLer\n30 mL/min/1.73m² and above is a single dose "
     "regimen. Do not use in skin and skin structure infections (ABSSSJ) caused by "
-    "resistant strains."
+    "resistant strains.\n\n62 Lundin KE, Scott H, Fausa O, et a/. T cells from the small "
+    "intestinal mucosa."
 )
 WHOLE = ((0, len(SCANNED)),)
 
@@ -38,6 +39,8 @@ def cite(quote: str, *, ocr: tuple[tuple[int, int], ...] = WHOLE):
      "“CLer” read for “CLcr” (“e” for “c”)"),
     ("skin structure infections (ABSSSI) caused by resistant strains", "“ABSSSJ” read for "
      "“ABSSSI” (“j” for “i”)"),
+    ("Lundin KE, Scott H, Fausa O, et al. T cells from the small intestinal mucosa",
+     "“a/” read for “al” (“/” for “l”)"),
 ])
 def test_the_printed_words_verify_against_ocr_text_naming_the_misread(
         quote: str, misread: str) -> None:
