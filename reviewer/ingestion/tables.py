@@ -1541,8 +1541,23 @@ def _frame(region: _Region, rules: Rules) -> tuple[float, float, float, float] |
     for left in lefts:
         frame = _closed_from(region, rules, crossing, left, middle)
         if frame is not None:
-            return frame
+            return _widened(frame, rules, crossing)
     return None
+
+
+def _widened(
+    frame: tuple[float, float, float, float], rules: Rules, crossing: list[float]
+) -> tuple[float, float, float, float]:
+    """``frame`` carried on right to the farthest wall of ``crossing`` where
+    it still closes at its own top and bottom: columns of paragraphs beside
+    the region's rows (a risk table's comments, which MuPDF gives as
+    paragraphs, not lines of cells), framed by the same rules. A column of
+    prose beside a table is outside its rules."""
+    left, top, right, bottom = frame
+    for x in crossing:
+        if x > right + _RULE_SLACK and _closed(rules, left, x, top, bottom):
+            right = x
+    return left, top, right, bottom
 
 
 def _closed_from(

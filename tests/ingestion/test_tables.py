@@ -2774,3 +2774,50 @@ def test_wrapped_sentences_and_centred_heads_in_a_grid_read_cell_by_cell() -> No
     # reader, and each band read line by line across ("Part A. Part B.
     # Part C." then "Rules for Everyone Rules if You Have a ...").
     _reads_by_rows_and_cells(extract_pdf(_nutshell_pdf()), _NUTSHELL)
+
+
+# A risk table ruled round every cell: short cells (an item, its factor, a
+# rating) beside a column of comments, each a paragraph of three lines,
+# which MuPDF gives as paragraphs of their own; the rows' short cells make
+# the region, which ends at the wall before the comments.
+_RISK_WALLS = (72.0, 100.0, 230.0, 290.0, 540.0)
+_RISKS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("1",), ("Encryption used", "(FIPS 140-2)"), ("Low",),
+     ("Data at rest or in motion is properly", "encrypted and unable to be viewed or",
+      "used by anyone without the key.")),
+    (("2",), ("Password only",), ("Moderate", "to High"),
+     ("The level of risk must be determined", "in context to the type of data in the",
+      "first factor of the assessment.")),
+    (("3",), ("No protection", "at all"), ("High",),
+     ("Loose paperwork or unencrypted data", "left where others can read it at any",
+      "time of the day or the night.")),
+)
+
+
+def _risks_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading = 10.0, 12.0
+    page.insert_text((72, 50), "Table A20.1. Risk Assessment Model", fontsize=11, fontname="tiro")
+    tops = [60.0 + 44.0 * k for k in range(len(_RISKS) + 1)]
+    for y in tops:
+        page.draw_line((_RISK_WALLS[0], y), (_RISK_WALLS[-1], y), width=0.5)
+    for x in _RISK_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    for column, wall in enumerate(_RISK_WALLS[:-1]):  # column by column
+        for row, top in zip(_RISKS, tops, strict=False):
+            for k, line in enumerate(row[column]):
+                page.insert_text((wall + 4, top + 12 + k * leading), line, fontsize=size,
+                                 fontname="tiro")
+    page.insert_text((72, tops[-1] + 30), "Table A20.2. Breach Notification Log.", fontsize=11,
+                     fontname="tiro")
+    return doc.tobytes()
+
+
+def test_a_column_of_paragraphs_inside_a_grids_rules_reads_with_its_rows() -> None:
+    # Before: the grid's frame closed at the wall before the comments, so
+    # each row read without its comment, and the comments after the table.
+    doc = extract_pdf(_risks_pdf())
+    for row in _RISKS:
+        _reads_as_quoted(doc, " ".join(row[-1]))
+        _reads_as_quoted(doc, " ".join(line for cell in row for line in cell))
