@@ -6,7 +6,7 @@ this module shows one. It tokenises both sides the same way, on their
 *normalised* text, so that line-break hyphenation (``ser-\\nvice``), runs of
 whitespace, ligatures, smart quotes and case never appear as word changes,
 and it leaves out the repairs :func:`compare` names (``spacing``,
-``footnote-marker``) the same way. The runs carry *original* text (the
+``footnote-marker``, ``list-number``) the same way. The runs carry *original* text (the
 quote's words where both sides agree, the source's where only it has them),
 with page furniture left out.
 """
@@ -25,6 +25,7 @@ from .matching import (
     Difference,
     _edit_runs,
     _footnote_markers,
+    _list_numbers,
     _respaced,
     _superscript_markers,
 )
@@ -137,6 +138,9 @@ def word_diff(quote: str, source: str, *, skip: Sequence[tuple[int, int]] = ()) 
         if _footnote_markers(s, s_words, s_starts, op, added):
             emit("equal", quote_text(op.dest_start, op.dest_end))
             normalised.append("footnote-marker")
+            continue
+        if _list_numbers(s, s_words, s_starts, op):
+            normalised.append("list-number")
             continue
         emit("delete", source_text(op.src_start, op.src_end))
         emit("insert", quote_text(op.dest_start, op.dest_end))

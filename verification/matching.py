@@ -54,7 +54,8 @@ class Difference:
     a known one: ``spacing`` (only where spaces fall differs),
     ``footnote-marker`` (a reference number glued to a word or a full stop,
     or one written in superscript after a word or a year, left out or
-    spaced off).
+    spaced off), ``list-number`` (a numbered list's number on a line of its
+    own, left out of a quote that runs from one entry into the next).
     """
 
     # "replace", "insert", "delete"; "move" (the same text dropped in one
@@ -709,6 +710,9 @@ def compare(
             differences.append(Difference(tag, " ".join(removed), " ".join(added), (),
                                           "footnote-marker"))
             continue
+        if _list_numbers(source, source_words, source_starts, op):
+            differences.append(Difference(tag, " ".join(removed), "", (), "list-number"))
+            continue
         all_removed += removed
         all_added += added
         reasons = set()
@@ -891,6 +895,35 @@ def _footnote_markers(
                 and source.original[o_end : o_end + 1].isupper()):
             return False
     return True
+
+
+def _list_numbers(source: NormalizedText, words: list[str], starts: list[int], op: Opcode) -> bool:
+    """Whether the edit only leaves out a numbered list's number standing on
+    a line of its own: "75" between two references whose numbers hang left
+    of their entries, "2." between two items, which a quote running from
+    one entry into the next leaves out, as a copy that reads the numbers
+    apart does. Only where the list's next or previous number stands on a
+    line of its own in the source too: a lone number with no neighbour in
+    its list may be a figure (a cell's dose set on its own line), and
+    leaving it out drops it."""
+    if op.tag != "delete":
+        return False
+    removed = words[op.src_start : op.src_end]
+    if not 1 <= len(removed) <= 2 or not _MARKER.fullmatch(removed[0]) or (
+            len(removed) == 2 and removed[1] not in {".", ")"}):
+        return False
+    at = starts[op.src_start]
+    end = starts[op.src_end - 1] + len(removed[-1])
+    o_start, o_end = source.to_original(at, end)
+    original = source.original
+    line_start = original.rfind("\n", 0, o_start) + 1
+    line_end = original.find("\n", o_end)
+    line_end = len(original) if line_end < 0 else line_end
+    if original[line_start:o_start].strip(" \t(") or original[o_end:line_end].strip(" \t.)"):
+        return False  # not alone on its line
+    number = int(removed[0])
+    neighbours = "|".join(str(n) for n in (number - 1, number + 1) if n > 0)
+    return re.search(rf"(?m)^[ \t(]*(?:{neighbours})[.)]?[ \t]*$", original) is not None
 
 
 #: A footnote marker as reviewer.ingestion writes a raised, smaller number

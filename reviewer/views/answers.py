@@ -129,6 +129,7 @@ NORMALISED_WORDS = {
     "letter-spacing": "letter-spaced text",
     "spacing": "spaces placed by extraction",
     "footnote-marker": "a footnote number left out",
+    "list-number": "a list's number left out",
     "page-furniture": "running headers and page numbers",
 }
 

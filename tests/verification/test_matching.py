@@ -1284,3 +1284,39 @@ def test_a_parenthetical_that_no_negation_heads_ends_the_search(source: str, quo
 def test_words_between_a_negation_and_the_quote(words: str, between: tuple[str, ...]) -> None:
     difference = Difference("omit-before", words, "", ("negation",))
     assert words_between(difference) == between
+
+
+# A two-column paper's references as the text layer reads them: each
+# entry's number hung left of it, on a line of its own.
+_REFERENCES = ("Hammer ST, Greenson JK. The clinical significance of duodenal lymphocytosis "
+               "with normal villus\narchitecture. Arch Pathol Lab Med 2013;137:1216-19.\n75\n"
+               "Dahlbom I, Olsson M, Forooz NK, et al. Immunoglobulin G anti-tissue "
+               "transglutaminase antibodies.\n76\nRashtak S, Ettore MW, Homburger HA, et al.")
+_ITEMS = "1.\nYou must file the return on time.\n2.\nYou must keep the records for three years."
+
+
+@pytest.mark.parametrize(("source", "quote", "dropped"), [
+    (_REFERENCES, "Arch Pathol Lab Med 2013;137:1216-19. Dahlbom I, Olsson M, Forooz NK", "75"),
+    (_ITEMS, "You must file the return on time. You must keep the records", "2 ."),
+])
+def test_a_list_number_left_out_between_two_entries_is_a_named_repair(
+        source: str, quote: str, dropped: str) -> None:
+    # Batch 14's coeliac guideline: a quote running from one reference into
+    # the next, copied from a text that reads the hung numbers apart, was
+    # flagged quote-altered, drops "75" (number).
+    assert [(d.source, d.reasons, d.repair) for d in edits(source, quote)
+            if d.op != "equal" and d.source] == [(dropped, (), "list-number")]
+    assert reasons(source, quote) == set()
+
+
+@pytest.mark.parametrize(("source", "quote"), [
+    # the list's number changed
+    (_REFERENCES, "Arch Pathol Lab Med 2013;137:1216-19. 74 Dahlbom I, Olsson M, Forooz NK"),
+    # a number alone on its line with no neighbour in a list: a figure
+    ("The usual dose in mg is\n75\ntwice daily with food for adults.",
+     "The usual dose in mg is twice daily with food for adults."),
+    # a number the sentence holds, with the list's numbers around it
+    (_ITEMS.replace("three years", "3 years"), "You must keep the records for years."),
+])
+def test_a_number_that_is_no_list_number_stays_a_number(source: str, quote: str) -> None:
+    assert "number" in reasons(source, quote)
