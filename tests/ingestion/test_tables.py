@@ -2696,7 +2696,8 @@ def _reactions_pdf() -> bytes:
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     size, leading, pad = 11.0, 13.0, 4.0
-    page.insert_text((72, 50), "Tabulated list of adverse reactions", fontsize=size, fontname="tiro")
+    page.insert_text((72, 50), "Tabulated list of adverse reactions", fontsize=size,
+                     fontname="tiro")
     tops = [60.0]
     for row in _REACTIONS:
         tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 4)
