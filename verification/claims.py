@@ -119,7 +119,7 @@ _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
            "k": 1e3, "m": 1e6, "bn": 1e9, "mn": 1e6}
 _NUMBER = re.compile(
     r"(?<![\w])(?<!\d[.,])(?P<currency>[$€£¥])?\s?"
-    r"(?P<value>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|"
+    r"(?P<value>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+,(?:\d{1,2}|\d{4,})(?![\d,])|\d+(?:\.\d+)?|"
     + "|".join(sorted({*_NUMBER_WORDS, *_EVIDENCE_ONLY_WORDS}, key=len, reverse=True))
     + r")(?:st|nd|rd|th)?(?![\w])"
     r"(?:[\s\u00a0-]?(?P<scale>thousand|million|billion|trillion|bn|mn|k|m)\b)?"
@@ -357,7 +357,11 @@ def _reading(text: str, folded: str, base: int, match: re.Match[str],
         value = float(_NUMBER_WORDS.get(raw, _EVIDENCE_ONLY_WORDS.get(raw, 0)))
         digits = 3
     else:
-        plain = raw.replace(",", "")
+        # A comma before one, two or four digits or more is a decimal one
+        # ("2,5 mg", as French, German or Italian write 2.5); before three,
+        # it parts thousands ("1,500").
+        decimal_comma = re.fullmatch(r"\d+,(?:\d{1,2}|\d{4,})", raw) is not None
+        plain = raw.replace(",", ".") if decimal_comma else raw.replace(",", "")
         value = float(plain)
         digits = len(plain.replace(".", "").lstrip("0").rstrip("0")) or 1
         if "." in plain:
