@@ -208,9 +208,14 @@ def align(
     if (wide_start, wide_end) != (start, end):
         start, end = wide_start, wide_end
         score = ratio(start, end)
-    if end < len(text) and text[end] == "%" and text[end - 1].isdigit():
+    if end < len(text) and (
+        (text[end] == "%" and text[end - 1].isdigit())
+        or (text[end] in _CLOSERS and quote.endswith(text[end]))
+    ):
         # A percent sign belongs with its number when the quote has one
-        # too: widening stops before it, as at any punctuation.
+        # too: widening stops before it, as at any punctuation. So does a
+        # bracket or stop the quote closes on, after a footnote marker the
+        # quote leaves out ("enteropathy¹¹¹)" quoted "enteropathy)").
         with_sign = ratio(start, end + 1)
         if with_sign > score:
             end, score = end + 1, with_sign
@@ -218,6 +223,10 @@ def align(
     if score < score_cutoff or (start_before is not None and start >= start_before):
         return None
     return _alignment(source, score, False, start, end)
+
+
+#: Closing punctuation a window may take in when the quote ends on it.
+_CLOSERS = frozenset(").]};:,")
 
 
 def _score_without_markers(quote: str, source: NormalizedText, start: int, end: int) -> float:

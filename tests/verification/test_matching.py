@@ -1320,3 +1320,23 @@ def test_a_list_number_left_out_between_two_entries_is_a_named_repair(
 ])
 def test_a_number_that_is_no_list_number_stays_a_number(source: str, quote: str) -> None:
     assert "number" in reasons(source, quote)
+
+
+_ENTEROPATHY = ("Recently, Rostami and Villanacci\u00b9\u00b9\u2070 defined microscopic enteritis\n"
+                "(also called lymphocytic duodenosis,\u00b9\u00b9\u00b9 lymphocytic enterop-\n"
+                "athy\u00b9\u00b9\u00b9) and Villanacci et al\u00b9\u00b9\u00b2 published a "
+                "practical classification")
+
+
+def test_a_quote_closing_on_a_bracket_after_a_dropped_marker_is_repaired() -> None:
+    # Batch 14's coeliac guideline: the window stopped before the bracket
+    # that follows the marker, so the quote's own bracket read as an edit
+    # of the marker's run: "lymphocytic enteropathy )" for "111 lymphocytic
+    # enteropathy111" (number), quote-altered.
+    quote = "called lymphocytic duodenosis, lymphocytic enteropathy)"
+    assert reasons(_ENTEROPATHY, quote) == set()
+    assert {d.repair for d in edits(_ENTEROPATHY, quote) if d.op != "equal"} == {
+        "footnote-marker"}
+    # the marker changed still counts
+    assert "number" in reasons(_ENTEROPATHY, quote.replace("enteropathy)",
+                                                           "enteropathy112)"))
