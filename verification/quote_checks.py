@@ -160,6 +160,10 @@ def check_quote(
     answer: str,
     quote: Quote, group: MarkerGroup | None, pool: SourcePool, config: VerificationConfig
 ) -> list[Citation]:
+    """The citations of ``quote``, attributed to marker ``group`` (or to
+    none): one for each fabricated marker it names, and its verdict against
+    the sources its valid markers cite, or, when it cites none, where among
+    all the sources it appears."""
     cited: list[str] = []
     if quote.source is not None:
         cited.append(quote.source)
@@ -170,7 +174,7 @@ def check_quote(
 
     def fabrications(found: Found | None = None) -> list[Citation]:
         return [fabricated_marker(label, group if group is not None and label in group.labels
-                            else None, pool, quote, found) for label in fabricated]
+                                  else None, pool, quote, found) for label in fabricated]
 
     citations = fabrications()
 
