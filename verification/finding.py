@@ -1,7 +1,7 @@
 """Finding a quote in the injected sources: verbatim on the one-for-one fold,
 exactly after normalisation from the squeezed fold, or by fuzzy alignment of
 the normalised neighbourhood of a rough window, charged to the answer's
-work budget. What a quote's check (``verify.py``) builds its verdict from."""
+work budget. What a quote's check (``quote_checks.py``) builds its verdict from."""
 
 from __future__ import annotations
 

@@ -152,7 +152,7 @@ class SourcePool:
     def squeezed(self, label: str) -> str:
         """The source's fold without whitespace and hyphens: where a quote that
         differs from it only in spacing and line-break hyphenation can be
-        found with ``str.find`` (see ``verify._squeezed_exact``)."""
+        found with ``str.find`` (see ``finding.squeezed_exact``)."""
         squeezed = self._squeezed.get(label)
         if squeezed is None:
             squeezed = self._squeezed[label] = squeeze(self.folded(label).text)
@@ -214,7 +214,7 @@ class SourcePool:
 
 
 #: What :func:`squeeze` deletes byte by byte: the ASCII characters among
-#: ``verify._SQUEEZE``'s (``str.split()``'s whitespace and the hyphen).
+#: ``finding._SQUEEZE``'s (``str.split()``'s whitespace and the hyphen).
 _SQUEEZED_BYTES = bytes(c for c in range(128) if chr(c).isspace() or chr(c) == "-")
 
 
