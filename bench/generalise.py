@@ -36,7 +36,8 @@ ingestion status and left out of the rates):
    hyphens and ligatures do not matter, order does), take the chunk that
    holds it, and verify ``"<quote>" [S1].`` with that chunk as source S1
    exactly as ``reviewer/verifying.py`` builds a chunk source (text plus
-   continuation, furniture skip ranges, document offset). A window our text
+   continuation, furniture skip ranges, document offset). Its lines may
+   stand a list's number apart in our text (``LINE_SLACK``). A window our text
    does not hold in order is a failure of each of its honest quotes
    (reading order or extraction), never dropped. Then ``locate()`` the
    matched document range, with the furniture skipped as the reviewer does.
@@ -549,24 +550,63 @@ class PdfStats:
         return self.status == "ok"
 
 
+#: Letters and digits our text may hold between a window's lines beyond its
+#: own, the lines in order: a list's number on a line of its own between two
+#: entries ("…1216–19. ⏎75⏎ Dahlbom I", which pdftotext reads apart with the
+#: other numbers), for the verifier to judge; a line of another column is longer.
+LINE_SLACK = 4
+
+
 def find_window(ours: Ingested, window: Window) -> tuple[int, int] | None:
-    """The window's range in our text (whole tokens), preferring its own page."""
+    """The window's range in our text (whole tokens), preferring its own page;
+    else its lines in order with at most :data:`LINE_SLACK` letters and
+    digits between two of them."""
     key = window.key
     hits = []
     at = ours.keys.find(key)
     while at >= 0 and len(hits) < 20:
         hits.append(at)
         at = ours.keys.find(key, at + 1)
-    if not hits:
-        return None
-    at = next((h for h in hits if ours.page_of(ours.offsets[h]) == window.page), hits[0])
-    start, end = ours.offsets[at], ours.offsets[at + len(key) - 1] + 1
+    if hits:
+        at = next((h for h in hits if ours.page_of(ours.offsets[h]) == window.page), hits[0])
+        last = at + len(key) - 1
+    else:
+        found = _line_by_line(ours, window)
+        if found is None:
+            return None
+        at, last = found
+    start, end = ours.offsets[at], ours.offsets[last] + 1
     text = ours.doc.text
     while start > 0 and not text[start - 1].isspace():
         start -= 1
     while end < len(text) and not text[end].isspace():
         end += 1
     return start, end
+
+
+def _line_by_line(ours: Ingested, window: Window) -> tuple[int, int] | None:
+    """Where our keys hold the window's lines in order, each within
+    :data:`LINE_SLACK` of the one before: the first and last key indices."""
+    lines: dict[int, str] = {}
+    for word in window.words:
+        lines[word.line] = lines.get(word.line, "") + word.key
+    keys = [key for key in lines.values() if key]
+    if len(keys) < 2:
+        return None
+    at = ours.keys.find(keys[0])
+    for _ in range(20):
+        if at < 0:
+            return None
+        cursor = at + len(keys[0])
+        for key in keys[1:]:
+            found = ours.keys.find(key, cursor)
+            if found < 0 or found - cursor > LINE_SLACK:
+                break
+            cursor = found + len(key)
+        else:
+            return at, cursor - 1
+        at = ours.keys.find(keys[0], at + 1)
+    return None
 
 
 def _on_page(ours: Ingested, key: str, page: int) -> int:
