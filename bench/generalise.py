@@ -555,6 +555,8 @@ class PdfStats:
 #: entries ("…1216–19. ⏎75⏎ Dahlbom I", which pdftotext reads apart with the
 #: other numbers), for the verifier to judge; a line of another column is longer.
 LINE_SLACK = 4
+# What may stand between two of its lines: a list's number alone on its line.
+_LIST_NUMBER_LINE = re.compile(r"[ \t]*\n[ \t(\[]*\d{1,4}[.)\]]?[ \t]*\n[ \t]*")
 
 
 def find_window(ours: Ingested, window: Window) -> tuple[int, int] | None:
@@ -600,7 +602,9 @@ def _line_by_line(ours: Ingested, window: Window) -> tuple[int, int] | None:
         cursor = at + len(keys[0])
         for key in keys[1:]:
             found = ours.keys.find(key, cursor)
-            if found < 0 or found - cursor > LINE_SLACK:
+            if found < 0 or found - cursor > LINE_SLACK or (
+                    found > cursor and not _LIST_NUMBER_LINE.fullmatch(
+                        ours.doc.text[ours.offsets[cursor - 1] + 1 : ours.offsets[found]])):
                 break
             cursor = found + len(key)
         else:

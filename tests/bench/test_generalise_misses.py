@@ -29,9 +29,11 @@ def _window(lines: list[str]) -> SimpleNamespace:
     return SimpleNamespace(key="".join(w.key for w in words), words=words, page=1)
 
 
-def _ours(keys: str) -> SimpleNamespace:
-    return SimpleNamespace(keys=keys, offsets=list(range(len(keys))), page_of=lambda offset: 1,
-                           doc=SimpleNamespace(text=keys))
+def _ours(text: str) -> SimpleNamespace:
+    """Our text, and its letters and digits as keys with their offsets."""
+    offsets = [k for k, char in enumerate(text) if char.isalnum()]
+    return SimpleNamespace(keys="".join(text[k] for k in offsets), offsets=offsets,
+                           page_of=lambda offset: 1, doc=SimpleNamespace(text=text))
 
 
 def test_a_window_whose_lines_a_list_number_parts_in_our_text_is_found() -> None:
@@ -39,11 +41,15 @@ def test_a_window_whose_lines_a_list_number_parts_in_our_text_is_found() -> None
     # apart, our text keeps "75" on a line of its own between two entries;
     # the window was filed "not in our text" though the verifier takes it.
     window = _window(["architecture arch pathol 1216 19", "dahlbom i olsson m"])
-    keys = "normalvillus" + "architecturearchpathol121619" + "75" + "dahlbomiolssonm" + "patients"
-    assert find_window(_ours(keys), window) is not None
+    text = "normal villus\narchitecture arch pathol 1216 19\n75\ndahlbom i olsson m\npatients"
+    assert find_window(_ours(text), window) is not None
     # a line of another column between them is more than a list's number
-    other = "architecturearchpathol121619" + "gastroenterology" + "dahlbomiolssonm"
+    other = "architecture arch pathol 1216 19\ngastroenterology\ndahlbom i olsson m"
     assert find_window(_ours(other), window) is None
+    # a table's cell of figures, or a number opening a line of text, is no list's number
+    for between in ("\n4/7\n", "\n3.5: leverage\n", " 75 "):
+        parted = f"architecture arch pathol 1216 19{between}dahlbom i olsson m"
+        assert find_window(_ours(parted), window) is None, between
     # out of order, it is not found
-    swapped = "dahlbomiolssonm" + "75" + "architecturearchpathol121619"
+    swapped = "dahlbom i olsson m\n75\narchitecture arch pathol 1216 19"
     assert find_window(_ours(swapped), window) is None
