@@ -556,7 +556,8 @@ class PdfStats:
 #: other numbers), for the verifier to judge; a line of another column is longer.
 LINE_SLACK = 4
 # What may stand between two of its lines: a list's number alone on its line.
-_LIST_NUMBER_LINE = re.compile(r"[ \t]*\n[ \t(\[]*\d{1,4}[.)\]]?[ \t]*\n[ \t]*")
+# (After the line's own closing punctuation, before the next line's.)
+_LIST_NUMBER_LINE = re.compile(r"[^\w\n]*\n[ \t(\[]*\d{1,4}[.)\]]?[ \t]*\n[^\w\n]*")
 
 
 def find_window(ours: Ingested, window: Window) -> tuple[int, int] | None:

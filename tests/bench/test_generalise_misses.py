@@ -41,7 +41,7 @@ def test_a_window_whose_lines_a_list_number_parts_in_our_text_is_found() -> None
     # apart, our text keeps "75" on a line of its own between two entries;
     # the window was filed "not in our text" though the verifier takes it.
     window = _window(["architecture arch pathol 1216 19", "dahlbom i olsson m"])
-    text = "normal villus\narchitecture arch pathol 1216 19\n75\ndahlbom i olsson m\npatients"
+    text = "normal villus\narchitecture arch pathol 1216 19.\n75\ndahlbom i olsson m\npatients"
     assert find_window(_ours(text), window) is not None
     # a line of another column between them is more than a list's number
     other = "architecture arch pathol 1216 19\ngastroenterology\ndahlbom i olsson m"
