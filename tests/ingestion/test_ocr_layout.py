@@ -7,6 +7,7 @@ icon), so no OCR runs: the tests are about our reading of its output."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 
 from reviewer.ingestion.extract import order_page, write_blocks
 from reviewer.ingestion.layout import Line
@@ -628,3 +629,52 @@ def test_a_marker_boxed_the_lines_full_height_is_found_by_its_ink() -> None:
     assert read(0, [*letters, (1182, 929, 1190, 939), comma]) == (["tools*,"], [])
     # Ink reaching the baseline there is a letter, not a marker.
     assert read(0, [*letters, (1182, 929, 1195, 968), comma]) == (["tools*,"], [])
+
+
+# A paper's references in two columns (a guideline's, batch 14), each
+# entry's number hung left of its lines, counting up down its column; the
+# entries run over two or three lines, so the two columns' numbers fall on
+# different lines. Tesseract read the page in bands straight across both
+# columns: a paragraph of "61", a line, "88", a line, then both columns'
+# next lines, until the next number in the left column.
+_LEFT_REFERENCES = (
+    (61, ("Lundin KE, Scott H. Gliadin specific", "T cells of the small intestinal mucosa.",
+          "J Exp Med 1993;178:187-96.")),
+    (62, ("Ellis HJ, Pollock EL. Investigation of", "T cell epitopes. Gut 2003;52:212-7.")),
+    (63, ("Camarca A, Anderson RP. Intestinal T", "cell responses to gluten peptides are",
+          "heterogeneous. J Immunol 2009;182:41.")),
+    (64, ("Dieterich W, Ehnis T. Identification", "of the autoantigen. Nat Med 1997;3:79.")),
+)
+_RIGHT_REFERENCES = (
+    (88, ("Nachman F, Vazquez H. Reflux symptoms", "in celiac disease. Hepatol 2011;9:214.")),
+    (89, ("Karell K, Louka AS. HLA types in celiac", "disease patients not carrying the",
+          "heterodimer. Hum Immunol 2003;64:469.")),
+    (90, ("Abadie V, Sollid LM. Integration of", "genetic insights. Annu Rev Immunol.")),
+    (91, ("Hadithi M, von Blomberg BM. Accuracy", "of serologic tests and typing for",
+          "diagnosing celiac disease. 2007;147.")),
+)
+
+
+def _column_rows(entries: tuple[tuple[int, tuple[str, ...]], ...], number_x: float,
+                 text_x: float) -> list[list[Word]]:
+    """The words of each printed line of a column, its number before an
+    entry's first line."""
+    rows: list[list[Word]] = []
+    for number, lines in entries:
+        for k, line in enumerate(lines):
+            rows.append(([(str(number), number_x)] if k == 0 else []) + _words(text_x, line))
+    return rows
+
+
+def test_numbered_references_read_in_bands_across_two_columns_read_each_column_down() -> None:
+    left = _column_rows(_LEFT_REFERENCES, 40.0, 62.0)
+    right = _column_rows(_RIGHT_REFERENCES, 300.0, 322.0)
+    starts = [k for k, row in enumerate(left) if row[0][1] == 40.0] + [len(left)]
+    paragraphs = [[(60.0 + 9 * k, 67.0 + 9 * k, left[k] + right[k]) for k in range(a, b)]
+                  for a, b in pairwise(starts)]
+    # Before: each band read as a block, line by line across the columns
+    # ("61 / Lundin KE ... / 88 / Nachman F ... / T cells of the ...").
+    text = " ".join(_page_text(paragraphs).split())
+    for entries in (_LEFT_REFERENCES, _RIGHT_REFERENCES):
+        column = " ".join(f"{number} {' '.join(lines)}" for number, lines in entries)
+        assert column in text, text
