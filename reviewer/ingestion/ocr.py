@@ -100,7 +100,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import combinations, pairwise
 from typing import Any
 
 import pymupdf
@@ -379,6 +379,9 @@ _LOST_NUMBER_WIDTH = 2.0
 # with it, the edge of the letter before is a "1" more, the top of the
 # hyphen after a ".").
 _Area = tuple[int, ...]
+# A word as read from hOCR: its text, (x0, x1) pixels a character, its
+# confidence, (y0, y1) pixels a character.
+_Word = tuple[str, list[tuple[int, int]], float, list[tuple[int, int]]]
 # A run of a line's characters to read again: start, end (in its text), the
 # area, what it is ("marker", "inside", "number", "subscript") and the
 # columns its ink may lie in (pixels) or None.
@@ -1084,10 +1087,13 @@ def _read_hocr(
         if "ocr_par" not in paragraph.get("class", ""):
             continue
         lines: list[Line] = []
-        for line in paragraph.iter(f"{_HOCR}span"):
-            kind = line.get("class", "")
-            if kind not in ("ocr_line", "ocr_caption", "ocr_header", "ocr_textfloat"):
-                continue
+        line_spans = [line for line in paragraph.iter(f"{_HOCR}span") if line.get("class", "")
+                      in ("ocr_line", "ocr_caption", "ocr_header", "ocr_textfloat")]
+        readings = _one_reading_each([
+            [] if (angle := _TEXT_ANGLE.search(line.get("title", ""))) is not None
+            and int(angle.group(1)) in _SIDEWAYS else _line_words(line)
+            for line in line_spans])
+        for line, line_read in zip(line_spans, readings, strict=True):
             title = line.get("title", "")
             line_box = _title_box(title)
             if line_box is None:
@@ -1109,7 +1115,7 @@ def _read_hocr(
             size = _LINE_SIZE.search(title)
             if size is not None:
                 top = min(top, bottom - float(size.group(1)) * scale_y)
-            words = [word for word in _line_words(line) if not text_layer or not _on_text_layer(
+            words = [word for word in line_read if not text_layer or not _on_text_layer(
                 (word[1][0][0] * scale_x, top, word[1][-1][1] * scale_x, bottom), text_layer)]
             if not words:
                 continue
@@ -1630,8 +1636,7 @@ def _line(text: list[str], boxes: list[float]) -> Line:
                 max(boxes[2::4]), max(boxes[3::4]), True)
 
 
-def _line_words(line: ElementTree.Element
-                ) -> list[tuple[str, list[tuple[int, int]], float, list[tuple[int, int]]]]:
+def _line_words(line: ElementTree.Element) -> list[_Word]:
     """A line's words: text (control characters and blanks dropped), one
     (x0, x1) in pixels per character, the word's confidence, and one
     (y0, y1) in pixels per character."""
@@ -1674,6 +1679,63 @@ def _line_words(line: ElementTree.Element
             heights = [(y0, y1)] * len(letters)
         words.append(("".join(text), spans, confidence, heights))
     return words
+
+
+def _one_reading_each(lines: list[list[_Word]]) -> list[list[_Word]]:
+    """The words of one paragraph's lines (as :func:`_line_words` gives
+    them) with each printed word read once.
+
+    Where a table's rows stand beside a column of prose on other baselines,
+    Tesseract may read one printed line as two of its lines, each with a
+    row of the table: "percent respectively in (Table 1)." and "ively in
+    2022/23 (Table 1", the second a part of the first read again with the
+    word the first left out. A word of an earlier line lying on a later
+    line's words (half their height or more in common) and across one of
+    them is a second reading and is dropped; once one is, the earlier
+    line's other words on that printed line, between the later line's
+    words there, are words the later line left out and go into it."""
+    merged = [list(words) for words in lines]
+    for i, j in combinations(range(len(lines)), 2):
+        later = merged[j]
+        if not later or not merged[i]:
+            continue
+        kept: list[_Word] = []
+        moved: list[_Word] = []
+        dropped = 0
+        for word in merged[i]:
+            on_line = [other for other in later if _same_printed_line(word, other)]
+            if not on_line:
+                kept.append(word)
+            elif any(_x_overlap(word, other) for other in on_line):
+                dropped += 1
+            elif on_line[0][1][0][0] < word[1][0][0] and word[1][-1][1] < on_line[-1][1][-1][1]:
+                moved.append(word)
+            else:
+                kept.append(word)
+        if dropped:
+            # What is left of the second reading across the later line's
+            # words, in their band, is more of it (a word boxed too small).
+            merged[i] = [word for word in kept if not any(
+                _x_overlap(word, other) and _in_band(word, other) for other in later)]
+            merged[j] = sorted(later + moved, key=lambda word: word[1][0][0])
+    return merged
+
+
+def _x_overlap(word: _Word, other: _Word) -> bool:
+    return word[1][0][0] < other[1][-1][1] and other[1][0][0] < word[1][-1][1]
+
+
+def _in_band(word: _Word, other: _Word) -> bool:
+    middle = (min(y0 for y0, _ in word[3]) + max(y1 for _, y1 in word[3])) / 2
+    top, bottom = min(y0 for y0, _ in other[3]), max(y1 for _, y1 in other[3])
+    return top - 0.25 * (bottom - top) <= middle <= bottom
+
+
+def _same_printed_line(word: _Word, other: _Word) -> bool:
+    top, bottom = min(y0 for y0, _ in word[3]), max(y1 for _, y1 in word[3])
+    other_top, other_bottom = min(y0 for y0, _ in other[3]), max(y1 for _, y1 in other[3])
+    common = min(bottom, other_bottom) - max(top, other_top)
+    return common >= 0.5 * max(bottom - top, other_bottom - other_top)
 
 
 def _without_second_readings(

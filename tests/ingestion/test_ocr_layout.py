@@ -11,7 +11,12 @@ from itertools import pairwise
 
 from reviewer.ingestion.extract import order_page, write_blocks
 from reviewer.ingestion.layout import Line
-from reviewer.ingestion.ocr import _lowered_run, _picture_rules, _read_hocr, _unread_numbers
+from reviewer.ingestion.ocr import (
+    _lowered_run,
+    _picture_rules,
+    _read_hocr,
+    _unread_numbers,
+)
 from reviewer.ingestion.tables import Rules
 
 # hOCR in pixels at 300 dpi; the reader scales to points.
@@ -678,3 +683,36 @@ def test_numbered_references_read_in_bands_across_two_columns_read_each_column_d
     for entries in (_LEFT_REFERENCES, _RIGHT_REFERENCES):
         column = " ".join(f"{number} {' '.join(lines)}" for number, lines in entries)
         assert column in text, text
+
+
+def _boxed_words_line(line_title: str, words: list[tuple[str, int, int, int, int]]) -> str:
+    """An hOCR line of words with their boxes (pixels) and no character boxes."""
+    spans = "".join(
+        f'<span class="ocrx_word" title="bbox {x0} {y0} {x1} {y1}; x_wconf 90">{text}</span>'
+        for text, x0, y0, x1, y1 in words
+    )
+    return f'<span class="ocr_line" title="{line_title}">{spans}</span>'
+
+
+def test_a_printed_line_tesseract_reads_as_two_lines_is_read_once() -> None:
+    # Tesseract's reading of "percent respectively in 2022/23 (Table 1)." on
+    # a Nepal Rastra Bank report (batch 14), a ruled table's rows beside it:
+    # one of its lines read "ively in 2022/23 (Table 1", the next "percent
+    # respectively in (Table 1).", so the page read the words twice and
+    # "2022/23" apart from its line.
+    second = [("ively", 575, 2738, 644, 2773), ("in", 687, 2740, 692, 2745),
+              ("2022/23", 735, 2740, 895, 2773), ("(Table", 928, 2738, 1018, 2773),
+              ("1", 1057, 2740, 1075, 2773)]
+    first = [("percent", 271, 2745, 416, 2784), ("respectively", 430, 2745, 628, 2784),
+             ("in", 646, 2749, 720, 2784), ("(Table", 912, 2739, 1038, 2783),
+             ("1).", 1080, 2739, 1104, 2783)]
+    hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+            '<p class="ocr_par">'
+            f'{_boxed_words_line("bbox 575 2708 1075 2773; x_size 35", second)}'
+            f'{_boxed_words_line("bbox 271 2739 1104 2792; x_size 39", first)}'
+            "</p></div></body></html>").encode()
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []))
+    text = "\n".join(line.text for paragraph in lines for line in paragraph)
+    assert "percent respectively in 2022/23 (Table 1" in text, text
+    assert text.count("ively") == 1 and text.count("(Table") == 1, text
+
