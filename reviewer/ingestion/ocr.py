@@ -637,6 +637,7 @@ def ocr_page(
     paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules,
                                                reread, inked, columns)
     paragraphs += _unread_numbers(paragraphs, rules(), ink, stride, scale_x, scale_y, reread)
+    paragraphs = _apart_from_grids(paragraphs, rules())
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
     ocr_pieces = []
@@ -1451,6 +1452,36 @@ def _unread_numbers(paragraphs: list[list[Line]], page_rules: Rules, ink: bytes,
             x0 * scale_x + k * step, y0 * scale_y, x0 * scale_x + (k + 1) * step, y1 * scale_y)]
         added.append([_line([read], boxes)])
     return added
+
+
+def _apart_from_grids(paragraphs: list[list[Line]], page_rules: Rules) -> list[list[Line]]:
+    """Tesseract's paragraphs cut in two where they hold lines inside a
+    ruled grid's cells and lines outside every cell: the grid's lines, then
+    the others, each in their order.
+
+    A small table ruled all round, set beside a column of prose, is read in
+    bands straight across both: a paragraph of the prose's lines and the
+    rows beside them. Kept whole, it is no paragraph of prose (its lines
+    stand side by side) and the table reader takes the prose's lines for
+    the table's first column. A text layer has the column's paragraph and
+    the table's cells in blocks apart, and so must the scan."""
+    cells = _grid_cells(page_rules)
+    if not cells:
+        return paragraphs
+
+    def in_a_cell(line: Line) -> bool:
+        x, y = (line.x0 + line.x1) / 2, (line.y0 + line.y1) / 2
+        return any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in cells)
+
+    cut: list[list[Line]] = []
+    for lines in paragraphs:
+        inside = [line for line in lines if in_a_cell(line)]
+        if not inside or len(inside) == len(lines):
+            cut.append(lines)
+            continue
+        cut.append(inside)
+        cut.append([line for line in lines if not in_a_cell(line)])
+    return cut
 
 
 def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:

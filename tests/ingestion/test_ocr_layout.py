@@ -12,6 +12,7 @@ from itertools import pairwise
 from reviewer.ingestion.extract import order_page, write_blocks
 from reviewer.ingestion.layout import Line
 from reviewer.ingestion.ocr import (
+    _apart_from_grids,
     _lowered_run,
     _picture_rules,
     _read_hocr,
@@ -716,3 +717,29 @@ def test_a_printed_line_tesseract_reads_as_two_lines_is_read_once() -> None:
     assert "percent respectively in 2022/23 (Table 1" in text, text
     assert text.count("ively") == 1 and text.count("(Table") == 1, text
 
+
+def test_prose_read_in_one_paragraph_with_a_ruled_table_beside_it_reads_apart() -> None:
+    # The same report: a column of prose beside a small table ruled all
+    # round, read by Tesseract in bands across both. The table reader took
+    # the prose's lines for the table's first column ("growth at producers'
+    # price ... / Sectors / 2020/21 / 2021/22").
+    prose = ("National Statistics Office has estimated economic",
+             "growth at producers price to be 1.86 percent for",
+             "2022/23. Agriculture, industry and service sectors",
+             "are estimated to grow 2.73 percent and 0.59 percent")
+    rows = (("Sectors", "2020/21", "2021/22"), ("Agriculture", "25.80", "24.67"),
+            ("Industry", "13.82", "14.09"), ("Service", "60.38", "61.24"))
+    walls = (322.0, 390.0, 440.0, 492.0)
+    paragraph = [(100.0 + 14 * k, 110.0 + 14 * k,
+                  _words(65.0, line) + [word for x, cell in zip(walls, row, strict=False)
+                                         for word in _words(x + 4, cell)])
+                 for k, (line, row) in enumerate(zip(prose, rows, strict=True))]
+    levels = [98.0 + 14 * k for k in range(len(rows) + 1)]
+    rules = Rules([(walls[0], walls[-1], at) for at in levels],
+                  [(levels[0], levels[-1], at) for at in walls])
+    lines, _, _ = _read_hocr(_hocr([paragraph]), _SCALE, _SCALE, [], lambda: rules)
+    blocks = order_page(_apart_from_grids(lines, rules), lambda *area: rules)
+    text, _, _, _ = write_blocks(blocks, 0, 792.0)
+    assert " ".join(prose) in " ".join(text.split()), text
+    for row in rows:
+        assert "\n".join(row) in text, text
