@@ -369,6 +369,13 @@ _CELL_TOLERANCE = 2.0
 # the number's glyphs and before the stop; _LOST_NUMBER_WIDTH: how far left
 # (line sizes) the number may reach.
 _LOST_NUMBER_READ = re.compile(r"[0-9]{1,3}\.")
+# A numbered paragraph's number Tesseract did not read at all, hung left of
+# the paragraph's first line ("2." of "2. Share of agriculture ..."): ink
+# within this many line heights left of the line, a gap of at least this
+# share of one before the line, read again as a list's number.
+_HUNG_NUMBER_REACH = 3.0
+_HUNG_NUMBER_GAP = 0.3
+_HUNG_NUMBER_READ = re.compile(r"[(\[]?[0-9]{1,3}[.)\]]")
 _LOST_NUMBER_GAP = 0.5
 _LOST_NUMBER_WIDTH = 2.0
 
@@ -638,6 +645,7 @@ def ocr_page(
                                                reread, inked, columns)
     paragraphs += _unread_numbers(paragraphs, rules(), ink, stride, scale_x, scale_y, reread)
     paragraphs = _apart_from_grids(paragraphs, rules())
+    _unread_list_numbers(paragraphs, columns, scale_x, scale_y, reread)
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
     ocr_pieces = []
@@ -1452,6 +1460,74 @@ def _unread_numbers(paragraphs: list[list[Line]], page_rules: Rules, ink: bytes,
             x0 * scale_x + k * step, y0 * scale_y, x0 * scale_x + (k + 1) * step, y1 * scale_y)]
         added.append([_line([read], boxes)])
     return added
+
+
+def _unread_list_numbers(
+    paragraphs: list[list[Line]],
+    columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+    scale_x: float, scale_y: float, reread: Callable[[Sequence[_Area]], list[str]],
+) -> None:
+    """A numbered paragraph's number that Tesseract left unread ("2." and
+    "3." of a report's numbered paragraphs, "1." read) read again and
+    written at the start of the paragraph's first line.
+
+    The ink left of a paragraph's first line, within
+    :data:`_HUNG_NUMBER_REACH` line heights, in the line's band, on paper
+    no read line covers: its glyphs (inked columns at most half a line
+    height apart), the rightmost standing :data:`_HUNG_NUMBER_GAP` of a
+    line height or more before the line. Kept when read again as a list's
+    number (:data:`_HUNG_NUMBER_READ`: digits closed by a stop or a
+    bracket); a bullet, a drop cap or a figure's edge reads otherwise."""
+    every = [line for paragraph in paragraphs for line in paragraph]
+    found: list[tuple[Line, tuple[int, int, int, int]]] = []
+    for paragraph in paragraphs:
+        # Its first line of words (marks read off the paper come first at times).
+        first = next((line for line in paragraph if line.text[:1].isalnum()), paragraph[0])
+        if not first.horizontal or not first.text[:1].isalnum():
+            continue
+        height = first.y1 - first.y0
+        left = first.x0 - _HUNG_NUMBER_REACH * height
+        if any(other is not first and left < other.x1 <= first.x0
+               and first.y0 <= (other.y0 + other.y1) / 2 <= first.y1 for other in every):
+            continue  # read text there: no number left unread
+        x0, x1 = max(0, int(left / scale_x)), int(first.x0 / scale_x)
+        y0, y1 = int(first.y0 / scale_y), int(first.y1 / scale_y)
+        if x1 - x0 < 2 or y1 <= y0:
+            continue
+        inked = columns(x0, x1, y0, y1)
+        gap = _HUNG_NUMBER_GAP * height / scale_x
+        glyph_gap = 0.5 * height / scale_x
+        right = next((k for k in range(len(inked) - 1, -1, -1) if inked[k] is not None), None)
+        if right is None or (x1 - (x0 + right)) < gap:
+            continue
+        start, blank = right, 0
+        for k in range(right, -1, -1):
+            if inked[k] is None:
+                blank += 1
+                if blank > glyph_gap:
+                    break
+            else:
+                start, blank = k, 0
+        rows = [row for row in inked[start : right + 1] if row is not None]
+        top, bottom = min(row[0] for row in rows), max(row[1] for row in rows) + 1
+        if (bottom - top) * scale_y > 1.5 * height or (right + 1 - start) * scale_x > 2 * height:
+            continue
+        found.append((first, (x0 + start, top, x0 + right + 1, bottom)))
+    if not found:
+        return
+    for (first, (ax0, _, ax1, _)), read in zip(
+            found, reread([area for _, area in found]), strict=True):
+        if not _HUNG_NUMBER_READ.fullmatch(read):
+            continue
+        # Written into the line, a space between, as a text layer's line
+        # holds its number: a line beside it would make the paragraph no
+        # paragraph (lines side by side), a table's row for the table reader.
+        step = (ax1 - ax0) * scale_x / len(read)
+        boxes = [value for k in range(len(read)) for value in (
+            ax0 * scale_x + k * step, first.y0, ax0 * scale_x + (k + 1) * step, first.y1)]
+        first.boxes[:0] = [*boxes, ax1 * scale_x, first.y0, first.x0, first.y1]
+        first.text = f"{read} {first.text}"
+        first.x0 = ax0 * scale_x
 
 
 def _apart_from_grids(paragraphs: list[list[Line]], page_rules: Rules) -> list[list[Line]]:
