@@ -1788,6 +1788,11 @@ def _line_words(line: ElementTree.Element) -> list[_Word]:
     return words
 
 
+# Two readings of one glyph boxed apart stand closer than this many line
+# heights (a word space is about a quarter of one).
+_SAME_GLYPHS_GAP = 0.2
+
+
 def _one_reading_each(lines: list[list[_Word]]) -> list[list[_Word]]:
     """The words of one paragraph's lines (as :func:`_line_words` gives
     them) with each printed word read once.
@@ -1816,7 +1821,15 @@ def _one_reading_each(lines: list[list[_Word]]) -> list[list[_Word]]:
             elif any(_x_overlap(word, other) for other in on_line):
                 dropped += 1
             elif on_line[0][1][0][0] < word[1][0][0] and word[1][-1][1] < on_line[-1][1][-1][1]:
-                moved.append(word)
+                # Closer to the next word than a word space and the start
+                # of it ("1" before "1)."): the same glyphs, boxed apart.
+                after = min((other for other in on_line if other[1][0][0] >= word[1][-1][1]),
+                            key=lambda other: other[1][0][0], default=None)
+                if after is None or not (
+                        after[0].startswith(word[0]) and after[1][0][0] - word[1][-1][1]
+                        < _SAME_GLYPHS_GAP * (max(y1 for _, y1 in after[3])
+                                              - min(y0 for y0, _ in after[3]))):
+                    moved.append(word)
             else:
                 kept.append(word)
         if dropped:
