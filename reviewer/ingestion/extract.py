@@ -78,6 +78,7 @@ from reviewer.ingestion.layout import (
     join_justified,
     margin_line_numbers,
     median,
+    numbered_lists_apart,
     page_order,
     side_by_side,
     split_columns,
@@ -541,6 +542,9 @@ def order_page(page_lines: list[list[Line]], rules: RuleSource) -> list[Block]:
     page_lines = margin_line_numbers(page_lines)
     # A raised footnote marker on a line of its own goes back where it is printed.
     attached = attach_markers(page_lines, line_height)
+    # Numbered lists side by side that OCR read across or apart from their
+    # numbers: each column one block, read down.
+    attached = numbered_lists_apart(attached, line_height)
     for lines in attached:
         # A block whose lines run across a gutter becomes one per column.
         blocks.extend(split_columns(block_of(lines)))

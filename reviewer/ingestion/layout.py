@@ -929,6 +929,120 @@ def margin_line_numbers(blocks: list[list[Line]]) -> list[list[Line]]:
     return [[line] for line in numbers] + [lines for lines in kept if lines]
 
 
+# A numbered list's number hung before its entry: "61", "3.", "(4)", "[12]";
+# its entry starts at most this many line heights to its right.
+_HUNG_NUMBER = re.compile(r"[(\[]?(\d{1,4})[.)\]]?")
+_HUNG_NUMBER_GAP_LINES = 2.0
+# A column of such numbers is a list's when it holds this many, counting up
+# down the page, at least this share of them one more than the one above
+# (OCR misreads a number now and then, or does not read it).
+_LIST_NUMBERS_MIN = 3
+_LIST_STEPS = 0.75
+
+
+def numbered_lists_apart(blocks: list[list[Line]], line_height: float) -> list[list[Line]]:
+    """The columns of numbered lists set side by side (a paper's references,
+    "61  Lundin KE, ..." beside "88  Nachman F, ...") each one block, read
+    down, when the page's blocks mix them; ``blocks`` itself otherwise.
+
+    A text layer gives each column a block of its own. Tesseract may not:
+    on a scan it reads a band of the page straight across both columns as
+    one paragraph (both numbers and the lines beside them), or files the
+    hung numbers as a column of their own, apart from their entries; the
+    page then reads the two lists interleaved line by line, or all the
+    numbers before any entry.
+
+    A list's column: :data:`_LIST_NUMBERS_MIN` hung numbers or more (a line
+    that is a number alone, with a line on its baseline starting within
+    :data:`_HUNG_NUMBER_GAP_LINES` line heights to its right), aligned,
+    counting up down the page. Two such columns or more, out of step
+    somewhere (a number in one with none beside it in another: entries run
+    over their own numbers of lines); a table's numbered rows keep every
+    column in step. A column's lines are those starting between its numbers'
+    left edge and the next column's, from its first number down while each
+    line follows the one above within a line height."""
+    lines = sorted((line for group in blocks for line in group if line.horizontal),
+                   key=lambda line: line.y0)
+    tops = [line.y0 for line in lines]
+    numbers: list[tuple[Line, int]] = []
+    entries: dict[int, Line] = {}  # id(number) -> its entry's first line
+    for line in lines:
+        match = _HUNG_NUMBER.fullmatch(line.text.strip())
+        if match is None:
+            continue
+        near = lines[bisect_left(tops, line.y0 - line_height):bisect_left(tops, line.y1)]
+        entry = min((other for other in near if other is not line and _one_baseline(line, other)
+                     and other.x0 - line.x1 <= _HUNG_NUMBER_GAP_LINES * line_height),
+                    key=lambda other: other.x0, default=None)
+        if entry is not None:
+            numbers.append((line, int(match.group(1))))
+            entries[id(line)] = entry
+    columns: list[list[tuple[Line, int]]] = []
+    for number in sorted(numbers, key=lambda pair: pair[0].x0):
+        if columns and number[0].x0 - columns[-1][0][0].x0 <= line_height:
+            columns[-1].append(number)
+        else:
+            columns.append([number])
+    lists = []
+    for found in columns:
+        values = [value for _, value in sorted(found, key=lambda pair: pair[0].y0)]
+        ones = sum(1 for above, below in pairwise(values) if below == above + 1)
+        if (len(values) >= _LIST_NUMBERS_MIN and all(b > a for a, b in pairwise(values))
+                and ones >= _LIST_STEPS * (len(values) - 1)):
+            lists.append([line for line, _ in found])
+    if len(lists) < 2 or not any(
+        not any(_one_baseline(number, other) or _one_baseline(other, number) for other in others)
+        for column in lists for others in lists if others is not column for number in column
+    ):
+        return blocks
+    starts = [min(number.x0 for number in column) - 0.5 * line_height for column in lists]
+    owner: dict[int, int] = {}  # id(line) -> the list's column it reads in
+    for k, (column, start) in enumerate(zip(lists, starts, strict=True)):
+        end = min((s for s in starts if s > start), default=float("inf"))
+        inside = [line for line in lines if start <= line.x0 < end]
+        first = min(number.y0 for number in column)
+        bottom: float | None = None
+        for line in inside:
+            if line.y1 <= first:
+                continue
+            if bottom is not None and line.y0 - bottom > line_height:
+                break
+            owner[id(line)] = k
+            bottom = line.y1 if bottom is None else max(bottom, line.y1)
+    # Only where a block mixes two lists, or a number stands in another
+    # block than its entry.
+    block_of_line = {id(line): k for k, group in enumerate(blocks) for line in group}
+    if not any(
+        len({owner[id(line)] for line in group if id(line) in owner}) > 1 for group in blocks
+    ) and all(block_of_line[id(number)] == block_of_line[id(entries[id(number)])]
+              for column in lists for number in column):
+        return blocks
+    kept = [[line for line in group if id(line) not in owner] for group in blocks]
+    read_down: list[list[Line]] = []
+    for k in range(len(lists)):
+        down = sorted((line for line in lines if owner.get(id(line)) == k),
+                      key=lambda line: (line.y0 + line.y1) / 2)
+        # Row by row (a number and its entry's line share one), left to right.
+        rows: list[list[Line]] = []
+        for line in down:
+            if rows and (line.y0 + line.y1) / 2 - (rows[-1][0].y0 + rows[-1][0].y1) / 2 \
+                    <= 0.5 * line_height:
+                rows[-1].append(line)
+            else:
+                rows.append([line])
+        read_down.append([])
+        for row in rows:
+            row.sort(key=lambda ln: ln.x0)
+            if (len(row) > 1 and _HUNG_NUMBER.fullmatch(row[0].text.strip())
+                    and row[1].x0 - row[0].x1 <= _HUNG_NUMBER_GAP_LINES * line_height):
+                # The number and its entry's first line one line, as they
+                # are quoted: the column then reads as the paragraph it is
+                # (a table's rows have cells side by side, a list never).
+                row[:2] = [_joined(row[:2])]
+            read_down[-1].extend(row)
+    return [group for group in kept if group] + read_down
+
+
 def attach_markers(blocks: list[list[Line]], line_height: float) -> list[list[Line]]:
     """Footnote markers put back into the line they are printed on.
 

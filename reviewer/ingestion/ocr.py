@@ -100,7 +100,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import combinations, pairwise
 from typing import Any
 
 import pymupdf
@@ -369,6 +369,13 @@ _CELL_TOLERANCE = 2.0
 # the number's glyphs and before the stop; _LOST_NUMBER_WIDTH: how far left
 # (line sizes) the number may reach.
 _LOST_NUMBER_READ = re.compile(r"[0-9]{1,3}\.")
+# A numbered paragraph's number Tesseract did not read at all, hung left of
+# the paragraph's first line ("2." of "2. Share of agriculture ..."): ink
+# within this many line heights left of the line, a gap of at least this
+# share of one before the line, read again as a list's number.
+_HUNG_NUMBER_REACH = 3.0
+_HUNG_NUMBER_GAP = 0.3
+_HUNG_NUMBER_READ = re.compile(r"[(\[]?[0-9]{1,3}[.)\]]")
 _LOST_NUMBER_GAP = 0.5
 _LOST_NUMBER_WIDTH = 2.0
 
@@ -379,6 +386,9 @@ _LOST_NUMBER_WIDTH = 2.0
 # with it, the edge of the letter before is a "1" more, the top of the
 # hyphen after a ".").
 _Area = tuple[int, ...]
+# A word as read from hOCR: its text, (x0, x1) pixels a character, its
+# confidence, (y0, y1) pixels a character.
+_Word = tuple[str, list[tuple[int, int]], float, list[tuple[int, int]]]
 # A run of a line's characters to read again: start, end (in its text), the
 # area, what it is ("marker", "inside", "number", "subscript") and the
 # columns its ink may lie in (pixels) or None.
@@ -634,6 +644,8 @@ def ocr_page(
     paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules,
                                                reread, inked, columns)
     paragraphs += _unread_numbers(paragraphs, rules(), ink, stride, scale_x, scale_y, reread)
+    paragraphs = _apart_from_grids(paragraphs, rules())
+    _unread_list_numbers(paragraphs, columns, scale_x, scale_y, reread)
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
     ocr_pieces = []
@@ -1084,10 +1096,13 @@ def _read_hocr(
         if "ocr_par" not in paragraph.get("class", ""):
             continue
         lines: list[Line] = []
-        for line in paragraph.iter(f"{_HOCR}span"):
-            kind = line.get("class", "")
-            if kind not in ("ocr_line", "ocr_caption", "ocr_header", "ocr_textfloat"):
-                continue
+        line_spans = [line for line in paragraph.iter(f"{_HOCR}span") if line.get("class", "")
+                      in ("ocr_line", "ocr_caption", "ocr_header", "ocr_textfloat")]
+        readings = _one_reading_each([
+            [] if (angle := _TEXT_ANGLE.search(line.get("title", ""))) is not None
+            and int(angle.group(1)) in _SIDEWAYS else _line_words(line)
+            for line in line_spans])
+        for line, line_read in zip(line_spans, readings, strict=True):
             title = line.get("title", "")
             line_box = _title_box(title)
             if line_box is None:
@@ -1109,7 +1124,7 @@ def _read_hocr(
             size = _LINE_SIZE.search(title)
             if size is not None:
                 top = min(top, bottom - float(size.group(1)) * scale_y)
-            words = [word for word in _line_words(line) if not text_layer or not _on_text_layer(
+            words = [word for word in line_read if not text_layer or not _on_text_layer(
                 (word[1][0][0] * scale_x, top, word[1][-1][1] * scale_x, bottom), text_layer)]
             if not words:
                 continue
@@ -1447,6 +1462,104 @@ def _unread_numbers(paragraphs: list[list[Line]], page_rules: Rules, ink: bytes,
     return added
 
 
+def _unread_list_numbers(
+    paragraphs: list[list[Line]],
+    columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+    scale_x: float, scale_y: float, reread: Callable[[Sequence[_Area]], list[str]],
+) -> None:
+    """A numbered paragraph's number that Tesseract left unread ("2." and
+    "3." of a report's numbered paragraphs, "1." read) read again and
+    written at the start of the paragraph's first line.
+
+    The ink left of a paragraph's first line, within
+    :data:`_HUNG_NUMBER_REACH` line heights, in the line's band, on paper
+    no read line covers: its glyphs (inked columns at most half a line
+    height apart), the rightmost standing :data:`_HUNG_NUMBER_GAP` of a
+    line height or more before the line. Kept when read again as a list's
+    number (:data:`_HUNG_NUMBER_READ`: digits closed by a stop or a
+    bracket); a bullet, a drop cap or a figure's edge reads otherwise."""
+    every = [line for paragraph in paragraphs for line in paragraph]
+    found: list[tuple[Line, tuple[int, int, int, int]]] = []
+    for paragraph in paragraphs:
+        # Its first line of words (marks read off the paper come first at times).
+        first = next((line for line in paragraph if line.text[:1].isalnum()), paragraph[0])
+        if not first.horizontal or not first.text[:1].isalnum():
+            continue
+        height = first.y1 - first.y0
+        left = first.x0 - _HUNG_NUMBER_REACH * height
+        if any(other is not first and left < other.x1 <= first.x0
+               and first.y0 <= (other.y0 + other.y1) / 2 <= first.y1 for other in every):
+            continue  # read text there: no number left unread
+        x0, x1 = max(0, int(left / scale_x)), int(first.x0 / scale_x)
+        y0, y1 = int(first.y0 / scale_y), int(first.y1 / scale_y)
+        if x1 - x0 < 2 or y1 <= y0:
+            continue
+        inked = columns(x0, x1, y0, y1)
+        gap = _HUNG_NUMBER_GAP * height / scale_x
+        glyph_gap = 0.5 * height / scale_x
+        right = next((k for k in range(len(inked) - 1, -1, -1) if inked[k] is not None), None)
+        if right is None or (x1 - (x0 + right)) < gap:
+            continue
+        start, blank = right, 0
+        for k in range(right, -1, -1):
+            if inked[k] is None:
+                blank += 1
+                if blank > glyph_gap:
+                    break
+            else:
+                start, blank = k, 0
+        rows = [row for row in inked[start : right + 1] if row is not None]
+        top, bottom = min(row[0] for row in rows), max(row[1] for row in rows) + 1
+        if (bottom - top) * scale_y > 1.5 * height or (right + 1 - start) * scale_x > 2 * height:
+            continue
+        found.append((first, (x0 + start, top, x0 + right + 1, bottom)))
+    if not found:
+        return
+    for (first, (ax0, _, ax1, _)), read in zip(
+            found, reread([area for _, area in found]), strict=True):
+        if not _HUNG_NUMBER_READ.fullmatch(read):
+            continue
+        # Written into the line, a space between, as a text layer's line
+        # holds its number: a line beside it would make the paragraph no
+        # paragraph (lines side by side), a table's row for the table reader.
+        step = (ax1 - ax0) * scale_x / len(read)
+        boxes = [value for k in range(len(read)) for value in (
+            ax0 * scale_x + k * step, first.y0, ax0 * scale_x + (k + 1) * step, first.y1)]
+        first.boxes[:0] = [*boxes, ax1 * scale_x, first.y0, first.x0, first.y1]
+        first.text = f"{read} {first.text}"
+        first.x0 = ax0 * scale_x
+
+
+def _apart_from_grids(paragraphs: list[list[Line]], page_rules: Rules) -> list[list[Line]]:
+    """Tesseract's paragraphs cut in two where they hold lines inside a
+    ruled grid's cells and lines outside every cell: the grid's lines, then
+    the others, each in their order.
+
+    A small table ruled all round, set beside a column of prose, is read in
+    bands straight across both: a paragraph of the prose's lines and the
+    rows beside them. Kept whole, it is no paragraph of prose (its lines
+    stand side by side) and the table reader takes the prose's lines for
+    the table's first column. A text layer has the column's paragraph and
+    the table's cells in blocks apart, and so must the scan."""
+    cells = _grid_cells(page_rules)
+    if not cells:
+        return paragraphs
+
+    def in_a_cell(line: Line) -> bool:
+        x, y = (line.x0 + line.x1) / 2, (line.y0 + line.y1) / 2
+        return any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in cells)
+
+    cut: list[list[Line]] = []
+    for lines in paragraphs:
+        inside = [line for line in lines if in_a_cell(line)]
+        if not inside or len(inside) == len(lines):
+            cut.append(lines)
+            continue
+        cut.append(inside)
+        cut.append([line for line in lines if not in_a_cell(line)])
+    return cut
+
+
 def _cut_around_others(paragraphs: list[list[Line]]) -> list[list[Line]]:
     """Tesseract's paragraphs cut between two lines that have another
     paragraph's line between them (above one, below the other, across the
@@ -1630,8 +1743,7 @@ def _line(text: list[str], boxes: list[float]) -> Line:
                 max(boxes[2::4]), max(boxes[3::4]), True)
 
 
-def _line_words(line: ElementTree.Element
-                ) -> list[tuple[str, list[tuple[int, int]], float, list[tuple[int, int]]]]:
+def _line_words(line: ElementTree.Element) -> list[_Word]:
     """A line's words: text (control characters and blanks dropped), one
     (x0, x1) in pixels per character, the word's confidence, and one
     (y0, y1) in pixels per character."""
@@ -1674,6 +1786,76 @@ def _line_words(line: ElementTree.Element
             heights = [(y0, y1)] * len(letters)
         words.append(("".join(text), spans, confidence, heights))
     return words
+
+
+# Two readings of one glyph boxed apart stand closer than this many line
+# heights (a word space is about a quarter of one).
+_SAME_GLYPHS_GAP = 0.2
+
+
+def _one_reading_each(lines: list[list[_Word]]) -> list[list[_Word]]:
+    """The words of one paragraph's lines (as :func:`_line_words` gives
+    them) with each printed word read once.
+
+    Where a table's rows stand beside a column of prose on other baselines,
+    Tesseract may read one printed line as two of its lines, each with a
+    row of the table: "percent respectively in (Table 1)." and "ively in
+    2022/23 (Table 1", the second a part of the first read again with the
+    word the first left out. A word of an earlier line lying on a later
+    line's words (half their height or more in common) and across one of
+    them is a second reading and is dropped; once one is, the earlier
+    line's other words on that printed line, between the later line's
+    words there, are words the later line left out and go into it."""
+    merged = [list(words) for words in lines]
+    for i, j in combinations(range(len(lines)), 2):
+        later = merged[j]
+        if not later or not merged[i]:
+            continue
+        kept: list[_Word] = []
+        moved: list[_Word] = []
+        dropped = 0
+        for word in merged[i]:
+            on_line = [other for other in later if _same_printed_line(word, other)]
+            if not on_line:
+                kept.append(word)
+            elif any(_x_overlap(word, other) for other in on_line):
+                dropped += 1
+            elif on_line[0][1][0][0] < word[1][0][0] and word[1][-1][1] < on_line[-1][1][-1][1]:
+                # Closer to the next word than a word space and the start
+                # of it ("1" before "1)."): the same glyphs, boxed apart.
+                after = min((other for other in on_line if other[1][0][0] >= word[1][-1][1]),
+                            key=lambda other: other[1][0][0], default=None)
+                if after is None or not (
+                        after[0].startswith(word[0]) and after[1][0][0] - word[1][-1][1]
+                        < _SAME_GLYPHS_GAP * (max(y1 for _, y1 in after[3])
+                                              - min(y0 for y0, _ in after[3]))):
+                    moved.append(word)
+            else:
+                kept.append(word)
+        if dropped:
+            # What is left of the second reading across the later line's
+            # words, in their band, is more of it (a word boxed too small).
+            merged[i] = [word for word in kept if not any(
+                _x_overlap(word, other) and _in_band(word, other) for other in later)]
+            merged[j] = sorted(later + moved, key=lambda word: word[1][0][0])
+    return merged
+
+
+def _x_overlap(word: _Word, other: _Word) -> bool:
+    return word[1][0][0] < other[1][-1][1] and other[1][0][0] < word[1][-1][1]
+
+
+def _in_band(word: _Word, other: _Word) -> bool:
+    middle = (min(y0 for y0, _ in word[3]) + max(y1 for _, y1 in word[3])) / 2
+    top, bottom = min(y0 for y0, _ in other[3]), max(y1 for _, y1 in other[3])
+    return top - 0.25 * (bottom - top) <= middle <= bottom
+
+
+def _same_printed_line(word: _Word, other: _Word) -> bool:
+    top, bottom = min(y0 for y0, _ in word[3]), max(y1 for _, y1 in word[3])
+    other_top, other_bottom = min(y0 for y0, _ in other[3]), max(y1 for _, y1 in other[3])
+    common = min(bottom, other_bottom) - max(top, other_top)
+    return common >= 0.5 * max(bottom - top, other_bottom - other_top)
 
 
 def _without_second_readings(

@@ -865,3 +865,126 @@ def test_a_wrong_orientation_is_not_believed_over_the_reading_as_it_lies(
     monkeypatch.setattr(ocr, "_orientation", lambda *args, **kwargs: turn)
     document = extract_pdf(scan_of(_letter()).data)
     assert document.text == letter_upright.text
+
+
+# A paper's references in two columns, each entry's number hung left of its
+# lines and counting up down its column, entries of two or three lines (so
+# the columns' numbers fall on different lines), set tight in 7.5 point type.
+_REFERENCE_COLUMNS: tuple[tuple[tuple[int, str], ...], ...] = (
+    ((61, "Lundin KE, Scott H, Hansen T, et al. Gliadin specific T cells isolated from the "
+          "small intestinal mucosa of celiac disease patients. J Exp Med 1993;178:187-96."),
+     (62, "Ellis HJ, Pollock EL, Engel W, et al. Investigation of the putative "
+          "immunodominant T cell epitopes in coeliac disease. Gut 2003;52:212-7."),
+     (63, "Camarca A, Anderson RP, Mamone G, et al. Intestinal T cell responses to gluten "
+          "peptides are largely heterogeneous: implications for a peptide based therapy in "
+          "celiac disease. J Immunol 2009;182:4158-66."),
+     (64, "Dieterich W, Ehnis T, Bauer M, et al. Identification of tissue transglutaminase as "
+          "the autoantigen of celiac disease. Nat Med 1997;3:797-801.")),
+    ((88, "Nachman F, Vazquez H, Gonzalez A, et al. Gastroesophageal reflux symptoms in "
+          "patients with celiac disease and the effects of a gluten free diet. Clin "
+          "Gastroenterol Hepatol 2011;9:214-9."),
+     (89, "Karell K, Louka AS, Moodie SJ, et al. HLA types in celiac disease patients not "
+          "carrying the heterodimer: results from the European Genetics Cluster on Celiac "
+          "Disease. Hum Immunol 2003;64:469-77."),
+     (90, "Abadie V, Sollid LM, Barreiro LB, et al. Integration of genetic and immunological "
+          "insights into a model of celiac disease pathogenesis. Annu Rev Immunol "
+          "2011;29:493-525."),
+     (91, "Polvi A, Arranz E, Fernandez Arquero M, et al. Negative celiac disease in Finland "
+          "and Spain. Hum Immunol 1998;59:169-75.")),
+)
+
+
+def _reference_columns_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    size, leading, width = 7.5, 9.0, 220.0
+    for (number_x, text_x), entries in zip(((46.0, 62.0), (310.0, 326.0)), _REFERENCE_COLUMNS,
+                                           strict=True):
+        y = 62.0
+        for number, entry in entries:
+            page.insert_text((number_x, y), str(number), fontsize=size, fontname="tiro")
+            line = ""
+            for word in entry.split():  # wrapped to the column's width
+                longer = f"{line} {word}".strip()
+                if line and pymupdf.get_text_length(longer, "tiro", size) > width:
+                    page.insert_text((text_x, y), line, fontsize=size, fontname="tiro")
+                    y, longer = y + leading, word
+                line = longer
+            page.insert_text((text_x, y), line, fontsize=size, fontname="tiro")
+            y += leading
+    return doc.tobytes()
+
+
+def test_a_scans_numbered_references_in_two_columns_read_each_entry_after_its_number() -> None:
+    # Before: Tesseract read each column's numbers as a column of their own,
+    # so the page read "61 / 62 / 63 / 64" and then the entries, every
+    # entry apart from its number.
+    text = extract_pdf(scan_of(_reference_columns_pdf()).data).text
+    for entries in _REFERENCE_COLUMNS:
+        for number, entry in entries:
+            quote = f"{number} {entry}"
+            report = verify_answer(f'The paper cites "{quote}" [S1].', {"S1": text})
+            (citation,) = [c for s in report.sentences for c in s.citations]
+            assert citation.outcome in {"verified", "verified-fuzzy"}, (quote, text)
+            assert citation.chunk_start is not None and citation.chunk_end is not None
+            # Blanks aside (OCR may space "2007; 147"), the words as printed.
+            read = text[citation.chunk_start : citation.chunk_end]
+            assert "".join(read.split()) == "".join(quote.split()), (quote, text)
+
+
+# A report's numbered paragraphs in a column beside a small ruled table
+# (batch 14's Nepal Rastra Bank report, redrawn): the numbers hang left of
+# each paragraph's first line.
+_NUMBERED_PARAGRAPHS = (
+    ("1.", ("National Statistics Office has estimated economic",
+            "growth at producers' price to be 1.86 percent for",
+            "2022/23. Agriculture, industry and service sectors are",
+            "estimated to grow 2.73 percent, 0.59 percent and",
+            "2.33 percent respectively.")),
+    ("2.", ("Share of agriculture, industry and service sectors in",
+            "GDP stands 24.12 percent, 13.45 percent and 62.43",
+            "percent respectively in 2022/23 (Table 1).")),
+    ("3.", ("The ratio of gross domestic saving to GDP stands",
+            "6.41 percent in 2022/23. Ratio of gross fixed capital",
+            "formation and gross national saving to GDP stands",
+            "25.21 percent and 31.66 percent respectively.")),
+)
+_SHARE_ROWS = (("Sectors", "2020/21", "2021/22", "2022/23"),
+               ("Agriculture", "25.80", "24.67", "24.12"), ("Industry", "13.82", "14.09", "13.45"),
+               ("Service", "60.38", "61.24", "62.43"), ("GDP growth", "4.84", "5.61", "1.86"),
+               ("Agriculture", "2.85", "2.24", "2.73"), ("Industry", "6.95", "10.80", "0.59"),
+               ("Service", "4.71", "5.32", "2.33"))
+
+
+def _numbered_paragraphs_beside_a_table_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    size, leading, y = 11.0, 13.8, 120.0
+    for number, lines in _NUMBERED_PARAGRAPHS:
+        page.insert_text((48, y), number, fontsize=size, fontname="tiro")
+        for line in lines:
+            page.insert_text((65, y), line, fontsize=size, fontname="tiro")
+            y += leading
+        y += leading
+    walls, top = (322.0, 390.0, 440.0, 492.0, 545.0), 108.0
+    page.insert_text((370, top + 10), "Table 1: Share in GDP (Percent)", fontsize=10,
+                     fontname="tibo")
+    tops = [top, top + 13.0] + [top + 13.0 + 12.5 * (k + 1) for k in range(len(_SHARE_ROWS))]
+    for at in tops:
+        page.draw_line((walls[0], at), (walls[-1], at), width=0.5)
+    for x in walls:
+        page.draw_line((x, top if x in (walls[0], walls[-1]) else tops[1]), (x, tops[-1]),
+                       width=0.5)
+    for row, at in zip(_SHARE_ROWS, tops[1:], strict=False):
+        for x, cell in zip(walls, row, strict=False):
+            page.insert_text((x + 3, at + 9.5), cell, fontsize=10, fontname="tiro")
+    return doc.tobytes()
+
+
+def test_a_scans_paragraph_numbers_tesseract_leaves_unread_are_read_again() -> None:
+    # Before: Tesseract read "1." but not "2." nor "3.", and a quote of a
+    # paragraph with its number was not found.
+    text = extract_pdf(scan_of(_numbered_paragraphs_beside_a_table_pdf()).data).text
+    for number, lines in _NUMBERED_PARAGRAPHS:
+        quote = f"{number} {' '.join(lines)}"
+        assert _quoted(text, quote) == quote

@@ -7,10 +7,17 @@ icon), so no OCR runs: the tests are about our reading of its output."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 
 from reviewer.ingestion.extract import order_page, write_blocks
 from reviewer.ingestion.layout import Line
-from reviewer.ingestion.ocr import _lowered_run, _picture_rules, _read_hocr, _unread_numbers
+from reviewer.ingestion.ocr import (
+    _apart_from_grids,
+    _lowered_run,
+    _picture_rules,
+    _read_hocr,
+    _unread_numbers,
+)
 from reviewer.ingestion.tables import Rules
 
 # hOCR in pixels at 300 dpi; the reader scales to points.
@@ -628,3 +635,110 @@ def test_a_marker_boxed_the_lines_full_height_is_found_by_its_ink() -> None:
     assert read(0, [*letters, (1182, 929, 1190, 939), comma]) == (["tools*,"], [])
     # Ink reaching the baseline there is a letter, not a marker.
     assert read(0, [*letters, (1182, 929, 1195, 968), comma]) == (["tools*,"], [])
+
+
+# A paper's references in two columns (a guideline's, batch 14), each
+# entry's number hung left of its lines, counting up down its column; the
+# entries run over two or three lines, so the two columns' numbers fall on
+# different lines. Tesseract read the page in bands straight across both
+# columns: a paragraph of "61", a line, "88", a line, then both columns'
+# next lines, until the next number in the left column.
+_LEFT_REFERENCES = (
+    (61, ("Lundin KE, Scott H. Gliadin specific", "T cells of the small intestinal mucosa.",
+          "J Exp Med 1993;178:187-96.")),
+    (62, ("Ellis HJ, Pollock EL. Investigation of", "T cell epitopes. Gut 2003;52:212-7.")),
+    (63, ("Camarca A, Anderson RP. Intestinal T", "cell responses to gluten peptides are",
+          "heterogeneous. J Immunol 2009;182:41.")),
+    (64, ("Dieterich W, Ehnis T. Identification", "of the autoantigen. Nat Med 1997;3:79.")),
+)
+_RIGHT_REFERENCES = (
+    (88, ("Nachman F, Vazquez H. Reflux symptoms", "in celiac disease. Hepatol 2011;9:214.")),
+    (89, ("Karell K, Louka AS. HLA types in celiac", "disease patients not carrying the",
+          "heterodimer. Hum Immunol 2003;64:469.")),
+    (90, ("Abadie V, Sollid LM. Integration of", "genetic insights. Annu Rev Immunol.")),
+    (91, ("Hadithi M, von Blomberg BM. Accuracy", "of serologic tests and typing for",
+          "diagnosing celiac disease. 2007;147.")),
+)
+
+
+def _column_rows(entries: tuple[tuple[int, tuple[str, ...]], ...], number_x: float,
+                 text_x: float) -> list[list[Word]]:
+    """The words of each printed line of a column, its number before an
+    entry's first line."""
+    rows: list[list[Word]] = []
+    for number, lines in entries:
+        for k, line in enumerate(lines):
+            rows.append(([(str(number), number_x)] if k == 0 else []) + _words(text_x, line))
+    return rows
+
+
+def test_numbered_references_read_in_bands_across_two_columns_read_each_column_down() -> None:
+    left = _column_rows(_LEFT_REFERENCES, 40.0, 62.0)
+    right = _column_rows(_RIGHT_REFERENCES, 300.0, 322.0)
+    starts = [k for k, row in enumerate(left) if row[0][1] == 40.0] + [len(left)]
+    paragraphs = [[(60.0 + 9 * k, 67.0 + 9 * k, left[k] + right[k]) for k in range(a, b)]
+                  for a, b in pairwise(starts)]
+    # Before: each band read as a block, line by line across the columns
+    # ("61 / Lundin KE ... / 88 / Nachman F ... / T cells of the ...").
+    text = " ".join(_page_text(paragraphs).split())
+    for entries in (_LEFT_REFERENCES, _RIGHT_REFERENCES):
+        column = " ".join(f"{number} {' '.join(lines)}" for number, lines in entries)
+        assert column in text, text
+
+
+def _boxed_words_line(line_title: str, words: list[tuple[str, int, int, int, int]]) -> str:
+    """An hOCR line of words with their boxes (pixels) and no character boxes."""
+    spans = "".join(
+        f'<span class="ocrx_word" title="bbox {x0} {y0} {x1} {y1}; x_wconf 90">{text}</span>'
+        for text, x0, y0, x1, y1 in words
+    )
+    return f'<span class="ocr_line" title="{line_title}">{spans}</span>'
+
+
+def test_a_printed_line_tesseract_reads_as_two_lines_is_read_once() -> None:
+    # Tesseract's reading of "percent respectively in 2022/23 (Table 1)." on
+    # a Nepal Rastra Bank report (batch 14), a ruled table's rows beside it:
+    # one of its lines read "ively in 2022/23 (Table 1", the next "percent
+    # respectively in (Table 1).", so the page read the words twice and
+    # "2022/23" apart from its line.
+    second = [("ively", 575, 2738, 644, 2773), ("in", 687, 2740, 692, 2745),
+              ("2022/23", 735, 2740, 895, 2773), ("(Table", 928, 2738, 1018, 2773),
+              ("1", 1057, 2740, 1075, 2773)]
+    first = [("percent", 271, 2745, 416, 2784), ("respectively", 430, 2745, 628, 2784),
+             ("in", 646, 2749, 720, 2784), ("(Table", 912, 2739, 1038, 2783),
+             ("1).", 1080, 2739, 1104, 2783)]
+    hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+            '<p class="ocr_par">'
+            f'{_boxed_words_line("bbox 575 2708 1075 2773; x_size 35", second)}'
+            f'{_boxed_words_line("bbox 271 2739 1104 2792; x_size 39", first)}'
+            "</p></div></body></html>").encode()
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []))
+    text = "\n".join(line.text for paragraph in lines for line in paragraph)
+    assert text == "percent respectively in 2022/23 (Table 1).", text
+
+
+def test_prose_read_in_one_paragraph_with_a_ruled_table_beside_it_reads_apart() -> None:
+    # The same report: a column of prose beside a small table ruled all
+    # round, read by Tesseract in bands across both. The table reader took
+    # the prose's lines for the table's first column ("growth at producers'
+    # price ... / Sectors / 2020/21 / 2021/22").
+    prose = ("National Statistics Office has estimated economic",
+             "growth at producers price to be 1.86 percent for",
+             "2022/23. Agriculture, industry and service sectors",
+             "are estimated to grow 2.73 percent and 0.59 percent")
+    rows = (("Sectors", "2020/21", "2021/22"), ("Agriculture", "25.80", "24.67"),
+            ("Industry", "13.82", "14.09"), ("Service", "60.38", "61.24"))
+    walls = (322.0, 390.0, 440.0, 492.0)
+    paragraph = [(100.0 + 14 * k, 110.0 + 14 * k,
+                  _words(65.0, line) + [word for x, cell in zip(walls, row, strict=False)
+                                         for word in _words(x + 4, cell)])
+                 for k, (line, row) in enumerate(zip(prose, rows, strict=True))]
+    levels = [98.0 + 14 * k for k in range(len(rows) + 1)]
+    rules = Rules([(walls[0], walls[-1], at) for at in levels],
+                  [(levels[0], levels[-1], at) for at in walls])
+    lines, _, _ = _read_hocr(_hocr([paragraph]), _SCALE, _SCALE, [], lambda: rules)
+    blocks = order_page(_apart_from_grids(lines, rules), lambda *area: rules)
+    text, _, _, _ = write_blocks(blocks, 0, 792.0)
+    assert " ".join(prose) in " ".join(text.split()), text
+    for row in rows:
+        assert "\n".join(row) in text, text
