@@ -37,7 +37,7 @@ ingestion status and left out of the rates):
    holds it, and verify ``"<quote>" [S1].`` with that chunk as source S1
    exactly as ``reviewer/verifying.py`` builds a chunk source (text plus
    continuation, furniture skip ranges, document offset). Its lines may
-   stand a list's number apart in our text (``LINE_SLACK``). A window our text
+   stand a list's number apart in our text (``LINE_SLACK``), opening a line. A window our text
    does not hold in order is a failure of each of its honest quotes
    (reading order or extraction), never dropped. Then ``locate()`` the
    matched document range, with the furniture skipped as the reviewer does.
@@ -555,9 +555,11 @@ class PdfStats:
 #: entries ("…1216–19. ⏎75⏎ Dahlbom I", which pdftotext reads apart with the
 #: other numbers), for the verifier to judge; a line of another column is longer.
 LINE_SLACK = 4
-# What may stand between two of its lines: a list's number alone on its line.
-# (After the line's own closing punctuation, before the next line's.)
-_LIST_NUMBER_LINE = re.compile(r"[^\w\n]*\n[ \t(\[]*\d{1,4}[.)\]]?[ \t]*\n[^\w\n]*")
+# What may stand between two of its lines: a list's number opening a line.
+# (After the line's own closing punctuation, before the next line's; OCR
+# reads the number before its entry's first line, "…254-8.⏎76 Rashtak S".)
+_LIST_NUMBER_LINE = re.compile(
+    r"[^\w\n]*\n[ \t(\[]*\d{1,4}[.)\]]?(?:[ \t]*\n|[ \t]+)[^\w\n]*")
 
 
 def find_window(ours: Ingested, window: Window) -> tuple[int, int] | None:

@@ -54,8 +54,8 @@ class Difference:
     a known one: ``spacing`` (only where spaces fall differs),
     ``footnote-marker`` (a reference number glued to a word or a full stop,
     or one written in superscript after a word or a year, left out or
-    spaced off), ``list-number`` (a numbered list's number on a line of its
-    own, left out of a quote that runs from one entry into the next).
+    spaced off), ``list-number`` (a numbered list's number opening a line,
+    left out of a quote that runs from one entry into the next).
     """
 
     # "replace", "insert", "delete"; "move" (the same text dropped in one
@@ -907,13 +907,14 @@ def _footnote_markers(
 
 
 def _list_numbers(source: NormalizedText, words: list[str], starts: list[int], op: Opcode) -> bool:
-    """Whether the edit only leaves out a numbered list's number standing on
-    a line of its own: "75" between two references whose numbers hang left
-    of their entries, "2." between two items, which a quote running from
-    one entry into the next leaves out, as a copy that reads the numbers
-    apart does. Only where the list's next or previous number stands on a
-    line of its own in the source too: a lone number with no neighbour in
-    its list may be a figure (a cell's dose set on its own line), and
+    """Whether the edit only leaves out a numbered list's number opening a
+    line: "75" between two references whose numbers hang left of their
+    entries (on a line of its own, as a text layer gives it, or before the
+    entry's first line, as OCR reads it), "2." between two items, which a
+    quote running from one entry into the next leaves out, as a copy that
+    reads the numbers apart does. Only where the list's next or previous
+    number opens a line in the source too: a lone number with no neighbour
+    in its list may be a figure (a cell's dose set on its own line), and
     leaving it out drops it."""
     if op.tag != "delete":
         return False
@@ -926,13 +927,22 @@ def _list_numbers(source: NormalizedText, words: list[str], starts: list[int], o
     o_start, o_end = source.to_original(at, end)
     original = source.original
     line_start = original.rfind("\n", 0, o_start) + 1
-    line_end = original.find("\n", o_end)
-    line_end = len(original) if line_end < 0 else line_end
-    if original[line_start:o_start].strip(" \t(") or original[o_end:line_end].strip(" \t.)"):
-        return False  # not alone on its line
+    opens = _OPENS_ENTRY.match(original, o_end)
+    if original[line_start:o_start].strip(" \t(") or opens is None or not (
+            opens[0][-1:].isspace() or opens[0][-1:].isupper() or opens.end() == len(original)):
+        return False  # not a number opening its line before an entry
     number = int(removed[0])
     neighbours = "|".join(str(n) for n in (number - 1, number + 1) if n > 0)
-    return re.search(rf"(?m)^[ \t(]*(?:{neighbours})[.)]?[ \t]*$", original) is not None
+    return any(
+        found[0][-1:].isspace() or found[0][-1:].isupper() or found.end() == len(original)
+        for found in re.finditer(
+            rf"(?m)^[ \t(]*(?:{neighbours})[.)]?(?:[ \t]*(?:\n|$)|[ \t]+[^\W\d_])", original))
+
+
+#: What follows a list's number that opens a line: the line's end, or its
+#: entry's first word, capitalised ("75 Dahlbom I", "2. You must"); "75
+#: patients" is a figure the sentence holds.
+_OPENS_ENTRY = re.compile(r"[.)]?(?:[ \t]*(?:\n|$)|[ \t]+[^\W\d_])")
 
 
 #: A footnote marker as reviewer.ingestion writes a raised, smaller number

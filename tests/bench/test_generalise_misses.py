@@ -43,6 +43,9 @@ def test_a_window_whose_lines_a_list_number_parts_in_our_text_is_found() -> None
     window = _window(["architecture arch pathol 1216 19", "dahlbom i olsson m"])
     text = "normal villus\narchitecture arch pathol 1216 19.\n75\ndahlbom i olsson m\npatients"
     assert find_window(_ours(text), window) is not None
+    # as OCR reads it, the number before its entry's first line
+    ocr = "architecture arch pathol 1216 19.\n75 dahlbom i olsson m"
+    assert find_window(_ours(ocr), window) is not None
     # a line of another column between them is more than a list's number
     other = "architecture arch pathol 1216 19\ngastroenterology\ndahlbom i olsson m"
     assert find_window(_ours(other), window) is None

@@ -1298,6 +1298,9 @@ _ITEMS = "1.\nYou must file the return on time.\n2.\nYou must keep the records f
 @pytest.mark.parametrize(("source", "quote", "dropped"), [
     (_REFERENCES, "Arch Pathol Lab Med 2013;137:1216-19. Dahlbom I, Olsson M, Forooz NK", "75"),
     (_ITEMS, "You must file the return on time. You must keep the records", "2 ."),
+    # as OCR reads the references: each number before its entry's first line
+    (_REFERENCES.replace("\n75\n", "\n75 ").replace("\n76\n", "\n76 "),
+     "Arch Pathol Lab Med 2013;137:1216-19. Dahlbom I, Olsson M, Forooz NK", "75"),
 ])
 def test_a_list_number_left_out_between_two_entries_is_a_named_repair(
         source: str, quote: str, dropped: str) -> None:
@@ -1315,6 +1318,9 @@ def test_a_list_number_left_out_between_two_entries_is_a_named_repair(
     # a number alone on its line with no neighbour in a list: a figure
     ("The usual dose in mg is\n75\ntwice daily with food for adults.",
      "The usual dose in mg is twice daily with food for adults."),
+    # a figure opening a line, the next number opening the next
+    ("The total was\n75 patients in the second arm and\n76 in the first.",
+     "The total was patients in the second arm and"),
     # a number the sentence holds, with the list's numbers around it
     (_ITEMS.replace("three years", "3 years"), "You must keep the records for years."),
 ])
