@@ -2692,19 +2692,29 @@ _REACTIONS: tuple[tuple[tuple[str, ...], ...], ...] = (
 )
 
 
+def _rule_every_band(page: pymupdf.Page, walls: tuple[float, ...],
+                     rows: tuple[tuple[tuple[str, ...], ...], ...], leading: float,
+                     gap: float) -> list[float]:
+    """Rules round every band of ``rows`` between ``walls``, from y = 60,
+    each band as tall as its tallest cell and ``gap`` more; the bands' tops,
+    and the grid's bottom last."""
+    tops = [60.0]
+    for row in rows:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + gap)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.5)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    return tops
+
+
 def _reactions_pdf() -> bytes:
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     size, leading, pad = 11.0, 13.0, 4.0
     page.insert_text((72, 50), "Tabulated list of adverse reactions", fontsize=size,
                      fontname="tiro")
-    tops = [60.0]
-    for row in _REACTIONS:
-        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 4)
-    for y in tops:
-        page.draw_line((_REACTION_WALLS[0], y), (_REACTION_WALLS[-1], y), width=0.5)
-    for x in _REACTION_WALLS:
-        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    tops = _rule_every_band(page, _REACTION_WALLS, _REACTIONS, leading, 4)
     for row, top in zip(_REACTIONS, tops, strict=False):
         for k in range(max(len(cell) for cell in row)):
             for wall, cell in zip(_REACTION_WALLS, row, strict=False):
@@ -2748,13 +2758,7 @@ def _nutshell_pdf() -> bytes:
     page = doc.new_page(width=612, height=792)
     size, leading, pad = 9.0, 11.0, 4.0
     page.insert_text((72, 50), "Table 5-1. The Credit in a Nutshell", fontsize=11, fontname="helv")
-    tops = [60.0]
-    for row in _NUTSHELL:
-        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 6)
-    for y in tops:
-        page.draw_line((_NUTSHELL_WALLS[0], y), (_NUTSHELL_WALLS[-1], y), width=0.5)
-    for x in _NUTSHELL_WALLS:
-        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.5)
+    tops = _rule_every_band(page, _NUTSHELL_WALLS, _NUTSHELL, leading, 6)
     for r, (row, top) in enumerate(zip(_NUTSHELL, tops, strict=False)):
         for k in range(max(len(cell) for cell in row)):
             for left, right, cell in zip(_NUTSHELL_WALLS, _NUTSHELL_WALLS[1:], row, strict=False):

@@ -720,34 +720,28 @@ def test_a_dropped_or_changed_real_number_stays_a_number_change(source: str, quo
 
 
 _AMENDED = "The bill amends the Copyright Act of 1976\u00b3 to create four new limitations."
-
-
-@pytest.mark.parametrize("quote", [
-    "The bill amends the Copyright Act of 1976 to create four new limitations.",  # dropped
-    "The bill amends the Copyright Act of 1976 3 to create four new limitations.",  # spaced
-])
-def test_a_superscript_marker_after_a_number_is_a_named_repair(quote: str) -> None:
-    # reviewer.ingestion writes a raised, smaller number after a year so
-    # ("1976³"); was "1976" for "19763" (number): quote-altered.
-    found = [d for d in edits(_AMENDED, quote) if d.source == "19763"]  # as folded
-    assert [(d.reasons, d.repair) for d in found] == [((), "footnote-marker")]
-    assert reasons(_AMENDED, quote) == set()
-
-
 _FINE = "A patent may be renewed by paying a fine of Rs 1000\u00b9\u2074 within six months."
 
 
-@pytest.mark.parametrize("quote", [
-    "A patent may be renewed by paying a fine of Rs 1000 within six months.",  # dropped
-    "A patent may be renewed by paying a fine of Rs 1000 14 within six months.",  # spaced
-])
-def test_a_superscript_marker_after_a_round_amount_is_a_named_repair(quote: str) -> None:
+@pytest.mark.parametrize(("source", "quote", "folded"), [
+    (_AMENDED, "The bill amends the Copyright Act of 1976 to create four new limitations.",
+     "19763"),  # dropped
+    (_AMENDED, "The bill amends the Copyright Act of 1976 3 to create four new limitations.",
+     "19763"),  # spaced
     # Batch 14's Nepalese act: an amount that is a power of ten was taken
     # for an exponent's base, so "1000" for "100014" was a changed number.
     # A base with a raised exponent has two digits ("10⁶").
-    found = [d for d in edits(_FINE, quote) if d.source == "100014"]  # as folded
+    (_FINE, "A patent may be renewed by paying a fine of Rs 1000 within six months.", "100014"),
+    (_FINE, "A patent may be renewed by paying a fine of Rs 1000 14 within six months.",
+     "100014"),
+])
+def test_a_superscript_marker_after_a_number_is_a_named_repair(source: str, quote: str,
+                                                               folded: str) -> None:
+    # reviewer.ingestion writes a raised, smaller number after a year so
+    # ("1976³"); was "1976" for "19763" (number): quote-altered.
+    found = [d for d in edits(source, quote) if d.source == folded]
     assert [(d.reasons, d.repair) for d in found] == [((), "footnote-marker")]
-    assert reasons(_FINE, quote) == set()
+    assert reasons(source, quote) == set()
 
 
 @pytest.mark.parametrize(("source", "quote"), [
