@@ -931,7 +931,7 @@ def margin_line_numbers(blocks: list[list[Line]]) -> list[list[Line]]:
 
 # A numbered list's number hung before its entry: "61", "3.", "(4)", "[12]";
 # its entry starts at most this many line heights to its right.
-_HUNG_NUMBER = re.compile(r"[(\[]?(\d{1,4})[.)\]]?")
+HUNG_NUMBER = re.compile(r"[(\[]?(\d{1,4})[.)\]]?")
 _HUNG_NUMBER_GAP_LINES = 2.0
 # A column of such numbers is a list's when it holds this many, counting up
 # down the page, at least this share of them one more than the one above
@@ -967,7 +967,7 @@ def numbered_lists_apart(blocks: list[list[Line]], line_height: float) -> list[l
     numbers: list[tuple[Line, int]] = []
     entries: dict[int, Line] = {}  # id(number) -> its entry's first line
     for line in lines:
-        match = _HUNG_NUMBER.fullmatch(line.text.strip())
+        match = HUNG_NUMBER.fullmatch(line.text.strip())
         if match is None:
             continue
         near = lines[bisect_left(tops, line.y0 - line_height):bisect_left(tops, line.y1)]
@@ -1033,7 +1033,7 @@ def numbered_lists_apart(blocks: list[list[Line]], line_height: float) -> list[l
         read_down.append([])
         for row in rows:
             row.sort(key=lambda ln: ln.x0)
-            if (len(row) > 1 and _HUNG_NUMBER.fullmatch(row[0].text.strip())
+            if (len(row) > 1 and HUNG_NUMBER.fullmatch(row[0].text.strip())
                     and row[1].x0 - row[0].x1 <= _HUNG_NUMBER_GAP_LINES * line_height):
                 # The number and its entry's first line one line, as they
                 # are quoted: the column then reads as the paragraph it is

@@ -60,7 +60,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise, takewhile
 
-from reviewer.ingestion.layout import JOIN_GAP_LINES, Block, Line, block_of, is_prose
+from reviewer.ingestion.layout import (
+    HUNG_NUMBER,
+    JOIN_GAP_LINES,
+    Block,
+    Line,
+    block_of,
+    is_prose,
+)
 
 __all__ = ["RuleSource", "Rules", "read_tables", "ruling_lines"]
 
@@ -71,8 +78,6 @@ _MIN_CELLS = 3
 _ROW_GAP_LINES = 2.5
 # Dot leaders: an entry of a table of contents, whose columns are lists.
 _LEADER = re.compile(r"\.{5,}|(?:\. ){4,}|\u2026{2,}")
-# A list's number hung before its entry: "61", "3.", "(4)", "[12]".
-_LIST_NUMBER = re.compile(r"[(\[]?(\d{1,4})[.)\]]?")
 # A block of this many lines, most of them prose, is a paragraph.
 _PARAGRAPH_LINES = 3
 # A ruling line is at most this thick and at least this long (points); a rule
@@ -612,7 +617,7 @@ def _numbered_lists_side_by_side(region: _Region, line_height: float) -> bool:
     numbers: list[tuple[float, int, int]] = []  # (x0, row index, value)
     for index, row in enumerate(region.rows):
         for piece, entry in pairwise(row.pieces):
-            match = _LIST_NUMBER.fullmatch(_text(piece))
+            match = HUNG_NUMBER.fullmatch(_text(piece))
             if match and entry.x0 - piece.x1 <= 2 * line_height:
                 numbers.append((piece.x0, index, int(match.group(1))))
     columns: list[list[tuple[float, int, int]]] = []
