@@ -127,6 +127,8 @@ _NUMBER = re.compile(
     r"(?:[\s\u00a0-](?P<unit>[^\W\d_]{2,}(?:/[^\W\d_]+)?))?",
     re.IGNORECASE,
 )
+#: A decimal comma: one before one, two or four digits or more (three part thousands).
+_DECIMAL_COMMA = re.compile(r"\d+,(?:\d{1,2}|\d{4,})")
 #: Units compared as one ("2 years" and "24 months" are not compared at all:
 #: a counterpart must have the same unit).
 _UNIT_FORMS = {
@@ -360,8 +362,8 @@ def _reading(text: str, folded: str, base: int, match: re.Match[str],
         # A comma before one, two or four digits or more is a decimal one
         # ("2,5 mg", as French, German or Italian write 2.5); before three,
         # it parts thousands ("1,500").
-        decimal_comma = re.fullmatch(r"\d+,(?:\d{1,2}|\d{4,})", raw) is not None
-        plain = raw.replace(",", ".") if decimal_comma else raw.replace(",", "")
+        decimal = _DECIMAL_COMMA.fullmatch(raw) is not None
+        plain = raw.replace(",", ".") if decimal else raw.replace(",", "")
         value = float(plain)
         digits = len(plain.replace(".", "").lstrip("0").rstrip("0")) or 1
         if "." in plain:

@@ -927,22 +927,28 @@ def _list_numbers(source: NormalizedText, words: list[str], starts: list[int], o
     o_start, o_end = source.to_original(at, end)
     original = source.original
     line_start = original.rfind("\n", 0, o_start) + 1
-    opens = _OPENS_ENTRY.match(original, o_end)
-    if original[line_start:o_start].strip(" \t(") or opens is None or not (
-            opens[0][-1:].isspace() or opens[0][-1:].isupper() or opens.end() == len(original)):
+    if original[line_start:o_start].strip(" \t(") or not _opens_an_entry(original, o_end):
         return False  # not a number opening its line before an entry
     number = int(removed[0])
     neighbours = "|".join(str(n) for n in (number - 1, number + 1) if n > 0)
-    return any(
-        found[0][-1:].isspace() or found[0][-1:].isupper() or found.end() == len(original)
-        for found in re.finditer(
-            rf"(?m)^[ \t(]*(?:{neighbours})[.)]?(?:[ \t]*(?:\n|$)|[ \t]+[^\W\d_])", original))
+    return any(_opens_an_entry(original, found.end())
+               for found in re.finditer(rf"(?m)^[ \t(]*(?:{neighbours})", original))
 
 
 #: What follows a list's number that opens a line: the line's end, or its
 #: entry's first word, capitalised ("75 Dahlbom I", "2. You must"); "75
 #: patients" is a figure the sentence holds.
 _OPENS_ENTRY = re.compile(r"[.)]?(?:[ \t]*(?:\n|$)|[ \t]+[^\W\d_])")
+
+
+def _opens_an_entry(text: str, at: int) -> bool:
+    """Whether what follows a number at ``text[at]`` is its line's end or an
+    entry's capitalised first word (see :data:`_OPENS_ENTRY`)."""
+    opens = _OPENS_ENTRY.match(text, at)
+    if opens is None:
+        return False
+    last = opens[0][-1:]
+    return opens.end() == len(text) or last.isspace() or last.isupper()
 
 
 #: A footnote marker as reviewer.ingestion writes a raised, smaller number
@@ -1036,7 +1042,7 @@ def _superscript_markers(source: NormalizedText, start: int, end: int, quote: st
     A repair only where the source's digits really are superscript after a
     word or a year: "19763" at the line's size is a number, "1976 4",
     "1977" or "TriviaQA7" change one, and an exponent after a unit, a
-    short word or ten ("cm²", "x²", "10²³") is no marker.
+    short word or a base of two digits ("cm²", "x²", "10²³") is no marker.
     """
     span = source.text[start:end]
     if not any(char.isdigit() for char in span):
