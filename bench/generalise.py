@@ -37,7 +37,7 @@ ingestion status and left out of the rates):
    holds it, and verify ``"<quote>" [S1].`` with that chunk as source S1
    exactly as ``reviewer/verifying.py`` builds a chunk source (text plus
    continuation, furniture skip ranges, document offset). Its lines may
-   stand a list's number apart in our text (``LINE_SLACK``), opening a line. A window our text
+   stand a list's number apart in our text (``LINE_SLACK``). A window our text
    does not hold in order is a failure of each of its honest quotes
    (reading order or extraction), never dropped. Then ``locate()`` the
    matched document range, with the furniture skipped as the reviewer does.
@@ -551,8 +551,8 @@ class PdfStats:
 
 
 #: Letters and digits our text may hold between a window's lines beyond its
-#: own, the lines in order: a list's number on a line of its own between two
-#: entries ("…1216–19. ⏎75⏎ Dahlbom I", which pdftotext reads apart with the
+#: own, the lines in order: a list's number opening a line between two
+#: entries ("…1216–19.⏎75⏎Dahlbom I", which pdftotext reads apart with the
 #: other numbers), for the verifier to judge; a line of another column is longer.
 LINE_SLACK = 4
 # What may stand between two of its lines: a list's number opening a line.
@@ -564,8 +564,8 @@ _LIST_NUMBER_LINE = re.compile(
 
 def find_window(ours: Ingested, window: Window) -> tuple[int, int] | None:
     """The window's range in our text (whole tokens), preferring its own page;
-    else its lines in order with at most :data:`LINE_SLACK` letters and
-    digits between two of them."""
+    else its lines in order, a list's number at most between two of them
+    (:data:`LINE_SLACK`)."""
     key = window.key
     hits = []
     at = ours.keys.find(key)
