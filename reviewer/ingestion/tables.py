@@ -1067,6 +1067,7 @@ def _free_grids(
     ):
         return found
     seen: set[int] = set()
+    claimed: set[int] = set()  # the lines of the grids found
     tried: dict[tuple[float, ...], bool] = {}  # frames tested, for the lines that share them
     for line in sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2):
         if id(line) in seen or id(line) in taken or not line.horizontal:
@@ -1074,15 +1075,17 @@ def _free_grids(
         frame = _frame_around(line, rules, tried)
         if frame is None:
             continue
+        frame = _opened_left(frame, rules, lines)
         left, top, right, bottom = frame
         inside = [
             ln for ln in lines
             if ln.horizontal and left <= (ln.x0 + ln.x1) / 2 <= right
             and top <= (ln.y0 + ln.y1) / 2 <= bottom
         ]
+        if any(id(ln) in taken or id(ln) in claimed for ln in inside):
+            seen.update(id(ln) for ln in inside)
+            continue  # a table found from the text, or a grid, reads it already, or part of it
         seen.update(id(ln) for ln in inside)
-        if any(id(ln) in taken for ln in inside):
-            continue  # a table found from the text reads it already, or part of it
         rules_across = len(_bands(frame, rules))
         if rules_across < _MIN_ROWS - 1:
             continue
@@ -1091,6 +1094,7 @@ def _free_grids(
             continue
         if rules_across == _MIN_ROWS - 1:  # one band: lists side by side (_read_grid)
             found.append((inside, rows))
+            claimed.update(id(ln) for ln in inside)
             continue
         # Two bands are too few to tell rows of values stacked in a band
         # from lists side by side ("Preferred | Nonpreferred", each a list
@@ -1111,7 +1115,43 @@ def _free_grids(
         if filled < 2:
             continue
         found.append((inside, rows))
+        claimed.update(id(ln) for ln in inside)
     return found
+
+
+def _opened_left(
+    frame: tuple[float, float, float, float], rules: Rules, lines: list[Line]
+) -> tuple[float, float, float, float]:
+    """``frame`` carried left over a first column that has no wall at its
+    left side: most of the rules between the frame's bands run on left to
+    one x, and text stands there (a statistics table's labels, "65-74",
+    "Totale", set on the page's paper left of its shaded value cells, the
+    rows ruled across both). Else ``frame`` itself."""
+    left, top, right, bottom = frame
+    inner = [y for y in _bands(frame, rules) if top + _RULE_SLACK < y < bottom - _RULE_SLACK]
+    if len(inner) < 2:
+        return frame
+    reach: list[float] = []
+    for y in inner:
+        starts = [x0 for x0, x1, at in rules.joined_horizontal
+                  if abs(at - y) <= _RULE_SLACK and x0 < left - _RULE_SLACK
+                  and x1 >= left - _RULE_SLACK]
+        if starts:
+            reach.append(max(starts))
+    if 2 * len(reach) <= len(inner):
+        return frame
+    opened = max(reach)
+    if opened > left - 2 * _RULE_MIN_LENGTH or not any(
+        ln.horizontal and opened <= ln.x0 and ln.x1 <= left + _RULE_SLACK
+        and top <= (ln.y0 + ln.y1) / 2 <= bottom for ln in lines
+    ) or any(
+        # A wall in the strip: another table or column stands there (two
+        # tables side by side whose rules run on into each other).
+        opened + _RULE_SLACK < x < left - _RULE_SLACK and y0 < bottom and y1 > top
+        for y0, y1, x in rules.vertical
+    ):
+        return frame
+    return opened, top, right, bottom
 
 
 def _walls(rules: Rules, y: float, left: float, right: float) -> set[int]:

@@ -22,6 +22,7 @@ from reviewer.ingestion.tables import (
     _Fills,
     _frame,
     _frame_around,
+    _free_grids,
     _Region,
     _text_rows,
     ruling_lines,
@@ -2826,3 +2827,41 @@ def test_a_column_of_paragraphs_inside_a_grids_rules_reads_with_its_rows() -> No
     for row in _RISKS:
         _reads_as_quoted(doc, " ".join(row[-1]))
         _reads_as_quoted(doc, " ".join(line for cell in row for line in cell))
+
+
+# A statistics release's table: each value column walled, the rows ruled
+# across the labels too, but no wall at the labels' left side (they stand on
+# the page's paper) and the heads band ruled over the values only. Its heads
+# run over lines that the text's table finder does not take; the grid is
+# found from its rules.
+_OPEN_WALLS = (128.0, 200.0, 272.0, 344.0)
+_OPEN_ROWS = (("65-74", "34,2", "44,3", "11,1"), ("75-84", "48,9", "56,1", "17,1"),
+              ("85 e oltre", "59,4", "66,0", "20,6"), ("Totale", "43,2", "52,0", "14,7"))
+
+
+def _at(text: str, x0: float, y0: float) -> Line:
+    boxes: list[float] = []
+    for k in range(len(text)):
+        boxes += [x0 + k * 5.0, y0, x0 + (k + 1) * 5.0 - 0.5, y0 + 8.0]
+    return Line(text, boxes, boxes[0], y0, boxes[-2], y0 + 8.0, True)
+
+
+def test_a_label_column_with_no_wall_at_its_left_reads_with_its_rows() -> None:
+    # Before: the grid's frame began at the first value column's wall, so
+    # each row read its values without its label ("34,2 44,3 11,1"), the
+    # labels left to read apart (batch 14's ISTAT table).
+    tops = [60.0, 90.0, 106.0, 122.0, 138.0, 154.0]
+    horizontal = [(_OPEN_WALLS[0], _OPEN_WALLS[-1], tops[0])]
+    horizontal += [(50.0, _OPEN_WALLS[-1], y) for y in tops[1:]]
+    vertical = [(tops[0], tops[-1], x) for x in _OPEN_WALLS]
+    rules = Rules(horizontal, vertical)
+    lines = [_at("CLASSE", 52.0, 70.0)] + [_at(head, x + 4, 70.0) for x, head in
+                                            zip(_OPEN_WALLS, ("Gravi", "Almeno", "Stato"),
+                                                strict=False)]
+    for row, top in zip(_OPEN_ROWS, tops[1:], strict=False):
+        lines += [_at(cell, x, top + 4) for x, cell in
+                  zip((52.0, *(w + 4 for w in _OPEN_WALLS)), row, strict=False)]
+    ((inside, rows),) = _free_grids(lines, rules, set())
+    assert len(inside) == len(lines)
+    assert [" ".join(ln.text for ln in row.lines) for row in rows] == [
+        "CLASSE Gravi Almeno Stato", *(" ".join(row) for row in _OPEN_ROWS)]
