@@ -168,23 +168,38 @@ def image_only_pdf(path: Path, number: int, page: PopplerPage) -> bytes:
             return bytes(doc.tobytes(deflate=True))
 
 
-# A few of each language's commonest words: enough to tell the corpus's
-# English, French and German pages apart.
+# A few of each language's commonest words: enough to tell the corpus's and
+# the outside batches' English, French, German, Italian, Spanish and Danish
+# pages apart (and the other languages bin/setup installs). The newer lists
+# leave out one-letter words and words English or German share ("a", "at",
+# "for", "po", "um", "de"): a table's few words tipped English pages otherwise.
 _COMMON_WORDS = {
     "eng": frozenset("the of and to in is that for with as by on are be this".split()),
     "fra": frozenset("le la les de des et du en un une est pour dans que sur au".split()),
     "deu": frozenset("der die das und ist nicht mit von den zu ein eine auf für im".split()),
     "ita": frozenset("il la le di del della che e per con un una non sono gli nel".split()),
     "spa": frozenset("el la los las de del que y en un una por con para es se".split()),
+    "dan": frozenset("og det er til af på som med den ikke efter også eller skal".split()),
+    "nld": frozenset("het een van en is dat op te voor met zijn niet aan".split()),
+    "por": frozenset("os das dos que em uma para com não são pelo pela".split()),
+    "swe": frozenset("och att det är som på för av med till den inte har eller ska".split()),
+    "nor": frozenset("og det er til av på som med den ikke etter også eller skal".split()),
+    "pol": frozenset("na nie się że jest od przez dla jak oraz lub".split()),
 }
 
 
 def page_language(stream: list) -> str:  # type: ignore[type-arg]
     """The Tesseract language a person uploading this page would choose: the
     one whose common words the original page's text holds most of."""
-    words = [p.word.text.lower() for p in stream]
-    installed = set(installed_languages())
-    counts = {lang: sum(w in common for w in words) for lang, common in _COMMON_WORDS.items()
+    return language_of([p.word.text for p in stream], set(installed_languages()))
+
+
+def language_of(words: list[str], installed: set[str]) -> str:
+    """The installed language whose common words ``words`` hold most of.
+    Two capitals are left out: a table's "ER", "NA" or "AF" is an
+    abbreviation, not Danish or Polish (a heading's "FOR" or "AND" counts)."""
+    lowered = [w.lower() for w in words if not (len(w) == 2 and w.isupper())]
+    counts = {lang: sum(w in common for w in lowered) for lang, common in _COMMON_WORDS.items()
               if lang in installed or lang == "eng"}
     return max(counts, key=lambda lang: counts[lang])
 

@@ -11,7 +11,12 @@ import pytest
 
 from bench.generalise import Window
 from bench.generalise_sections.footnotes import marker_forms, raised_markers, read_in_order
-from bench.generalise_sections.scans import image_only_pdf, misdecoded_glyphs, repaired_window
+from bench.generalise_sections.scans import (
+    image_only_pdf,
+    language_of,
+    misdecoded_glyphs,
+    repaired_window,
+)
 from bench.generalise_sections.tables import (
     by_row_reason,
     cell_text,
@@ -338,3 +343,31 @@ def test_a_window_without_a_misdecoded_glyph_is_left_as_poppler_reads_it(tmp_pat
     words = poppler_pages(source, only_page=1)[0].words
     assert misdecoded_glyphs(source, 1) == []
     assert repaired_window(Window(1, words, 0), []) is None
+
+
+EVERY_LANGUAGE = {"eng", "fra", "deu", "ita", "spa", "dan", "nld", "por", "swe", "nor", "pol"}
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("Stk. 2. Loven finder ikke anvendelse for afgørelser, der er truffet efter § 33.", "dan"),
+    ("De gemeente is bevoegd om het parkeren op de openbare weg te regelen voor een vergunning.",
+     "nld"),
+    ("The council may acquire land for the purposes of any of its functions under this Act.",
+     "eng"),
+    # A heading in capitals still counts ...
+    ("EXPENDITURES FOR OFFICIAL TRAVEL AND FOR THE OFFICE OF THE SECRETARY", "eng"),
+])
+def test_the_scans_language_is_the_one_whose_common_words_the_page_holds(
+        text: str, language: str) -> None:
+    assert language_of(text.split(), EVERY_LANGUAGE) == language
+
+
+def test_a_tables_two_letter_abbreviations_do_not_pick_a_language() -> None:
+    # ... but "ER" (extended release) and "NA" are no Danish or Polish words.
+    words = "Drug ER tablets NA NA capsules ER ER ER the dose of ER is NA NA".split()
+    assert language_of(words, EVERY_LANGUAGE) == "eng"
+
+
+def test_a_language_not_installed_is_never_chosen() -> None:
+    words = "Loven finder ikke anvendelse, der er truffet efter og også".split()
+    assert language_of(words, {"eng", "deu"}) != "dan"
