@@ -34,11 +34,12 @@ __all__ = ["LOOK_ALIKES", "Misread", "misread_pairs", "ocr_spelling"]
 #: pages of ``bench/generalise.py`` (Tesseract 5 on 300-dpi renderings): I
 #: read as J ("ABSSSJ"), c as e ("CLer"), d as a ("Meaicine"), l as ! at a
 #: word's end ("Supp!"), S as $ in an initial ("Lee, $.H." for "Lee,
-#: S.H."), l as / ("et a/." in a reference list); and the reader's classic
-#: confusions of strokes: rn/m, cl/d, vv/w, li/h, ii/u, l/I/1.
+#: S.H."), l as / ("et a/." in a reference list), a statute's section sign
+#: as $ (a Danish act's "jf. $ 43" and "$$ 46 og 47"); and the reader's
+#: classic confusions of strokes: rn/m, cl/d, vv/w, li/h, ii/u, l/I/1.
 LOOK_ALIKES: tuple[tuple[str, str], ...] = (
     ("l", "i"), ("l", "1"), ("i", "1"), ("l", "|"), ("i", "|"), ("l", "/"), ("i", "j"),
-    ("s", "$"),
+    ("s", "$"), ("§", "$"),
     ("l", "!"), ("i", "!"), ("l.", "!"), ("o", "0"), ("e", "c"), ("a", "d"),
     ("m", "rn"), ("m", "nn"), ("m", "in"), ("m", "ni"), ("d", "cl"), ("w", "vv"),
     ("h", "li"), ("u", "ii"), ("n", "ri"), ("k", "lc"),
@@ -82,12 +83,14 @@ def misread_pairs(printed: str, read: str) -> tuple[tuple[str, str], ...] | None
     printed, read = "".join(printed.split()), "".join(read.split())
     if printed == read or not printed or _DIGIT.search(printed):
         return None
-    letters = sum(c.isalpha() for c in printed)
+    # Section signs alone ("§", "§§") are a word each, and each may be misread.
+    sections = not printed.strip("§")
+    letters = len(printed) if sections else sum(c.isalpha() for c in printed)
     if not letters:
         return None  # punctuation alone: no word misread, and the score hardly moves
     if _DIGIT.search(read) and sum(c.isalpha() for c in read) < 2:
         return None  # a figure as OCR read it ("1" for "I"): only inside a word is it a letter
-    limit = max(1, letters // _LETTERS_PER_MISREAD)
+    limit = letters if sections else max(1, letters // _LETTERS_PER_MISREAD)
     # best[(i, j)]: fewest look-alikes turning printed[:i] into read[:j], and the last step.
     best: dict[tuple[int, int], tuple[int, tuple[int, int] | None, tuple[str, str] | None]] = {
         (0, 0): (0, None, None)}

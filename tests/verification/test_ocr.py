@@ -112,6 +112,8 @@ def test_a_change_of_meaning_on_ocr_text_is_still_caught(quote: str, reason: str
     ("suppl.", "supp!", (("l.", "!"),)),
     ("infection", "1nfection", (("i", "1"),)),
     ("s.h.", "$.h.", (("s", "$"),)),  # an initial in a reference list
+    ("§", "$", (("§", "$"),)),  # a statute's section sign
+    ("§§", "$$", (("§", "$"), ("§", "$"))),
 ])
 def test_look_alike_letters_are_named(printed: str, read: str,
                                       pairs: tuple[tuple[str, str], ...]) -> None:
@@ -125,6 +127,39 @@ def test_look_alike_letters_are_named(printed: str, read: str,
     ("medicine", "rneaicinc"),  # three look-alikes in eight letters: too many for one word
     (",", "."),  # punctuation alone is no word misread
     ("i", "1"),  # a figure OCR read is a figure, but for a letter inside a word
+    ("§", "8"),  # "8 44." for "§ 44.": a figure, never a misread
+    ("§", "€"),  # a section sign is no currency
 ])
 def test_no_other_difference_is_a_misread(printed: str, read: str) -> None:
     assert misread_pairs(printed, read) is None
+
+
+# A Danish act's page as Tesseract read it: every section sign read "$".
+DANISH = ("Stk. 4. Kommunalbestyrelsen kan på baggrund af en undersøgelse efter $ 26 med "
+          "samtykke fra de kommende forældre træffe en afgørelse efter stk. 1. I sager om "
+          "anbringelse uden for hjemmet, jf. $$ 46 og 47, skal ungeplanen tillige angive.")
+
+
+@pytest.mark.parametrize("quote", [
+    "Kommunalbestyrelsen kan på baggrund af en undersøgelse efter § 26 med samtykke",
+    "I sager om anbringelse uden for hjemmet, jf. §§ 46 og 47, skal ungeplanen",
+])
+def test_a_section_sign_ocr_read_as_a_dollar_is_a_misread(quote: str) -> None:
+    source = Source(marker="S1", text=DANISH, ocr=((0, len(DANISH)),))
+    (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
+    assert citation.outcome == "verified-fuzzy", citation.message
+    assert "“$” for “§”" in citation.message
+
+
+@pytest.mark.parametrize(("quote", "ocr"), [
+    # The section's number changed beside the misread sign.
+    ("Kommunalbestyrelsen kan på baggrund af en undersøgelse efter § 27 med samtykke",
+     ((0, len(DANISH)),)),
+    # Born digital, "$ 26" is what the page says: "§ 26" changes it.
+    ("Kommunalbestyrelsen kan på baggrund af en undersøgelse efter § 26 med samtykke", ()),
+])
+def test_a_section_sign_for_a_dollar_otherwise_is_still_a_change(
+        quote: str, ocr: tuple[tuple[int, int], ...]) -> None:
+    source = Source(marker="S1", text=DANISH, ocr=ocr)
+    (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
+    assert citation.outcome == "quote-altered", citation.message
