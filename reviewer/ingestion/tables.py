@@ -1126,7 +1126,9 @@ def _opened_left(
     left side: most of the rules between the frame's bands run on left to
     one x, and text stands there (a statistics table's labels, "65-74",
     "Totale", set on the page's paper left of its shaded value cells, the
-    rows ruled across both). Else ``frame`` itself."""
+    rows ruled across both; or ERGO's bonus classes, whose labels begin
+    flush with the rules, a hair left of where they start, beside a wall
+    that runs on up past the table's top). Else ``frame`` itself."""
     left, top, right, bottom = frame
     inner = [y for y in _bands(frame, rules) if top + _RULE_SLACK < y < bottom - _RULE_SLACK]
     if len(inner) < 2:
@@ -1142,7 +1144,7 @@ def _opened_left(
         return frame
     opened = max(reach)
     if opened > left - 2 * _RULE_MIN_LENGTH or not any(
-        ln.horizontal and opened <= ln.x0 and ln.x1 <= left + _RULE_SLACK
+        ln.horizontal and opened - _RULE_SLACK <= ln.x0 and ln.x1 <= left + _RULE_SLACK
         and top <= (ln.y0 + ln.y1) / 2 <= bottom for ln in lines
     ) or any(
         # A wall in the strip: another table or column stands there (two

@@ -2865,3 +2865,28 @@ def test_a_label_column_with_no_wall_at_its_left_reads_with_its_rows() -> None:
     assert len(inside) == len(lines)
     assert [" ".join(ln.text for ln in row.lines) for row in rows] == [
         "CLASSE Gravi Almeno Stato", *(" ".join(row) for row in _OPEN_ROWS)]
+
+
+def test_a_label_column_set_flush_with_its_rules_start_reads_with_its_rows() -> None:
+    # ERGO's bonus-class table: the labels ("zehn", "elf") begin where the
+    # rules across the rows begin, a hair left of them, and the wall at
+    # their left runs on up past the heads band, beside the table's title,
+    # so no frame closes there. Before: the labels, not inside the rules'
+    # reach to the point, stayed outside the grid and read down as a list.
+    tops = [60.0, 90.0, 106.0, 122.0, 138.0, 154.0]
+    start = 50.0002  # the rules' own start; the labels' first glyph sits at 50.0
+    horizontal = [(_OPEN_WALLS[0], _OPEN_WALLS[-1], tops[0])]
+    horizontal += [(start, _OPEN_WALLS[-1], y) for y in tops[1:]]
+    vertical = [(tops[0], tops[-1], x) for x in _OPEN_WALLS] + [(40.0, tops[-1], start)]
+    rules = Rules(horizontal, vertical)
+    lines = [_at("CLASSE", 50.0, 70.0)] + [_at(head, x + 4, 70.0) for x, head in
+                                            zip(_OPEN_WALLS, ("Gravi", "Almeno", "Stato"),
+                                                strict=False)]
+    for row, top in zip(_OPEN_ROWS, tops[1:], strict=False):
+        lines += [_at(cell, x, top + 4) for x, cell in
+                  zip((50.0, *(w + 4 for w in _OPEN_WALLS)), row, strict=False)]
+    ((inside, rows),) = _free_grids(lines, rules, set())
+    assert len(inside) == len(lines)
+    assert [" ".join(ln.text for ln in row.lines) for row in rows] == [
+        "CLASSE Gravi Almeno Stato", *(" ".join(row) for row in _OPEN_ROWS)]
+
