@@ -1075,7 +1075,7 @@ def _free_grids(
         frame = _frame_around(line, rules, tried)
         if frame is None:
             continue
-        frame = _opened_left(frame, rules, lines)
+        frame = _opened_right(_opened_left(frame, rules, lines), rules, lines)
         left, top, right, bottom = frame
         inside = [
             ln for ln in lines
@@ -1130,30 +1130,71 @@ def _opened_left(
     flush with the rules, a hair left of where they start, beside a wall
     that runs on up past the table's top). Else ``frame`` itself."""
     left, top, right, bottom = frame
-    inner = [y for y in _bands(frame, rules) if top + _RULE_SLACK < y < bottom - _RULE_SLACK]
-    if len(inner) < 2:
+    reaches = _rules_run_on(frame, rules, left=True)
+    if reaches is None:
         return frame
-    reach: list[float] = []
-    for y in inner:
-        starts = [x0 for x0, x1, at in rules.joined_horizontal
-                  if abs(at - y) <= _RULE_SLACK and x0 < left - _RULE_SLACK
-                  and x1 >= left - _RULE_SLACK]
-        if starts:
-            reach.append(max(starts))
-    if 2 * len(reach) <= len(inner):
-        return frame
-    opened = max(reach)
+    opened = max(reaches)
     if opened > left - 2 * _RULE_MIN_LENGTH or not any(
         ln.horizontal and opened - _RULE_SLACK <= ln.x0 and ln.x1 <= left + _RULE_SLACK
         and top <= (ln.y0 + ln.y1) / 2 <= bottom for ln in lines
-    ) or any(
-        # A wall in the strip: another table or column stands there (two
-        # tables side by side whose rules run on into each other).
-        opened + _RULE_SLACK < x < left - _RULE_SLACK and y0 < bottom and y1 > top
-        for y0, y1, x in rules.vertical
-    ):
+    ) or _wall_between(rules, opened, left, top, bottom):
         return frame
     return opened, top, right, bottom
+
+
+def _opened_right(
+    frame: tuple[float, float, float, float], rules: Rules, lines: list[Line]
+) -> tuple[float, float, float, float]:
+    """``frame`` carried right over a last column that has no wall at its
+    right side, as :func:`_opened_left` carries it left: a book's table
+    drawn with walls between its columns but none at its sides (Springer's
+    "Ref. | Country/region | Sponsor | Year | Scope", the rules across run
+    on past the last wall under the scope's sentences). Else ``frame``."""
+    left, top, right, bottom = frame
+    reaches = _rules_run_on(frame, rules, left=False)
+    if reaches is None:
+        return frame
+    opened = min(reaches)
+    if opened < right + 2 * _RULE_MIN_LENGTH or not any(
+        ln.horizontal and right - _RULE_SLACK <= ln.x0 and ln.x1 <= opened + _RULE_SLACK
+        and top <= (ln.y0 + ln.y1) / 2 <= bottom for ln in lines
+    ) or _wall_between(rules, right, opened, top, bottom):
+        return frame
+    return left, top, opened, bottom
+
+
+def _rules_run_on(
+    frame: tuple[float, float, float, float], rules: Rules, *, left: bool
+) -> list[float] | None:
+    """How far the rules between ``frame``'s bands run on past its left
+    (or right) side, one x for each that does; None unless more than half
+    of them do (and there are two at least)."""
+    x0, top, x1, bottom = frame
+    inner = [y for y in _bands(frame, rules) if top + _RULE_SLACK < y < bottom - _RULE_SLACK]
+    if len(inner) < 2:
+        return None
+    reaches: list[float] = []
+    for y in inner:
+        at = [(a, b) for a, b, ry in rules.joined_horizontal if abs(ry - y) <= _RULE_SLACK]
+        if left:
+            starts = [a for a, b in at if a < x0 - _RULE_SLACK and b >= x0 - _RULE_SLACK]
+            if starts:
+                reaches.append(max(starts))
+        else:
+            ends = [b for a, b in at if b > x1 + _RULE_SLACK and a <= x1 + _RULE_SLACK]
+            if ends:
+                reaches.append(min(ends))
+    return reaches if 2 * len(reaches) > len(inner) else None
+
+
+def _wall_between(rules: Rules, x0: float, x1: float, top: float, bottom: float) -> bool:
+    """Whether a wall stands strictly between ``x0`` and ``x1`` beside the
+    frame: another table or column (two tables side by side whose rules
+    run on into each other)."""
+    return any(
+        x0 + _RULE_SLACK < x < x1 - _RULE_SLACK and y0 < bottom and y1 > top
+        for y0, y1, x in rules.vertical
+    )
 
 
 def _walls(rules: Rules, y: float, left: float, right: float) -> set[int]:

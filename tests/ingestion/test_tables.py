@@ -2890,3 +2890,51 @@ def test_a_label_column_set_flush_with_its_rules_start_reads_with_its_rows() -> 
     assert [" ".join(ln.text for ln in row.lines) for row in rows] == [
         "CLASSE Gravi Almeno Stato", *(" ".join(row) for row in _OPEN_ROWS)]
 
+
+# A book's table (Springer's "Table 2 (continued)"): walls between the
+# columns only, none at its sides; the rules across every band run the
+# table's whole width, past the first and last walls, over the reference
+# numbers and the scope's sentences. Narrow columns set close together, so
+# MuPDF gives "Country/region Sponsor" and "2014 • Concise…" as one line each.
+_BOOK_EDGES = (54.0, 385.0)
+_BOOK_WALLS = (76.0, 138.0, 174.0, 198.0)
+_BOOK_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("Ref.",), ("Country/region",), ("Sponsor",), ("Year",), ("Scope",)),
+    (("[30]",), ("Canada", "(Alberta)"), ("TOP",), ("2014",),
+     ("Concise, at-a-glance summary of management", "options for primary hypothyroidism")),
+    (("[31]",), ("Australia",), ("DoH",), ("2019",),
+     ("Management of hypothyroidism during pregnancy",)),
+    (("[32]",), ("Australia, New", "Zealand"), ("RCGPA",), ("2019",),
+     ("Thyroid function testing in adults",)),
+)
+
+
+def _book_table_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=440, height=660)
+    size, leading = 8.0, 10.0
+    page.insert_text((54, 50), "Table 2 (continued)", fontsize=8, fontname="tiro")
+    tops = [60.0]
+    for row in _BOOK_ROWS:
+        tops.append(tops[-1] + max(len(cell) for cell in row) * leading + 2)
+    for y in tops:
+        page.draw_line((_BOOK_EDGES[0], y), (_BOOK_EDGES[1], y), width=0.4)
+    for x in _BOOK_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.4)
+    starts = (_BOOK_EDGES[0] + 3, *(x + 3 for x in _BOOK_WALLS))
+    for row, top in zip(_BOOK_ROWS, tops, strict=False):
+        for x, cell in zip(starts, row, strict=True):
+            for k, line in enumerate(cell):
+                page.insert_text((x, top + 8 + k * leading), line, fontsize=size,
+                                 fontname="tiro")
+    page.insert_text((54, tops[-1] + 14), "Guidelines published in or after 2010 are "
+                     "considered here.", fontsize=8, fontname="tiro")
+    return doc.tobytes()
+
+
+def test_a_table_with_walls_between_its_columns_only_reads_by_rows() -> None:
+    # Before: the grid closed between its first and last walls alone, so it
+    # read the middle columns by rows and left the reference numbers and the
+    # scopes outside it: "[30] Canada (Alberta) TOP 2014 • Concise…" did
+    # not verify (batch 15's levothyroxine chapter).
+    _reads_by_rows_and_cells(extract_pdf(_book_table_pdf()), _BOOK_ROWS)
