@@ -975,6 +975,54 @@ def _side_by_side(region: _Region, rules: Rules) -> bool:
     return False
 
 
+def _boxes_side_by_side(
+    region: _Region, rules: Rules, line_height: float
+) -> list[tuple[float, float, float, float]] | None:
+    """The boxes (x0, y0, x1, y1) the region's rows run across, when each is
+    a box of its own set a gutter apart from the next, its sides running
+    down past every row of the region: a brochure's cards side by side
+    (three tariffs, each a head band over its own list), whose lines stand
+    level by chance, so that reading them across as rows interleaves the
+    cards. None otherwise: a grid's cells share their walls, and a table
+    whose cells are boxes set a hair apart has no gutter a line high."""
+    rows = [row for row in region.rows if row.tabular]
+    top, bottom = region.rows[0].y0, region.rows[-1].y1
+    boxes: list[tuple[float, float, float, float]] = []
+    for piece in rows[0].pieces:
+        middle = (rows[0].y0 + rows[0].y1) / 2
+        crossing = sorted({x for y0, y1, x in rules.vertical if y0 <= middle <= y1})
+        lefts = [x for x in crossing if x <= piece.x0 + _RULE_SLACK]
+        rights = [x for x in crossing if x >= piece.x1 - _RULE_SLACK]
+        if not lefts or not rights:
+            return None
+        left, right = lefts[-1], rights[0]
+        up, down = _border(rules, left, middle, _RULE_SLACK)
+        up_right, down_right = _border(rules, right, middle, _RULE_SLACK)
+        if max(up, up_right) > top + _RULE_SLACK or min(down, down_right) < bottom - _RULE_SLACK:
+            return None  # a cell of a row, not a box down the region
+        box = (left, max(up, up_right), right, min(down, down_right))
+        if boxes and box[0] == boxes[-1][0]:
+            continue  # two pieces in one box
+        if boxes and box[0] - boxes[-1][2] < line_height:
+            return None  # walls shared or a hair apart: a grid
+        boxes.append(box)
+    if len(boxes) < _MIN_CELLS:
+        return None
+    # Every row's pieces each inside one box; no rule runs across a gutter.
+    for row in rows:
+        for piece in row.pieces:
+            if not any(x0 - _RULE_SLACK <= piece.x0 and piece.x1 <= x1 + _RULE_SLACK
+                       for x0, _top, x1, _bottom in boxes):
+                return None
+    if any(
+        a < left_box[2] - _RULE_SLACK and b > right_box[0] + _RULE_SLACK and top <= y <= bottom
+        for a, b, y in rules.joined_horizontal
+        for left_box, right_box in pairwise(boxes)
+    ):
+        return None
+    return boxes
+
+
 def _alone_in_band(
     region: _Region, ruled_gaps: list[bool], index: int, rules: Rules, line_height: float
 ) -> bool:
@@ -1880,6 +1928,19 @@ def read_tables(blocks: list[Block], line_height: float, rules: RuleSource) -> l
         holds_a_paragraph = id(region) in with_paragraphs
         if not holds_a_paragraph and _side_by_side(region, page_rules):
             continue  # each grid is read by its rules (see _free_grids)
+        boxes = _boxes_side_by_side(region, page_rules, line_height)
+        if boxes is not None:
+            # Each box down, its paragraphs with it, one box after another.
+            for x0, y0, x1, y1 in boxes:
+                inside = [
+                    ln for ln in candidates + paragraphs
+                    if id(ln) not in taken and x0 <= (ln.x0 + ln.x1) / 2 <= x1
+                    and y0 <= (ln.y0 + ln.y1) / 2 <= y1
+                ]
+                if inside:
+                    tables.append(block_of(_by_baseline(inside)))
+                    taken.update(id(ln) for ln in inside)
+            continue
         # A grid of rules around the region is read whole by its rules: where
         # a cell holds paragraphs only the rules tell its rows apart, and a
         # grid may hold paragraphs above or below the region's rows (a label

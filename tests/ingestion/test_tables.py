@@ -2938,3 +2938,52 @@ def test_a_table_with_walls_between_its_columns_only_reads_by_rows() -> None:
     # scopes outside it: "[30] Canada (Alberta) TOP 2014 • Concise…" did
     # not verify (batch 15's levothyroxine chapter).
     _reads_by_rows_and_cells(extract_pdf(_book_table_pdf()), _BOOK_ROWS)
+
+
+# A brochure's tariffs as three cards side by side: each a box of its own,
+# a gutter apart, a head band ruled off at its top, a list under it. Their
+# lines stand level by chance, so that read across they make rows.
+_CARDS = (
+    ("Tarif UZ1/2", "Kernleistung:", "- Bei Krankheiten und Unfällen",
+     "- Ein- oder Zweibettzimmer"),
+    ("Tarif KSU", "Kernleistung:", "- Bei Unfällen", "- Ein- oder Zweibettzimmer",
+     "- Chefarztbehandlung"),
+    ("Tarif KGZ1/2", "Kernleistung:", "- Bei Krankheiten und Unfällen",
+     "- Ein- oder Zweibettzimmer", "- Chefarztbehandlung"),
+)
+
+
+def _cards_pdf(gutter: float) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    page.insert_text((79, 480), "Mit den KombiMed Krankenhaus-Tarifen schaffen Sie die "
+                     "Voraussetzung für die freie Arztwahl.", fontsize=8, fontname="helv")
+    width, top, band, bottom = 136.0, 497.0, 526.0, 637.0
+    for k, card in enumerate(_CARDS):
+        x0 = 79.0 + k * (width + gutter)
+        page.draw_rect(pymupdf.Rect(x0, top, x0 + width, bottom), color=(0.5, 0.5, 0.5),
+                       fill=(0.97, 0.97, 0.96), width=0.5)
+        page.draw_line((x0, band), (x0 + width, band), color=(0.5, 0.5, 0.5), width=0.5)
+        page.insert_text((x0 + 6, top + 17), card[0], fontsize=7, fontname="helv")
+        for n, line in enumerate(card[1:]):
+            page.insert_text((x0 + 6, band + 14 + n * 10.5), line, fontsize=7,
+                             fontname="helv")
+    return doc.tobytes()
+
+
+def test_cards_side_by_side_read_each_card_down() -> None:
+    # Before: the cards' level lines read across as rows of three cells,
+    # "Kernleistung: Kernleistung: Kernleistung:", so no card's list could
+    # be quoted (batch 15's DKV brochure).
+    doc = extract_pdf(_cards_pdf(gutter=14.0))
+    for card in _CARDS:
+        _reads_as_quoted(doc, " ".join(card))
+
+
+def test_boxes_a_hair_apart_are_a_grids_cells() -> None:
+    # Cells painted as boxes with a hairline of paper between them are a
+    # grid's: its heads read across as a row, each cell under them whole.
+    doc = extract_pdf(_cards_pdf(gutter=1.0))
+    _reads_as_quoted(doc, " ".join(card[0] for card in _CARDS))
+    for card in _CARDS:
+        _reads_as_quoted(doc, " ".join(card[1:]))
