@@ -168,13 +168,19 @@ document.body.addEventListener("htmx:afterSwap", (event) => {
     const match = excerpt.querySelector("mark.match, mark.closest, span.likely");
     if (match) excerpt.scrollTop = Math.max(0, match.offsetTop - excerpt.offsetTop - 24);
   }
-  if (event.target.id === "sentence-panel") revealEvidence(event.target);
+  if (event.target.id === "sentence-panel") {
+    // A new panel opens at its top, not where the last one was scrolled to
+    // (htmx swaps the panel's content, the panel keeps its scroll).
+    event.target.scrollTop = 0;
+    revealEvidence(event.target);
+  }
 });
 
 // In a short panel (the split gives the viewer most of the height), scroll
 // the panel just enough that the evidence of a failure — the source's words
 // around a negation, the word diff, the closest passage — is in view, not
-// only the panel's title and citation list.
+// only the panel's title and citation list. The title ("Sentence 3" and its
+// badge) stays in sight above it.
 function revealEvidence(panel) {
   if (panel.scrollHeight <= panel.clientHeight) return;
   const section = [...panel.querySelectorAll(".passage")].find((passage) =>
@@ -184,8 +190,11 @@ function revealEvidence(panel) {
   if (!target) return;
   const box = panel.getBoundingClientRect();
   const overflow = target.getBoundingClientRect().bottom - box.bottom + 10;
+  // The panel's title stays at its top (sticky): what scrolls shows below it.
+  const title = panel.querySelector(":scope > h2");
+  const top = title ? title.getBoundingClientRect().bottom : box.top;
   // Never past the section's own top: its title says what the passage is.
-  const room = section.getBoundingClientRect().top - box.top - 4;
+  const room = section.getBoundingClientRect().top - top - 4;
   if (overflow > 0) panel.scrollTop += Math.max(0, Math.min(overflow, room));
 }
 const initialPanel = document.getElementById("sentence-panel");
