@@ -71,6 +71,16 @@ const sentences = [...document.querySelectorAll("li.sentence")];
 const list = document.querySelector("ol.sentences");
 let current = -1;
 
+// The decision bar sticks to the answer column's bottom edge: a sentence
+// scrolled into view (by the keys, a click, a link to #sentence-N) stops
+// above it, not under it. Its height changes (a note resized, an error shown).
+const decideBar = document.querySelector(".answer-column > .decide-bar");
+if (decideBar) {
+  new ResizeObserver(() => {
+    decideBar.parentElement.style.scrollPaddingBottom = `${decideBar.offsetHeight + 8}px`;
+  }).observe(decideBar);
+}
+
 const visible = (li) => !(list?.classList.contains("failing-only") && !li.classList.contains("failing"));
 
 function select(index) {

@@ -75,3 +75,72 @@ def test_the_evidence_a_panel_scrolls_to_shows_below_its_title(page: Any) -> Non
     diff = page.locator("#sentence-panel .diff").bounding_box()
     assert title["bottom"] <= diff["y"], (title, diff)
     assert diff["y"] + diff["height"] <= title["panelBottom"] + 0.5, (title, diff)
+
+
+# The selected sentence's row, the answer column and the decision bar stuck
+# to its bottom edge; and whether the row's middle is the row (not the bar).
+SELECTED_ROW = """() => {
+  const row = document.querySelector('li.sentence.selected');
+  const column = document.querySelector('.answer-column').getBoundingClientRect();
+  const bar = document.querySelector('.decide-bar').getBoundingClientRect();
+  const r = row.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, (r.top + r.bottom) / 2);
+  return {index: Number(row.dataset.index), top: r.top, bottom: r.bottom,
+          columnTop: column.top, barTop: bar.top, seen: Boolean(hit && row.contains(hit))};
+}"""
+
+# A long answer: many sentences, every outcome, most of them failing.
+CLAIMS = (
+    'The plan "covers hospital stays of up to 30 days a year at no cost to you" [S1]. '
+    'It states that "Dental cover is included for dependants over 18" [S1]. '
+    'Unused leave: "Up to ten unused days may be carried over into the next calendar '
+    'year" [S1]. Vision care is reimbursed in full [S4]. Gym membership is subsidised '
+    "by 50%. The annual deductible is $800 per person [S1]. "
+    'Ambulatory monitoring confirms a diagnosis "when clinic blood pressure is 140/90 '
+    'mmHg or higher" [S1]. "Advise people to keep their sodium intake below 6 g of salt a '
+    'day" appears in the lifestyle section. Members also get free parking and a gym pass [S1]. '
+)
+
+
+def _long_answer() -> Answer:
+    from reviewer.models import Document
+    from reviewer.services.answers import answer_submit
+
+    benefits = Document.objects.get(title="Benefits Plan Summary 2026")
+    guideline = Document.objects.get(title__startswith="Clinical guideline")
+    return answer_submit(client=None, data={
+        "id": "long-answer", "surface": "legal-review",
+        "question": "Across the plan and the guideline, what is covered, what is reimbursed, "
+                    "and which of these statements can be traced to a source?",
+        "answer": "## Overview\n" + CLAIMS * 4,
+        "sources": [{"marker": "S1", "document": benefits.pk},
+                    {"marker": "S2", "document": guideline.pk}]}).answer
+
+
+def test_a_sentence_the_keys_reach_is_never_under_the_decision_bar(page: Any) -> None:
+    """j through a long answer, then n (the next failing sentence, opened) from
+    the top: each selected sentence shows whole between the column's top and
+    the decision bar, which sticks to the column's bottom edge."""
+    page.set_viewport_size(VIEWPORT)
+    answer = _long_answer()
+    count = answer.sentences.count()
+    assert count >= 30
+    page.goto(f"{_base(page)}/answers/{answer.pk}/")
+    hidden = []
+    for _ in range(count):
+        page.keyboard.press("j")
+        row = page.evaluate(SELECTED_ROW)
+        if not (row["seen"] and row["columnTop"] - 0.5 <= row["top"]
+                and row["bottom"] <= row["barTop"] + 0.5):
+            hidden.append(row)
+    assert not hidden, f"selected sentences hidden: {hidden}"
+    assert page.evaluate(SELECTED_ROW)["index"] == count - 1
+
+    # n wraps to the first failing sentence and opens it; the next n goes on.
+    for _ in range(3):
+        page.keyboard.press("n")
+        row = page.evaluate(SELECTED_ROW)
+        page.wait_for_function(
+            "(n) => document.querySelector('#sentence-panel > h2')?.textContent.trim()"
+            ".startsWith(`Sentence ${n} `)", arg=row["index"] + 1)
+        assert row["seen"] and row["bottom"] <= row["barTop"] + 0.5, row
