@@ -144,3 +144,20 @@ def test_a_sentence_the_keys_reach_is_never_under_the_decision_bar(page: Any) ->
             "(n) => document.querySelector('#sentence-panel > h2')?.textContent.trim()"
             ".startsWith(`Sentence ${n} `)", arg=row["index"] + 1)
         assert row["seen"] and row["bottom"] <= row["barTop"] + 0.5, row
+
+
+def test_the_viewer_shows_the_whole_title_of_the_cited_document(page: Any) -> None:
+    """Above the PDF, the cited document's title: whole, not cut to an
+    ellipsis while the row it has to itself has room for it (two of the
+    demo's titles were: "Clinical guideline CG-204: adult hy…")."""
+    page.set_viewport_size(VIEWPORT)
+    answer = Answer.objects.get(external_id="demo-clinical")
+    page.goto(f"{_base(page)}/answers/{answer.pk}/?sentence=0")
+    page.wait_for_function("document.querySelector('#pdf-viewer .cg-highlight')")
+    title = page.locator(".viewer-toolbar .viewer-title")
+    assert title.inner_text() == "Clinical guideline CG-204: adult hypertension"
+    overflow = title.evaluate("e => e.scrollWidth - e.clientWidth")
+    assert overflow <= 0, f"the title is cut by {overflow} px"
+    # Still one row for the title, one for the controls, one for the legend:
+    # the PDF keeps its share of the window.
+    assert page.locator("#pdf-viewer").bounding_box()["height"] >= 0.5 * VIEWPORT["height"]
