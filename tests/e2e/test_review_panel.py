@@ -161,3 +161,28 @@ def test_the_viewer_shows_the_whole_title_of_the_cited_document(page: Any) -> No
     # Still one row for the title, one for the controls, one for the legend:
     # the PDF keeps its share of the window.
     assert page.locator("#pdf-viewer").bounding_box()["height"] >= 0.5 * VIEWPORT["height"]
+
+
+@pytest.mark.parametrize(("external_id", "words"), [
+    ("demo-benefits-vesting", "Served as written"),
+    ("demo-benefits-mixed", "Served with 4 sentences removed"),
+    ("demo-clinical", "Nothing served"),
+    ("demo-contract", "Served, marked unverified"),
+])
+def test_the_decision_bar_says_what_the_user_got_in_words(
+    page: Any, external_id: str, words: str,
+) -> None:
+    """The decision bar's link to "What the user saw" says it as that section
+    does, not as the policy's code ("Served: escalate" for an answer nobody
+    was served), and takes the reviewer there."""
+    page.set_viewport_size(VIEWPORT)
+    answer = Answer.objects.get(external_id=external_id)
+    page.goto(f"{_base(page)}/answers/{answer.pk}/")
+    link = page.locator(".decide-bar a.served-link")
+    assert link.inner_text() == words
+    assert page.locator("#served .served-tag").inner_text() == words
+    assert link.is_visible()
+    link.click()
+    tag = page.locator("#served .served-tag").bounding_box()
+    bar = page.locator(".decide-bar").bounding_box()
+    assert tag["y"] + tag["height"] <= bar["y"], (tag, bar)  # shown, above the bar
