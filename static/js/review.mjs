@@ -71,13 +71,14 @@ const sentences = [...document.querySelectorAll("li.sentence")];
 const list = document.querySelector("ol.sentences");
 let current = -1;
 
-// The decision bar sticks to the answer column's bottom edge: a sentence
-// scrolled into view (by the keys, a click, a link to #sentence-N) stops
-// above it, not under it. Its height changes (a note resized, an error shown).
+// The decision bar sticks to the answer column's bottom edge: the CSS keeps
+// what scrolls into view (a sentence the keys select, #sentence-N) and the
+// undo toast above it, by its height, which changes (a note resized, an
+// error shown).
 const decideBar = document.querySelector(".answer-column > .decide-bar");
 if (decideBar) {
   new ResizeObserver(() => {
-    decideBar.parentElement.style.scrollPaddingBottom = `${decideBar.offsetHeight + 8}px`;
+    decideBar.parentElement.style.setProperty("--decide-bar-height", `${decideBar.offsetHeight}px`);
   }).observe(decideBar);
 }
 

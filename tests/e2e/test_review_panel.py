@@ -186,3 +186,19 @@ def test_the_decision_bar_says_what_the_user_got_in_words(
     tag = page.locator("#served .served-tag").bounding_box()
     bar = page.locator(".decide-bar").bounding_box()
     assert tag["y"] + tag["height"] <= bar["y"], (tag, bar)  # shown, above the bar
+
+
+def test_the_undo_toast_sits_above_the_decision_bar(page: Any) -> None:
+    """After a decision its undo toast shows above the decision bar, not over
+    the bar's "failing sentences only" box, its counts and the note."""
+    page.set_viewport_size(VIEWPORT)
+    answer = Answer.objects.get(external_id="demo-clinical")  # high stakes: the tallest bar
+    page.goto(f"{_base(page)}/answers/{answer.pk}/")
+    page.keyboard.press("e")
+    page.wait_for_selector("#toast:not([hidden]) button.undo")
+    toast = page.locator("#toast").bounding_box()
+    bar = page.locator(".decide-bar").bounding_box()
+    assert toast["y"] >= 0 and toast["y"] + toast["height"] <= bar["y"], (toast, bar)
+    assert page.locator("#failing-only").is_visible()
+    page.click("#failing-only")  # not under anything: Playwright would refuse
+    assert page.locator("#failing-only").is_checked()
