@@ -202,3 +202,28 @@ def test_the_undo_toast_sits_above_the_decision_bar(page: Any) -> None:
     assert page.locator("#failing-only").is_visible()
     page.click("#failing-only")  # not under anything: Playwright would refuse
     assert page.locator("#failing-only").is_checked()
+
+
+def test_the_approval_question_stays_in_sight_over_a_long_list_of_failures(
+    page: Any,
+) -> None:
+    """Approving a long answer with many failures unopened asks first; the
+    question, what it is about, and its buttons are in sight at once: the
+    list of unopened failures scrolls between them."""
+    page.set_viewport_size(VIEWPORT)
+    answer = _long_answer()
+    page.goto(f"{_base(page)}/answers/{answer.pk}/")
+    page.keyboard.press("a")
+    dialog = page.locator("#confirm-approve")
+    assert dialog.is_visible()
+    assert dialog.locator("li[data-citation]").count() >= 20
+    box = dialog.bounding_box()
+    for part in ("h2", "p", "[data-action=cancel]", "[data-action=confirm]"):
+        seen = dialog.locator(part).first.evaluate(
+            """e => { const r = e.getBoundingClientRect();
+                      const hit = document.elementFromPoint(r.left + 4, (r.top + r.bottom) / 2);
+                      return Boolean(hit && e.contains(hit)); }""")
+        b = dialog.locator(part).first.bounding_box()
+        assert seen and box["y"] <= b["y"] and b["y"] + b["height"] <= box["y"] + box["height"], \
+            (part, b, box)
+    assert box["y"] + box["height"] <= VIEWPORT["height"]
