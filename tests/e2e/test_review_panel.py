@@ -102,19 +102,25 @@ CLAIMS = (
 )
 
 
-def _long_answer() -> Answer:
+def _submit_answer(external_id: str, text: str, *, surface: str = "legal-review",
+                   question: str = "") -> Answer:
+    """An answer citing the demo's benefits plan as S1 and its guideline as S2."""
     from reviewer.models import Document
     from reviewer.services.answers import answer_submit
 
     benefits = Document.objects.get(title="Benefits Plan Summary 2026")
     guideline = Document.objects.get(title__startswith="Clinical guideline")
     return answer_submit(client=None, data={
-        "id": "long-answer", "surface": "legal-review",
-        "question": "Across the plan and the guideline, what is covered, what is reimbursed, "
-                    "and which of these statements can be traced to a source?",
-        "answer": "## Overview\n" + CLAIMS * 4,
+        "id": external_id, "surface": surface, "question": question, "answer": text,
         "sources": [{"marker": "S1", "document": benefits.pk},
                     {"marker": "S2", "document": guideline.pk}]}).answer
+
+
+def _long_answer() -> Answer:
+    return _submit_answer(
+        "long-answer", "## Overview\n" + CLAIMS * 4,
+        question="Across the plan and the guideline, what is covered, what is reimbursed, "
+                 "and which of these statements can be traced to a source?")
 
 
 def test_a_sentence_the_keys_reach_is_never_under_the_decision_bar(page: Any) -> None:
@@ -168,6 +174,7 @@ def test_the_viewer_shows_the_whole_title_of_the_cited_document(page: Any) -> No
     ("demo-benefits-mixed", "Served with 4 sentences removed"),
     ("demo-clinical", "Nothing served"),
     ("demo-contract", "Served, marked unverified"),
+    ("all-stripped", "Nothing served: every sentence removed"),
 ])
 def test_the_decision_bar_says_what_the_user_got_in_words(
     page: Any, external_id: str, words: str,
@@ -176,7 +183,12 @@ def test_the_decision_bar_says_what_the_user_got_in_words(
     does, not as the policy's code ("Served: escalate" for an answer nobody
     was served), and takes the reviewer there."""
     page.set_viewport_size(VIEWPORT)
-    answer = Answer.objects.get(external_id=external_id)
+    if external_id == "all-stripped":
+        answer = _submit_answer(external_id, "Vision care is reimbursed in full [S4].",
+                                surface="benefits-chat")
+        assert (answer.action, answer.served_answer) == ("strip", "")
+    else:
+        answer = Answer.objects.get(external_id=external_id)
     page.goto(f"{_base(page)}/answers/{answer.pk}/")
     link = page.locator(".decide-bar a.served-link")
     assert link.inner_text() == words
