@@ -239,3 +239,32 @@ def test_the_approval_question_stays_in_sight_over_a_long_list_of_failures(
         assert seen and box["y"] <= b["y"] and b["y"] + b["height"] <= box["y"] + box["height"], \
             (part, b, box)
     assert box["y"] + box["height"] <= VIEWPORT["height"]
+
+
+def test_the_panel_title_names_the_citation_its_evidence_is_for(page: Any) -> None:
+    """A sentence with several citations: after a click on one of them in the
+    panel, the panel scrolls to that citation's evidence, out of sight of the
+    citation list; the title it keeps in sight says which citation it is."""
+    page.set_viewport_size(VIEWPORT)
+    answer = _submit_answer("several", (
+        'The plan "covers hospital stays of up to 30 days a year at no cost to you" [S1] '
+        'and "Dental cover is included for dependants over 18" [S1], while drug treatment '
+        'is offered "to all adults with stage 2 hypertension" [S2] [S3].'),
+        surface="benefits-chat")
+    citations = list(answer.sentences.get().citations.all())
+    assert [c.outcome for c in citations] == [
+        "verified", "quote-altered", "verified", "fabricated-marker"]
+    page.goto(f"{_base(page)}/answers/{answer.pk}/?sentence=0")
+    title = page.locator("#sentence-panel > h2")
+    assert " ".join(title.inner_text().split()) == (
+        "Sentence 1 ‼ fabricated marker · citation 1 of 4 [S1] ✓ verified")
+    page.click(f"#sentence-panel .citation-list a[href*='citation={citations[1].pk}']")
+    page.wait_for_function("document.querySelector('#sentence-panel > h2')"
+                           ".textContent.includes('citation 2 of 4')")
+    assert " ".join(title.inner_text().split()) == (
+        "Sentence 1 ‼ fabricated marker · citation 2 of 4 [S1] ≠ quote altered")
+    shown = page.evaluate(PANEL_TITLE)
+    assert shown["scrolled"] > 0 and shown["seen"], shown
+    assert page.locator("#sentence-panel .citation-list li.selected").evaluate(
+        """li => li.getBoundingClientRect().bottom
+                 <= document.querySelector('#sentence-panel > h2').getBoundingClientRect().bottom""")
