@@ -76,10 +76,12 @@ let current = -1;
 // undo toast above it, by its height, which changes (a note resized, an
 // error shown).
 const decideBar = document.querySelector(".answer-column > .decide-bar");
+function measureDecideBar() {
+  decideBar.parentElement.style.setProperty("--decide-bar-height", `${decideBar.offsetHeight}px`);
+}
 if (decideBar) {
-  new ResizeObserver(() => {
-    decideBar.parentElement.style.setProperty("--decide-bar-height", `${decideBar.offsetHeight}px`);
-  }).observe(decideBar);
+  measureDecideBar(); // now: the sentence shown on load is scrolled to below
+  new ResizeObserver(measureDecideBar).observe(decideBar);
 }
 
 const visible = (li) => !(list?.classList.contains("failing-only") && !li.classList.contains("failing"));
@@ -105,6 +107,15 @@ function open() {
   sentences[current]?.querySelector("a.sentence-open")?.click();
 }
 
+// The row of the sentence the panel shows is the selected one, in view: on a
+// page loaded with ?sentence= or ?citation= (a reload, Back to it), and after
+// a panel opened from elsewhere (the approval dialog's list of failures).
+function selectShown() {
+  const shown = document.querySelector("#sentence-panel > h2[data-sentence]")?.dataset.sentence;
+  const index = sentences.findIndex((li) => li.dataset.index === shown);
+  if (index >= 0 && index !== current) select(index);
+}
+
 // "Failing sentences only": hides passing sentences; remembered in localStorage.
 const failingToggle = document.getElementById("failing-only");
 const FAILING_KEY = "citeguard.failingOnly";
@@ -122,6 +133,7 @@ function setFailingOnly(on) {
 
 failingToggle?.addEventListener("change", () => setFailingOnly(failingToggle.checked));
 try { setFailingOnly(localStorage.getItem(FAILING_KEY) === "1"); } catch { /* private mode */ }
+selectShown();
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -184,6 +196,7 @@ document.body.addEventListener("htmx:afterSwap", (event) => {
     // (htmx swaps the panel's content, the panel keeps its scroll).
     event.target.scrollTop = 0;
     revealEvidence(event.target);
+    selectShown();
   }
 });
 

@@ -81,6 +81,7 @@ def test_the_evidence_a_panel_scrolls_to_shows_below_its_title(page: Any) -> Non
 # to its bottom edge; and whether the row's middle is the row (not the bar).
 SELECTED_ROW = """() => {
   const row = document.querySelector('li.sentence.selected');
+  if (!row) return null;
   const column = document.querySelector('.answer-column').getBoundingClientRect();
   const bar = document.querySelector('.decide-bar').getBoundingClientRect();
   const r = row.getBoundingClientRect();
@@ -268,3 +269,29 @@ def test_the_panel_title_names_the_citation_its_evidence_is_for(page: Any) -> No
     assert page.locator("#sentence-panel .citation-list li.selected").evaluate(
         """li => li.getBoundingClientRect().bottom
                  <= document.querySelector('#sentence-panel > h2').getBoundingClientRect().bottom""")
+
+
+def test_the_sentence_the_panel_shows_is_selected_and_in_view(page: Any) -> None:
+    """A page loaded with a sentence open (a reload, Back to it) shows that
+    sentence's row selected and in view, and the keys go on from it; so does
+    a panel opened from the approval dialog's list of failures."""
+    page.set_viewport_size(VIEWPORT)
+    answer = _long_answer()
+    page.goto(f"{_base(page)}/answers/{answer.pk}/?sentence=30")
+    row = page.evaluate(SELECTED_ROW)
+    assert row is not None, "no sentence selected: the panel shows sentence 31"
+    assert row["index"] == 30 and row["seen"] and row["bottom"] <= row["barTop"] + 0.5, row
+    page.keyboard.press("j")
+    assert page.evaluate(SELECTED_ROW)["index"] == 31
+
+    page.goto(f"{_base(page)}/answers/{answer.pk}/")
+    page.keyboard.press("a")
+    failure = page.locator("#confirm-approve li[data-citation] a").last
+    label = failure.inner_text()  # "Sentence 37 [S1]"
+    failure.click()
+    number = int(label.split()[1])
+    page.wait_for_function(
+        "(n) => document.querySelector('#sentence-panel > h2')?.textContent.trim()"
+        ".startsWith(`Sentence ${n} `)", arg=number)
+    row = page.evaluate(SELECTED_ROW)
+    assert row is not None and row["index"] == number - 1 and row["seen"], row
