@@ -269,6 +269,9 @@ def _panel_context(answer: Answer, sentence: SentenceVerdict,
                                "sentence_runs": [{"text": sentence.text, "finding": None}]}
     if citation is None:
         return context
+    citations = [c.pk for c in sentence.citations.all()]
+    if len(citations) > 1:  # the panel's title names which one its evidence is for
+        context["citation_of"] = (citations.index(citation.pk) + 1, len(citations))
     context["passages"] = [_passage_context(citation, p, pdfs=pdfs)
                            for p in _passages(citation, _sources(answer))]
     _note_ocr(context["passages"])

@@ -71,6 +71,19 @@ const sentences = [...document.querySelectorAll("li.sentence")];
 const list = document.querySelector("ol.sentences");
 let current = -1;
 
+// The decision bar sticks to the answer column's bottom edge: the CSS keeps
+// what scrolls into view (a sentence the keys select, #sentence-N) and the
+// undo toast above it, by its height, which changes (a note resized, an
+// error shown).
+const decideBar = document.querySelector(".answer-column > .decide-bar");
+function measureDecideBar() {
+  decideBar.parentElement.style.setProperty("--decide-bar-height", `${decideBar.offsetHeight}px`);
+}
+if (decideBar) {
+  measureDecideBar(); // now: the sentence shown on load is scrolled to below
+  new ResizeObserver(measureDecideBar).observe(decideBar);
+}
+
 const visible = (li) => !(list?.classList.contains("failing-only") && !li.classList.contains("failing"));
 
 function select(index) {
@@ -94,6 +107,15 @@ function open() {
   sentences[current]?.querySelector("a.sentence-open")?.click();
 }
 
+// The row of the sentence the panel shows is the selected one, in view: on a
+// page loaded with ?sentence= or ?citation= (a reload, Back to it), and after
+// a panel opened from elsewhere (the approval dialog's list of failures).
+function selectShown() {
+  const shown = document.querySelector("#sentence-panel > h2[data-sentence]")?.dataset.sentence;
+  const index = sentences.findIndex((li) => li.dataset.index === shown);
+  if (index >= 0 && index !== current) select(index);
+}
+
 // "Failing sentences only": hides passing sentences; remembered in localStorage.
 const failingToggle = document.getElementById("failing-only");
 const FAILING_KEY = "citeguard.failingOnly";
@@ -111,6 +133,7 @@ function setFailingOnly(on) {
 
 failingToggle?.addEventListener("change", () => setFailingOnly(failingToggle.checked));
 try { setFailingOnly(localStorage.getItem(FAILING_KEY) === "1"); } catch { /* private mode */ }
+selectShown();
 
 document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -168,13 +191,20 @@ document.body.addEventListener("htmx:afterSwap", (event) => {
     const match = excerpt.querySelector("mark.match, mark.closest, span.likely");
     if (match) excerpt.scrollTop = Math.max(0, match.offsetTop - excerpt.offsetTop - 24);
   }
-  if (event.target.id === "sentence-panel") revealEvidence(event.target);
+  if (event.target.id === "sentence-panel") {
+    // A new panel opens at its top, not where the last one was scrolled to
+    // (htmx swaps the panel's content, the panel keeps its scroll).
+    event.target.scrollTop = 0;
+    revealEvidence(event.target);
+    selectShown();
+  }
 });
 
 // In a short panel (the split gives the viewer most of the height), scroll
 // the panel just enough that the evidence of a failure — the source's words
 // around a negation, the word diff, the closest passage — is in view, not
-// only the panel's title and citation list.
+// only the panel's title and citation list. The title ("Sentence 3" and its
+// badge) stays in sight above it.
 function revealEvidence(panel) {
   if (panel.scrollHeight <= panel.clientHeight) return;
   const section = [...panel.querySelectorAll(".passage")].find((passage) =>
@@ -184,8 +214,11 @@ function revealEvidence(panel) {
   if (!target) return;
   const box = panel.getBoundingClientRect();
   const overflow = target.getBoundingClientRect().bottom - box.bottom + 10;
+  // The panel's title stays at its top (sticky): what scrolls shows below it.
+  const title = panel.querySelector(":scope > h2");
+  const top = title ? title.getBoundingClientRect().bottom : box.top;
   // Never past the section's own top: its title says what the passage is.
-  const room = section.getBoundingClientRect().top - box.top - 4;
+  const room = section.getBoundingClientRect().top - top - 4;
   if (overflow > 0) panel.scrollTop += Math.max(0, Math.min(overflow, room));
 }
 const initialPanel = document.getElementById("sentence-panel");
