@@ -88,6 +88,7 @@ def find_furniture(
     # Per page, the margin lines that may repeat: (top, bottom, start).
     beside: dict[int, list[tuple[float, float, int]]] = defaultdict(list)
     extent: dict[int, tuple[float, float]] = {}
+    line_ends: dict[int, int] = {}  # a margin line's start -> its end
     # (band, page, text as printed) -> the tops it stands at on that page.
     heights: dict[tuple[str, int, str], list[float]] = defaultdict(list)
     # (page, band) -> its bare numbers as (top, bottom, start, end).
@@ -119,6 +120,7 @@ def find_furniture(
                 heights[(band, page.number, line)].append(tops[k])
                 beside[page.number].append((tops[k], bottoms[k], start))
                 extent[start] = (tops[k], bottoms[k])
+                line_ends[start] = end
     found.extend(_counting_pages([
         (page_number, band, start, end)
         for (page_number, band), bare in numbers.items()
@@ -143,18 +145,42 @@ def find_furniture(
             repeated.extend(_repeated_in_place(occurring, needed, text))
     # A repeated line on one baseline with a line that does not repeat is a
     # table's cell ("Not Identified" beside each page's "Dex One"), not a
-    # running line: a running line's neighbours repeat too.
+    # running line: a running line's neighbours repeat too. The line goes
+    # with the lines its block runs on into right under it: the first line
+    # of a cell of several ("polygone délimité par les points : A :" over a
+    # site's corners, in the last row of a gazette's pages) stands beside
+    # the row's other cells, centred lower, not level with it.
     running = {start for _, _, start, _ in repeated}
     for _, page_number, start, end in repeated:
         top, bottom = extent[start]
+        own = _runs_on(start, end, beside[page_number], line_ends, text, running)
+        bottom = max([bottom, *(extent[k][1] for k in own)])
         if not any(
-            other not in running
+            other not in running and other not in own
             and min(bottom, other_bottom) - max(top, other_top)
             > 0.5 * min(bottom - top, other_bottom - other_top)
             for other_top, other_bottom, other in beside[page_number]
         ):
             found.append((start, end))
     return sorted(found)
+
+
+def _runs_on(start: int, end: int, lines: list[tuple[float, float, int]],
+             ends: dict[int, int], text: str, running: set[int]) -> set[int]:
+    """The starts of the lines that continue the line ``start``..``end`` in
+    its block, each the text's next line and set right under the one before,
+    up to one that repeats too (a footer of several lines is running whole)."""
+    tops = {line_start: (line_top, line_bottom) for line_top, line_bottom, line_start in lines}
+    own: set[int] = set()
+    bottom = tops[start][1]
+    height = bottom - tops[start][0]
+    while end < len(text) and text[end] == "\n" and end + 1 in tops and end + 1 not in running:
+        next_top, next_bottom = tops[end + 1]
+        if abs(next_top - bottom) > 0.25 * height:
+            break
+        own.add(end + 1)
+        bottom, end = next_bottom, ends[end + 1]
+    return own
 
 
 def _page_numbers(

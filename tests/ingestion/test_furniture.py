@@ -236,3 +236,33 @@ def test_a_numbered_row_at_the_foot_of_page_after_page_is_no_page_number() -> No
         report = verify_answer(f'The list says "{" ".join(row)}" [S1].',
                                [Source("S1", extracted.text, skip=skip)])
         assert report.counts["verified"] == 1, row
+
+
+def test_a_cells_first_line_repeated_at_the_foot_of_each_page_is_text() -> None:
+    # The same gazette: each page's last row holds the site's polygon, a
+    # cell of several lines opening "polygone délimité par les points : A :"
+    # at one height page after page, the row's other cells centred lower,
+    # beside its corners, not level with that first line. It was taken for a
+    # running footer and skipped, so a quote of the cell did not verify. The
+    # page's own footer is still furniture.
+    rows = (("36", "SAINT MARTIN", "001° 21' 23\" O", "001° 21' 40\" O"),
+            ("147", "LANN-BIHOUE", "003° 26' 40\" O", "003° 25' 29\" O"),
+            ("228", "TOULON", "005° 55' 56\" E", "005° 55' 55\" E"))
+    doc = pymupdf.open()
+    for number, (site, name, a, b) in enumerate(rows, 1):
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 400), f"Sites of the list, part {number}, read row by row.")
+        page.insert_text((60, 778), site, fontsize=7)
+        page.insert_text((110, 778), name, fontsize=7)
+        for k, line in enumerate(("polygone délimité par les points : A :", a, f"B : {b}")):
+            page.insert_text((250, 769 + 8.4 * k), line, fontsize=7)
+        page.insert_text((420, 778), "Ministère de la justice", fontsize=7)
+        page.insert_text((200, 825), "JOURNAL OFFICIEL DE LA RÉPUBLIQUE FRANÇAISE", fontsize=8)
+    extracted = extract_pdf(doc.tobytes())
+    skip = tuple(find_furniture(extracted))
+    assert [extracted.text[s:e] for s, e in skip] == [
+        "JOURNAL OFFICIEL DE LA RÉPUBLIQUE FRANÇAISE"] * 3
+    quote = f"polygone délimité par les points : A : {rows[1][2]} B : {rows[1][3]}"
+    report = verify_answer(f"The order lists “{quote}” [S1].",
+                           [Source("S1", extracted.text, skip=skip)])
+    assert report.counts["verified"] == 1, report.citations[0].message
