@@ -1496,16 +1496,6 @@ def _read_grid(
         column = sum(1 for at in line_walls if at < x)
         cells.setdefault((band, column), []).append(line)
 
-    def walled_apart(baseline: list[Line]) -> bool:
-        """Whether a wall stands between two lines of a cell on one baseline."""
-        for a, b in pairwise(baseline):
-            y = (a.y0 + a.y1) / 2
-            if any(a.x1 - _RULE_SLACK <= at <= b.x0 + _RULE_SLACK
-                   and any(y0 <= y <= y1 for y0, y1 in spans)
-                   for at, spans in segments.items()):
-                return True
-        return False
-
     def ruled_apart(stack: list[list[Line]]) -> bool:
         """Whether a rule runs between two lines of a cell, under all its
         text: two cells one over the other whose rule stops short of the
@@ -1535,16 +1525,16 @@ def _read_grid(
             # Antagonist", read each down); rows of values beside a label
             # centred on them ("Single | DPR 78.4 | BM25 + DPR 79.4"),
             # though a row's few cells of two lines ("LANVEOC-POUL- | MIC"
-            # beside a polygon's two) are no rows of values; heads whose
-            # merged cell stands over heads of its own, side by side under
-            # it ("Production | Kharif Rabi Total"), the walls between those
-            # stopping short of the band; a cell parted by a rule.
+            # beside a polygon's two) are no rows of values; a cell parted
+            # by a rule. Heads whose merged cell stands over heads of its
+            # own, side by side under it, the walls between those stopping
+            # short of the band ("Äußere Grenze der Gefahrenzone" over
+            # "Innenraumanlage | Freiluftanlage"), are one row of heads.
             tall = [stack for stack in stacks if len(stack) > 1]
             if (
                 (len(tall) == len(stacks) and not _lists_side_by_side(stacks)
                  and not _cells_of_one_row(stacks))
                 or (2 * len(tall) > len(stacks) and _stacked(tall))
-                or any(walled_apart(baseline) for stack in stacks for baseline in stack)
                 or any(ruled_apart(stack) for stack in tall)
             ):
                 return None
@@ -1578,6 +1568,10 @@ def _stacked(stacks: list[list[list[Line]]]) -> bool:
     return True
 
 
+# A line that ends by breaking a word: a letter, then a hyphen.
+_BROKEN_WORD = re.compile(r"[^\W\d_]-$")
+
+
 def _cells_of_one_row(stacks: list[list[list[Line]]]) -> bool:
     """Whether a band's cells of several lines each (as their baselines) are
     one row's, not rows with no rules between them: every cell a sentence
@@ -1585,8 +1579,14 @@ def _cells_of_one_row(stacks: list[list[list[Line]]]) -> bool:
     all the rules in this / column."), or heads centred in their columns,
     over different numbers of lines ("Part A. / Rules for Everyone" beside
     "Part C. / Rules if You Don't / Have a Qualifying / Child"). Rows stand
-    level across the cells, as many lines in each, a wrapped one aside."""
+    level across the cells, as many lines in each, a wrapped one aside.
+    So are cells as many lines deep where one breaks a word at a line's end
+    ("Netz- / Nennspannung / Un(Effektivwert) / kV" beside "Bemessungs-Steh- /
+    Blitz-/Schaltstoßspannung / …": a head band, its heads four lines each):
+    a row's cell runs on into the next row's no more than a word does."""
     if all(baseline[0].text[:1].islower() for stack in stacks for baseline in stack[1:]):
+        return True
+    if any(_BROKEN_WORD.search(baseline[-1].text) for stack in stacks for baseline in stack[:-1]):
         return True
     if len({len(stack) for stack in stacks}) == 1:
         return False

@@ -2987,3 +2987,61 @@ def test_boxes_a_hair_apart_are_a_grids_cells() -> None:
     _reads_as_quoted(doc, " ".join(card[0] for card in _CARDS))
     for card in _CARDS:
         _reads_as_quoted(doc, " ".join(card[1:]))
+
+
+# A safety rule's table (DGUV): a ruled grid whose head band holds three
+# heads of four lines each, centred, one breaking a word at a line's end
+# ("Netz-" / "Nennspannung"); the middle head stands over two heads of its
+# own, a short wall between them from under its last line to the band's
+# foot; rows of values under it, the middle column parted as its heads are.
+_HEAD_WALLS = (80.0, 190.0, 295.0, 400.0, 540.0)
+_HEADS = (("Netz-", "Nennspannung", "Un (Effektivwert)", "kV"),
+          ("Äußere Grenze der Gefahrenzone", "DL (Abstand in Luft)", "mm"),
+          ("Bemessungs-Steh-", "Blitz-/Schaltstoßspannung", "Uimp (Scheitelwert)", "kV"))
+_SUB_HEADS = ("Innenraumanlage", "Freiluftanlage")
+_VOLTAGE_ROWS = (("3", "60", "120", "40"), ("6", "90", "120", "60"), ("10", "120", "150", "75"))
+
+
+def _sub_headed_grid_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    size, leading = 8.0, 10.0
+    top, heads_bottom = 100.0, 150.0
+    bottoms = [heads_bottom + 18.0 * (k + 1) for k in range(len(_VOLTAGE_ROWS))]
+    for y in (top, heads_bottom, *bottoms):
+        page.draw_line((_HEAD_WALLS[0], y), (_HEAD_WALLS[-1], y), width=0.5)
+    for x in (_HEAD_WALLS[0], _HEAD_WALLS[1], _HEAD_WALLS[3], _HEAD_WALLS[4]):
+        page.draw_line((x, top), (x, bottoms[-1]), width=0.5)
+    page.draw_line((_HEAD_WALLS[2], top + 38), (_HEAD_WALLS[2], bottoms[-1]), width=0.5)
+
+    def centred(text: str, left: float, right: float, y: float) -> None:
+        width = pymupdf.get_text_length(text, fontname="helv", fontsize=size)
+        page.insert_text(((left + right - width) / 2, y), text, fontsize=size, fontname="helv")
+
+    spans = ((_HEAD_WALLS[0], _HEAD_WALLS[1]), (_HEAD_WALLS[1], _HEAD_WALLS[3]),
+             (_HEAD_WALLS[3], _HEAD_WALLS[4]))
+    for (left, right), head in zip(spans, _HEADS, strict=True):
+        for k, line in enumerate(head):
+            centred(line, left, right, top + 10 + k * leading)
+    for k, sub in enumerate(_SUB_HEADS):
+        centred(sub, _HEAD_WALLS[1 + k], _HEAD_WALLS[2 + k], top + 10 + 3 * leading + 4)
+    for row, bottom in zip(_VOLTAGE_ROWS, bottoms, strict=True):
+        for k, cell in enumerate(row):
+            centred(cell, _HEAD_WALLS[k], _HEAD_WALLS[k + 1], bottom - 6)
+    page.insert_text((80, bottoms[-1] + 20), "Tabelle 2: Gefahrenzone, abhängig von der "
+                     "Nennspannung", fontsize=8, fontname="helv")
+    return doc.tobytes()
+
+
+def test_a_head_band_of_heads_several_lines_deep_reads_as_one_row() -> None:
+    # Before: the heads, as many lines each, were taken for rows with no
+    # rules between them, and the sub-heads walled apart for cells of
+    # another row, so the band read line by line across ("Netz- Äußere
+    # Grenze der Gefahrenzone Bemessungs-Steh-"): no head could be quoted
+    # (batch 11's DGUV rule).
+    doc = extract_pdf(_sub_headed_grid_pdf())
+    for head in _HEADS:
+        _reads_as_quoted(doc, " ".join(head))
+    _reads_as_quoted(doc, " ".join((*_HEADS[0], *_HEADS[1], *_SUB_HEADS, *_HEADS[2])))
+    for row in _VOLTAGE_ROWS:
+        _reads_as_quoted(doc, " ".join(row))
