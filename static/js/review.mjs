@@ -261,6 +261,20 @@ function showOpened() {
   confirmDialog?.querySelectorAll("li[data-citation]").forEach((li) => {
     li.hidden = opened.has(Number(li.dataset.citation));
   });
+  const left = failing - seen;
+  const question = confirmDialog?.querySelector("#confirm-approve-title");
+  if (question && left) {
+    question.textContent = approvalQuestion(left, failing);
+    confirmDialog.querySelector(".unopened-intro").textContent =
+      left === 1 ? "This one has not been opened yet:" : "These have not been opened yet:";
+  }
+}
+
+// The approval question says how many failures are left unopened, of how many.
+function approvalQuestion(left, failing) {
+  if (failing === 1) return "Approve without opening the one failing citation?";
+  if (left === failing) return `Approve without opening any of the ${failing} failing citations?`;
+  return `Approve with ${left} of ${failing} failing citations unopened?`;
 }
 
 // A panel request opens the citation it shows: ?citation=ID, or ?sentence=N

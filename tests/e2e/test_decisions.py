@@ -13,6 +13,7 @@ import pytest
 from reviewer.models import Answer, ReviewDecision
 from reviewer.selectors.reviews import FAILING_OUTCOMES
 from reviewer.services.answers import answer_submit
+from tests.once import BROWSER_ONLY
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -76,6 +77,55 @@ def test_with_every_failure_opened_approving_asks_nothing(page: Any) -> None:
     # What was opened is remembered for the tab: a reload does not forget it.
     page.reload()
     assert page.locator("#opened-count").inner_text().startswith("All 3")
+
+
+@BROWSER_ONLY
+def test_the_approval_question_counts_the_failures_left_unopened(page: Any) -> None:
+    """The question says how many failing citations are unopened, of how
+    many, and counts again when the reviewer opens more before approving
+    (from the dialog's own list, or from the answer)."""
+    _open(page, "demo-benefits-mixed")  # three failing citations
+    listed = page.locator("#confirm-approve li[data-citation]:visible")
+
+    page.keyboard.press("a")
+    assert page.get_by_role("dialog", name="Approve without opening any of the 3 "
+                            "failing citations?").is_visible()
+    assert listed.count() == 3
+
+    listed.first.locator("a").click()  # opens its panel, closes the dialog
+    page.wait_for_function("document.querySelector('#opened-count').textContent"
+                           ".includes('1 of 3')")
+    page.keyboard.press("a")
+    assert page.get_by_role("dialog", name="Approve with 2 of 3 failing citations "
+                            "unopened?").is_visible()
+    assert listed.count() == 2
+    assert page.locator("#confirm-approve p").first.inner_text() == (
+        "These have not been opened yet:")
+    page.click("#confirm-approve [data-action=cancel]")
+
+    page.keyboard.press("n")  # the next failing sentence, opened
+    page.wait_for_function("document.querySelector('#opened-count').textContent"
+                           ".includes('2 of 3')")
+    page.keyboard.press("a")
+    assert page.get_by_role("dialog", name="Approve with 1 of 3 failing citations "
+                            "unopened?").is_visible()
+    assert listed.count() == 1
+    assert page.locator("#confirm-approve p").first.inner_text() == (
+        "This one has not been opened yet:")
+
+
+@BROWSER_ONLY
+def test_the_approval_question_of_a_single_failure_says_so(page: Any) -> None:
+    answer = answer_submit(client=None, data={
+        "answer": 'Clause 3 says "the fee is 300 euros per month" [S1].',
+        "sources": [{"marker": "S1", "text": "Clause 3 says the fee is 3 euros per month."}],
+    }).answer
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/")
+    assert page.locator("#opened-count").inner_text() == "Failing citations opened: 0 of 1"
+    page.keyboard.press("a")
+    assert page.get_by_role("dialog", name="Approve without opening the one failing "
+                            "citation?").is_visible()
+    assert page.locator("#confirm-approve li[data-citation]:visible").count() == 1
 
 
 def test_a_decision_can_be_undone_from_its_toast(page: Any) -> None:
