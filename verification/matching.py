@@ -919,8 +919,13 @@ def _list_numbers(source: NormalizedText, words: list[str], starts: list[int], o
     if op.tag != "delete":
         return False
     removed = words[op.src_start : op.src_end]
-    if not 1 <= len(removed) <= 2 or not _MARKER.fullmatch(removed[0]) or (
-            len(removed) == 2 and removed[1] not in {".", ")"}):
+    # "(10)" as well as "10", "10." and "10)": the bracket closes.
+    opening = removed[0] if removed and removed[0] in _CLOSES else ""
+    number_and = removed[1:] if opening else removed
+    if not 1 <= len(number_and) <= 2 or not _MARKER.fullmatch(number_and[0]):
+        return False
+    after = number_and[1] if len(number_and) == 2 else ""
+    if (opening and after != _CLOSES[opening]) or (not opening and after not in {"", ".", ")"}):
         return False
     at = starts[op.src_start]
     end = starts[op.src_end - 1] + len(removed[-1])
@@ -929,10 +934,15 @@ def _list_numbers(source: NormalizedText, words: list[str], starts: list[int], o
     line_start = original.rfind("\n", 0, o_start) + 1
     if original[line_start:o_start].strip(" \t(") or not _opens_an_entry(original, o_end):
         return False  # not a number opening its line before an entry
-    number = int(removed[0])
+    number = int(number_and[0])
     neighbours = "|".join(str(n) for n in (number - 1, number + 1) if n > 0)
     return any(_opens_an_entry(original, found.end())
                for found in re.finditer(rf"(?m)^[ \t(]*(?:{neighbours})", original))
+
+
+#: A list's number in brackets, as a reference list prints it: "(10)". ("[10]"
+#: is one word to the tokenizer, a citation's marker, and is not taken here.)
+_CLOSES = {"(": ")"}
 
 
 #: What follows a list's number that opens a line: the line's end, or its

@@ -213,7 +213,9 @@ class NormalizedText:
         part can still end or start on a word boundary there. A hyphen at a
         line end is left out: ``ser-\\nvice`` may be hyphenation, and ``ser``
         is no word of it; but not before a capital after a lower-case letter
-        (``Nouvelle-\\nCalédonie``), a compound's.
+        (``Nouvelle-\\nCalédonie``), a compound's, nor between capitals where
+        either part holds a digit (a gene fusion's ``BCR-\\nABL1``): no
+        hyphenation breaks a word with a figure in it.
         """
         offsets = self.offsets
         if not 0 < position < offsets.normalized_length:
@@ -231,9 +233,22 @@ class NormalizedText:
             # hyphenation does ("Nouvelle-\nCalédonie", "anti-\nAmerican").
             before = self.original[offsets.orig_ends[piece - 1] - 1]
             after = self.original[offsets.orig_starts[piece]]
-            if not (before.islower() and after.isupper()):
+            if not (before.islower() and after.isupper()) and not (
+                    before.isupper() and after.isupper() and _holds_digit(
+                        self.original, offsets.orig_ends[piece - 1], offsets.orig_starts[piece])):
                 return False
         return not _COMPOUND_GAP.isdisjoint(dash) and _COMPOUND_GAP_OR_DELETED.issuperset(dash)
+
+
+def _holds_digit(text: str, end: int, start: int) -> bool:
+    """Whether the word that ends at ``end`` or the one that starts at
+    ``start`` (the two sides of a line-end hyphen) holds a digit."""
+    left = text[max(0, end - _WORD_REACH) : end].split()
+    right = text[start : start + _WORD_REACH].split()
+    return any(c.isdigit() for c in (left[-1] if left else "") + (right[0] if right else ""))
+
+
+_WORD_REACH = 40  # characters looked at on each side: a gene's name is shorter
 
 
 _JOINING_HYPHENS = "-\u2010\u2011\u2013"  # hyphens, and the en dash of "Smith–Jones"

@@ -1295,6 +1295,9 @@ _ITEMS = "1.\nYou must file the return on time.\n2.\nYou must keep the records f
     # as OCR reads the references: each number before its entry's first line
     (_REFERENCES.replace("\n75\n", "\n75 ").replace("\n76\n", "\n76 "),
      "Arch Pathol Lab Med 2013;137:1216-19. Dahlbom I, Olsson M, Forooz NK", "75"),
+    # in brackets, as CPIC's supplement numbers its references (batch 16)
+    (_REFERENCES.replace("\n75\n", "\n(75)\n").replace("\n76\n", "\n(76)\n"),
+     "Arch Pathol Lab Med 2013;137:1216-19. Dahlbom I, Olsson M, Forooz NK", "( 75 )"),
 ])
 def test_a_list_number_left_out_between_two_entries_is_a_named_repair(
         source: str, quote: str, dropped: str) -> None:
@@ -1317,6 +1320,12 @@ def test_a_list_number_left_out_between_two_entries_is_a_named_repair(
      "The total was patients in the second arm and"),
     # a number the sentence holds, with the list's numbers around it
     (_ITEMS.replace("three years", "3 years"), "You must keep the records for years."),
+    # a bracketed figure alone on its line, no neighbour in a list
+    ("The usual dose in mg is\n(75)\ntwice daily with food for adults.",
+     "The usual dose in mg is twice daily with food for adults."),
+    # brackets that do not pair are no list's number
+    (_REFERENCES.replace("\n75\n", "\n(75]\n").replace("\n76\n", "\n(76]\n"),
+     "Arch Pathol Lab Med 2013;137:1216-19. Dahlbom I, Olsson M, Forooz NK"),
 ])
 def test_a_number_that_is_no_list_number_stays_a_number(source: str, quote: str) -> None:
     assert "number" in reasons(source, quote)

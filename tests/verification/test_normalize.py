@@ -737,3 +737,17 @@ def test_a_quote_of_a_compounds_second_part_broken_at_a_line_end_verifies() -> N
                            {"S1": source})
     (citation,) = report.sentences[0].citations
     assert citation.outcome == "verified"
+
+
+def test_a_quote_of_a_gene_fusions_second_part_broken_at_a_line_end_verifies() -> None:
+    # Batch 16's CML recommendations break "BCR-ABL1" at a line end; a quote
+    # opening at "ABL1" was flagged as a changed name ("abl1" for
+    # "bcrabl1"). A part with a figure in it is never a hyphenated word's.
+    source = ("should be guided by the sensitivity profile of specific BCR-\n"
+              "ABL1 KD-mutations if possible, and, in particular T315I")
+    report = verify_answer('It says "ABL1 KD-mutations if possible, and, in particular T315I" '
+                           '[S1].', {"S1": source})
+    (citation,) = report.sentences[0].citations
+    assert citation.outcome == "verified", citation.message
+    changed = verify_answer('It says "ABL2 KD-mutations if possible" [S1].', {"S1": source})
+    assert changed.sentences[0].citations[0].outcome == "quote-altered"
