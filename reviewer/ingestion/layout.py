@@ -836,7 +836,9 @@ def _raised_grade_end(text: str, boxes: list[float], host: int, start: int, end:
 # A line that starts with a marker, then text: MuPDF may cut a printed line
 # at a raised marker, the marker beginning the rest of the line
 # ("employment loss⏎21 at a single site"), or begin the next line with it.
-_LEADING_MARKER = re.compile(r"([0-9]{1,3}|[*\u2020\u2021]{1,2})\s*(?=\S)")
+# A list of markers too ("92,93" for two sources), as a Dutch guideline's
+# mPDF output starts the block after a sentence with them.
+_LEADING_MARKER = re.compile(r"([0-9]{1,3}(?:,[0-9]{1,3})*|[*\u2020\u2021]{1,2})\s*(?=\S)")
 _LEADING_MARKER_START = frozenset("0123456789*\u2020\u2021")
 
 

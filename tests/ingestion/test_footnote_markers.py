@@ -8,6 +8,8 @@ import pymupdf
 import pytest
 
 from reviewer.ingestion import ExtractedDocument, extract_pdf, layout, locate
+from reviewer.ingestion.extract import order_page
+from reviewer.ingestion.tables import Rules
 from verification import Citation, verify_answer
 
 _LINE = "The bill makes amendments to the Copyright Act"
@@ -690,3 +692,38 @@ def test_a_digit_at_the_lines_size_or_baseline_after_a_year_stays_a_number(
     for quote in ("the Elementary and Secondary Education Act of 1965 to allow the states",
                   "the Elementary and Secondary Education Act of 19658 to allow the states"):
         assert _citation(doc.text, quote).outcome == "quote-altered"
+
+
+def test_a_list_of_markers_that_starts_the_rest_of_its_line_goes_back_to_its_word() -> None:
+    """A Dutch guideline's mPDF output (batch 16) ends a sentence in one
+    block and starts the next block, on the same baseline, with two raised
+    sources and the next sentence: "overwogen worden." then "92,93 De
+    combinatie ...". The lines here are as MuPDF gives them (boxes read off
+    the page). Before: "92,93" was no marker (a list), so its block read as
+    the next sentence's numbers and came first, its raised top being the
+    higher: "combinatietherapie⏎⏎92,93 De combinatie ...⏎⏎overwogen worden."."""
+    size = 11.25
+
+    def line(text: str, x: float, top: float, font: float = size) -> layout.Line:
+        box: list[float] = []
+        for k, char in enumerate(text):
+            x0 = x + pymupdf.get_text_length(text[:k], fontsize=font)
+            box += [x0, top, x0 + pymupdf.get_text_length(char, fontsize=font),
+                    top + 1.32 * font]
+        return layout.Line(text, box, min(box[0::4]), min(box[1::4]),
+                           max(box[2::4]), max(box[3::4]), True)
+
+    first = line("lijken te reageren, moet daarom combinatietherapie", 42.5, 485.0)
+    host = line("overwogen worden.", 42.5, 508.6)
+    marker = line("92,93", host.x1, 508.3, 6.19)
+    rest_text = " De combinatie verhoogt wel de kans op toxiciteit van zowel"
+    rest = line(rest_text, marker.x1, 508.6)
+    starting = layout.Line(marker.text + rest.text, marker.boxes + rest.boxes, marker.x0,
+                           marker.y0, rest.x1, rest.y1, True)
+    after = line("chemotherapeutica als TKI's.", 42.5, 532.2)
+    blocks = order_page([[first], [host], [starting], [after]], lambda area: Rules([], []))
+    # In reading order, the marker glued to the sentence it closes (the rest
+    # of the printed line may stay a line of its own in that block).
+    words = " ".join(ln.text for block in blocks for ln in block.lines).split()
+    expected = f"{first.text} overwogen worden.\u2079\u00b2,\u2079\u00b3{rest_text} {after.text}"
+    assert words == expected.split()
