@@ -1123,7 +1123,7 @@ def _free_grids(
         frame = _frame_around(line, rules, tried)
         if frame is None:
             continue
-        frame = _opened_right(_opened_left(frame, rules, lines), rules, lines)
+        frame = _opened(_opened(frame, rules, lines, left=True), rules, lines, left=False)
         left, top, right, bottom = frame
         inside = [
             ln for ln in lines
@@ -1167,48 +1167,31 @@ def _free_grids(
     return found
 
 
-def _opened_left(
-    frame: tuple[float, float, float, float], rules: Rules, lines: list[Line]
+def _opened(
+    frame: tuple[float, float, float, float], rules: Rules, lines: list[Line], *, left: bool
 ) -> tuple[float, float, float, float]:
-    """``frame`` carried left over a first column that has no wall at its
-    left side: most of the rules between the frame's bands run on left to
-    one x, and text stands there (a statistics table's labels, "65-74",
-    "Totale", set on the page's paper left of its shaded value cells, the
-    rows ruled across both; or ERGO's bonus classes, whose labels begin
-    flush with the rules, a hair left of where they start, beside a wall
-    that runs on up past the table's top). Else ``frame`` itself."""
-    left, top, right, bottom = frame
-    reaches = _rules_run_on(frame, rules, left=True)
+    """``frame`` carried left (or right) over an outer column that has no
+    wall at that side: most of the rules between the frame's bands run on
+    past it to one x, and text stands in the strip, with no wall in it.
+    Left: a statistics table's labels, "65-74", "Totale", set on the page's
+    paper left of its shaded value cells, the rows ruled across both; or
+    ERGO's bonus classes, whose labels begin flush with the rules, a hair
+    left of where they start, beside a wall that runs on up past the table's
+    top. Right: a book's table drawn with walls between its columns but
+    none at its sides (Springer's "Ref. | Country/region | Sponsor | Year |
+    Scope", the rules across run on past the last wall under the scope's
+    sentences). Else ``frame`` itself."""
+    x0, top, x1, bottom = frame
+    reaches = _rules_run_on(frame, rules, left=left)
     if reaches is None:
         return frame
-    opened = max(reaches)
-    if opened > left - 2 * _RULE_MIN_LENGTH or not any(
-        ln.horizontal and opened - _RULE_SLACK <= ln.x0 and ln.x1 <= left + _RULE_SLACK
+    start, end = (max(reaches), x0) if left else (x1, min(reaches))
+    if end - start < 2 * _RULE_MIN_LENGTH or not any(
+        ln.horizontal and start - _RULE_SLACK <= ln.x0 and ln.x1 <= end + _RULE_SLACK
         and top <= (ln.y0 + ln.y1) / 2 <= bottom for ln in lines
-    ) or _wall_between(rules, opened, left, top, bottom):
+    ) or _wall_between(rules, start, end, top, bottom):
         return frame
-    return opened, top, right, bottom
-
-
-def _opened_right(
-    frame: tuple[float, float, float, float], rules: Rules, lines: list[Line]
-) -> tuple[float, float, float, float]:
-    """``frame`` carried right over a last column that has no wall at its
-    right side, as :func:`_opened_left` carries it left: a book's table
-    drawn with walls between its columns but none at its sides (Springer's
-    "Ref. | Country/region | Sponsor | Year | Scope", the rules across run
-    on past the last wall under the scope's sentences). Else ``frame``."""
-    left, top, right, bottom = frame
-    reaches = _rules_run_on(frame, rules, left=False)
-    if reaches is None:
-        return frame
-    opened = min(reaches)
-    if opened < right + 2 * _RULE_MIN_LENGTH or not any(
-        ln.horizontal and right - _RULE_SLACK <= ln.x0 and ln.x1 <= opened + _RULE_SLACK
-        and top <= (ln.y0 + ln.y1) / 2 <= bottom for ln in lines
-    ) or _wall_between(rules, right, opened, top, bottom):
-        return frame
-    return left, top, opened, bottom
+    return (start, top, x1, bottom) if left else (x0, top, end, bottom)
 
 
 def _rules_run_on(
