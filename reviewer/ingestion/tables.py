@@ -988,9 +988,9 @@ def _boxes_side_by_side(
     rows = [row for row in region.rows if row.tabular]
     top, bottom = region.rows[0].y0, region.rows[-1].y1
     boxes: list[tuple[float, float, float, float]] = []
+    middle = (rows[0].y0 + rows[0].y1) / 2
+    crossing = sorted({x for y0, y1, x in rules.vertical if y0 <= middle <= y1})
     for piece in rows[0].pieces:
-        middle = (rows[0].y0 + rows[0].y1) / 2
-        crossing = sorted({x for y0, y1, x in rules.vertical if y0 <= middle <= y1})
         lefts = [x for x in crossing if x <= piece.x0 + _RULE_SLACK]
         rights = [x for x in crossing if x >= piece.x1 - _RULE_SLACK]
         if not lefts or not rights:
