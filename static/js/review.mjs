@@ -196,7 +196,12 @@ document.body.addEventListener("htmx:afterSwap", (event) => {
     // (htmx swaps the panel's content, the panel keeps its scroll).
     event.target.scrollTop = 0;
     revealEvidence(event.target);
-    selectShown();
+    // A panel the sentence list opened (a click, j/k/n and Enter) answers
+    // a row already selected; one answering late must not take the
+    // selection back from a row the keys moved on to since (n pressed
+    // quickly skipped a failure when it did).
+    const from = event.detail?.requestConfig?.elt;
+    if (!(from && list?.contains(from))) selectShown();
   }
 });
 

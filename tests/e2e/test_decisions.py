@@ -204,3 +204,34 @@ def test_the_decision_controls_stay_on_screen_on_a_long_answer(page: Any) -> Non
     assert page.locator("li.sentence:visible").count() == 1
     page.keyboard.press("f")
     assert page.locator("li.sentence:visible").count() == 81
+
+
+def test_n_pressed_while_a_slow_panel_loads_still_reaches_every_failure(page: Any) -> None:
+    # The first panel answers late (a busy server), after n has moved on to
+    # the second failure: it must not take the selection back, or the next n
+    # opens the second failure again and the third is never opened (CI's
+    # PostgreSQL run caught it, the keys pressed 150 ms apart).
+    answer = _open(page, "demo-benefits-mixed")
+    failing = answer.citations.filter(outcome__in=FAILING_OUTCOMES).count()
+    assert failing == 3
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)  # answered below, once the second panel is in
+
+    page.route(lambda url: "sentence=" in url or "citation=" in url, hold_the_first)
+    page.keyboard.press("n")
+    page.wait_for_function("true")  # lets the route handler take the request
+    page.keyboard.press("n")
+    page.wait_for_function("document.querySelector('#opened-count').textContent"
+                           ".includes('1 of 3')")  # the second failure's panel
+    assert len(held) == 1
+    held[0].continue_()  # the first panel arrives late
+    page.wait_for_function("document.querySelector('#opened-count').textContent"
+                           ".includes('2 of 3')")
+    page.keyboard.press("n")
+    page.wait_for_function("document.querySelector('#opened-count').textContent"
+                           ".startsWith('All 3 failing citations opened')", timeout=5000)
