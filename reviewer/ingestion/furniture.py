@@ -153,7 +153,7 @@ def find_furniture(
     running = {start for _, _, start, _ in repeated}
     for _, page_number, start, end in repeated:
         top, bottom = extent[start]
-        own = _runs_on(start, end, beside[page_number], line_ends, text, running)
+        own = _runs_on(start, end, extent, line_ends, text, running)
         bottom = max([bottom, *(extent[k][1] for k in own)])
         if not any(
             other not in running and other not in own
@@ -165,12 +165,13 @@ def find_furniture(
     return sorted(found)
 
 
-def _runs_on(start: int, end: int, lines: list[tuple[float, float, int]],
+def _runs_on(start: int, end: int, tops: dict[int, tuple[float, float]],
              ends: dict[int, int], text: str, running: set[int]) -> set[int]:
     """The starts of the lines that continue the line ``start``..``end`` in
     its block, each the text's next line and set right under the one before,
-    up to one that repeats too (a footer of several lines is running whole)."""
-    tops = {line_start: (line_top, line_bottom) for line_top, line_bottom, line_start in lines}
+    up to one that repeats too (a footer of several lines is running whole).
+    ``tops`` and ``ends``: each margin line's extent and end, by its start
+    (a page's last line is followed by the page break, never by a line)."""
     own: set[int] = set()
     bottom = tops[start][1]
     height = bottom - tops[start][0]
