@@ -1,8 +1,9 @@
 """No decision by accident, in a real browser: approving with failing
 citations unopened asks first (and a second key press does not answer for
 the reviewer), a decision can be undone from its toast for a few seconds,
-the controls stay on screen on a long answer, and "failing only" hides the
-rest (remembered across reloads)."""
+the controls stay on screen on a long answer, "failing only" hides the
+rest (remembered across reloads), and a panel answering late never shows
+over the sentence opened after it."""
 
 from __future__ import annotations
 
@@ -65,11 +66,14 @@ def test_approving_with_unopened_failures_asks_for_confirmation(page: Any) -> No
 def test_with_every_failure_opened_approving_asks_nothing(page: Any) -> None:
     answer = _open(page, "demo-benefits-mixed")
     failing = answer.citations.filter(outcome__in=FAILING_OUTCOMES).count()
-    for _ in range(failing):
+    # Each failure's panel is in before the next n: an n pressed sooner
+    # replaces the panel still loading, whose failure is then not opened
+    # (test_n_pressed_while_a_slow_panel_loads_still_reaches_every_failure).
+    for opened in range(1, failing + 1):
         page.keyboard.press("n")
-        page.wait_for_timeout(150)
-    page.wait_for_function("document.querySelector('#opened-count').textContent"
-                           ".startsWith('All 3 failing citations opened')")
+        page.wait_for_function("(text) => document.querySelector('#opened-count')"
+                               ".textContent.includes(text)",
+                               arg=f"{opened} of 3" if opened < failing else "All 3")
     page.keyboard.press("a")
     page.wait_for_selector("#decisions .review-state:has-text('Approved')")
     assert not page.locator("#confirm-approve").is_visible()
@@ -207,10 +211,12 @@ def test_the_decision_controls_stay_on_screen_on_a_long_answer(page: Any) -> Non
 
 
 def test_n_pressed_while_a_slow_panel_loads_still_reaches_every_failure(page: Any) -> None:
-    # The first panel answers late (a busy server), after n has moved on to
-    # the second failure: it must not take the selection back, or the next n
-    # opens the second failure again and the third is never opened (CI's
-    # PostgreSQL run caught it, the keys pressed 150 ms apart).
+    # The first panel is slow (a busy server) and n moves on to the second
+    # failure: the selection stays there, or the next n opens the second
+    # failure again and the third is never opened (CI's PostgreSQL run caught
+    # it, the keys pressed 150 ms apart). The first panel's request is
+    # dropped for the second's, so the first failure counts as opened only
+    # when n comes round to it again.
     answer = _open(page, "demo-benefits-mixed")
     failing = answer.citations.filter(outcome__in=FAILING_OUTCOMES).count()
     assert failing == 3
@@ -229,9 +235,127 @@ def test_n_pressed_while_a_slow_panel_loads_still_reaches_every_failure(page: An
     page.wait_for_function("document.querySelector('#opened-count').textContent"
                            ".includes('1 of 3')")  # the second failure's panel
     assert len(held) == 1
-    held[0].continue_()  # the first panel arrives late
+    held[0].continue_()  # too late: its request was dropped, nothing swaps in
+    page.wait_for_timeout(300)
+    assert page.locator("#opened-count").inner_text().endswith("1 of 3")
+    page.keyboard.press("n")  # the third failure
     page.wait_for_function("document.querySelector('#opened-count').textContent"
                            ".includes('2 of 3')")
-    page.keyboard.press("n")
+    page.keyboard.press("n")  # the uncited sentence (no citation to open)
+    page.wait_for_function("document.querySelector('#sentence-panel > h2')"
+                           "?.textContent.trim().startsWith('Sentence 5 ')")
+    page.keyboard.press("n")  # round to the first failure, never shown until now
     page.wait_for_function("document.querySelector('#opened-count').textContent"
                            ".startsWith('All 3 failing citations opened')", timeout=5000)
+
+
+# What the review page shows of the sentence it has open: the panel's title
+# (which names the citation), the selected row, the viewer's title, the
+# passage highlighted in the PDF (each box as a fraction of its page's width:
+# the same at any zoom) and the sentence in the address.
+SHOWN = """() => {
+  const boxes = [...document.querySelectorAll('#pdf-viewer .cg-highlight')].map(box => {
+    const page = box.closest('.page');
+    const canvas = page.querySelector('.canvasWrapper').getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    return [Number(page.dataset.pageNumber), box.title,
+            ...[b.left - canvas.left, b.top - canvas.top, b.width, b.height]
+              .map(v => Math.round(v / canvas.width * 200))];
+  });
+  const title = document.querySelector('#sentence-panel > h2');
+  return {sentence: title?.dataset.sentence, title: title?.textContent.replace(/\\s+/g, ' ').trim(),
+          selected: document.querySelector('li.sentence.selected')?.dataset.index,
+          viewer: document.querySelector('.viewer-title')?.textContent, boxes,
+          address: new URLSearchParams(location.search).get('sentence')};
+}"""
+
+# The highlight drawn for the panel shown (the event the server sent with it).
+HIGHLIGHT_DRAWN = """() => document.querySelector('#pdf-viewer[data-highlight-drawn] .cg-highlight')
+  && document.querySelector('#pdf-viewer').dataset.state === 'ready'"""
+
+
+def test_a_late_panel_never_shows_over_the_sentence_opened_after_it(page: Any) -> None:
+    """n opens the first failure, whose panel is slow (a busy server); n
+    again opens the second, whose panel comes first. The first, arriving
+    last, must not swap in over it: the reviewer would judge the first
+    sentence with the second selected. The panel, its title, the viewer's
+    highlight and the address all stay on the second."""
+    answer = _open(page, "demo-benefits-mixed")
+    first, second = (s.index for s in answer.sentences.filter(
+        citations__outcome__in=FAILING_OUTCOMES).distinct().order_by("index")[:2])
+    base = page.url.split("?")[0]
+    alone: dict[int, dict[str, Any]] = {}
+    for index in (first, second):  # each failure's panel, opened on its own
+        page.goto(f"{base}?sentence={index}")
+        page.wait_for_function(HIGHLIGHT_DRAWN)
+        page.wait_for_timeout(200)  # pdf.js settles its zoom and scroll
+        alone[index] = page.evaluate(SHOWN)
+        assert alone[index]["sentence"] == str(index) and alone[index]["boxes"], alone[index]
+    assert alone[first]["boxes"] != alone[second]["boxes"]  # the highlights tell them apart
+
+    page.goto(base)
+    page.wait_for_selector("#decide-form")
+    page.evaluate("""() => {
+      window.panelEnds = [];
+      for (const name of ['htmx:afterSettle', 'htmx:sendAbort']) {
+        document.body.addEventListener(name, (event) => {
+          const path = event.detail.pathInfo?.requestPath ?? '';
+          if (event.detail.target?.id === 'sentence-panel') window.panelEnds.push([name, path]);
+        });
+      }
+    }""")
+    held: list[Any] = []
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)  # answered below, once the second panel is in
+
+    page.route(lambda url: "sentence=" in url, hold_the_first)
+    page.keyboard.press("n")  # the first failure: its panel is held
+    page.wait_for_function("true")  # lets the route handler take the request
+    page.keyboard.press("n")  # the second failure: its panel comes in
+    page.wait_for_function("(n) => document.querySelector('#sentence-panel > h2')"
+                           "?.dataset.sentence === n", arg=str(second))
+    page.wait_for_function(HIGHLIGHT_DRAWN)
+    assert len(held) == 1 and f"sentence={first}" in held[0].request.url
+    held[0].continue_()  # the first panel's answer arrives last
+    page.wait_for_function("(n) => window.panelEnds.some(([, path]) => path.includes(n))",
+                           arg=f"sentence={first}")
+    page.wait_for_timeout(300)  # a late highlight, if any, is drawn
+    page.wait_for_function(HIGHLIGHT_DRAWN)
+
+    shown = page.evaluate(SHOWN)
+    assert shown == alone[second], (shown, alone[second])
+
+
+# Each element on the page that issues an htmx request, with the panel it
+# swaps into (its own or nearest hx-target) and how it syncs (its own or
+# nearest hx-sync, "this" read as the element that says it).
+REQUESTERS = """() => [...document.querySelectorAll('[hx-get], [hx-post]')].map(elt => {
+  const target = elt.closest('[hx-target]')?.getAttribute('hx-target');
+  const owner = elt.closest('[hx-sync]');
+  const sync = owner?.getAttribute('hx-sync').replace(/^this:/, `#${owner.id}:`);
+  return {html: elt.outerHTML.slice(0, 80), target, sync: sync ?? null};
+})"""
+
+
+@BROWSER_ONLY
+def test_every_request_for_the_panel_replaces_the_one_before(page: Any) -> None:
+    """The sentences, the panel's citations and its "Show ... in the PDF"
+    links, and the approval dialog's list all sync on the panel, the newer
+    request replacing the older; nothing else does (an undo or a decision
+    is never aborted by a click on a sentence)."""
+    answer = Answer.objects.get(external_id="demo-clinical")
+    wrong = answer.citations.get(outcome="wrong-source")  # two passages: two PDF links
+    page.goto(f"{page.url.split('/answers')[0]}/answers/{answer.pk}/?citation={wrong.pk}")
+    page.wait_for_selector("#sentence-panel .open-passage")
+    requesters = page.evaluate(REQUESTERS)
+    panel = [r for r in requesters if r["target"] == "#sentence-panel"]
+    kinds = {kind: sum(kind in r["html"] for r in panel)
+             for kind in ("sentence-open", "?citation=", "open-passage")}
+    assert all(kinds.values()), kinds
+    assert [r for r in panel if r["sync"] != "#sentence-panel:replace"] == []
+    assert [r for r in requesters if r["target"] != "#sentence-panel"
+            and (r["sync"] or "").startswith("#sentence-panel")] == []
