@@ -281,13 +281,20 @@ _OSD_CONFIDENCE = re.compile(rb"^Orientation confidence: (\d+(?:\.\d+)?)", re.M)
 # second reading of the second "§"). Such a character, one holding no ink
 # of its own right of the character before it, is dropped when it is a
 # sign (currency, mathematical or other symbol: Unicode's S categories).
-# Letters, digits and punctuation are kept: in unsure words (a dotted
+# Letters, digits and punctuation are kept (punctuation but for slivers,
+# below): in unsure words (a dotted
 # leader's line, a table cell) Tesseract's boxes often overreach onto the
 # next glyph, and on the corpus and four outside batches such a box would
 # have dropped the "i" of "Milk", the "5" of "S52" and the full stops of
 # leaders, where every sign it dropped was one read over another glyph.
 _SECOND_READING_CONFIDENCE = 50.0
 _SIGN_CATEGORIES = frozenset({"Sc", "Sm", "Sk", "So"})
+# Punctuation is dropped only when Tesseract boxed it a sliver (pixels wide,
+# at 300 dpi) inside the glyph before it: a guideline scan's "CML-BC.”*””",
+# four marks boxed one pixel wide on the full stop's right edge, are the
+# marker beside it (read in a paragraph of its own) read again. A printed
+# mark, a leader's dot included, is wider than this.
+_SLIVER = 2
 # Marks Tesseract reads off blank paper: in a gutter between two columns
 # ("130/80 __ includes", "correspond- _ pressure": a word of underscores
 # bridging the gutter, so the line is not cut there) or over a glyph's edge
@@ -1084,6 +1091,7 @@ def _read_hocr(
     each pixel column's inked rows: with it a word's closing subscript
     (:func:`_lowered_run`) is read again enlarged, as markers are."""
     root = ElementTree.fromstring(hocr)
+    _markers_put_back(root)
     confidences: list[float] = []
     paragraphs: list[list[Line]] = []
     apart: list[list[Line]] = []  # lines read sideways, a paragraph each
@@ -1337,6 +1345,67 @@ def _read_hocr(
     paragraphs += apart
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     return paragraphs, len(confidences), mean
+
+
+def _markers_put_back(root: ElementTree.Element) -> None:
+    """Put a footnote marker Tesseract read as a paragraph of its own back
+    into the line it is printed on, glued to the word before it.
+
+    On a guideline's scan "CML-BC.⁹⁶,⁹⁷ De resultaten" came back as a line
+    "CML-BC. De resultaten" and a paragraph "96,97" above its gap; the gap,
+    wider than a line height, cut the line in two, and its halves were read
+    apart. The marker goes back where it stands: one word of digits
+    (:data:`_MARKER_READ`), small and raised on another paragraph's line
+    (:func:`_small_raised` on its box), starting at most half the line's
+    size after a word's end and before the next word. Its glyphs join that
+    word, so the line reads on and the marker is read as any marker after a
+    word is (:func:`_raised_from`)."""
+    parents = {child: parent for parent in root.iter() for child in parent}
+    paragraphs = [p for p in root.iter(f"{_HOCR}p") if "ocr_par" in p.get("class", "")]
+    for paragraph in paragraphs:
+        words = [w for w in paragraph.iter(f"{_HOCR}span")
+                 if "ocrx_word" in w.get("class", "")]
+        if len(words) != 1 or not _MARKER_READ.fullmatch("".join("".join(
+                words[0].itertext()).split())):
+            continue
+        glyphs = [c for c in words[0].iter(f"{_HOCR}span") if "ocrx_cinfo" in c.get("class", "")]
+        box = _title_box(words[0].get("title", ""))
+        if box is None or not glyphs:
+            continue
+        host = _marker_host(box, [p for p in paragraphs if p is not paragraph])
+        if host is None:
+            continue
+        host.extend(glyphs)
+        parents[paragraph].remove(paragraph)
+
+
+def _marker_host(box: tuple[int, int, int, int], paragraphs: list[ElementTree.Element]
+                 ) -> ElementTree.Element | None:
+    """The word of ``paragraphs``' lines a marker boxed ``box`` (pixels) is
+    printed after (see :func:`_markers_put_back`), or None."""
+    for paragraph in paragraphs:
+        for line in paragraph.iter(f"{_HOCR}span"):
+            title = line.get("title", "")
+            line_box = _title_box(title)
+            if ("ocr_line" not in line.get("class", "") or line_box is None
+                    or _TEXT_ANGLE.search(title) is not None):
+                continue
+            size = _LINE_SIZE.search(title)
+            x_size = float(size.group(1)) if size is not None else line_box[3] - line_box[1]
+            if not (line_box[1] <= box[3] and box[0] < line_box[2] + x_size / 2
+                    and _small_raised((box[0], box[2]), (box[1], box[3]),
+                                      _baseline(title, line_box), x_size)):
+                continue
+            words = [(w, b) for w in line.iter(f"{_HOCR}span")
+                     if "ocrx_word" in w.get("class", "")
+                     and (b := _title_box(w.get("title", ""))) is not None]
+            before = [(w, b) for w, b in words if b[2] <= box[0] + 1]
+            if not before or any(b[0] < box[2] and box[0] < b[2] for _, b in words):
+                continue
+            word, word_box = max(before, key=lambda pair: pair[1][2])
+            if box[0] - word_box[2] <= x_size / 2:
+                return word
+    return None
 
 
 def _lost_number(stop: int, line_box: tuple[int, int, int, int], x_size: float,
@@ -1870,10 +1939,13 @@ def _without_second_readings(
     kept = [0]
     for k in range(1, len(text)):
         (x0, x1), (y0, y1) = spans[k], heights[k]
-        if unicodedata.category(text[k]) in _SIGN_CATEGORIES and x1 > x0 and y1 > y0:
+        if x1 > x0 and y1 > y0:
             own = max(x0, spans[kept[-1]][1])  # left of this, the glyph before it
-            if x1 <= own or not inked(own, y0, x1, y1):
+            category = unicodedata.category(text[k])
+            if category in _SIGN_CATEGORIES and (x1 <= own or not inked(own, y0, x1, y1)):
                 continue
+            if category[0] == "P" and x1 - x0 <= _SLIVER and x1 <= own:
+                continue  # a sliver on the glyph before's edge ("CML-BC.”*””")
         kept.append(k)
     if len(kept) == len(text):
         return text, spans, heights

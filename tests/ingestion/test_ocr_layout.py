@@ -191,6 +191,68 @@ def test_only_small_raised_glyphs_after_a_word_are_read_again_as_a_marker() -> N
     assert asked == [(1084, 2306, 1133, 2327, 1081, 1133 + 36)]
 
 
+def test_a_marker_read_as_a_paragraph_of_its_own_goes_back_into_its_line() -> None:
+    # Boxes as Tesseract gave them on a Dutch guideline's scan: the line
+    # "maar niet in lymfatische CML-BC.96,97 De resultaten" came back
+    # without its marker, which was a paragraph of its own above the gap
+    # (wider than a line height, so the line was cut there and its halves
+    # read apart), and with four marks boxed a pixel wide on the full stop's
+    # edge, the marker read again.
+    words = [("maar", 181, 468, 290, 494), ("niet", 308, 460, 387, 494),
+             ("in", 403, 460, 436, 494), ("lymfatische", 456, 458, 699, 505)]
+    plain = "".join(
+        f'<span class="ocrx_word" title="bbox {x0} {y0} {x1} {y1}; x_wconf 96">'
+        + "".join(
+            f'<span class="ocrx_cinfo" title="x_bboxes {x0 + k * (x1 - x0) // len(text)} {y0} '
+            f'{x0 + (k + 1) * (x1 - x0) // len(text)} {y1}">{char}</span>'
+            for k, char in enumerate(text))
+        + "</span>"
+        for text, x0, y0, x1, y1 in words)
+    unsure = [("C", 717, 460, 742, 494), ("M", 748, 461, 781, 494), ("L", 790, 461, 808, 494),
+              ("-", 812, 480, 823, 483), ("B", 830, 461, 853, 494), ("C", 858, 460, 883, 494),
+              (".", 888, 488, 894, 495), ("\u201d", 893, 460, 894, 495),
+              ("*", 893, 460, 894, 495), ("\u201d", 893, 460, 894, 495),
+              ("\u201d", 893, 460, 894, 495)]
+    rest = [("De", 980, 461, 1033, 494), ("resultaten", 1051, 458, 1266, 494)]
+    tail = "".join(
+        f'<span class="ocrx_word" title="bbox {x0} {y0} {x1} {y1}; x_wconf 96">'
+        f'<span class="ocrx_cinfo" title="x_bboxes {x0} {y0} {x1} {y1}">{text}</span></span>'
+        for text, x0, y0, x1, y1 in rest)
+    marker = [("9", 899, 451, 911, 470), ("6", 914, 451, 926, 470), (",", 928, 467, 932, 473),
+              ("9", 935, 451, 947, 470), ("7", 949, 452, 962, 470)]
+
+    def chars(glyphs: list[tuple[str, int, int, int, int]]) -> str:
+        # Spaced out as Tesseract writes them: the word's text is more than its glyphs.
+        return "\n       ".join(
+            f'<span class="ocrx_cinfo" title="x_bboxes {x0} {y0} {x1} {y1}">{c}</span>'
+            for c, x0, y0, x1, y1 in glyphs)
+
+    hocr = (
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+        '<p class="ocr_par"><span class="ocr_line" title="bbox 899 451 962 473; '
+        'baseline 0 0; x_size 22">'
+        '<span class="ocrx_word" title="bbox 899 451 962 473; x_wconf 96">'
+        f"{chars(marker)}</span></span></p>"
+        '<p class="ocr_par"><span class="ocr_line" title="bbox 181 458 1266 505; '
+        f'baseline 0 -11; x_size 47">{plain}'
+        f'<span class="ocrx_word" title="bbox 717 460 894 495; x_wconf 0">{chars(unsure)}'
+        f"</span>{tail}</span></p></div></body></html>"
+    ).encode()
+    asked: list[tuple[int, ...]] = []
+
+    def reread(areas: list[tuple[int, ...]]) -> list[str]:
+        asked.extend(areas)
+        return ["96,97"] * len(areas)
+
+    def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
+        return True  # every glyph's box holds ink: the slivers are dropped by their width
+
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread, inked)
+    texts = [[line.text for line in paragraph] for paragraph in lines]
+    assert texts == [["maar niet in lymfatische CML-BC.\u2079\u2076,\u2079\u2077 De resultaten"]]
+    assert [area[:4] for area in asked] == [(899, 451, 962, 473)]
+
+
 def test_small_raised_glyphs_inside_a_word_are_read_again_into_it() -> None:
     # Character boxes as Tesseract gave them on a journal's abstract:
     # "KRAS" and a raised "G12C" before "-mutated", read "KRAS°°-mutated"
