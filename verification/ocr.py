@@ -11,7 +11,9 @@ each the OCR's word with look-alike letters read otherwise is checked again
 in the OCR's spelling, and the verdict names every misread it leaned on.
 
 Never a figure: a word of the quote that holds a digit is never respelt, so
-a changed number is still a changed number. Never a negation: a word that
+a changed number is still a changed number; but for an identifier, a word of
+two letters or more besides its digits ("ABL1" read "ABLI" on a scanned
+guideline), whose letters say it is a name and not a quantity. Never a negation: a word that
 negates (or whose negating prefix comes or goes) is never respelt. A name is
 respelt only where its letters are OCR look-alikes, as any word is.
 """
@@ -50,6 +52,10 @@ _PAIRS = tuple(dict.fromkeys((*LOOK_ALIKES, *((b, a) for a, b in LOOK_ALIKES))))
 #: many letters again ("meaicine": one in eight).
 _LETTERS_PER_MISREAD = 4
 _DIGIT = re.compile(r"\d")
+#: A word holding a digit is an identifier, whose digits may be misread
+#: like its letters, when it holds this many letters: "ABL1", "IL-6", "COX-1";
+#: not "11a" or "s149".
+_IDENTIFIER_LETTERS = 2
 #: Words that negate, as the matcher reads them (``matching._NEGATIONS``).
 _NEGATING = frozenset(
     "not no never neither nor none nobody nothing nowhere without cannot lack lacks absent "
@@ -75,14 +81,17 @@ def misread_pairs(printed: str, read: str) -> tuple[tuple[str, str], ...] | None
     """The look-alike letters that turn ``printed`` into ``read`` (folded
     words or runs of them, spaces ignored), each as (printed, read); None
     when the difference is not all look-alikes, when it takes more than a
-    word's share of them, when ``printed`` holds a digit or no letter, or
-    when ``read`` holds a digit but not two letters (a figure, not a word).
+    word's share of them, when ``printed`` is a figure (a digit and fewer
+    than two letters) or holds no letter, or when ``read`` holds a digit but
+    not two letters (a figure, not a word).
 
     The fewest look-alikes are taken (a small dynamic programme over the two
     strings: equal characters cost nothing, a look-alike pair one)."""
     printed, read = "".join(printed.split()), "".join(read.split())
-    if printed == read or not printed or _DIGIT.search(printed):
+    if printed == read or not printed:
         return None
+    if _DIGIT.search(printed) and sum(c.isalpha() for c in printed) < _IDENTIFIER_LETTERS:
+        return None  # a figure ("15", "s149"), never a misread
     # Section signs alone ("§", "§§") are a word each, and each may be misread.
     sections = not printed.strip("§")
     letters = len(printed) if sections else sum(c.isalpha() for c in printed)

@@ -105,6 +105,28 @@ def test_a_change_of_meaning_on_ocr_text_is_still_caught(quote: str, reason: str
     assert any(reason in d.reasons for d in citation.differences), citation.differences
 
 
+# A scanned CML guideline as Tesseract read it: the gene's "1" read "I".
+GUIDELINE = ("A qualitative reverse transcriptase PCR on peripheral blood cells is mandatory "
+             "to identify the type of BCR-ABLI transcripts that can be appropriately followed "
+             "when assessing response to TKI therapy. Grade II events were rare.")
+
+
+@pytest.mark.parametrize(("quote", "outcome"), [
+    ("to identify the type of BCR-ABL1 transcripts that can be appropriately followed",
+     "verified-fuzzy"),
+    # Another gene, or the grade as a figure: a change, not a misread.
+    ("to identify the type of BCR-ABL2 transcripts that can be appropriately followed",
+     "quote-altered"),
+    ("when assessing response to TKI therapy. Grade 11 events were rare.", "quote-altered"),
+])
+def test_an_identifiers_digit_read_as_a_letter_is_a_misread(quote: str, outcome: str) -> None:
+    (citation,) = verify_answer(f'"{quote}" [S1].', [Source(
+        marker="S1", text=GUIDELINE, ocr=((0, len(GUIDELINE)),))]).citations
+    assert citation.outcome == outcome, citation.message
+    if outcome == "verified-fuzzy":
+        assert "“BCR-ABLI” read for “BCR-ABL1” (“i” for “1”)" in citation.message
+
+
 @pytest.mark.parametrize(("printed", "read", "pairs"), [
     ("medicine", "meaicine", (("d", "a"),)),
     ("clcr", "cler", (("c", "e"),)),
@@ -114,6 +136,7 @@ def test_a_change_of_meaning_on_ocr_text_is_still_caught(quote: str, reason: str
     ("s.h.", "$.h.", (("s", "$"),)),  # an initial in a reference list
     ("§", "$", (("§", "$"),)),  # a statute's section sign
     ("§§", "$$", (("§", "$"), ("§", "$"))),
+    ("bcrabl1", "bcrabli", (("1", "i"),)),  # a gene's name on a scanned guideline
 ])
 def test_look_alike_letters_are_named(printed: str, read: str,
                                       pairs: tuple[tuple[str, str], ...]) -> None:
@@ -123,6 +146,8 @@ def test_look_alike_letters_are_named(printed: str, read: str,
 @pytest.mark.parametrize(("printed", "read"), [
     ("15", "16"),  # a digit is never a misread
     ("s149", "5149"),  # nor a figure that holds a letter
+    ("11a", "iia"),  # nor one that holds one letter ("Class 11a" for "Class IIa")
+    ("abl2", "abli"),  # an identifier's other digit is no look-alike
     ("cat", "dog"),  # nor another word
     ("medicine", "rneaicinc"),  # three look-alikes in eight letters: too many for one word
     (",", "."),  # punctuation alone is no word misread
