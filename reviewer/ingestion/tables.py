@@ -1121,6 +1121,9 @@ def _free_grids(
         if id(line) in seen or id(line) in taken or not line.horizontal:
             continue
         frame = _frame_around(line, rules, tried)
+        walled_between = _frame_of_walls_between(line, rules)
+        if walled_between is not None and (frame is None or _taller_around(walled_between, frame)):
+            frame = walled_between
         if frame is None:
             continue
         frame = _opened(_opened(frame, rules, lines, left=True), rules, lines, left=False)
@@ -1165,6 +1168,64 @@ def _free_grids(
         found.append((inside, rows))
         claimed.update(id(ln) for ln in inside)
     return found
+
+
+def _frame_of_walls_between(line: Line, rules: Rules) -> tuple[float, float, float, float] | None:
+    """The frame of a table drawn with walls between its columns and rules
+    across its rows, but no wall at its sides, around ``line``: CMS's
+    enrollment tables ("If you... | You can... | At this time..."), a head
+    band boxed in a filled rectangle, then rows ruled across with walls
+    between the cells only. Two walls or more cross ``line``'s middle and
+    run, chained end to end, from one rule across to another (the tallest
+    such walls: the head band's box is shorter); the frame's sides are
+    where those two rules start and end, past every wall, and neither side
+    has a wall down most of its height (a boxed table is framed by its
+    borders, :func:`_frame_around`). None when there is no such frame."""
+    middle = (line.y0 + line.y1) / 2
+    crossing = sorted({x for y0, y1, x in rules.vertical if y0 <= middle <= y1})
+    if len(crossing) < 2:
+        return None
+    extents = {x: _border(rules, x, middle, _RULE_SLACK) for x in crossing}
+    tallest = max(bottom - top for top, bottom in extents.values())
+    walls = [x for x, (top, bottom) in extents.items() if bottom - top >= tallest - _RULE_SLACK]
+    if len(walls) < 2:
+        return None
+    top, bottom = extents[walls[0]]
+    if any(abs(t - top) > 2 * _RULE_SLACK or abs(b - bottom) > 2 * _RULE_SLACK
+           for t, b in (extents[x] for x in walls)):
+        return None  # walls of different heights: no one frame
+    sides = []
+    for edge in (top, bottom):
+        across = [(x0, x1) for x0, x1, y in rules.joined_horizontal
+                  if abs(y - edge) <= 2 * _RULE_SLACK
+                  and x0 <= walls[0] - _RULE_MIN_LENGTH and x1 >= walls[-1] + _RULE_MIN_LENGTH]
+        if not across:
+            return None
+        sides.append(max(across, key=lambda span: span[1] - span[0]))
+    (top_x0, top_x1), (bottom_x0, bottom_x1) = sides
+    if abs(top_x0 - bottom_x0) > 2 * _RULE_SLACK or abs(top_x1 - bottom_x1) > 2 * _RULE_SLACK:
+        return None
+    left, right = min(top_x0, bottom_x0), max(top_x1, bottom_x1)
+    if not left <= line.x0 + _RULE_SLACK or not line.x1 <= right + _RULE_SLACK:
+        return None
+    for side in (left, right):
+        walled = sum(min(y1, bottom) - max(y0, top)
+                     for y0, y1, _x in rules.vertical_near(side, 2 * _RULE_SLACK)
+                     if y1 > top and y0 < bottom)
+        if walled > 0.5 * (bottom - top):
+            return None
+    return left, top, right, bottom
+
+
+def _taller_around(
+    outer: tuple[float, float, float, float], inner: tuple[float, float, float, float]
+) -> bool:
+    """Whether ``outer`` holds ``inner`` and runs on above or below it (a
+    table's walls between columns below the box of its head band)."""
+    slack = 2 * _RULE_SLACK
+    return (outer[0] <= inner[0] + slack and outer[2] >= inner[2] - slack
+            and outer[1] <= inner[1] + slack and outer[3] >= inner[3] - slack
+            and (outer[3] - outer[1]) > (inner[3] - inner[1]) + slack)
 
 
 def _opened(
@@ -1464,7 +1525,8 @@ def _read_grid(
         if cut is None:
             return None
         pieces.extend((part, line_walls) for part in cut)
-    cells: dict[tuple[int, int], list[Line]] = {}
+    cells: dict[tuple[int, int, int, int], list[Line]] = {}
+    placed: list[tuple[Line, int, int, float, float]] = []  # band, column, cell top, below
     for line, line_walls in pieces:
         y, x = (line.y0 + line.y1) / 2, (line.x0 + line.x1) / 2
         # The line's cell starts at the nearest rule above it across its
@@ -1477,7 +1539,38 @@ def _read_grid(
         )
         band = sum(1 for at in bands if at <= cell_top + _RULE_SLACK)
         column = sum(1 for at in line_walls if at < x)
-        cells.setdefault((band, column), []).append(line)
+        below = min((at for at in bands if at > y), default=bottom)
+        placed.append((line, band, column, cell_top, below))
+    # Under a merged head's rule inside the band, heads of its own side by
+    # side, walled apart from that rule down: where one of them runs over
+    # several lines ("Anticipated absolute effects" over "Risk with CBT |
+    # Risk with Network / Support (AA / attendance)"), each is a cell of its
+    # own, after the merged head, left to right, so that its lines read
+    # together. Heads of one line each read across, as a level of heads
+    # ("DLHS-4 (2012-13)" over "TOTAL | RURAL"). A wall with a head on
+    # either side: a shaded line's edges are no wall.
+    subs: dict[tuple[int, int, float], dict[int, list[Line]]] = {}
+    for line, band, column, cell_top, below in placed:
+        x = (line.x0 + line.x1) / 2
+        under = [] if any(abs(at - cell_top) <= _RULE_SLACK for at in bands) else [
+            at for at, spans in segments.items()
+            if any(abs(y0 - cell_top) <= 2 * _RULE_SLACK for y0, _y1 in spans)
+            and _covers(spans, cell_top, below)
+            and all(any(o_band == band and o_column == column and o_top == cell_top
+                        and side * ((other.x0 + other.x1) / 2 - at) > 0
+                        for other, o_band, o_column, o_top, _ in placed) for side in (-1, 1))]
+        if under:
+            subs.setdefault((band, column, cell_top), {}).setdefault(
+                sum(1 for at in under if at < x), []).append(line)
+        else:
+            cells.setdefault((band, column, 0, 0), []).append(line)
+    for (band, column, _top), heads in subs.items():
+        if any(len(_baselines(lines)) > 1 for lines in heads.values()):
+            for sub, lines in heads.items():
+                cells.setdefault((band, column, 1, sub), []).extend(lines)
+        else:
+            cells.setdefault((band, column, 0, 0), []).extend(
+                line for lines in heads.values() for line in lines)
 
     def ruled_apart(stack: list[list[Line]]) -> bool:
         """Whether a rule runs between two lines of a cell, under all its
@@ -1489,16 +1582,30 @@ def _read_grid(
             low = max(ln.y1 for ln in above) - _RULE_SLACK
             high = min(ln.y0 for ln in below) + _RULE_SLACK
             if any(low <= at <= high and start <= x0 + _RULE_SLACK and end >= x1 - _RULE_SLACK
+                   and not heads_under(at, x0, x1)
                    for start, end, at in rules.horizontal_near((low + high) / 2, (high - low) / 2)):
                 return True
         return False
 
+    def heads_under(at: float, x0: float, x1: float) -> bool:
+        """Whether walls run down from the rule at ``at`` between ``x0`` and
+        ``x1``: a merged head over heads of its own of one line each, side
+        by side under it ("Amortizaciones" over "Al Inicio | Del Ejercicio |
+        Del revaluo | Al Cierre"), one row of heads and not two cells."""
+        return any(x0 < wall < x1 and abs(start - at) <= 2 * _RULE_SLACK
+                   for start, _end, wall in rules.vertical)
+
     bands_cells: dict[int, list[list[list[Line]]]] = {}
-    for (band, _column), cell in sorted(cells.items()):
+    for (band, *_column), cell in sorted(cells.items()):
         bands_cells.setdefault(band, []).append(_baselines(cell))
     blocks = []
     for _band, stacks in sorted(bands_cells.items()):
         stacked = _stacked(stacks)
+        gapped = None if stacked else _rows_with_gaps(stacks)
+        if gapped is not None:
+            # Rows of values, some cells left blank: each line across its row.
+            blocks.extend(block_of(row) for row in gapped)
+            continue
         if one_band and not _lists_side_by_side(stacks):
             return None
         if one_row_bands and not stacked and len(stacks) > 1:
@@ -1549,6 +1656,46 @@ def _stacked(stacks: list[list[list[Line]]]) -> bool:
         if max(middles) - min(middles) > height / 2:
             return False
     return True
+
+
+def _rows_with_gaps(stacks: list[list[list[Line]]]) -> list[list[Line]] | None:
+    """A band's cells (each as its baselines) as rows of values where some
+    cells are left blank (a statement of fixed assets: "Herramientas |
+    6.330.849,34 | 0,00 | …" under "Terreno | 3.504.455.430,08 | | 0,00 |
+    …", the increases column blank in some rows): each row the lines level
+    with one line of the cell with the most, read across. None unless that
+    cell has three lines or more, every other line stands level with one of
+    its lines and no two of a cell with the same one, each of its lines has
+    another beside it (a label's second line alone is the label wrapped),
+    and every cell with fewer lines holds values only (each line a figure:
+    a cell of words beside it may be a paragraph, which is read whole), in
+    half its rows at least (a label centred on a row of several lines,
+    "*4" beside "100C>T, / 1846G>A / [4180G>Cg]", is no column with blanks)."""
+    spine = max(stacks, key=len)
+    if len(spine) < _MIN_ROWS or len(stacks) < 2:
+        return None
+    middles = [(min(ln.y0 for ln in baseline) + max(ln.y1 for ln in baseline)) / 2
+               for baseline in spine]
+    height = min(ln.y1 - ln.y0 for baseline in spine for ln in baseline)
+    rows: list[list[Line]] = [[] for _ in spine]
+    for stack in stacks:
+        values = len(stack) < len(spine)
+        used: set[int] = set()
+        for baseline in stack:
+            middle = (min(ln.y0 for ln in baseline) + max(ln.y1 for ln in baseline)) / 2
+            k = min(range(len(middles)), key=lambda n: abs(middles[n] - middle))
+            if abs(middles[k] - middle) > height / 2 or k in used:
+                return None
+            if values and (2 * len(stack) < len(spine)
+                           or not all(any(c.isdigit() for c in ln.text) for ln in baseline)):
+                return None
+            used.add(k)
+            rows[k].extend(baseline)
+    if all(len(stack) == len(spine) for stack in stacks):
+        return None  # as many lines in each: rows of values, or not, as _stacked says
+    if any(len(row) < 2 for row in rows):
+        return None  # a line with nothing beside it: a label wrapped, not a row
+    return [sorted(row, key=lambda ln: ln.x0) for row in rows]
 
 
 # A line that ends by breaking a word: a letter, then a hyphen.

@@ -3045,3 +3045,167 @@ def test_a_head_band_of_heads_several_lines_deep_reads_as_one_row() -> None:
     _reads_as_quoted(doc, " ".join((*_HEADS[0], *_HEADS[1], *_SUB_HEADS, *_HEADS[2])))
     for row in _VOLTAGE_ROWS:
         _reads_as_quoted(doc, " ".join(row))
+
+
+# A federal fact sheet's table (CMS's "You lose your current coverage"): a
+# head band boxed in a filled rectangle, then rows ruled across the whole
+# width with walls between the cells only, none at the table's sides, each
+# rule and wall drawn cell by cell. Each cell is a paragraph of a few lines.
+_FACT_EDGES = (72.4, 539.4)
+_FACT_WALLS = (239.6, 397.4)
+_FACT_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("If you...",), ("You can...",), ("At this time...",)),
+    (("Leave coverage from your employer or", "union (including COBRA coverage)."),
+     ("Join a Medicare Advantage Plan or", "Medicare drug plan."),
+     ("Your chance to join lasts for 2", "full months after the month", "your coverage ends.")),
+    (("Have drug coverage through a", "Medicare Cost Plan and you leave the", "plan."),
+     ("Join a Medicare drug plan.",),
+     ("Your chance to join lasts for 2", "full months after the month you",
+      "drop your Medicare Cost Plan.")),
+    (("Drop your coverage in a Program", "of All-inclusive Care for the Elderly",
+      "(PACE) Plan."),
+     ("Join a Medicare Advantage Plan or", "Medicare drug plan."),
+     ("Your chance to join lasts for 2", "full months after the month you",
+      "drop your PACE plan.")),
+)
+
+
+def _fact_sheet_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 80), "You lose your current coverage", fontsize=11, fontname="hebo")
+    left, right = _FACT_EDGES
+    navy = (0.05, 0.13, 0.35)
+    tops = [97.0, 128.4]
+    for row in _FACT_ROWS[1:]:
+        tops.append(tops[-1] + len(max(row, key=len)) * 11.0 + 14.0)
+    page.draw_rect(pymupdf.Rect(left, tops[0], right, tops[1]), color=navy, fill=navy,
+                   width=0.5)
+    edges = (left, *_FACT_WALLS, right)
+    for top, bottom in pairwise(tops[1:]):
+        for x0, x1 in pairwise(edges):
+            page.draw_line((x0, bottom), (x1, bottom), color=navy, width=0.5)
+        for x in _FACT_WALLS:
+            page.draw_line((x, top + 1.0), (x, bottom - 0.4), color=navy, width=0.5)
+    for n, (row, top) in enumerate(zip(_FACT_ROWS, tops, strict=False)):
+        for x, cell in zip((left, *_FACT_WALLS), row, strict=True):
+            for k, line in enumerate(cell):
+                page.insert_text((x + 5.5, top + 17 + k * 11.0), line, fontsize=8.5,
+                                 fontname="hebo" if n == 0 else "helv",
+                                 color=(1, 1, 1) if n == 0 else (0, 0, 0))
+    page.insert_text((72, tops[-1] + 24), "Note: You can only use a Special Enrollment "
+                     "Period if you qualify.", fontsize=9, fontname="helv")
+    return doc.tobytes()
+
+
+def test_a_table_walled_between_its_columns_under_a_boxed_head_reads_by_rows() -> None:
+    # Before: no frame closed around the rows (no wall at the table's sides)
+    # and the head band's box closed alone, so MuPDF's order stood: each
+    # cell's paragraph read apart from its row ("Join a Medicare drug plan."
+    # after the last row's first cell), and no row quote verified.
+    _reads_by_rows_and_cells(extract_pdf(_fact_sheet_pdf()), _FACT_ROWS)
+
+
+# A club's statement of fixed assets (landscape, a word processor's grid):
+# a head band whose cells stack their words far apart ("Saldos al comienzo"
+# at the top, "del ejercicio" at the bottom), a merged head ruled off over
+# heads of its own walled apart from that rule down ("Amortizaciones" over
+# "Al Inicio | Del Ejercicio"), then one band of rows of values with no rule
+# between them, some cells blank.
+_ASSET_WALLS = (29.0, 181.0, 253.0, 313.0, 438.0, 498.0, 557.0)
+_ASSET_HEADS = (("Rubros",), ("Saldos al comienzo", "del ejercicio"), ("Aumentos",),
+                ("Disminuciones",), ("Amortizaciones",), ("Al Inicio",), ("Del Ejercicio",))
+_ASSET_ROWS = (
+    ("Terreno", "3.504.455.430,08", "", "0,00", "", "", ""),
+    ("Edificios y Construcciones", "1.275.618.369,54", "", "0,00", "529.801.874,64",
+     "5.974.532,46", ""),
+    ("Instalaciones", "155.373.905,90", "12.846.352,25", "0,00", "101.774.235,59",
+     "11.139.409,14", ""),
+    ("Muebles y Utiles", "40.112.905,93", "3.215.351,84", "0,00", "22.294.982,12",
+     "1.987.096,61", ""),
+)
+
+
+def _assets_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=842, height=595)
+    top, head_rule, band, bottom = 121.0, 140.0, 155.0, 230.0
+    right = 616.0
+    for y in (top, band, bottom):
+        page.draw_line((_ASSET_WALLS[0], y), (right, y), width=0.5)
+    page.draw_line((_ASSET_WALLS[4], head_rule), (_ASSET_WALLS[6] + 59.0, head_rule), width=0.5)
+    for x in (*_ASSET_WALLS[:5], right):
+        page.draw_line((x, top), (x, bottom), width=0.5)
+    for x in _ASSET_WALLS[5:]:
+        page.draw_line((x, head_rule), (x, bottom), width=0.5)
+    spots = ((top + 11, None), (top + 9, top + 31), (top + 20, None), (top + 20, None),
+             (top + 12, None), (head_rule + 10, None), (head_rule + 10, None))
+    for x, head, (first, second) in zip(_ASSET_WALLS, _ASSET_HEADS, spots, strict=True):
+        page.insert_text((x + 4, first), head[0], fontsize=7, fontname="hebo")
+        if second is not None:
+            page.insert_text((x + 4, second), head[1], fontsize=7, fontname="hebo")
+    for k, row in enumerate(_ASSET_ROWS):
+        for x, value in zip(_ASSET_WALLS, row, strict=True):
+            if value:
+                page.insert_text((x + 4, band + 12 + k * 12.0), value, fontsize=7,
+                                 fontname="helv")
+    return doc.tobytes()
+
+
+def test_heads_over_a_band_of_rows_with_blank_cells_read_by_rows() -> None:
+    # Before: the merged head's rule parted its cell, so no grid was read
+    # and the heads read line by line across the band ("Rubros Saldos al
+    # comienzo Amortizaciones", then "Aumentos Disminuciones", then "del
+    # ejercicio Al Inicio Del Ejercicio"); the blank cells left the band's
+    # rows unlike rows of values (cells of unequal counts).
+    doc = extract_pdf(_assets_pdf())
+    for quote in (" ".join(line for head in _ASSET_HEADS for line in head),
+                  *(" ".join(value for value in row if value) for row in _ASSET_ROWS)):
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A GRADE evidence profile's heads: a merged head ruled off over two heads
+# of its own, one of a line, the other of three, walled apart from the rule
+# down ("Anticipated absolute effects" over "Risk with CBT | Risk with Network
+# / Support (AA / attendance)"), beside heads that run the band's height.
+_PROFILE_WALLS = (40.0, 160.0, 250.0, 340.0, 430.0, 520.0)
+_PROFILE_HEADS = (("Outcomes",), ("Anticipated absolute effects* (95% CI)",),
+                  ("Risk with CBT",), ("Risk with Network", "Support (AA", "attendance)"),
+                  ("Relative effect", "(95% CI)"), ("Participants", "(studies)"))
+_PROFILE_ROW = ("Days of abstinence", "-", "SMD 0.33 SD higher", "-", "193 (1 RCT)")
+
+
+def _profile_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=400)
+    top, rule, band, bottom = 60.0, 76.0, 120.0, 150.0
+    right = _PROFILE_WALLS[-1]
+    for y in (top, band, bottom):
+        page.draw_line((_PROFILE_WALLS[0], y), (right, y), width=0.5)
+    page.draw_line((_PROFILE_WALLS[1], rule), (_PROFILE_WALLS[3], rule), width=0.5)
+    for x in (_PROFILE_WALLS[0], _PROFILE_WALLS[1], *_PROFILE_WALLS[3:]):
+        page.draw_line((x, top), (x, bottom), width=0.5)
+    page.draw_line((_PROFILE_WALLS[2], rule), (_PROFILE_WALLS[2], bottom), width=0.5)
+    page.insert_text((44, top + 30), "Outcomes", fontsize=8)
+    page.insert_text((164, top + 11), _PROFILE_HEADS[1][0], fontsize=8)
+    page.insert_text((164, rule + 22), "Risk with CBT", fontsize=8)
+    for k, line in enumerate(_PROFILE_HEADS[3]):
+        page.insert_text((254, rule + 11 + 10 * k), line, fontsize=8)
+    for x, head in zip(_PROFILE_WALLS[3:5], _PROFILE_HEADS[4:], strict=True):
+        for k, line in enumerate(head):
+            page.insert_text((x + 4, top + 26 + 10 * k), line, fontsize=8)
+    columns = (_PROFILE_WALLS[0], _PROFILE_WALLS[1], _PROFILE_WALLS[2], *_PROFILE_WALLS[3:5])
+    for x, value in zip(columns, _PROFILE_ROW, strict=True):
+        page.insert_text((x + 4, band + 14), value, fontsize=8)
+    return doc.tobytes()
+
+
+def test_a_merged_heads_own_heads_of_several_lines_read_each_whole() -> None:
+    # Before: the heads under the merged head read line by line across them
+    # ("Risk with Network / Support (AA Risk with CBT / attendance)").
+    doc = extract_pdf(_profile_pdf())
+    for quote in (" ".join(line for head in _PROFILE_HEADS for line in head),
+                  " ".join(_PROFILE_ROW)):
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
