@@ -76,12 +76,14 @@ from reviewer.ingestion.layout import (
     attach_markers,
     block_of,
     join_justified,
+    lists_beside,
     margin_line_numbers,
     median,
     numbered_lists_apart,
     page_order,
     side_by_side,
     split_columns,
+    strips_joined,
 )
 from reviewer.ingestion.ocr import STAMP_MAX_CHARS, OcrOptions, OcrReport, ocr_page
 from reviewer.ingestion.tables import RuleSource, read_tables, ruling_lines
@@ -534,6 +536,10 @@ def order_page(page_lines: list[list[Line]], rules: RuleSource) -> list[Block]:
     across a gutter cut into columns, tables read by rows (``rules`` gives
     the page's ruling lines), callouts after their column. Text layers and
     OCR share it, so a scanned page reads as its born-digital original."""
+    # A line a producer wrote in pieces, block by block, is one line.
+    page_lines = strips_joined(page_lines)
+    # Lists side by side that MuPDF took a line of each at a time: each apart.
+    page_lines = lists_beside(page_lines)
     # A justified line that MuPDF cut at its stretched word spaces is one line.
     page_lines = [join_justified(lines) for lines in page_lines]
     line_height = median([ln.y1 - ln.y0 for lines in page_lines for ln in lines]) or 12.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -103,6 +104,66 @@ def side_by_side(left: Line, right: Line) -> bool:
 _JUSTIFIED_GAP_LINES = 2.0
 _JUSTIFIED_EVEN = 1.35
 _JUSTIFIED_EDGE = 1.5
+
+
+# A line's piece that a producer wrote in a block of its own carries on the
+# line it touches: its top and bottom the line's within this (points), its
+# start within this of the line's end.
+_STRIP_EDGE = 0.2
+_STRIP_GAP = 0.5
+
+
+def strips_joined(page_lines: list[list[Line]]) -> list[list[Line]]:
+    """A page's blocks (as read) with each line that a producer cut into
+    pieces, each in a block of its own, made one line again: the pieces
+    touch end to start on one top and bottom. UnitedHealthcare's drug list
+    (a Xerox print driver's PDF) sets its pages in two strips cut at x = 401,
+    through words: "available due to ma" in one block, "rket changes." in
+    another, read after the sidebar beside it. Nothing is added between the
+    pieces (a word space, where there is one, is in their text). The same
+    list when no line is cut so."""
+    starts: dict[int, list[tuple[int, int]]] = {}  # round(y0): (block, line) of each start
+    for b, lines in enumerate(page_lines):
+        for k, line in enumerate(lines):
+            if line.horizontal:
+                starts.setdefault(round(line.y0), []).append((b, k))
+    joined: dict[tuple[int, int], tuple[int, int]] = {}  # piece: the piece it carries on
+
+    def next_piece(b: int, line: Line) -> tuple[int, int] | None:
+        for key in (round(line.y0) - 1, round(line.y0), round(line.y0) + 1):
+            for ob, ok in starts.get(key, ()):
+                other = page_lines[ob][ok]
+                if (ob != b and abs(other.y0 - line.y0) <= _STRIP_EDGE
+                        and abs(other.y1 - line.y1) <= _STRIP_EDGE
+                        and abs(other.x0 - line.x1) <= _STRIP_GAP and other.x1 > line.x1):
+                    return ob, ok
+        return None
+
+    for b, lines in enumerate(page_lines):
+        for k, line in enumerate(lines):
+            if line.horizontal:
+                piece = next_piece(b, line)
+                if piece is not None and piece not in joined.values():
+                    joined[b, k] = piece
+    if not joined:
+        return page_lines
+    carried = set(joined.values())
+    result: list[list[Line]] = []
+    for b, lines in enumerate(page_lines):
+        kept: list[Line] = []
+        for k, line in enumerate(lines):
+            if (b, k) in carried:
+                continue
+            at = (b, k)
+            while at in joined:
+                at = joined[at]
+                piece = page_lines[at[0]][at[1]]
+                line = Line(line.text + piece.text, line.boxes + piece.boxes, line.x0,
+                            min(line.y0, piece.y0), piece.x1, max(line.y1, piece.y1), True)
+            kept.append(line)
+        if kept:
+            result.append(kept)
+    return result
 
 
 def join_justified(lines: list[Line]) -> list[Line]:
@@ -228,6 +289,83 @@ def split_columns(block: Block) -> list[Block]:
     if 2 * prose < len(across):
         return [block]
     return _cut_lines(lines, height, gutter)
+
+
+# Lines side by side whose tops and bottoms both stand off each other's by
+# more than this share of a line's height are not one row's cells (a row's
+# cells share a baseline; a subscript moves a line's bottom only). Lists set
+# side by side show it block after block, at one gutter and one offset: at
+# least this many blocks on a page (a table's heads may stand off level once).
+_OFF_LEVEL = 0.15
+_LISTS_BESIDE_BLOCKS = 3
+# The lists' heads stand within this many lines above their first items.
+_LISTS_HEADS_LINES = 4
+
+
+def lists_beside(page_blocks: list[list[Line]]) -> list[list[Line]]:
+    """A page's blocks (as read) with each block that holds a line of each
+    of two lists set side by side cut into one block per list.
+
+    UnitedHealthcare's drug list sets two lists of medicines side by side,
+    each at its own pitch, and MuPDF takes a line of each at a time, the
+    right list's first: "B Arixtra" and "B Arimidex" one block, "g
+    Aspirin-Dipyridamole" and "B Aromasin" the next, so the page read the
+    lists across, right before left. Such blocks are told by their lines
+    side by side a gutter apart, the two off level by one offset
+    (:data:`_OFF_LEVEL`), the same gutter and offset in
+    :data:`_LISTS_BESIDE_BLOCKS` blocks of the page or more; the page's
+    reading order then reads each list down. The same list when there are
+    none."""
+    keys: list[tuple[int, int] | None] = []
+    for lines in page_blocks:
+        keys.append(_off_level_pair(lines))
+    counted = Counter(key for key in keys if key is not None)
+    if not any(n >= _LISTS_BESIDE_BLOCKS for n in counted.values()):
+        return page_blocks
+    lists = [(k, key) for k, key in enumerate(keys)
+             if key is not None and counted[key] >= _LISTS_BESIDE_BLOCKS]
+    # The gutter between the lists, and how far down the page they run: a
+    # block of lines on either side of it there (the lists' heads, a list's
+    # head of two lines beside the other's first item) is cut too.
+    pairs = [sorted(page_blocks[k], key=lambda ln: ln.x0) for k, _key in lists]
+    gutter = (max(left.x1 for left, _right in pairs), min(right.x0 for _left, right in pairs))
+    height = median([ln.y1 - ln.y0 for pair in pairs for ln in pair])
+    top = min(ln.y0 for pair in pairs for ln in pair) - _LISTS_HEADS_LINES * height
+    bottom = max(ln.y1 for pair in pairs for ln in pair) + height
+    cut = {k for k, _key in lists}
+    for k, lines in enumerate(page_blocks):
+        if (k not in cut and len(lines) > 1 and all(ln.horizontal for ln in lines)
+                and top <= min(ln.y0 for ln in lines) and max(ln.y1 for ln in lines) <= bottom
+                and all(ln.x1 <= gutter[1] or ln.x0 >= gutter[0] for ln in lines)
+                and any(ln.x1 <= gutter[1] for ln in lines)
+                and any(ln.x0 >= gutter[0] for ln in lines)):
+            cut.add(k)
+    result: list[list[Line]] = []
+    for k, lines in enumerate(page_blocks):
+        if k in cut:
+            result.extend([ln] for ln in sorted(lines, key=lambda ln: ln.x0))
+        else:
+            result.append(lines)
+    return result
+
+
+def _off_level_pair(lines: list[Line]) -> tuple[int, int] | None:
+    """For a block of two lines side by side a gutter apart and off level:
+    where the right one starts (x, rounded: the right list's edge) and by how
+    much it stands off (points, rounded); None otherwise."""
+    if len(lines) != 2 or not all(ln.horizontal for ln in lines):
+        return None
+    left, right = sorted(lines, key=lambda ln: ln.x0)
+    if any(sum(c.isalnum() for c in ln.text) < 2 for ln in lines):
+        return None  # a bullet and its item: one line of a list
+    height = min(left.y1 - left.y0, right.y1 - right.y0)
+    common = min(left.y1, right.y1) - max(left.y0, right.y0)
+    if right.x0 - left.x1 <= JOIN_GAP_LINES * height or common < 0.5 * height:
+        return None
+    top, bottom = right.y0 - left.y0, right.y1 - left.y1
+    if abs(top) <= _OFF_LEVEL * height or abs(bottom - top) > _OFF_LEVEL * height:
+        return None  # level (a row's cells), or a subscript's or a size's difference
+    return round(right.x0), round(top)
 
 
 def _cut_lines(lines: list[Line], height: float, column_gap: float) -> list[Block]:

@@ -25,7 +25,7 @@ from tests.factories import (
     build_offset_boxes,
     build_rotated,
 )
-from verification import normalize
+from verification import Source, normalize, verify_answer
 
 
 def lines_of(text: str) -> list[str]:
@@ -369,3 +369,83 @@ def test_every_character_has_a_finite_box_or_is_inserted(report_doc: ExtractedDo
             assert char in "\n\f "
         else:
             assert all(math.isfinite(v) for v in box)
+
+
+# A drug list printed through a Xerox driver sets each page in two strips cut
+# at x = 401, through words: every line's left piece first, then the sidebar,
+# then the right pieces, each strip's text in blocks of its own.
+_STRIP_LINES = (
+    "class. Brand and generic drugs may not always be available due to market changes.",
+    "This list applies to the medical plans. It is correct as of August 1, 2024 and is subject to",
+)
+
+
+def _strips_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    font = pymupdf.Font("helv")
+    pieces = []
+    for k, line in enumerate(_STRIP_LINES):
+        # The first glyph that runs past the strip's edge starts the right piece.
+        x, n = 36.0, 0
+        while x + font.text_length(line[n], 10) <= 401.0:
+            x, n = x + font.text_length(line[n], 10), n + 1
+        pieces.append((300.0 + 13 * k, x, line[:n], line[n:]))
+    for y, _x, left, _right in pieces:
+        page.insert_text((36, y), left, fontsize=10, fontname="helv")
+    page.insert_text((430, 250), "Effective January 1, 2025", fontsize=10, fontname="helv")
+    for y, x, _left, right in pieces:
+        page.insert_text((x, y), right, fontsize=10, fontname="helv")
+    return doc.tobytes()
+
+
+def test_a_line_printed_in_strips_reads_as_one_line() -> None:
+    # Before: "…available due to market chang" and "es." a block apart, after
+    # the next line, so neither sentence verified.
+    doc = extract_pdf(_strips_pdf())
+    assert doc.text.split("\n")[:2] == list(_STRIP_LINES)
+    for line in _STRIP_LINES:
+        (citation,) = verify_answer(f'"{line}" [S1].', [Source(marker="S1",
+                                                                text=doc.text)]).citations
+        assert citation.outcome == "verified", citation.message
+
+
+# A drug list's two lists side by side, each at its own height, written a
+# line of each at a time, the right list's first (MuPDF then makes a block of
+# each two: "Arixtra" with "Anastrozole").
+_LEFT_LIST = ("Breast Cancer Prevention", "Anastrozole", "Arimidex", "Aromasin", "Exemestane")
+_RIGHT_LIST = ("Blood Clot/Platelet Therapy", "Arixtra", "Aspirin-Dipyridamole", "Brilinta",
+               "Cilostazol")
+
+
+def _lists_pdf(offset: float) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((36, 380), "This list applies to the medical plans named on the card.",
+                     fontsize=10)
+    for k, (left, right) in enumerate(zip(_LEFT_LIST, _RIGHT_LIST, strict=True)):
+        page.insert_text((301, 440 + 18 * k), right, fontsize=10, fontname="helv")
+        page.insert_text((36, 440 + offset + 18 * k), left, fontsize=10, fontname="helv")
+    return doc.tobytes()
+
+
+def _verifies(text: str, quote: str) -> bool:
+    (citation,) = verify_answer(f'"{quote}" [S1].', [Source(marker="S1", text=text)]).citations
+    return citation.outcome in ("verified", "verified-fuzzy")
+
+
+def test_lists_side_by_side_taken_a_line_of_each_at_a_time_read_each_down() -> None:
+    # Before: each block's two lines read as a row, the right list's first
+    # ("Arixtra Anastrozole Aspirin-Dipyridamole Arimidex…").
+    text = extract_pdf(_lists_pdf(4.0)).text
+    assert _verifies(text, " ".join(_LEFT_LIST))
+    assert _verifies(text, " ".join(_RIGHT_LIST))
+
+
+def test_rows_of_two_cells_level_with_each_other_stay_rows() -> None:
+    # The same lines level with each other are a table's rows, each row's
+    # two cells together (in the order MuPDF took them), not cut apart.
+    text = extract_pdf(_lists_pdf(0.0)).text
+    assert not _verifies(text, " ".join(_LEFT_LIST))
+    assert all(_verifies(text, f"{right} {left}")
+               for left, right in zip(_LEFT_LIST, _RIGHT_LIST, strict=True))
