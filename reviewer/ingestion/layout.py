@@ -107,9 +107,11 @@ _JUSTIFIED_EDGE = 1.5
 
 
 # A line's piece that a producer wrote in a block of its own carries on the
-# line it touches: its top and bottom the line's within this (points), its
-# start within this of the line's end.
+# line it touches: its bottom the line's within this (points), its top too
+# but for a raised glyph (a share of the line's height: Dutch ordinals, "2"
+# and a raised "e" ending one piece), its start within this of the line's end.
 _STRIP_EDGE = 0.2
+_STRIP_RAISED = 0.25
 _STRIP_GAP = 0.5
 
 
@@ -122,19 +124,19 @@ def strips_joined(page_lines: list[list[Line]]) -> list[list[Line]]:
     another, read after the sidebar beside it. Nothing is added between the
     pieces (a word space, where there is one, is in their text). The same
     list when no line is cut so."""
-    starts: dict[int, list[tuple[int, int]]] = {}  # round(y0): (block, line) of each start
+    starts: dict[int, list[tuple[int, int]]] = {}  # round(y1): (block, line) of each line
     for b, lines in enumerate(page_lines):
         for k, line in enumerate(lines):
             if line.horizontal:
-                starts.setdefault(round(line.y0), []).append((b, k))
+                starts.setdefault(round(line.y1), []).append((b, k))
     joined: dict[tuple[int, int], tuple[int, int]] = {}  # piece: the piece it carries on
 
     def next_piece(b: int, line: Line) -> tuple[int, int] | None:
-        for key in (round(line.y0) - 1, round(line.y0), round(line.y0) + 1):
+        for key in (round(line.y1) - 1, round(line.y1), round(line.y1) + 1):
             for ob, ok in starts.get(key, ()):
                 other = page_lines[ob][ok]
-                if (ob != b and abs(other.y0 - line.y0) <= _STRIP_EDGE
-                        and abs(other.y1 - line.y1) <= _STRIP_EDGE
+                if (ob != b and abs(other.y1 - line.y1) <= _STRIP_EDGE
+                        and abs(other.y0 - line.y0) <= _STRIP_RAISED * (line.y1 - line.y0)
                         and abs(other.x0 - line.x1) <= _STRIP_GAP and other.x1 > line.x1):
                     return ob, ok
         return None
@@ -148,9 +150,14 @@ def strips_joined(page_lines: list[list[Line]]) -> list[list[Line]]:
     if not joined:
         return page_lines
     carried = set(joined.values())
-    result: list[list[Line]] = []
+    # A block whose first line carries on the last line of another runs on
+    # from it (a paragraph whose first line a producer cut at a raised
+    # marker or ordinal): its other lines follow that block's.
+    follows = {piece[0]: b for (b, k), piece in joined.items()
+               if k == len(page_lines[b]) - 1 and piece[1] == 0}
+    kept: dict[int, list[Line]] = {}
     for b, lines in enumerate(page_lines):
-        kept: list[Line] = []
+        kept[b] = []
         for k, line in enumerate(lines):
             if (b, k) in carried:
                 continue
@@ -160,9 +167,17 @@ def strips_joined(page_lines: list[list[Line]]) -> list[list[Line]]:
                 piece = page_lines[at[0]][at[1]]
                 line = Line(line.text + piece.text, line.boxes + piece.boxes, line.x0,
                             min(line.y0, piece.y0), piece.x1, max(line.y1, piece.y1), True)
-            kept.append(line)
-        if kept:
-            result.append(kept)
+            kept[b].append(line)
+    result: list[list[Line]] = []
+    for b in range(len(page_lines)):
+        if b in follows:
+            continue
+        lines, after = kept[b], b
+        while any(before == after for before in follows.values()):
+            after = next(block for block, before in follows.items() if before == after)
+            lines = lines + kept[after]
+        if lines:
+            result.append(lines)
     return result
 
 

@@ -335,3 +335,31 @@ def test_a_wider_block_under_a_narrow_start_of_a_stretch_still_reads_in_its_colu
         "BlnInfGB – Informationsfreiheit auf Bundesebene",
         "Anlage", "Gebühren- und Auslagenverzeichnis", "Teil A", "Anmerkungen:",
     ]
+
+
+def _piece(text: str, x0: float, x1: float, y0: float, y1: float) -> layout.Line:
+    step = (x1 - x0) / len(text)
+    boxes = [v for k in range(len(text)) for v in (x0 + k * step, y0, x0 + (k + 1) * step, y1)]
+    return layout.Line(text, boxes, x0, y0, x1, y1, True)
+
+
+def test_a_paragraph_cut_at_a_raised_ordinal_runs_on_from_the_line_before() -> None:
+    # A report's "Court of Appeals for the 4" ends one block, and "th Circuit,
+    # which is located in Richmond," (its raised "th" lifting the top a
+    # little) starts the next, which holds the paragraph's other lines:
+    # one line, and one paragraph.
+    first = _piece("the decisions of the Court of Appeals for the 4", 72.0, 300.0, 100.0, 112.0)
+    rest = _piece("th Circuit, which is located in Richmond,", 300.0, 480.0, 99.6, 112.0)
+    after = _piece("Virginia, and covers the state.", 72.0, 220.0, 114.0, 126.0)
+    sidebar = _piece("Note", 500.0, 520.0, 100.0, 112.0)
+    blocks = layout.strips_joined([[first], [sidebar], [rest, after]])
+    assert [[line.text for line in block] for block in blocks] == [
+        ["the decisions of the Court of Appeals for the 4th Circuit, which is located in "
+         "Richmond,", "Virginia, and covers the state."],
+        ["Note"],
+    ]
+    # A piece that does not touch the line's end, or sits lower, is another line.
+    apart = _piece("th Circuit", 310.0, 360.0, 99.6, 112.0)
+    lower = _piece("th Circuit", 300.0, 350.0, 101.0, 113.0)
+    for other in (apart, lower):
+        assert len(layout.strips_joined([[first], [other]])) == 2
