@@ -1606,7 +1606,8 @@ def _read_grid(
             # Rows of values, some cells left blank: each line across its row.
             blocks.extend(block_of(row) for row in gapped)
             continue
-        if one_band and not _lists_side_by_side(stacks):
+        heads = one_band and _heads_row(stacks)
+        if one_band and not heads and not _lists_side_by_side(stacks):
             return None
         if one_row_bands and not stacked and len(stacks) > 1:
             # Not one row: cells all of several lines (rows with no rules
@@ -1628,7 +1629,7 @@ def _read_grid(
                 or any(ruled_apart(stack) for stack in tall)
             ):
                 return None
-        if stacked:
+        if stacked and not heads:
             # Rows of values that only the frame rules: each line across a row.
             blocks.extend(
                 block_of([ln for stack in stacks for ln in stack[k]])
@@ -1727,6 +1728,27 @@ def _cells_of_one_row(stacks: list[list[list[Line]]]) -> bool:
         middles = [(x0 + x1) / 2 for x0, x1 in lines]
         widths = [x1 - x0 for x0, x1 in lines]
         if max(middles) - min(middles) > 0.25 * height or max(widths) - min(widths) < height:
+            return False
+    return True
+
+
+def _heads_row(stacks: list[list[list[Line]]]) -> bool:
+    """Whether a box's one band is a row of heads, each cell read down: a
+    financial statement boxes its heads alone over rows with no rules
+    ("RUBROS | APORTES DE LOS SOCIOS | CAPITAL / SOCIAL | … | SUPERAVIT /
+    (DEFICIT) / ACUMULADO | TOTALES / al 30-06-2023"). Three cells or more,
+    each of at most :data:`_HEAD_LINES` lines, one line to a baseline, some
+    of more than one, and every cell's lines centred on one another (a
+    head's words set centred in their column; a wrapped cell's lines start
+    at one edge, and rows are rows of values, :func:`_stacked`)."""
+    if len(stacks) < _MIN_CELLS or not any(len(stack) > 1 for stack in stacks):
+        return False
+    for stack in stacks:
+        if len(stack) > _HEAD_LINES or any(len(baseline) != 1 for baseline in stack):
+            return False
+        middles = [(baseline[0].x0 + baseline[0].x1) / 2 for baseline in stack]
+        height = min(baseline[0].y1 - baseline[0].y0 for baseline in stack)
+        if max(middles) - min(middles) > 0.25 * height:
             return False
     return True
 

@@ -3209,3 +3209,61 @@ def test_a_merged_heads_own_heads_of_several_lines_read_each_whole() -> None:
                   " ".join(_PROFILE_ROW)):
         start, end = _verified_range(doc, quote)
         assert " ".join(doc.text[start:end].split()) == quote
+
+
+# A club's statement of changes in equity: its heads boxed alone in one band
+# (a rule above, a rule below, walls between), each head's words centred in
+# its column, a merged head ruled off over heads of its own; the rows under
+# the box have no rules at all.
+_EQUITY_WALLS = (34.0, 253.0, 338.0, 427.0, 510.0, 587.0, 659.0, 735.0)
+_EQUITY_HEADS = (("RUBROS",), ("APORTES DE LOS SOCIOS",), ("CAPITAL", "SOCIAL"),
+                 ("AJUSTES", "DE CAPITAL"), ("TOTAL",), ("REVALUO", "TECNICO"),
+                 ("SUPERAVIT", "(DEFICIT)", "ACUMULADO"), ("TOTALES", "al 30-06-2023"))
+_EQUITY_ROW = ("SALDOS AL CIERRE DEL EJERCICIO ANTERIOR", "124,04", "658.566.773,37",
+               "658.566.897,41", "4.117.884.636,26", "1.680.507.589,77", "6.456.959.123,44")
+
+
+def _equity_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=842, height=595)
+    top, rule, bottom = 120.0, 149.0, 171.0
+    for y in (top, bottom):
+        page.draw_line((_EQUITY_WALLS[0], y), (_EQUITY_WALLS[-1], y), width=0.5)
+    page.draw_line((_EQUITY_WALLS[1], rule), (_EQUITY_WALLS[4], rule), width=0.5)
+    for x in (*_EQUITY_WALLS[:2], *_EQUITY_WALLS[4:]):
+        page.draw_line((x, top), (x, bottom), width=0.5)
+    for x in _EQUITY_WALLS[2:4]:
+        page.draw_line((x, rule), (x, bottom), width=0.5)
+    font = pymupdf.Font("hebo")
+
+    def centred(text: str, x0: float, x1: float, y: float) -> None:
+        width = font.text_length(text, 7)
+        page.insert_text(((x0 + x1 - width) / 2, y), text, fontsize=7, fontname="hebo")
+
+    centred("RUBROS", _EQUITY_WALLS[0], _EQUITY_WALLS[1], 148)
+    centred("APORTES DE LOS SOCIOS", _EQUITY_WALLS[1], _EQUITY_WALLS[4], 132)
+    spans = [(_EQUITY_WALLS[1], _EQUITY_WALLS[2]), (_EQUITY_WALLS[2], _EQUITY_WALLS[3]),
+             (_EQUITY_WALLS[3], _EQUITY_WALLS[4])]
+    for (x0, x1), head in zip(spans, _EQUITY_HEADS[2:5], strict=True):
+        for k, line in enumerate(head):
+            centred(line, x0, x1, 158 + 9 * k)
+    for (x0, x1), head in zip(pairwise(_EQUITY_WALLS[4:]), _EQUITY_HEADS[5:], strict=True):
+        for k, line in enumerate(head):
+            centred(line, x0, x1, 140 + 9 * k)
+    rights = (250.0, 335.0, 424.0, 507.0, 584.0, 656.0)
+    page.insert_text((36, 190), _EQUITY_ROW[0], fontsize=7, fontname="hebo")
+    for right, value in zip(rights, _EQUITY_ROW[1:], strict=True):
+        page.insert_text((right - font.text_length(value, 7), 190), value, fontsize=7,
+                         fontname="hebo")
+    return doc.tobytes()
+
+
+def test_heads_boxed_alone_over_unruled_rows_read_as_one_row() -> None:
+    # Before: the box of one band was no grid (its band was no lists side by
+    # side), so the heads read line by line across ("SUPERAVIT", then
+    # "APORTES DE LOS SOCIOS RUBROS", then "REVALUO TOTALES", …).
+    doc = extract_pdf(_equity_pdf())
+    for quote in (" ".join(line for head in _EQUITY_HEADS for line in head),
+                  " ".join(_EQUITY_ROW)):
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
