@@ -31,6 +31,21 @@ def _state(answer: Answer) -> str:
     return answer.review_state
 
 
+def _hold_the_first(page: Any, matches: Any) -> list[Any]:
+    """Route the page's requests whose URL ``matches``: the first is held
+    (the test answers it with ``held[0].continue_()``), the rest go on."""
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(matches, hold)
+    return held
+
+
 def test_approving_with_unopened_failures_asks_for_confirmation(page: Any) -> None:
     answer = _open(page, "demo-benefits-mixed")
     dialog = page.locator("#confirm-approve")
@@ -220,15 +235,7 @@ def test_n_pressed_while_a_slow_panel_loads_still_reaches_every_failure(page: An
     answer = _open(page, "demo-benefits-mixed")
     failing = answer.citations.filter(outcome__in=FAILING_OUTCOMES).count()
     assert failing == 3
-    held: list[Any] = []
-
-    def hold_the_first(route: Any) -> None:
-        if held:
-            route.continue_()
-        else:
-            held.append(route)  # answered below, once the second panel is in
-
-    page.route(lambda url: "sentence=" in url or "citation=" in url, hold_the_first)
+    held = _hold_the_first(page, lambda url: "sentence=" in url or "citation=" in url)
     page.keyboard.press("n")
     page.wait_for_function("true")  # lets the route handler take the request
     page.keyboard.press("n")
@@ -304,15 +311,7 @@ def test_a_late_panel_never_shows_over_the_sentence_opened_after_it(page: Any) -
         });
       }
     }""")
-    held: list[Any] = []
-
-    def hold_the_first(route: Any) -> None:
-        if held:
-            route.continue_()
-        else:
-            held.append(route)  # answered below, once the second panel is in
-
-    page.route(lambda url: "sentence=" in url, hold_the_first)
+    held = _hold_the_first(page, lambda url: "sentence=" in url)
     page.keyboard.press("n")  # the first failure: its panel is held
     page.wait_for_function("true")  # lets the route handler take the request
     page.keyboard.press("n")  # the second failure: its panel comes in

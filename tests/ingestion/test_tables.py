@@ -2273,6 +2273,13 @@ def _reads_by_rows_and_cells(doc: ExtractedDocument,
         assert " ".join(doc.text[start:end].split()) == quote
 
 
+def _each_verifies_whole(doc: ExtractedDocument, *quotes: str) -> None:
+    """Each quote verifies, and the text it matches is the quote's words in order."""
+    for quote in quotes:
+        start, end = _verified_range(doc, quote)
+        assert " ".join(doc.text[start:end].split()) == quote
+
+
 def test_a_grid_of_two_rows_carried_over_from_the_page_before_reads_by_its_rules() -> None:
     # Before: one rule between its rows of cells was too few to call the
     # table ruled, so each printed line of three pieces read as a row of its
@@ -3158,11 +3165,9 @@ def test_heads_over_a_band_of_rows_with_blank_cells_read_by_rows() -> None:
     # comienzo Amortizaciones", then "Aumentos Disminuciones", then "del
     # ejercicio Al Inicio Del Ejercicio"); the blank cells left the band's
     # rows unlike rows of values (cells of unequal counts).
-    doc = extract_pdf(_assets_pdf())
-    for quote in (" ".join(line for head in _ASSET_HEADS for line in head),
-                  *(" ".join(value for value in row if value) for row in _ASSET_ROWS)):
-        start, end = _verified_range(doc, quote)
-        assert " ".join(doc.text[start:end].split()) == quote
+    _each_verifies_whole(extract_pdf(_assets_pdf()),
+                         " ".join(line for head in _ASSET_HEADS for line in head),
+                         *(" ".join(value for value in row if value) for row in _ASSET_ROWS))
 
 
 # A GRADE evidence profile's heads: a merged head ruled off over two heads
@@ -3204,11 +3209,9 @@ def _profile_pdf() -> bytes:
 def test_a_merged_heads_own_heads_of_several_lines_read_each_whole() -> None:
     # Before: the heads under the merged head read line by line across them
     # ("Risk with Network / Support (AA Risk with CBT / attendance)").
-    doc = extract_pdf(_profile_pdf())
-    for quote in (" ".join(line for head in _PROFILE_HEADS for line in head),
-                  " ".join(_PROFILE_ROW)):
-        start, end = _verified_range(doc, quote)
-        assert " ".join(doc.text[start:end].split()) == quote
+    _each_verifies_whole(extract_pdf(_profile_pdf()),
+                         " ".join(line for head in _PROFILE_HEADS for line in head),
+                         " ".join(_PROFILE_ROW))
 
 
 # A club's statement of changes in equity: its heads boxed alone in one band
@@ -3262,8 +3265,6 @@ def test_heads_boxed_alone_over_unruled_rows_read_as_one_row() -> None:
     # Before: the box of one band was no grid (its band was no lists side by
     # side), so the heads read line by line across ("SUPERAVIT", then
     # "APORTES DE LOS SOCIOS RUBROS", then "REVALUO TOTALES", …).
-    doc = extract_pdf(_equity_pdf())
-    for quote in (" ".join(line for head in _EQUITY_HEADS for line in head),
-                  " ".join(_EQUITY_ROW)):
-        start, end = _verified_range(doc, quote)
-        assert " ".join(doc.text[start:end].split()) == quote
+    _each_verifies_whole(extract_pdf(_equity_pdf()),
+                         " ".join(line for head in _EQUITY_HEADS for line in head),
+                         " ".join(_EQUITY_ROW))
