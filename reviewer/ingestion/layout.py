@@ -118,7 +118,8 @@ _STRIP_GAP = 0.5
 def strips_joined(page_lines: list[list[Line]]) -> list[list[Line]]:
     """A page's blocks (as read) with each line that a producer cut into
     pieces, each in a block of its own, made one line again: the pieces
-    touch end to start on one top and bottom. UnitedHealthcare's drug list
+    touch end to start on one bottom (and one top, but for a raised glyph's
+    reach: "the 4" and "th Circuit"). UnitedHealthcare's drug list
     (a Xerox print driver's PDF) sets its pages in two strips cut at x = 401,
     through words: "available due to ma" in one block, "rket changes." in
     another, read after the sidebar beside it. Nothing is added between the
@@ -141,20 +142,22 @@ def strips_joined(page_lines: list[list[Line]]) -> list[list[Line]]:
                     return ob, ok
         return None
 
+    carried: set[tuple[int, int]] = set()
     for b, lines in enumerate(page_lines):
         for k, line in enumerate(lines):
             if line.horizontal:
                 piece = next_piece(b, line)
-                if piece is not None and piece not in joined.values():
+                if piece is not None and piece not in carried:
                     joined[b, k] = piece
+                    carried.add(piece)
     if not joined:
         return page_lines
-    carried = set(joined.values())
     # A block whose first line carries on the last line of another runs on
     # from it (a paragraph whose first line a producer cut at a raised
     # marker or ordinal): its other lines follow that block's.
-    follows = {piece[0]: b for (b, k), piece in joined.items()
-               if k == len(page_lines[b]) - 1 and piece[1] == 0}
+    followed_by = {b: piece[0] for (b, k), piece in joined.items()
+                   if k == len(page_lines[b]) - 1 and piece[1] == 0}
+    follows = set(followed_by.values())
     kept: dict[int, list[Line]] = {}
     for b, lines in enumerate(page_lines):
         kept[b] = []
@@ -172,10 +175,10 @@ def strips_joined(page_lines: list[list[Line]]) -> list[list[Line]]:
     for b in range(len(page_lines)):
         if b in follows:
             continue
-        lines, after = kept[b], b
-        while any(before == after for before in follows.values()):
-            after = next(block for block, before in follows.items() if before == after)
-            lines = lines + kept[after]
+        lines, at = kept[b], b
+        while at in followed_by:
+            at = followed_by[at]
+            lines = lines + kept[at]
         if lines:
             result.append(lines)
     return result
