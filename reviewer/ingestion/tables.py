@@ -1550,15 +1550,19 @@ def _read_grid(
     # ("DLHS-4 (2012-13)" over "TOTAL | RURAL"). A wall with a head on
     # either side: a shaded line's edges are no wall.
     subs: dict[tuple[int, int, float], dict[int, list[Line]]] = {}
+    spread: dict[tuple[int, int, float], tuple[float, float]] = {}  # the lines' middles' range
+    for line, band, column, cell_top, _below in placed:
+        x = (line.x0 + line.x1) / 2
+        low, high = spread.get((band, column, cell_top), (x, x))
+        spread[band, column, cell_top] = (min(low, x), max(high, x))
     for line, band, column, cell_top, below in placed:
         x = (line.x0 + line.x1) / 2
+        low, high = spread[band, column, cell_top]
         under = [] if any(abs(at - cell_top) <= _RULE_SLACK for at in bands) else [
             at for at, spans in segments.items()
-            if any(abs(y0 - cell_top) <= 2 * _RULE_SLACK for y0, _y1 in spans)
-            and _covers(spans, cell_top, below)
-            and all(any(o_band == band and o_column == column and o_top == cell_top
-                        and side * ((other.x0 + other.x1) / 2 - at) > 0
-                        for other, o_band, o_column, o_top, _ in placed) for side in (-1, 1))]
+            if low < at < high
+            and any(abs(y0 - cell_top) <= 2 * _RULE_SLACK for y0, _y1 in spans)
+            and _covers(spans, cell_top, below)]
         if under:
             subs.setdefault((band, column, cell_top), {}).setdefault(
                 sum(1 for at in under if at < x), []).append(line)
