@@ -125,6 +125,12 @@ def strips_joined(page_lines: list[list[Line]]) -> list[list[Line]]:
     another, read after the sidebar beside it. Nothing is added between the
     pieces (a word space, where there is one, is in their text). The same
     list when no line is cut so."""
+    # Most pages have no line ending where another starts: one set of
+    # starts, looked up once a line, tells them apart.
+    lefts = {round(line.x0) for lines in page_lines for line in lines}
+    if not any(round(line.x1) + d in lefts for lines in page_lines for line in lines
+               for d in (-1, 0, 1)):
+        return page_lines
     starts: dict[int, list[tuple[int, int]]] = {}  # round(y1): (block, line) of each line
     for b, lines in enumerate(page_lines):
         for k, line in enumerate(lines):

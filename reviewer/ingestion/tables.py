@@ -1117,11 +1117,12 @@ def _free_grids(
     seen: set[int] = set()
     claimed: set[int] = set()  # the lines of the grids found
     tried: dict[tuple[float, ...], bool] = {}  # frames tested, for the lines that share them
+    between: dict[tuple[float, ...], tuple[float, float, float, float] | None] = {}  # the same
     for line in sorted(lines, key=lambda ln: (ln.y0 + ln.y1) / 2):
         if id(line) in seen or id(line) in taken or not line.horizontal:
             continue
         frame = _frame_around(line, rules, tried)
-        walled_between = _frame_of_walls_between(line, rules)
+        walled_between = _frame_of_walls_between(line, rules, between)
         if walled_between is not None and (frame is None or _taller_around(walled_between, frame)):
             frame = walled_between
         if frame is None:
@@ -1170,7 +1171,10 @@ def _free_grids(
     return found
 
 
-def _frame_of_walls_between(line: Line, rules: Rules) -> tuple[float, float, float, float] | None:
+def _frame_of_walls_between(
+    line: Line, rules: Rules,
+    found: dict[tuple[float, ...], tuple[float, float, float, float] | None],
+) -> tuple[float, float, float, float] | None:
     """The frame of a table drawn with walls between its columns and rules
     across its rows, but no wall at its sides, around ``line``: CMS's
     enrollment tables ("If you... | You can... | At this time..."), a head
@@ -1180,11 +1184,28 @@ def _frame_of_walls_between(line: Line, rules: Rules) -> tuple[float, float, flo
     such walls: the head band's box is shorter); the frame's sides are
     where those two rules start and end, past every wall, and neither side
     has a wall down most of its height (a boxed table is framed by its
-    borders, :func:`_frame_around`). None when there is no such frame."""
+    borders, :func:`_frame_around`). None when there is no such frame.
+    ``found``: frames already found on the page (or None), by the walls
+    crossing a line and how far the first of them runs, for the lines that
+    share them."""
     middle = (line.y0 + line.y1) / 2
     crossing = sorted({x for y0, y1, x in rules.vertical if y0 <= middle <= y1})
     if len(crossing) < 2:
         return None
+    key = (*crossing, *_border(rules, crossing[0], middle, _RULE_SLACK))
+    if key not in found:
+        found[key] = _walls_between_frame(crossing, middle, rules)
+    frame = found[key]
+    if frame is None or not (frame[0] <= line.x0 + _RULE_SLACK
+                             and line.x1 <= frame[2] + _RULE_SLACK):
+        return None
+    return frame
+
+
+def _walls_between_frame(crossing: list[float], middle: float, rules: Rules
+                         ) -> tuple[float, float, float, float] | None:
+    """The frame of :func:`_frame_of_walls_between` from the walls
+    ``crossing`` a line at height ``middle``, whatever the line's ends."""
     extents = {x: _border(rules, x, middle, _RULE_SLACK) for x in crossing}
     tallest = max(bottom - top for top, bottom in extents.values())
     walls = [x for x, (top, bottom) in extents.items() if bottom - top >= tallest - _RULE_SLACK]
@@ -1206,8 +1227,6 @@ def _frame_of_walls_between(line: Line, rules: Rules) -> tuple[float, float, flo
     if abs(top_x0 - bottom_x0) > 2 * _RULE_SLACK or abs(top_x1 - bottom_x1) > 2 * _RULE_SLACK:
         return None
     left, right = min(top_x0, bottom_x0), max(top_x1, bottom_x1)
-    if not left <= line.x0 + _RULE_SLACK or not line.x1 <= right + _RULE_SLACK:
-        return None
     for side in (left, right):
         walled = sum(min(y1, bottom) - max(y0, top)
                      for y0, y1, _x in rules.vertical_near(side, 2 * _RULE_SLACK)
