@@ -13,7 +13,9 @@ in the OCR's spelling, and the verdict names every misread it leaned on.
 Never a figure: a word of the quote that holds a digit is never respelt, so
 a changed number is still a changed number; but for an identifier, a word of
 two letters or more besides its digits ("ABL1" read "ABLI" on a scanned
-guideline), whose letters say it is a name and not a quantity. Never a negation: a word that
+guideline), whose letters say it is a name and not a quantity, and a section
+sign read as an eight right before the same section number in both ("nach
+8 22 Absatz 5" for "nach § 22 Absatz 5"). Never a negation: a word that
 negates (or whose negating prefix comes or goes) is never respelt. A name is
 respelt only where its letters are OCR look-alikes, as any word is.
 """
@@ -154,6 +156,20 @@ def _around_figures(run: list[int], source_words: Sequence[str], quote_words: Se
     return [p for p in parts if p[0] < p[1]]
 
 
+def _section_sign_read_as_eight(printed: str, read: str, source_next: Sequence[str],
+                                quote_next: Sequence[str]) -> tuple[tuple[str, str], ...] | None:
+    """The section signs of ``printed`` ("§", "§§") that OCR read as eights,
+    where the same section number follows in both: a German statute's "nach
+    8 22 Absatz 5" for "nach § 22 Absatz 5". An eight standing alone is a
+    figure (:func:`misread_pairs`); one before a section's number, the
+    number itself the same in quote and source, is the sign."""
+    if (not printed or printed.strip("§") or read != "8" * len(printed)
+            or not source_next or source_next != quote_next
+            or not _DIGIT.search(source_next[0])):
+        return None
+    return (("§", "8"),) * len(printed)
+
+
 def _negates(words: Sequence[str]) -> bool:
     return any(w in _NEGATING or w.endswith("n't") for w in words)
 
@@ -198,6 +214,9 @@ def ocr_spelling(
         if negated_by_prefix(read, printed) or negated_by_prefix(printed, read):
             continue
         pairs = misread_pairs(printed, read)
+        if pairs is None:
+            pairs = _section_sign_read_as_eight(printed, read, source_words[s1:s1 + 1],
+                                                quote_words[q1:q1 + 1])
         if pairs is None:
             continue
         o_start, o_end = source.to_original(source_tokens[s0].start(), source_tokens[s1 - 1].end())

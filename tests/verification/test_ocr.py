@@ -152,7 +152,7 @@ def test_look_alike_letters_are_named(printed: str, read: str,
     ("medicine", "rneaicinc"),  # three look-alikes in eight letters: too many for one word
     (",", "."),  # punctuation alone is no word misread
     ("i", "1"),  # a figure OCR read is a figure, but for a letter inside a word
-    ("§", "8"),  # "8 44." for "§ 44.": a figure, never a misread
+    ("§", "8"),  # "8 44." for "§ 44.": alone a figure (before its number, see below)
     ("§", "€"),  # a section sign is no currency
 ])
 def test_no_other_difference_is_a_misread(printed: str, read: str) -> None:
@@ -174,6 +174,28 @@ def test_a_section_sign_ocr_read_as_a_dollar_is_a_misread(quote: str) -> None:
     (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
     assert citation.outcome == "verified-fuzzy", citation.message
     assert "“$” for “§”" in citation.message
+
+
+# A German statute's page as Tesseract read it: the section sign read "8".
+GERMAN = ("(3) Abweichend von Absatz 2 Satz 1 ist bei Personen, die das 25. Lebensjahr noch "
+          "nicht vollendet haben und ohne Zusicherung des Trägers nach 8 22 Absatz 5 "
+          "umziehen, der Regelbedarf nach 88 20 und 21 anzuerkennen. Es gelten 8 Wochen.")
+
+
+@pytest.mark.parametrize(("quote", "outcome"), [
+    ("ohne Zusicherung des Trägers nach § 22 Absatz 5 umziehen", "verified-fuzzy"),
+    ("umziehen, der Regelbedarf nach §§ 20 und 21 anzuerkennen", "verified-fuzzy"),
+    # Another section's number, or a sign for a figure that counts: changes.
+    ("ohne Zusicherung des Trägers nach § 23 Absatz 5 umziehen", "quote-altered"),
+    ("anzuerkennen. Es gelten § Wochen.", "quote-altered"),
+])
+def test_a_section_sign_ocr_read_as_an_eight_before_its_number_is_a_misread(
+        quote: str, outcome: str) -> None:
+    source = Source(marker="S1", text=GERMAN, ocr=((0, len(GERMAN)),))
+    (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
+    assert citation.outcome == outcome, citation.message
+    if outcome == "verified-fuzzy":
+        assert "“8” for “§”" in citation.message
 
 
 @pytest.mark.parametrize(("quote", "ocr"), [
