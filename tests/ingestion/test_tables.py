@@ -2853,25 +2853,36 @@ def _at(text: str, x0: float, y0: float) -> Line:
     return Line(text, boxes, boxes[0], y0, boxes[-2], y0 + 8.0, True)
 
 
+def _label_column_reads_with_its_rows(
+    rules_start: float, labels_at: float, left_wall: tuple[float, float] | None = None
+) -> None:
+    """The ISTAT-like grid of ``_OPEN_WALLS``, its rules across the rows
+    starting at ``rules_start``, its labels at ``labels_at`` and (``left_wall``:
+    its top, its x) a wall at their left from above the table, reads as one
+    grid whose rows start with their labels."""
+    tops = [60.0, 90.0, 106.0, 122.0, 138.0, 154.0]
+    horizontal = [(_OPEN_WALLS[0], _OPEN_WALLS[-1], tops[0])]
+    horizontal += [(rules_start, _OPEN_WALLS[-1], y) for y in tops[1:]]
+    vertical = [(tops[0], tops[-1], x) for x in _OPEN_WALLS]
+    if left_wall is not None:
+        vertical.append((left_wall[0], tops[-1], left_wall[1]))
+    lines = [_at("CLASSE", labels_at, 70.0)] + [
+        _at(head, x + 4, 70.0)
+        for x, head in zip(_OPEN_WALLS, ("Gravi", "Almeno", "Stato"), strict=False)]
+    for row, top in zip(_OPEN_ROWS, tops[1:], strict=False):
+        lines += [_at(cell, x, top + 4) for x, cell in
+                  zip((labels_at, *(w + 4 for w in _OPEN_WALLS)), row, strict=False)]
+    ((inside, rows),) = _free_grids(lines, Rules(horizontal, vertical), set())
+    assert len(inside) == len(lines)
+    assert [" ".join(ln.text for ln in row.lines) for row in rows] == [
+        "CLASSE Gravi Almeno Stato", *(" ".join(row) for row in _OPEN_ROWS)]
+
+
 def test_a_label_column_with_no_wall_at_its_left_reads_with_its_rows() -> None:
     # Before: the grid's frame began at the first value column's wall, so
     # each row read its values without its label ("34,2 44,3 11,1"), the
     # labels left to read apart (batch 14's ISTAT table).
-    tops = [60.0, 90.0, 106.0, 122.0, 138.0, 154.0]
-    horizontal = [(_OPEN_WALLS[0], _OPEN_WALLS[-1], tops[0])]
-    horizontal += [(50.0, _OPEN_WALLS[-1], y) for y in tops[1:]]
-    vertical = [(tops[0], tops[-1], x) for x in _OPEN_WALLS]
-    rules = Rules(horizontal, vertical)
-    lines = [_at("CLASSE", 52.0, 70.0)] + [_at(head, x + 4, 70.0) for x, head in
-                                            zip(_OPEN_WALLS, ("Gravi", "Almeno", "Stato"),
-                                                strict=False)]
-    for row, top in zip(_OPEN_ROWS, tops[1:], strict=False):
-        lines += [_at(cell, x, top + 4) for x, cell in
-                  zip((52.0, *(w + 4 for w in _OPEN_WALLS)), row, strict=False)]
-    ((inside, rows),) = _free_grids(lines, rules, set())
-    assert len(inside) == len(lines)
-    assert [" ".join(ln.text for ln in row.lines) for row in rows] == [
-        "CLASSE Gravi Almeno Stato", *(" ".join(row) for row in _OPEN_ROWS)]
+    _label_column_reads_with_its_rows(rules_start=50.0, labels_at=52.0)
 
 
 def test_a_label_column_set_flush_with_its_rules_start_reads_with_its_rows() -> None:
@@ -2880,22 +2891,9 @@ def test_a_label_column_set_flush_with_its_rules_start_reads_with_its_rows() -> 
     # their left runs on up past the heads band, beside the table's title,
     # so no frame closes there. Before: the labels, not inside the rules'
     # reach to the point, stayed outside the grid and read down as a list.
-    tops = [60.0, 90.0, 106.0, 122.0, 138.0, 154.0]
     start = 50.0002  # the rules' own start; the labels' first glyph sits at 50.0
-    horizontal = [(_OPEN_WALLS[0], _OPEN_WALLS[-1], tops[0])]
-    horizontal += [(start, _OPEN_WALLS[-1], y) for y in tops[1:]]
-    vertical = [(tops[0], tops[-1], x) for x in _OPEN_WALLS] + [(40.0, tops[-1], start)]
-    rules = Rules(horizontal, vertical)
-    lines = [_at("CLASSE", 50.0, 70.0)] + [_at(head, x + 4, 70.0) for x, head in
-                                            zip(_OPEN_WALLS, ("Gravi", "Almeno", "Stato"),
-                                                strict=False)]
-    for row, top in zip(_OPEN_ROWS, tops[1:], strict=False):
-        lines += [_at(cell, x, top + 4) for x, cell in
-                  zip((50.0, *(w + 4 for w in _OPEN_WALLS)), row, strict=False)]
-    ((inside, rows),) = _free_grids(lines, rules, set())
-    assert len(inside) == len(lines)
-    assert [" ".join(ln.text for ln in row.lines) for row in rows] == [
-        "CLASSE Gravi Almeno Stato", *(" ".join(row) for row in _OPEN_ROWS)]
+    _label_column_reads_with_its_rows(rules_start=start, labels_at=50.0,
+                                      left_wall=(40.0, start))
 
 
 # A book's table (Springer's "Table 2 (continued)"): walls between the
