@@ -13,9 +13,11 @@ in the OCR's spelling, and the verdict names every misread it leaned on.
 Never a figure: a word of the quote that holds a digit is never respelt, so
 a changed number is still a changed number; but for an identifier, a word of
 two letters or more besides its digits ("ABL1" read "ABLI" on a scanned
-guideline), whose letters say it is a name and not a quantity, and a section
+guideline), whose letters say it is a name and not a quantity; a section
 sign read as an eight right before the same section number in both ("nach
-8 22 Absatz 5" for "nach § 22 Absatz 5"). Never a negation: a word that
+8 22 Absatz 5" for "nach § 22 Absatz 5"); and an ordinal indicator read as
+a digit right after the same number and point in both (a Spanish statute's
+"1.2 La atención" for "1.ª La atención"). Never a negation: a word that
 negates (or whose negating prefix comes or goes) is never respelt. A name is
 respelt only where its letters are OCR look-alikes, as any word is.
 """
@@ -170,6 +172,28 @@ def _section_sign_read_as_eight(printed: str, read: str, source_next: Sequence[s
     return (("§", "8"),) * len(printed)
 
 
+#: Ordinal indicators, raised small letters that OCR reads as a digit at
+#: their size: Spanish, Portuguese and Galician "1.ª", "2.º".
+_ORDINAL_INDICATORS = frozenset("\u00aa\u00ba")
+_NUMBER = re.compile(r"\d+")
+
+
+def _ordinal_read_as_digit(printed: str, read: str, source_before: Sequence[str],
+                           quote_before: Sequence[str]) -> tuple[tuple[str, str], ...] | None:
+    """The ordinal indicator ``printed`` ("ª", "º", as the quote has it
+    before folding) that OCR read as the digit or degree sign ``read``,
+    where the same number and point stand before it in both: "1.2 La
+    atención" for "1.ª La atención". A digit after a number and a point is
+    otherwise a decimal ("1.2"), a figure; only the quote's own indicator,
+    after the very number the source has, makes it a misread."""
+    if (printed not in _ORDINAL_INDICATORS or len(read) != 1
+            or not (read.isdigit() or read == "\u00b0")
+            or len(source_before) != 2 or source_before != quote_before
+            or not _NUMBER.fullmatch(source_before[0]) or source_before[1] != "."):
+        return None
+    return ((printed, read),)
+
+
 def _negates(words: Sequence[str]) -> bool:
     return any(w in _NEGATING or w.endswith("n't") for w in words)
 
@@ -217,12 +241,16 @@ def ocr_spelling(
         if pairs is None:
             pairs = _section_sign_read_as_eight(printed, read, source_words[s1:s1 + 1],
                                                 quote_words[q1:q1 + 1])
+        q_start, q_end = quote.to_original(quote_tokens[q0].start(), quote_tokens[q1 - 1].end())
+        if pairs is None:
+            pairs = _ordinal_read_as_digit(quote.original[q_start:q_end], read,
+                                           source_words[max(0, s0 - 2):s0],
+                                           quote_words[max(0, q0 - 2):q0])
         if pairs is None:
             continue
         o_start, o_end = source.to_original(source_tokens[s0].start(), source_tokens[s1 - 1].end())
         if not any(a <= o_start and o_end <= b for a, b in read_by_ocr):
             continue
-        q_start, q_end = quote.to_original(quote_tokens[q0].start(), quote_tokens[q1 - 1].end())
         as_read = source.original[o_start:o_end]
         pieces.append((q_start, q_end, as_read))
         misreads.append(Misread(" ".join(as_read.split()), quote.original[q_start:q_end],

@@ -210,3 +210,30 @@ def test_a_section_sign_for_a_dollar_otherwise_is_still_a_change(
     source = Source(marker="S1", text=DANISH, ocr=ocr)
     (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
     assert citation.outcome == "quote-altered", citation.message
+
+
+# A Spanish statute's page as Tesseract read it: each ordinal "1.ª" read "1.2".
+SPANISH = ("cuando concurra alguna de las siguientes circunstancias:\n\n1.2 La atención de las "
+           "responsabilidades familiares enunciadas en el artículo 37.6.\n2.2 Necesidades "
+           "formativas, siempre que se acredite la incompatibilidad horaria. Se abonará el 1.2 "
+           "por ciento.")
+
+
+@pytest.mark.parametrize(("quote", "outcome"), [
+    ("1.ª La atención de las responsabilidades familiares enunciadas en el artículo 37.6. "
+     "2.ª Necesidades formativas", "verified-fuzzy"),
+    ("2.º Necesidades formativas, siempre que se acredite", "verified-fuzzy"),
+    # Another number before the indicator, a decimal for a decimal, or an
+    # indicator where the page prints a figure: changes.
+    ("1.ª La atención de las responsabilidades familiares enunciadas en el artículo 37.6. "
+     "3.ª Necesidades formativas", "quote-altered"),
+    ("la incompatibilidad horaria. Se abonará el 1.3 por ciento.", "quote-altered"),
+    ("la incompatibilidad horaria. Se abonará el 1.a por ciento.", "quote-altered"),
+])
+def test_an_ordinal_indicator_ocr_read_as_a_digit_after_its_number_is_a_misread(
+        quote: str, outcome: str) -> None:
+    source = Source(marker="S1", text=SPANISH, ocr=((0, len(SPANISH)),))
+    (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
+    assert citation.outcome == outcome, citation.message
+    if outcome == "verified-fuzzy":
+        assert "“2” for “ª”" in citation.message or "“2” for “º”" in citation.message
