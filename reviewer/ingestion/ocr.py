@@ -197,6 +197,21 @@ _MARKER_SIZE = 0.7
 # about half the line's size, a closing quote mark or an apostrophe a quarter
 # (read again enlarged, "harmless.”" would read "harmless.²⁹").
 _MARKER_MIN_SIZE = 0.4
+# Where Tesseract gives the line's descenders, the share is of the line's
+# size above them, the height a digit at the line's size stands: the size
+# counts a descender's depth too, a quarter of it on AFP's Minion (42 pixels
+# and 11 of descender at 300 dpi), where a marker "8" set at 0.58 of the
+# text stands 15 pixels, 0.36 of the size, and was read as a quote mark. A
+# quote mark measured 0.27 of the size, 0.36 of the height above the
+# descenders.
+_MARKER_MIN_BODY = 0.45
+# A marker read as a word of its own is this many characters at most ("!3",
+# "*12)").
+_APART_MARKER_CHARACTERS = 4
+# The word before such a marker closes on a letter, or on punctuation a
+# marker follows (layout's MARKED_BY).
+_MARKS_AFTER = re.compile(r"(?:[^\W\d_]|[^\W\d_][.,;:)\]\"'\u2019\u201d])\Z")
+_DESCENDERS = re.compile(r"x_descenders (\d+(?:\.\d+)?)")
 _MARKER_ZOOM = 3
 # Tesseract reads no picture wider or taller than 32,767 pixels ("Image too
 # large"): the enlarged markers go into as many pictures as it takes.
@@ -1138,6 +1153,7 @@ def _read_hocr(
                 continue
             baseline = _baseline(title, line_box)
             x_size = float(size.group(1)) if size is not None else line_box[3] - line_box[1]
+            marker_min = _marker_min_height(title, x_size)
             tall = _tall_start(words, x_size)
             if tall is not None:
                 # The numeral a paragraph of its own, before this one; the
@@ -1224,7 +1240,8 @@ def _read_hocr(
                         # stop when read, as markers are.
                         raised.append((at, at + 1, (left, line_box[1], word_boxes[0][1],
                                                     line_box[3]), "number", None))
-                start = _raised_from(word_text, word_boxes, heights, baseline, x_size)
+                start = _raised_from(word_text, word_boxes, heights, baseline, x_size,
+                                     marker_min)
                 end, kind = len(word_text), "marker"
                 if start == len(word_text):
                     inside = _raised_inside(word_text, word_boxes, heights, baseline, x_size)
@@ -1254,7 +1271,18 @@ def _read_hocr(
                                            "subscript", None))
                     else:
                         inked_run = _raised_by_ink(word_text, word_boxes, baseline, x_size,
-                                                   line_box[3], columns)
+                                                   marker_min, line_box[3], columns)
+                        glued = (None if inked_run is not None or len(text) < 2
+                                 or text[-1] != " " or not _MARKS_AFTER.search(text[-2])
+                                 else _raised_word_by_ink(word_text, word_boxes, baseline,
+                                                          x_size, marker_min, line_box[3],
+                                                          columns))
+                        if glued is not None:
+                            # A marker Tesseract read as a word of its own
+                            # ("disorders. !3"): on a marker read, the space
+                            # before it goes, as a text layer glues it.
+                            raised.append((at - 1, at + len(word_text), glued, "apart",
+                                           (glued[0], glued[2])))
                         if inked_run is not None:
                             run_start, run_end, area = inked_run
                             # Only the marker's own columns go on the
@@ -1306,6 +1334,10 @@ def _read_hocr(
             marker = read_past.get(index, "")
             if kind in ("marker", "inside") and _MARKER_READ.fullmatch(again):
                 _write_run(target, start, end, again.translate(SUPERSCRIPT_DIGITS))
+            elif kind == "apart" and _MARKER_READ.fullmatch(again):
+                _write_run(target, start + 1, end, again.translate(SUPERSCRIPT_DIGITS))
+                target.text = target.text[:start] + target.text[start + 1:]
+                del target.boxes[4 * start : 4 * start + 4]
             elif (_MARKER_READ.fullmatch(marker) and again.endswith(marker) and len(again)
                   - len(marker) == _CLOSING_QUOTE_STROKES[target.text[start]]):
                 # The quote mark as Tesseract read it, then the marker.
@@ -2086,14 +2118,27 @@ def _baseline(title: str, box: tuple[int, int, int, int]) -> Callable[[float], f
     return lambda x: box[3] + offset + slope * (x - box[0])
 
 
+def _marker_min_height(title: str, x_size: float) -> float:
+    """The least height (pixels) of a footnote marker's glyphs on the line
+    whose hOCR title is ``title``: :data:`_MARKER_MIN_BODY` of the size
+    above its descenders where Tesseract gives them, else
+    :data:`_MARKER_MIN_SIZE` of its size."""
+    descenders = _DESCENDERS.search(title)
+    if descenders is None or not 0 < float(descenders.group(1)) < x_size / 2:
+        return _MARKER_MIN_SIZE * x_size
+    return min(_MARKER_MIN_SIZE * x_size,
+               _MARKER_MIN_BODY * (x_size - float(descenders.group(1))))
+
+
 def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[int, int]],
-                 baseline: Callable[[float], float], x_size: float) -> int:
+                 baseline: Callable[[float], float], x_size: float, marker_min: float) -> int:
     """Where the word's closing run of small raised glyphs starts (a
     footnote marker printed after it: "regimens.⁹,²⁰"), or ``len(text)``.
     Raised: the glyph's bottom at least :data:`_MARKER_RISE` of the line's
     size above the baseline; a glyph at the line's size (a capital, a
     digit) sits on it. A run shorter than :data:`_MARKER_MIN_SIZE` of the
-    size is a quote mark, not a marker. The run must follow a letter or punctuation after
+    size (``marker_min`` pixels, :func:`_marker_min_height`) is a quote
+    mark, not a marker. The run must follow a letter or punctuation after
     one (after a digit it is an exponent, or a degree sign), or a percent sign: nothing
     is raised to a power after a share ("was 10%³ which", a statistic and its source),
     and Tesseract reads that marker as "?", "°" or a quote mark at its size."""
@@ -2106,7 +2151,7 @@ def _raised_from(text: str, spans: list[tuple[int, int]], heights: list[tuple[in
     if not MARKED_BY.fullmatch(text[start - 1]) and not after_percent:
         return len(text)
     if (max(bottom for _, bottom in heights[start:]) - min(top for top, _ in heights[start:])
-            < _MARKER_MIN_SIZE * x_size):
+            < marker_min):
         return len(text)  # a closing quote mark or an apostrophe: too short for a digit
     if (start >= 2 and not after_percent and not text[start - 1].isalpha()
             and not text[start - 2].isalpha()):
@@ -2206,7 +2251,7 @@ def _lowered_run(
 
 def _raised_by_ink(
     text: str, spans: list[tuple[int, int]], baseline: Callable[[float], float],
-    x_size: float, floor: int,
+    x_size: float, marker_min: float, floor: int,
     columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
 ) -> tuple[int, int, tuple[int, int, int, int]] | None:
     """Where a word read unsure closes on a footnote marker that Tesseract
@@ -2221,8 +2266,9 @@ def _raised_by_ink(
     closing group of columns whose ink all stands at least
     :data:`_MARKER_RISE` of the line's size above the baseline, after a
     column reaching lower (the letter) and before any such columns closing
-    the word (a comma): together between :data:`_MARKER_MIN_SIZE` and
-    :data:`_MARKER_SIZE` of the size tall, as a marker's glyphs are, and not
+    the word (a comma): together between ``marker_min`` pixels
+    (:func:`_marker_min_height`) and :data:`_MARKER_SIZE` of the size tall,
+    as a marker's glyphs are, and not
     touching the top of the band looked at (the line above's descenders). An
     asterisk printed raised is found too: read again enlarged it reads as no
     marker, and Tesseract's reading stays."""
@@ -2259,11 +2305,52 @@ def _raised_by_ink(
     if not inked:
         return None
     top, bottom = min(r[0] for _, r in inked), max(r[1] for _, r in inked)
-    if top <= band_top or not (_MARKER_MIN_SIZE * x_size <= bottom - top + 1
-                               <= _MARKER_SIZE * x_size):
+    if top <= band_top or not marker_min <= bottom - top + 1 <= _MARKER_SIZE * x_size:
         return None
     first, last = inked[0][0], inked[-1][0]
     return start, end, (left + first, top, left + last + 1, bottom + 1)
+
+
+def _raised_word_by_ink(
+    text: str, spans: list[tuple[int, int]], baseline: Callable[[float], float],
+    x_size: float, marker_min: float, floor: int,
+    columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+) -> tuple[int, int, int, int] | None:
+    """The ink (pixels) of a footnote marker that Tesseract, unsure, read
+    as a word of its own after the word it belongs to, signs and digits
+    boxed past the line's baseline ("disorders. !3" for "disorders.¹³" at a
+    two-column paper's line end), or None. The word has no letter and at
+    most :data:`_APART_MARKER_CHARACTERS` characters; the ink in its own
+    columns, after any that reach the baseline (the stop before it), stands
+    all at least :data:`_MARKER_RISE` of the line's size above the
+    baseline, as tall as a marker's glyphs (see :func:`_raised_by_ink`)."""
+    if (not text or len(text) > _APART_MARKER_CHARACTERS
+            or any(char.isalpha() or char.isspace() for char in text)):
+        return None
+    # Tesseract's box may cut the marker's first glyph: its ink is looked
+    # for from half the line's size before the box, where it runs on.
+    reach = round(x_size / 2)
+    left, right = spans[0][0] - reach, spans[-1][1]
+    base = baseline((left + right) / 2)
+    band_top = round(base - 1.25 * x_size)
+    rise = base - _MARKER_RISE * x_size
+    found = columns(left, right, band_top, min(round(base + 0.5 * x_size), floor + 1))
+
+    def raised(rows: tuple[int, int] | None) -> bool:
+        return rows is not None and rows[1] <= rise
+
+    k = reach
+    while k < len(found) and not raised(found[k]):
+        k += 1  # the stop before the marker, or nothing
+    while k > 0 and raised(found[k - 1]):
+        k -= 1
+    inked = [(k + n, rows) for n, rows in enumerate(found[k:]) if rows is not None]
+    if not inked or not all(raised(rows) for _, rows in inked):
+        return None
+    top, bottom = min(r[0] for _, r in inked), max(r[1] for _, r in inked)
+    if top <= band_top or not marker_min <= bottom - top + 1 <= _MARKER_SIZE * x_size:
+        return None
+    return (left + inked[0][0], top, left + inked[-1][0] + 1, bottom + 1)
 
 
 def _past_strokes(area: tuple[int, int, int, int], strokes: int,

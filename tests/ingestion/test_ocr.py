@@ -206,11 +206,12 @@ def test_a_scans_marker_after_a_closing_quote_mark_is_read_as_one() -> None:
 
 def _raised_pieces_page(
     lines: list[list[tuple[str, bool]]], font_name: str, size: float, leading: float,
-    raised_size: float, rise: float,
+    raised_size: float, rise: float, gap: float = 0.0,
 ) -> bytes:
     """One page of ``lines``, each pieces of text set one after another from
     the left margin, a piece marked raised set at ``raised_size`` ``rise``
-    points above the baseline (a footnote marker)."""
+    points above the baseline (a footnote marker), ``gap`` points after the
+    piece before it."""
     document = pymupdf.open()
     page = document.new_page(width=612, height=792)
     font = pymupdf.Font(font_name)
@@ -219,6 +220,7 @@ def _raised_pieces_page(
         x, y = 72.0, 100.0 + leading * number
         for text, raised in pieces:
             fontsize = raised_size if raised else size
+            x += gap if raised else 0.0
             writer.append((x, y - (rise if raised else 0)), text, font=font, fontsize=fontsize)
             x += font.text_length(text, fontsize=fontsize)
     writer.write_text(page)
@@ -283,6 +285,62 @@ def test_a_marker_tesseract_boxes_the_lines_full_height_is_found_by_its_ink() ->
         ("and Character Error Rate (CER)4 . Interestingly, we observe", "verified"),
         ("developed using Carnegie Mellon University Sphinx 4 tools 3 , an investigation",
          "quote-altered"),
+    ):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
+def _with_small_markers() -> bytes:
+    """A clinical review's lines in Tiro at 10 pt whose footnote markers are
+    set at half the text's size, 5 pt, raised 3.4 pt."""
+    lines = [
+        [("pressure) associated with physical exertion or emotional", False)],
+        [("stress and relieved with rest or sublingual nitroglycerin", False)],
+        [("within five minutes.", False), ("8", True),
+         (" Unstable angina is new-onset angina,", False)],
+        [("angina at rest, or angina that becomes more frequent,", False)],
+    ]
+    return _raised_pieces_page(lines, "tiro", 10, 12, 5, 3.4)
+
+
+def test_a_marker_set_at_half_the_texts_size_is_read_as_a_marker() -> None:
+    # Tesseract reads the raised "8" as "*"; boxed 14 pixels tall on a line
+    # it sizes 37 (a descender's depth included), it is shorter than 0.4 of
+    # that size, but not of the height above the descenders, a digit's.
+    text = extract_pdf(scan_of(_with_small_markers()).data).text
+    assert "within five minutes.\u2078 Unstable angina" in text, text
+    for quote, outcome in (("nitroglycerin within five minutes. 8 Unstable angina", "verified"),
+                           ("nitroglycerin within five minutes. Unstable angina", "verified"),
+                           ("nitroglycerin within five minutes. 6 Unstable angina",
+                            "quote-altered")):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
+def _with_a_marker_apart_at_a_line_end() -> bytes:
+    """A two-column paper's lines in Tiro at 10 pt, markers set at 6.5 pt
+    and raised 3.5 pt, half a point after the full stop they follow."""
+    lines = [
+        [("different disease processes may interfere with the", False)],
+        [("prostate gland's usual design.", False), ("12", True),
+         (" CaP and its associated", False)],
+        [("metastases, as well as BPH, are among these disorders.", False), ("13", True)],
+        [("There is a possibility that prostate-associated antigens", False)],
+    ]
+    return _raised_pieces_page(lines, "tiro", 10.02, 11.5, 6.48, 3.48, gap=0.5)
+
+
+def test_a_marker_tesseract_reads_as_a_word_of_its_own_is_read_as_a_marker() -> None:
+    # At the line's end Tesseract reads the raised "13" as a word of its
+    # own, unsure, "!3", boxed past the baseline and cutting the "1": its ink
+    # is raised, and read again enlarged it is the marker, glued to the stop.
+    text = extract_pdf(scan_of(_with_a_marker_apart_at_a_line_end()).data).text
+    assert "among these disorders.\u00b9\u00b3\nThere is" in text, text
+    for quote, outcome in (
+        ("are among these disorders. 13 There is a possibility", "verified"),
+        ("are among these disorders.13 There is a possibility", "verified"),
+        ("are among these disorders. There is a possibility", "verified"),
+        ("are among these disorders. 18 There is a possibility", "quote-altered"),
     ):
         (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
         assert citation.outcome.startswith(outcome), (quote, citation.outcome)
@@ -988,3 +1046,4 @@ def test_a_scans_paragraph_numbers_tesseract_leaves_unread_are_read_again() -> N
     for number, lines in _NUMBERED_PARAGRAPHS:
         quote = f"{number} {' '.join(lines)}"
         assert _quoted(text, quote) == quote
+
