@@ -392,13 +392,22 @@ _CELL_TOLERANCE = 2.0
 # (line sizes) the number may reach.
 _LOST_NUMBER_READ = re.compile(r"[0-9]{1,3}\.")
 # A numbered paragraph's number Tesseract did not read at all, hung left of
-# the paragraph's first line ("2." of "2. Share of agriculture ..."): ink
-# within this many line heights left of the line, a gap of at least this
-# share of one before the line, read again as a list's number.
+# the paragraph's first line ("2." of "2. Share of agriculture ...", "b)"
+# of a regulation's "b) Limit the collection ..."): ink within this many
+# line heights left of the line, a gap of at least this share of one before
+# the line, read again as a list's number or letter, closed by a stop or a
+# bracket.
 _HUNG_NUMBER_REACH = 3.0
 _HUNG_NUMBER_GAP = 0.3
-_HUNG_NUMBER_READ = re.compile(r"[(\[]?[0-9]{1,3}[.)\]]")
+_HUNG_NUMBER_READ = re.compile(r"[(\[]?(?:[0-9]{1,3}|[a-zA-Z])[.)\]]")
 _LOST_NUMBER_GAP = 0.5
+# A list's label alone on its line ("(a)", "b)", "2.", "(iv)"), which
+# Tesseract reads as a paragraph of its own when the labels hang left of
+# their items (a regulation's "(a) Retain each collection ..."), read
+# column first: it goes back to the start of the line it stands level
+# with, at most this many line heights to its right.
+_LIST_LABEL = re.compile(r"[(\[]?(?:[0-9]{1,3}|[a-zA-Z]|[ivxlc]{2,6}|[IVXLC]{2,6})[.)\]]")
+_LIST_LABEL_REACH = 2.5
 _LOST_NUMBER_WIDTH = 2.0
 
 
@@ -667,6 +676,7 @@ def ocr_page(
                                                reread, inked, columns)
     paragraphs += _unread_numbers(paragraphs, rules(), ink, stride, scale_x, scale_y, reread)
     paragraphs = _apart_from_grids(paragraphs, rules())
+    paragraphs = _labels_put_back(paragraphs)
     _unread_list_numbers(paragraphs, columns, scale_x, scale_y, reread)
     # The same reading order as a text layer's (columns, tables by rows,
     # callouts after their column), each block a piece for the stamp's merge.
@@ -1577,8 +1587,8 @@ def _unread_list_numbers(
     no read line covers: its glyphs (inked columns at most half a line
     height apart), the rightmost standing :data:`_HUNG_NUMBER_GAP` of a
     line height or more before the line. Kept when read again as a list's
-    number (:data:`_HUNG_NUMBER_READ`: digits closed by a stop or a
-    bracket); a bullet, a drop cap or a figure's edge reads otherwise."""
+    number (:data:`_HUNG_NUMBER_READ`: digits or a letter closed by a stop
+    or a bracket); a bullet, a drop cap or a figure's edge reads otherwise."""
     every = [line for paragraph in paragraphs for line in paragraph]
     found: list[tuple[Line, tuple[int, int, int, int]]] = []
     for paragraph in paragraphs:
@@ -1629,6 +1639,42 @@ def _unread_list_numbers(
         first.boxes[:0] = [*boxes, ax1 * scale_x, first.y0, first.x0, first.y1]
         first.text = f"{read} {first.text}"
         first.x0 = ax0 * scale_x
+
+
+def _labels_put_back(paragraphs: list[list[Line]]) -> list[list[Line]]:
+    """Each list label Tesseract read as a line of its own (see
+    :data:`_LIST_LABEL`) written at the start of the line it stands level
+    with (in its paragraph or another), the nearest to its right within
+    :data:`_LIST_LABEL_REACH` of that line's height, no other line
+    between; ``paragraphs`` without the labels so placed. A label with no
+    such line stays where it is."""
+    every = [line for paragraph in paragraphs for line in paragraph if line.horizontal]
+    hosts: dict[int, tuple[Line, Line]] = {}  # id(label) -> (label, host)
+    for label in every:
+        if not _LIST_LABEL.fullmatch(label.text.strip()):
+            continue
+        middle = (label.y0 + label.y1) / 2
+        level = [line for line in every if line.x0 > label.x1
+                 and line.y0 <= middle <= line.y1
+                 and abs((line.y0 + line.y1) / 2 - middle) <= (line.y1 - line.y0) / 3]
+        if not level:
+            continue
+        host = min(level, key=lambda line: line.x0)
+        if (host.x0 - label.x1 > _LIST_LABEL_REACH * (host.y1 - host.y0)
+                or _LIST_LABEL.fullmatch(host.text.strip())):
+            continue
+        hosts[id(label)] = (label, host)
+    if not hosts:
+        return paragraphs
+    written: dict[int, Line] = {}  # id(host) -> the host with its label
+    for label, host in hosts.values():
+        top, bottom = min(label.y0, host.y0), max(label.y1, host.y1)
+        written[id(host)] = _line([label.text.strip(), " ", host.text], [
+            *label.boxes[: 4 * len(label.text.strip())], label.x1, top, host.x0, bottom,
+            *host.boxes])
+    kept = [[written.get(id(line), line) for line in paragraph if id(line) not in hosts]
+            for paragraph in paragraphs]
+    return [paragraph for paragraph in kept if paragraph]
 
 
 def _apart_from_grids(paragraphs: list[list[Line]], page_rules: Rules) -> list[list[Line]]:

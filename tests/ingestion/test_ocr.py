@@ -1047,3 +1047,53 @@ def test_a_scans_paragraph_numbers_tesseract_leaves_unread_are_read_again() -> N
         quote = f"{number} {' '.join(lines)}"
         assert _quoted(text, quote) == quote
 
+
+def _hanging_list(font_name: str) -> bytes:
+    """A regulation's list in ``font_name`` at 11.5 pt: its labels "(a)",
+    "(b)", "(c)" hung at 144 pt, each item's lines at 180 pt."""
+    document = pymupdf.open()
+    page = document.new_page(width=612, height=792)
+    font = pymupdf.Font(font_name)
+    writer = pymupdf.TextWriter(page.rect)
+    size, y = 11.5, 100.0
+    writer.append((72, y), "1) Systems owners and information owners shall:", font=font,
+                  fontsize=size)
+    y += 2 * size
+    for label, lines in (
+        ("(a)", ["Retain each collection of personal data for the period identified in the",
+                 "record retention schedules to fulfil the purposes identified in the notice;"]),
+        ("(b)", ["Dispose of, destroy, erase or anonymise the personal data, regardless of",
+                 "the method of storage, in accordance with an approved schedule; and"]),
+        ("(c)", ["Use the techniques identified in the media sanitisation guidelines to",
+                 "ensure secure deletion or destruction of personal data."]),
+    ):
+        writer.append((144, y), label, font=font, fontsize=size)
+        for line in lines:
+            writer.append((180, y), line, font=font, fontsize=size)
+            y += 1.2 * size
+        y += 0.8 * size
+    writer.write_text(page)
+    return bytes(document.tobytes())
+
+
+def test_a_lists_hung_labels_read_as_a_column_go_back_to_their_items() -> None:
+    # Tesseract reads the labels as a paragraph of their own, "(a) (b) (c)"
+    # before any item; each goes back to the start of the line it stands
+    # level with, so a quote of an item with its label verifies.
+    text = extract_pdf(scan_of(_hanging_list("tiro")).data).text
+    for quote in ("(a) Retain each collection of personal data for the period",
+                  "purposes identified in the notice; (b) Dispose of, destroy, erase",
+                  "in accordance with an approved schedule; and (c) Use the techniques"):
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith("verified"), (quote, citation.outcome, text)
+
+
+def test_a_lists_letter_tesseract_left_unread_is_read_again() -> None:
+    # In Helvetica Tesseract reads none of the labels; the ink hung left of
+    # an item's first line, read again enlarged, is a list's letter.
+    text = extract_pdf(scan_of(_hanging_list("helv")).data).text
+    assert "(a) Retain each collection" in text, text
+    (citation,) = verify_answer(
+        'It says "(a) Retain each collection of personal data for the period" [S1].',
+        {"S1": text}).citations
+    assert citation.outcome.startswith("verified"), citation.outcome
