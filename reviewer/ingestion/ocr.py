@@ -238,7 +238,7 @@ _RAISED_WORD_READ = re.compile(r"[0-9A-Za-z]{1,8}")
 # Where Tesseract read the run's first glyph as a closing quote mark, the
 # run is also read again without its strokes (one ink group each, this
 # many): what follows, read as a marker, is one when the whole run read
-# as that many glyphs more and the marker.
+# as the marker after one glyph or that many more.
 _CLOSING_QUOTE_STROKES = {"\u201d": 2, '"': 2, "\u2019": 1, "'": 1}
 _RAISED_INSIDE_MIN_SIZE = 0.3
 _VARIANT_READ = re.compile(r"[A-Z][0-9]{1,4}[A-Z]")
@@ -1348,9 +1348,11 @@ def _read_hocr(
                 _write_run(target, start + 1, end, again.translate(SUPERSCRIPT_DIGITS))
                 target.text = target.text[:start] + target.text[start + 1:]
                 del target.boxes[4 * start : 4 * start + 4]
-            elif (_MARKER_READ.fullmatch(marker) and again.endswith(marker) and len(again)
-                  - len(marker) == _CLOSING_QUOTE_STROKES[target.text[start]]):
-                # The quote mark as Tesseract read it, then the marker.
+            elif (_MARKER_READ.fullmatch(marker) and again.endswith(marker)
+                  and 1 <= len(again) - len(marker) <= _CLOSING_QUOTE_STROKES[target.text[start]]):
+                # The quote mark as Tesseract read it, then the marker. Read
+                # whole, the quote mark's two strokes may read as one glyph
+                # ("9144" for "”" and "144", a law review's scan).
                 _write_run(target, start, end,
                            target.text[start] + marker.translate(SUPERSCRIPT_DIGITS))
             elif (kind == "marker" and _VARIANT_READ.fullmatch(again)) or (

@@ -804,3 +804,36 @@ def test_prose_read_in_one_paragraph_with_a_ruled_table_beside_it_reads_apart() 
     assert " ".join(prose) in " ".join(text.split()), text
     for row in rows:
         assert "\n".join(row) in text, text
+
+
+def test_a_marker_after_a_quote_mark_read_whole_as_one_glyph_more_is_the_marker() -> None:
+    # Character boxes as Tesseract gave them on a law review's scan:
+    # "marriage,”¹⁴⁴" read "marriage,”'“*". Read again enlarged, the whole
+    # run reads "9144" (the quote mark's two strokes as one "9"); past the
+    # two strokes it reads "144", the marker.
+    line = _char_line(
+        "bbox 600 686 1948 734; baseline -0.001 -9; x_size 48; x_descenders 9; "
+        "x_ascenders 16",
+        [("m", 600, 702, 635, 724), ("a", 619, 686, 643, 734), ("r", 636, 702, 655, 725),
+         ("r", 656, 702, 672, 724), ("i", 674, 692, 702, 724), ("a", 703, 702, 722, 725),
+         ("g", 724, 702, 745, 734), ("e", 746, 702, 764, 725), (",", 769, 720, 776, 731),
+         ("\u201d", 784, 692, 800, 703), ("'", 808, 687, 815, 705),
+         ("\u201c", 818, 686, 831, 705), ("*", 832, 686, 844, 705)],
+    )
+    hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+            f'<p class="ocr_par">{line}</p></div></body></html>').encode()
+    # The quote mark's two strokes, then the marker's three digits.
+    strokes = [(784, 791), (794, 800), (808, 815), (819, 830), (833, 844)]
+
+    def columns(x0: int, x1: int, y0: int, y1: int) -> list[tuple[int, int] | None]:
+        return [(max(y0, 688), min(y1, 704)) if any(a <= x <= b for a, b in strokes) else None
+                for x in range(x0, x1)]
+
+    def reread(areas: list[tuple[int, ...]]) -> list[str]:
+        # The run whole, then the run past the quote mark's strokes.
+        return ["9144" if area[0] == 784 else "144" for area in areas]
+
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread,
+                             None, columns)
+    assert [line.text for paragraph in lines for line in paragraph] == [
+        "marriage,\u201d\u00b9\u2074\u2074"]
