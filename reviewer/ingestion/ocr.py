@@ -1649,8 +1649,12 @@ def _labels_put_back(paragraphs: list[list[Line]]) -> list[list[Line]]:
     with (in its paragraph or another), the nearest to its right within
     :data:`_LIST_LABEL_REACH` of that line's height, no other line
     between; ``paragraphs`` without the labels so placed. A label with no
-    such line stays where it is."""
+    such line stays where it is, as does one that Tesseract read right
+    before its line."""
     every = [line for paragraph in paragraphs for line in paragraph if line.horizontal]
+    # A label right before its line in Tesseract's order reads so already
+    # (a worksheet's "1." and "Enter the total ..."): left as it is.
+    after = {id(one): other for paragraph in paragraphs for one, other in pairwise(paragraph)}
     hosts: dict[int, tuple[Line, Line]] = {}  # id(label) -> (label, host)
     for label in every:
         if not _LIST_LABEL.fullmatch(label.text.strip()):
@@ -1663,7 +1667,7 @@ def _labels_put_back(paragraphs: list[list[Line]]) -> list[list[Line]]:
             continue
         host = min(level, key=lambda line: line.x0)
         if (host.x0 - label.x1 > _LIST_LABEL_REACH * (host.y1 - host.y0)
-                or _LIST_LABEL.fullmatch(host.text.strip())):
+                or _LIST_LABEL.fullmatch(host.text.strip()) or after.get(id(label)) is host):
             continue
         hosts[id(label)] = (label, host)
     if not hosts:

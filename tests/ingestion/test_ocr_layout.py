@@ -13,6 +13,7 @@ from reviewer.ingestion.extract import order_page, write_blocks
 from reviewer.ingestion.layout import Line
 from reviewer.ingestion.ocr import (
     _apart_from_grids,
+    _labels_put_back,
     _lowered_run,
     _picture_rules,
     _read_hocr,
@@ -837,3 +838,25 @@ def test_a_marker_after_a_quote_mark_read_whole_as_one_glyph_more_is_the_marker(
                              None, columns)
     assert [line.text for paragraph in lines for line in paragraph] == [
         "marriage,\u201d\u00b9\u2074\u2074"]
+
+
+def _label_line(text: str, x0: float, y0: float, width: float) -> Line:
+    step = width / len(text)
+    boxes = [v for k in range(len(text)) for v in (x0 + k * step, y0, x0 + (k + 1) * step, y0 + 11)]
+    return Line(text, boxes, x0, y0, x0 + width, y0 + 11, True)
+
+
+def test_a_label_goes_to_its_line_only_where_tesseract_read_it_elsewhere() -> None:
+    # A regulation's labels read as a paragraph of their own go to the start
+    # of their items' first lines; a worksheet's "1." read right before its
+    # line stays as it is, its paragraph untouched (gluing it there moved a
+    # CAUTION note on the IRS worksheet's scan).
+    labels = [_label_line("(a)", 144, 100, 12), _label_line("(b)", 144, 130, 12)]
+    items = [[_label_line("Retain each collection of data", 180, 100, 200)],
+             [_label_line("Dispose of the data", 180, 130, 150)]]
+    placed = _labels_put_back([labels, *items])
+    assert [[line.text for line in paragraph] for paragraph in placed] == [
+        ["(a) Retain each collection of data"], ["(b) Dispose of the data"]]
+    assert placed[0][0].x0 == 144
+    worksheet = [[_label_line("1.", 53, 90, 5), _label_line("Enter the total", 71, 90, 150)]]
+    assert _labels_put_back(worksheet) == worksheet
