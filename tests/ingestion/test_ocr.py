@@ -59,6 +59,14 @@ def english_read(english: Scan) -> ExtractedDocument:
     return extract_pdf(english.data)
 
 
+def _assert_outcomes(text: str, cases: tuple[tuple[str, str], ...]) -> None:
+    """Each quote, cited against ``text`` alone, comes out as the outcome
+    paired with it ("verified" covers "verified-fuzzy")."""
+    for quote, outcome in cases:
+        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
+        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+
+
 def test_a_scan_is_read_by_ocr_and_says_how_sure_it_was(english_read: ExtractedDocument) -> None:
     document = english_read
     assert document.text.split("\n") == [ENGLISH[0], ENGLISH[1], "", ENGLISH[2]]
@@ -153,11 +161,9 @@ def test_a_scans_footnote_markers_read_as_superscript_digits() -> None:
     assert "regimens.\u2079,\u00b2\u2070 Pharmacokinetically" in text
     assert "effects.\u00b3\u2077 In particular" in text
     assert "harmless.\u201d Fed." in text  # a quote mark is no marker
-    for quote, outcome in (("treatment regimens. 9,20 Pharmacokinetically", "verified"),
-                           ("treatment regimens. Pharmacokinetically", "verified"),
-                           ("treatment regimens. 9,21 Pharmacokinetically", "quote-altered")):
-        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
-        assert citation.outcome.startswith(outcome), quote
+    _assert_outcomes(text, (("treatment regimens. 9,20 Pharmacokinetically", "verified"),
+                            ("treatment regimens. Pharmacokinetically", "verified"),
+                            ("treatment regimens. 9,21 Pharmacokinetically", "quote-altered")))
 
 
 def _with_markers_after_quotes() -> bytes:
@@ -195,13 +201,11 @@ def test_a_scans_marker_after_a_closing_quote_mark_is_read_as_one() -> None:
     assert "premises,\u201d\u00b9\u2075\u2070 but once" in text, text
     assert "personhood.\u201d\u00b9\u2075\u00b2" in text, text
     assert "tradition\u201d yet" in text, text  # a quote mark alone is left alone
-    for quote, outcome in (
+    _assert_outcomes(text, (
         ("gays and lesbians.\u201d 148 Kennedy deemed", "verified"),
         ("gays and lesbians.\u201d Kennedy deemed", "verified"),
         ("gays and lesbians.\u201d 149 Kennedy deemed", "quote-altered"),
-    ):
-        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
-        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+    ))
 
 
 def _raised_pieces_page(
@@ -245,12 +249,10 @@ def test_a_marker_after_a_percent_sign_is_read_again_as_a_marker() -> None:
     text = extract_pdf(scan_of(_with_a_marker_after_a_percentage()).data).text
     assert "Gujarat was 10%\u00b3 which was" in text
     assert "with 95% confidence" in text  # a percentage with nothing raised is left alone
-    for quote, outcome in (("in the State of Gujarat was 10% 3 which was lowest", "verified"),
-                           ("in the State of Gujarat was 10%3 which was lowest", "verified"),
-                           ("in the State of Gujarat was 18% 3 which was lowest",
-                            "quote-altered")):
-        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
-        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+    _assert_outcomes(text, (("in the State of Gujarat was 10% 3 which was lowest", "verified"),
+                            ("in the State of Gujarat was 10%3 which was lowest", "verified"),
+                            ("in the State of Gujarat was 18% 3 which was lowest",
+                             "quote-altered")))
 
 
 def _with_markers_boxed_full_height() -> bytes:
@@ -277,7 +279,7 @@ def test_a_marker_tesseract_boxes_the_lines_full_height_is_found_by_its_ink() ->
     text = extract_pdf(scan_of(_with_markers_boxed_full_height()).data).text
     assert "Sphinx 3 tools\u00b3, an investigation" in text, text
     assert "Error Rate (CER)\u2074. Interestingly" in text, text
-    for quote, outcome in (
+    _assert_outcomes(text, (
         ("developed using Carnegie Mellon University Sphinx 3 tools 3 , an investigation",
          "verified"),
         ("developed using Carnegie Mellon University Sphinx 3 tools3 , an investigation",
@@ -285,9 +287,7 @@ def test_a_marker_tesseract_boxes_the_lines_full_height_is_found_by_its_ink() ->
         ("and Character Error Rate (CER)4 . Interestingly, we observe", "verified"),
         ("developed using Carnegie Mellon University Sphinx 4 tools 3 , an investigation",
          "quote-altered"),
-    ):
-        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
-        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+    ))
 
 
 def _with_small_markers() -> bytes:
@@ -309,12 +309,10 @@ def test_a_marker_set_at_half_the_texts_size_is_read_as_a_marker() -> None:
     # that size, but not of the height above the descenders, a digit's.
     text = extract_pdf(scan_of(_with_small_markers()).data).text
     assert "within five minutes.\u2078 Unstable angina" in text, text
-    for quote, outcome in (("nitroglycerin within five minutes. 8 Unstable angina", "verified"),
-                           ("nitroglycerin within five minutes. Unstable angina", "verified"),
-                           ("nitroglycerin within five minutes. 6 Unstable angina",
-                            "quote-altered")):
-        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
-        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+    _assert_outcomes(text, (("nitroglycerin within five minutes. 8 Unstable angina", "verified"),
+                            ("nitroglycerin within five minutes. Unstable angina", "verified"),
+                            ("nitroglycerin within five minutes. 6 Unstable angina",
+                             "quote-altered")))
 
 
 def _with_a_marker_apart_at_a_line_end() -> bytes:
@@ -336,14 +334,12 @@ def test_a_marker_tesseract_reads_as_a_word_of_its_own_is_read_as_a_marker() -> 
     # is raised, and read again enlarged it is the marker, glued to the stop.
     text = extract_pdf(scan_of(_with_a_marker_apart_at_a_line_end()).data).text
     assert "among these disorders.\u00b9\u00b3\nThere is" in text, text
-    for quote, outcome in (
+    _assert_outcomes(text, (
         ("are among these disorders. 13 There is a possibility", "verified"),
         ("are among these disorders.13 There is a possibility", "verified"),
         ("are among these disorders. There is a possibility", "verified"),
         ("are among these disorders. 18 There is a possibility", "quote-altered"),
-    ):
-        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
-        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+    ))
 
 
 def _with_subscripts(size: float) -> bytes:
@@ -385,12 +381,10 @@ def test_a_scans_subscripts_are_read_again_enlarged() -> None:
     text = extract_pdf(scan_of(_with_subscripts(10.5)).data).text
     assert "curve AUC0-24 was" in text
     assert "half-life t1/2 was" in text
-    for quote, outcome in (("examining the value of T half (Table 4). There", "verified"),
-                           ("the area under the curve AUC 0-24 was 35 units", "verified"),
-                           ("the area under the curve AUC 0-48 was 35 units",
-                            "quote-altered")):
-        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
-        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+    _assert_outcomes(text, (("examining the value of T half (Table 4). There", "verified"),
+                            ("the area under the curve AUC 0-24 was 35 units", "verified"),
+                            ("the area under the curve AUC 0-48 was 35 units",
+                             "quote-altered")))
 
 
 def _with_raised_variants() -> bytes:
@@ -432,12 +426,10 @@ def test_a_variant_raised_after_a_gene_is_read_again_into_the_word() -> None:
     assert "with BRAFV600E-mutant melanoma" in text
     assert "the EGFRT790M-positive cohort" in text
     assert "as the\u00b9\u00b2 trial" in text  # a footnote marker stays one
-    for quote, outcome in (("in patients with advanced KRAS G12C -mutated NSCLC", "verified"),
-                           ("in patients with advanced KRASG12C-mutated NSCLC", "verified"),
-                           ("in patients with advanced KRAS G12D -mutated NSCLC",
-                            "quote-altered")):
-        (citation,) = verify_answer(f'It says "{quote}" [S1].', {"S1": text}).citations
-        assert citation.outcome.startswith(outcome), (quote, citation.outcome)
+    _assert_outcomes(text, (("in patients with advanced KRAS G12C -mutated NSCLC", "verified"),
+                            ("in patients with advanced KRASG12C-mutated NSCLC", "verified"),
+                            ("in patients with advanced KRAS G12D -mutated NSCLC",
+                             "quote-altered")))
 
 
 def _dense_with_markers(lines: int) -> bytes:
