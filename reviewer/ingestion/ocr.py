@@ -338,6 +338,16 @@ _BAR_WIDTH = 0.6
 _BAR_HEIGHT = 0.3
 _BAR_REACH = 0.5
 _WITH_BAR = {">": "\u2265", "<": "\u2264"}
+# A multiplication sign Tesseract read as a comparison sign (a paper's
+# magnification "(×400)" read "(<400)", which says less than 400): the ink
+# in the sign's box, taken to its inked extent, reaches both corners on both
+# sides (each corner this share of the width wide and of the height tall)
+# and leaves both sides' middles blank (this share of the height, centred),
+# where a chevron's point stands on one side.
+_CROSS = "\u00d7"
+_CROSS_SIDE = 0.25
+_CROSS_CORNER = 1 / 3
+_CROSS_MIDDLE = 0.2
 # Lines of one row: heights within this share of each other, bottoms within
 # this share of a line height.
 _SAME_SIZE = 0.2
@@ -1192,9 +1202,11 @@ def _read_hocr(
                     if not word_text:
                         continue
                     if any(char in _WITH_BAR for char in word_text):
-                        # "≥" read as ">": written as printed.
+                        # "≥" read as ">", "×" as "<": written as printed.
                         word_text = "".join(
-                            _WITH_BAR[char] if char in _WITH_BAR and _barred(
+                            _CROSS if char in _WITH_BAR and _crossed(
+                                word_boxes, heights, k, inked)
+                            else _WITH_BAR[char] if char in _WITH_BAR and _barred(
                                 word_boxes, heights, k, inked) else char
                             for k, char in enumerate(word_text))
                 x0 = word_boxes[0][0] * scale_x
@@ -2109,6 +2121,27 @@ def _barred(spans: list[tuple[int, int]], heights: list[tuple[int, int]], k: int
     gap = top - 1
     return (bottom - top + 1 <= _BAR_HEIGHT * height and gap > y0
             and not inked(x0, gap, x1, gap + 1) and inked(x0, y0, x1, gap))
+
+
+def _crossed(spans: list[tuple[int, int]], heights: list[tuple[int, int]], k: int,
+             inked: Callable[[int, int, int, int], bool]) -> bool:
+    """Whether character ``k`` (a "<" or ">") is inked as a cross: it is
+    printed "×" (see :data:`_CROSS_SIDE`)."""
+    (x0, x1), (y0, y1) = spans[k], heights[k]
+    columns = [x for x in range(x0, x1) if inked(x, y0, x + 1, y1)]
+    rows = [y for y in range(y0, y1) if inked(x0, y, x1, y + 1)]
+    if len(columns) < 3 or len(rows) < 3:
+        return False
+    left, right, top, bottom = columns[0], columns[-1] + 1, rows[0], rows[-1] + 1
+    side = max(1, round(_CROSS_SIDE * (right - left)))
+    corner = max(1, round(_CROSS_CORNER * (bottom - top)))
+    middle = max(1, round(_CROSS_MIDDLE * (bottom - top)))
+    middle_top = (top + bottom - middle) // 2
+    for a, b in ((left, left + side), (right - side, right)):
+        if (not inked(a, top, b, top + corner) or not inked(a, bottom - corner, b, bottom)
+                or inked(a, middle_top, b, middle_top + middle)):
+            return False
+    return True
 
 
 def _blank_paper(x0: int, y0: int, x1: int, y1: int,

@@ -13,6 +13,7 @@ from reviewer.ingestion.extract import order_page, write_blocks
 from reviewer.ingestion.layout import Line
 from reviewer.ingestion.ocr import (
     _apart_from_grids,
+    _crossed,
     _labels_put_back,
     _lowered_run,
     _picture_rules,
@@ -860,3 +861,73 @@ def test_a_label_goes_to_its_line_only_where_tesseract_read_it_elsewhere() -> No
     assert placed[0][0].x0 == 144
     worksheet = [[_label_line("1.", 53, 90, 5), _label_line("Enter the total", 71, 90, 150)]]
     assert _labels_put_back(worksheet) == worksheet
+
+
+# Ink of a magnification sign on a paper's scan at 300 dpi ("×100" in a
+# figure legend), which Tesseract read as "<", and of a "<" printed so.
+_CROSS_INK = """
+.##.........##.
+.###.......###.
+..###.....###..
+...###...###...
+....###.###....
+.....#####.....
+......###......
+.....#####.....
+....###.###....
+...###...###...
+..###.....###..
+.###.......###.
+.##.........##.
+"""
+_LESS_INK = """
+...........###.
+.........####..
+.......####....
+.....####......
+...####........
+.####..........
+###............
+.####..........
+...####........
+.....####......
+.......####....
+.........####..
+...........###.
+"""
+
+
+def _ink_of(art: str, x0: int, y0: int) -> Callable[[int, int, int, int], bool]:
+    rows = art.strip().splitlines()
+    dots = {(x0 + x, y0 + y) for y, row in enumerate(rows) for x, c in enumerate(row) if c == "#"}
+    return lambda a, b, c, d: any((x, y) in dots for x in range(a, c) for y in range(b, d))
+
+
+def test_a_multiplication_sign_read_as_a_comparison_sign_is_told_by_its_ink() -> None:
+    # Tesseract's box for the sign, a pixel or two wider than its ink.
+    spans, heights = [(674, 691)], [(2929, 2946)]
+    assert _crossed(spans, heights, 0, _ink_of(_CROSS_INK, 676, 2930))
+    assert not _crossed(spans, heights, 0, _ink_of(_LESS_INK, 676, 2930))
+    # A ">" is the same chevron turned: not a cross either.
+    greater = "\n".join(row[::-1] for row in _LESS_INK.strip().splitlines())
+    assert not _crossed(spans, heights, 0, _ink_of(greater, 676, 2930))
+
+
+def test_a_multiplication_sign_read_as_less_than_is_written_as_printed() -> None:
+    # A figure legend's "(×400)," as Tesseract boxed it, read "(<400),".
+    chars = [("(", 660, 2923, 670, 2952), ("&lt;", 674, 2929, 691, 2946),  # "<" in hOCR
+             ("4", 698, 2923, 714, 2951), ("0", 716, 2923, 734, 2952),
+             ("0", 737, 2923, 755, 2952), (")", 758, 2923, 766, 2952),
+             (",", 768, 2945, 772, 2955)]
+    line = _char_line("bbox 660 2923 772 2955; baseline 0 -3; x_size 36", chars)
+    hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+            f'<p class="ocr_par">{line}</p></div></body></html>').encode()
+    cross = _ink_of(_CROSS_INK, 676, 2930)
+    glyphs = [(x0, y0, x1, y1) for char, x0, y0, x1, y1 in chars if char != "&lt;"]
+
+    def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
+        return cross(x0, y0, x1, y1) or any(
+            x0 < gx1 and gx0 < x1 and y0 < gy1 and gy0 < y1 for gx0, gy0, gx1, gy1 in glyphs)
+
+    lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), None, inked)
+    assert [line.text for paragraph in lines for line in paragraph] == ["(\u00d7400),"]
