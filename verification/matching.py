@@ -575,13 +575,15 @@ _CUT_LETTERS = 4
 
 
 def _cut_at_edge(removed: list[str], added: list[str], first: bool, last: bool) -> bool:
-    """Whether a one-word edit at the quote's start or end is the window
+    """Whether a run of edits at the quote's start or end is the window
     cutting into a token the extractor ran words together in: "closure. This
     quantity" quoted from "canopyclosure.Thisquantity", a word's worth of
-    letters left outside."""
-    if len(removed) != 1 or len(added) != 1:
+    letters left outside; the quote's words there may be several, their
+    letters all the token's ("at the top of the" from a scan's
+    "numberatthetopofthe")."""
+    if len(removed) != 1 or not added:
         return False
-    token, word = removed[0], added[0]
+    token, word = removed[0], "".join(added)
     spare = len(token) - len(word)
     return spare >= _CUT_LETTERS and (
         (first and token.endswith(word)) or (last and token.startswith(word)))
@@ -753,8 +755,8 @@ def compare(
         if (tag == "replace" and not reasons and _changes_a_word(removed, added)
                 # "apart" for "a part": a replacement and a deletion that only move a space
                 and not _same_letters(source_words[run[0]:run[1]], quote_words[run[2]:run[3]])
-                and not _cut_at_edge(removed, added, op.dest_start == 0,
-                                     op.dest_end == len(quote_words))):
+                and not _cut_at_edge(source_words[run[0]:run[1]], quote_words[run[2]:run[3]],
+                                     run[2] == 0, run[3] == len(quote_words))):
             reasons.add("word")
         differences.append(
             Difference(

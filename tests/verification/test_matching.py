@@ -313,6 +313,17 @@ def test_a_quote_starting_inside_a_run_together_token_is_no_changed_word() -> No
                              "men with diabetes were treated first in the trial.")
 
 
+def test_a_quote_starting_inside_a_token_of_several_run_together_words_is_no_changed_word(
+) -> None:
+    # A scan set tight, which OCR read as one word: the quote starts at "at",
+    # its first five words all letters of the token ("number" left outside).
+    source = "and include the case\nnumberatthetopofthe form. The original application is sent."
+    quote = "at the top of the form. The original application is sent."
+    assert "word" not in reasons(source, quote)
+    # A word of the quote's run the token does not hold is still a change.
+    assert "word" in reasons(source, "at the foot of the form. The original application is sent.")
+
+
 def test_a_short_word_after_a_is_another_word_not_its_negation() -> None:
     # "avoid" is no negated "void": a changed word, not a negation.
     assert "negation" not in reasons("Parties should avoid the clause entirely.",
