@@ -2129,10 +2129,20 @@ def _crossed(spans: list[tuple[int, int]], heights: list[tuple[int, int]], k: in
     printed "×" (see :data:`_CROSS_SIDE`)."""
     (x0, x1), (y0, y1) = spans[k], heights[k]
     columns = [x for x in range(x0, x1) if inked(x, y0, x + 1, y1)]
-    rows = [y for y in range(y0, y1) if inked(x0, y, x1, y + 1)]
-    if len(columns) < 3 or len(rows) < 3:
+    if len(columns) < 3:
         return False
-    left, right, top, bottom = columns[0], columns[-1] + 1, rows[0], rows[-1] + 1
+    # Tesseract's box may hold half the sign (a "<" boxed from its middle
+    # on, its point left out): the ink is followed out of the box, as far
+    # as the box is tall, to a blank column.
+    left, right = columns[0], columns[-1] + 1
+    while left > x0 - (y1 - y0) and inked(left - 1, y0, left, y1):
+        left -= 1
+    while right < x1 + (y1 - y0) and inked(right, y0, right + 1, y1):
+        right += 1
+    rows = [y for y in range(y0, y1) if inked(left, y, right, y + 1)]
+    if len(rows) < 3:
+        return False
+    top, bottom = rows[0], rows[-1] + 1
     side = max(1, round(_CROSS_SIDE * (right - left)))
     corner = max(1, round(_CROSS_CORNER * (bottom - top)))
     middle = max(1, round(_CROSS_MIDDLE * (bottom - top)))

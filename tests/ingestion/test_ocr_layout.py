@@ -911,6 +911,9 @@ def test_a_multiplication_sign_read_as_a_comparison_sign_is_told_by_its_ink() ->
     # A ">" is the same chevron turned: not a cross either.
     greater = "\n".join(row[::-1] for row in _LESS_INK.strip().splitlines())
     assert not _crossed(spans, heights, 0, _ink_of(greater, 676, 2930))
+    # Nor a "<" Tesseract boxed from its middle on, its point left out (a
+    # guideline's "rate < 20" on a scan): the ink is followed out of the box.
+    assert not _crossed([(684, 691)], heights, 0, _ink_of(_LESS_INK, 676, 2930))
 
 
 def test_a_multiplication_sign_read_as_less_than_is_written_as_printed() -> None:
