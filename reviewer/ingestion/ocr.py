@@ -411,6 +411,7 @@ _HUNG_NUMBER_REACH = 3.0
 _HUNG_NUMBER_GAP = 0.3
 _HUNG_NUMBER_READ = re.compile(r"[(\[]?(?:[0-9]{1,3}|[a-zA-Z])[.)\]]")
 _LOST_NUMBER_GAP = 0.5
+_LOST_NUMBER_WIDTH = 2.0
 # A list's label alone on its line ("(a)", "b)", "2.", "(iv)"), which
 # Tesseract reads as a paragraph of its own when the labels hang left of
 # their items (a regulation's "(a) Retain each collection ..."), read
@@ -418,7 +419,6 @@ _LOST_NUMBER_GAP = 0.5
 # with, at most this many line heights to its right.
 _LIST_LABEL = re.compile(r"[(\[]?(?:[0-9]{1,3}|[a-zA-Z]|[ivxlc]{2,6}|[IVXLC]{2,6})[.)\]]")
 _LIST_LABEL_REACH = 2.5
-_LOST_NUMBER_WIDTH = 2.0
 
 
 # An area of the page's picture to read again enlarged (pixels): x0, y0, x1,
@@ -2216,8 +2216,8 @@ def _baseline(title: str, box: tuple[int, int, int, int]) -> Callable[[float], f
 def _marker_min_height(title: str, x_size: float) -> float:
     """The least height (pixels) of a footnote marker's glyphs on the line
     whose hOCR title is ``title``: :data:`_MARKER_MIN_BODY` of the size
-    above its descenders where Tesseract gives them, else
-    :data:`_MARKER_MIN_SIZE` of its size."""
+    above its descenders where Tesseract gives them, never more than
+    :data:`_MARKER_MIN_SIZE` of its size, which holds where it does not."""
     descenders = _DESCENDERS.search(title)
     if descenders is None or not 0 < float(descenders.group(1)) < x_size / 2:
         return _MARKER_MIN_SIZE * x_size
