@@ -22,12 +22,14 @@ SCANNED = (
     "resistant strains.\n\n62 Lundin KE, Scott H, Fausa O, et a/. T cells from the small "
     "intestinal mucosa."
 )
-WHOLE = ((0, len(SCANNED)),)
 
 
-def cite(quote: str, *, ocr: tuple[tuple[int, int], ...] = WHOLE):
+def cite(quote: str, *, text: str = SCANNED, ocr: tuple[tuple[int, int], ...] | None = None):
+    """The citation of ``quote`` against ``text`` alone, whose ranges ``ocr``
+    OCR read (the whole of it unless given)."""
+    read = ((0, len(text)),) if ocr is None else ocr
     (citation,) = verify_answer(f'"{quote}" [S1].',
-                                [Source(marker="S1", text=SCANNED, ocr=ocr)]).citations
+                                [Source(marker="S1", text=text, ocr=read)]).citations
     return citation
 
 
@@ -60,9 +62,7 @@ def test_a_quote_over_the_threshold_as_read_still_names_the_misread() -> None:
     # the reason must still say the difference is the OCR's: "“modern” for
     # “modem”" alone reads as a word the quote changed.
     read = "The modem ward of the hospital opens for patients in spring."
-    (citation,) = verify_answer(
-        '"The modern ward of the hospital opens for patients in spring." [S1].',
-        [Source(marker="S1", text=read, ocr=((0, len(read)),))]).citations
+    citation = cite("The modern ward of the hospital opens for patients in spring.", text=read)
     assert citation.outcome == "verified-fuzzy", citation.message
     assert citation.message.startswith("the cited text came from OCR"), citation.message
     assert "“modem” read for “modern” (“m” for “rn”)" in citation.message
@@ -120,8 +120,7 @@ GUIDELINE = ("A qualitative reverse transcriptase PCR on peripheral blood cells 
     ("when assessing response to TKI therapy. Grade 11 events were rare.", "quote-altered"),
 ])
 def test_an_identifiers_digit_read_as_a_letter_is_a_misread(quote: str, outcome: str) -> None:
-    (citation,) = verify_answer(f'"{quote}" [S1].', [Source(
-        marker="S1", text=GUIDELINE, ocr=((0, len(GUIDELINE)),))]).citations
+    citation = cite(quote, text=GUIDELINE)
     assert citation.outcome == outcome, citation.message
     if outcome == "verified-fuzzy":
         assert "“BCR-ABLI” read for “BCR-ABL1” (“i” for “1”)" in citation.message
@@ -170,8 +169,7 @@ DANISH = ("Stk. 4. Kommunalbestyrelsen kan på baggrund af en undersøgelse efte
     "I sager om anbringelse uden for hjemmet, jf. §§ 46 og 47, skal ungeplanen",
 ])
 def test_a_section_sign_ocr_read_as_a_dollar_is_a_misread(quote: str) -> None:
-    source = Source(marker="S1", text=DANISH, ocr=((0, len(DANISH)),))
-    (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
+    citation = cite(quote, text=DANISH)
     assert citation.outcome == "verified-fuzzy", citation.message
     assert "“$” for “§”" in citation.message
 
@@ -191,8 +189,7 @@ GERMAN = ("(3) Abweichend von Absatz 2 Satz 1 ist bei Personen, die das 25. Lebe
 ])
 def test_a_section_sign_ocr_read_as_an_eight_before_its_number_is_a_misread(
         quote: str, outcome: str) -> None:
-    source = Source(marker="S1", text=GERMAN, ocr=((0, len(GERMAN)),))
-    (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
+    citation = cite(quote, text=GERMAN)
     assert citation.outcome == outcome, citation.message
     if outcome == "verified-fuzzy":
         assert "“8” for “§”" in citation.message
@@ -207,8 +204,7 @@ def test_a_section_sign_ocr_read_as_an_eight_before_its_number_is_a_misread(
 ])
 def test_a_section_sign_for_a_dollar_otherwise_is_still_a_change(
         quote: str, ocr: tuple[tuple[int, int], ...]) -> None:
-    source = Source(marker="S1", text=DANISH, ocr=ocr)
-    (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
+    citation = cite(quote, text=DANISH, ocr=ocr)
     assert citation.outcome == "quote-altered", citation.message
 
 
@@ -232,8 +228,7 @@ SPANISH = ("cuando concurra alguna de las siguientes circunstancias:\n\n1.2 La a
 ])
 def test_an_ordinal_indicator_ocr_read_as_a_digit_after_its_number_is_a_misread(
         quote: str, outcome: str) -> None:
-    source = Source(marker="S1", text=SPANISH, ocr=((0, len(SPANISH)),))
-    (citation,) = verify_answer(f'"{quote}" [S1].', [source]).citations
+    citation = cite(quote, text=SPANISH)
     assert citation.outcome == outcome, citation.message
     if outcome == "verified-fuzzy":
         assert "“2” for “ª”" in citation.message or "“2” for “º”" in citation.message
