@@ -26,6 +26,7 @@ from .matching import (
     _edit_runs,
     _footnote_markers,
     _list_numbers,
+    _markers_then_list_number,
     _respaced,
     _superscript_markers,
 )
@@ -141,6 +142,9 @@ def word_diff(quote: str, source: str, *, skip: Sequence[tuple[int, int]] = ()) 
             continue
         if _list_numbers(s, s_words, s_starts, op):
             normalised.append("list-number")
+            continue
+        if _markers_then_list_number(s, s_words, s_starts, op) is not None:
+            normalised += ["footnote-marker", "list-number"]
             continue
         emit("delete", source_text(op.src_start, op.src_end))
         emit("insert", quote_text(op.dest_start, op.dest_end))

@@ -724,6 +724,14 @@ def compare(
         if _list_numbers(source, source_words, source_starts, op):
             differences.append(Difference(tag, " ".join(removed), "", (), "list-number"))
             continue
+        split = _markers_then_list_number(source, source_words, source_starts, op)
+        if split is not None:
+            differences += [
+                Difference(tag, " ".join(source_words[op.src_start:split]), "", (),
+                           "footnote-marker"),
+                Difference(tag, " ".join(source_words[split:op.src_end]), "", (),
+                           "list-number")]
+            continue
         all_removed += removed
         all_added += added
         reasons = set()
@@ -934,12 +942,32 @@ def _list_numbers(source: NormalizedText, words: list[str], starts: list[int], o
     o_start, o_end = source.to_original(at, end)
     original = source.original
     line_start = original.rfind("\n", 0, o_start) + 1
-    if original[line_start:o_start].strip(" \t(") or not _opens_an_entry(original, o_end):
+    closed = bool(opening) or after in {".", ")"}
+    if original[line_start:o_start].strip(" \t(") or not _opens_an_entry(original, o_end,
+                                                                         closed=closed):
         return False  # not a number opening its line before an entry
     number = int(number_and[0])
     neighbours = "|".join(str(n) for n in (number - 1, number + 1) if n > 0)
     return any(_opens_an_entry(original, found.end())
                for found in re.finditer(rf"(?m)^[ \t(]*(?:{neighbours})", original))
+
+
+def _markers_then_list_number(source: NormalizedText, words: list[str], starts: list[int],
+                              op: Opcode) -> int | None:
+    """Where a deletion that leaves out footnote markers and then the next
+    item's list number splits ("standards);⁴⁵ (3) measurable" quoted
+    "standards); measurable", a statute's clauses), or None. Each part
+    must be what :func:`_footnote_markers` and :func:`_list_numbers` take
+    alone."""
+    if op.tag != "delete":
+        return None
+    for split in range(op.src_start + 1, op.src_end):
+        markers = Opcode("delete", op.src_start, split, op.dest_start, op.dest_start)
+        number = Opcode("delete", split, op.src_end, op.dest_start, op.dest_start)
+        if (_footnote_markers(source, words, starts, markers, [])
+                and _list_numbers(source, words, starts, number)):
+            return split
+    return None
 
 
 #: A list's number in brackets, as a reference list prints it: "(10)". ("[10]"
@@ -949,18 +977,23 @@ _CLOSES = {"(": ")"}
 
 #: What follows a list's number that opens a line: the line's end, or its
 #: entry's first word, capitalised ("75 Dahlbom I", "2. You must"); "75
-#: patients" is a figure the sentence holds.
+#: patients" is a figure the sentence holds. After a number closed by a
+#: stop or a bracket the word may be lower-case, as a statute's clauses
+#: run on from the sentence that lists them ("(3) measurable risks").
 _OPENS_ENTRY = re.compile(r"[.)]?(?:[ \t]*(?:\n|$)|[ \t]+[^\W\d_])")
 
 
-def _opens_an_entry(text: str, at: int) -> bool:
+def _opens_an_entry(text: str, at: int, *, closed: bool = False) -> bool:
     """Whether what follows a number at ``text[at]`` is its line's end or an
-    entry's capitalised first word (see :data:`_OPENS_ENTRY`)."""
+    entry's first word (see :data:`_OPENS_ENTRY`); ``closed``: the number's
+    stop or bracket is before ``at``."""
     opens = _OPENS_ENTRY.match(text, at)
     if opens is None:
         return False
     last = opens[0][-1:]
-    return opens.end() == len(text) or last.isspace() or last.isupper()
+    closed = closed or opens[0][:1] in ".)"
+    return (opens.end() == len(text) or last.isspace() or last.isupper()
+            or (closed and last.isalpha()))
 
 
 #: A footnote marker as reviewer.ingestion writes a raised, smaller number

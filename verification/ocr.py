@@ -15,9 +15,10 @@ a changed number is still a changed number; but for an identifier, a word of
 two letters or more besides its digits ("ABL1" read "ABLI" on a scanned
 guideline), whose letters say it is a name and not a quantity; a section
 sign read as an eight right before the same section number in both ("nach
-8 22 Absatz 5" for "nach § 22 Absatz 5"); and an ordinal indicator read as
+8 22 Absatz 5" for "nach § 22 Absatz 5"); an ordinal indicator read as
 a digit right after the same number and point in both (a Spanish statute's
-"1.2 La atención" for "1.ª La atención"). Never a negation: a word that
+"1.2 La atención" for "1.ª La atención"); and a figure's digits split by a
+space, all there in order ("TAS-1 02" for "TAS-102"). Never a negation: a word that
 negates (or whose negating prefix comes or goes) is never respelt. A name is
 respelt only where its letters are OCR look-alikes, as any word is.
 """
@@ -77,6 +78,8 @@ class Misread:
     letters: tuple[tuple[str, str], ...]
 
     def describe(self) -> str:
+        if not self.letters:  # the same characters, spaced apart (a split figure)
+            return f"“{self.read}” read for “{self.printed}” (a space read inside it)"
         pairs = ", ".join(f"“{r}” for “{p}”" for p, r in self.letters)
         return f"“{self.read}” read for “{self.printed}” ({pairs})"
 
@@ -194,6 +197,22 @@ def _ordinal_read_as_digit(printed: str, read: str, source_before: Sequence[str]
     return ((printed, read),)
 
 
+def _figure_split(read: Sequence[str], printed: Sequence[str], source: NormalizedText,
+                  tokens: Sequence[re.Match[str]]) -> bool:
+    """Whether OCR split the quote's figures with spaces and nothing else:
+    "TAS-1 02" read for "TAS-102" (a drug's code on a scanned dosing card),
+    the glyphs set wide enough for Tesseract to see a word's gap. The same
+    digits in the same order, the pieces on one line; a digit changed,
+    added or left out is still a changed figure."""
+    if len(read) <= len(printed) or not all(w.isdigit() for w in (*read, *printed)):
+        return False
+    if "".join(read) != "".join(printed):
+        return False
+    o_start, _ = source.to_original(tokens[0].start(), tokens[0].end())
+    _, o_end = source.to_original(tokens[-1].start(), tokens[-1].end())
+    return "\n" not in source.original[o_start:o_end]
+
+
 def _negates(words: Sequence[str]) -> bool:
     return any(w in _NEGATING or w.endswith("n't") for w in words)
 
@@ -238,6 +257,9 @@ def ocr_spelling(
         if negated_by_prefix(read, printed) or negated_by_prefix(printed, read):
             continue
         pairs = misread_pairs(printed, read)
+        if pairs is None and _figure_split(read_words, printed_words, source,
+                                           source_tokens[s0:s1]):
+            pairs = ()
         if pairs is None:
             pairs = _section_sign_read_as_eight(printed, read, source_words[s1:s1 + 1],
                                                 quote_words[q1:q1 + 1])

@@ -182,6 +182,11 @@ _RULE_GLUED = frozenset("|[]{}")
 # Points between such a glyph's box and the rule's middle (Tesseract's box
 # may stop short of a heavy rule's ink).
 _RULE_GLUED_REACH = 4.0
+# A rule read as a bracket runs on past its line's box by more than this
+# many points (a cell's padding, or the next row); a bracket printed as one
+# does not (see _on_rule).
+_BRACKETS = frozenset("[]{}")
+_RULE_PAST_LINE = 1.5
 # A gap between two words this many line heights wide may hold a rule: a
 # word space is narrower even on a justified line of a table's cell.
 _RULE_GAP_LINES = 0.5
@@ -1211,7 +1216,8 @@ def _read_hocr(
                             for k, char in enumerate(word_text))
                 x0 = word_boxes[0][0] * scale_x
                 if _RULE_READ.match(word_text) and _on_rule(
-                        x0, word_boxes[-1][1] * scale_x, top, bottom, rules().vertical):
+                        x0, word_boxes[-1][1] * scale_x, top, bottom, rules().vertical,
+                        word_text):
                     if text:
                         lines.append(_line(text, boxes))
                         markers.append((lines[-1], raised))
@@ -1220,7 +1226,7 @@ def _read_hocr(
                 ruled_after = False
                 if len(word_text) > 1 and word_text[-1] in _RULE_GLUED and _on_rule(
                         word_boxes[-1][0] * scale_x, word_boxes[-1][1] * scale_x
-                        + _RULE_GLUED_REACH, top, bottom, rules().vertical):
+                        + _RULE_GLUED_REACH, top, bottom, rules().vertical, word_text[-1]):
                     # The cell's rule read as the word's last glyph: no
                     # text, and the line ends at it.
                     word_text, word_boxes, heights = (
@@ -1228,7 +1234,7 @@ def _read_hocr(
                     ruled_after = True
                 if len(word_text) > 1 and word_text[0] in _RULE_GLUED and _on_rule(
                         x0 - _RULE_GLUED_REACH, word_boxes[0][1] * scale_x, top, bottom,
-                        rules().vertical):
+                        rules().vertical, word_text[0]):
                     word_text, word_boxes, heights = word_text[1:], word_boxes[1:], heights[1:]
                     x0 = word_boxes[0][0] * scale_x
                     if text:
@@ -1897,8 +1903,18 @@ def _append(left: Line, right: Line) -> None:
     left.x1 = right.x1
 
 
-def _on_rule(x0: float, x1: float, top: float, bottom: float, vertical: list[Rule]) -> bool:
-    """A vertical rule runs through the box (x0, top, x1, bottom)."""
+def _on_rule(x0: float, x1: float, top: float, bottom: float, vertical: list[Rule],
+             glyph: str = "") -> bool:
+    """A vertical rule runs through the box (x0, top, x1, bottom). Where
+    Tesseract read it as a bracket (``glyph``), the rule reaches past the
+    line too: a bracket's own stroke spans its line's height, 12 points
+    and more at 12-point type, long enough to be found as a rule (a model
+    act's placeholders, "[6] months", lost their brackets and broke the
+    line at each)."""
+    if glyph in _BRACKETS:
+        return any(x0 - 1.0 <= at <= x1 + 1.0 and start <= (top + bottom) / 2 <= end
+                   and (start < top - _RULE_PAST_LINE or end > bottom + _RULE_PAST_LINE)
+                   for start, end, at in vertical)
     return any(x0 - 1.0 <= at <= x1 + 1.0 and start <= (top + bottom) / 2 <= end
                for start, end, at in vertical)
 

@@ -643,6 +643,28 @@ def test_a_line_tesseract_reads_on_across_a_cells_rule_is_cut_at_the_rule() -> N
         "absorbed drugs except fixed dose combination of aspirin and", "vide GSR"]
 
 
+def test_a_bracket_as_tall_as_its_line_is_no_rule() -> None:
+    # A model act's placeholders (batch 20): "[6] months", each bracket's
+    # stroke the line's full height, 12 points and more, found as a rule on
+    # the scan. Taken for a cell's rule, the brackets went and the line
+    # broke at each ("No later than" and "6] months ..."). A rule read as a
+    # bracket runs on past the line, as a table's does.
+    words = _words(45.0, "No later than [6] months after the date [of enactment]")
+    left = {text: x for text, x in words}
+    brackets = [left["[6]"], left["[6]"] + 2 * _CHAR_WIDTH, left["[of"],
+                left["enactment]"] + 9 * _CHAR_WIDTH]
+    paragraphs = [[(100.0, 112.0, words)]]
+
+    def read(start: float, end: float) -> list[str]:
+        rules = Rules([], [(start, end, at + _CHAR_WIDTH / 2) for at in brackets])
+        lines, _, _ = _read_hocr(_hocr(paragraphs), _SCALE, _SCALE, [], lambda: rules)
+        return [line.text for paragraph in lines for line in paragraph]
+
+    assert read(100.0, 112.0) == ["No later than [6] months after the date [of enactment]"]
+    # Rules running on past the line (a table's) are cut at, as before.
+    assert read(96.0, 116.0) == ["No later than", "6", "months after the date", "of enactment"]
+
+
 def test_a_justified_line_of_a_two_line_cell_is_one_line_set_to_the_cells_rule() -> None:
     # A ruled cell of two lines (batch 6's CDSCO list): the first justified
     # to the cell's rule, its spaces stretched past a line height, the second

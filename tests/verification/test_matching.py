@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from verification import Difference, align, compare, normalize
+from verification.diff import word_diff
 from verification.matching import (
     _TOKEN,
     _refine,
@@ -1320,9 +1321,42 @@ def test_a_list_number_left_out_between_two_entries_is_a_named_repair(
     assert reasons(source, quote) == set()
 
 
+# A model act's clauses (batch 20): each runs on in lower case from the
+# sentence listing them, a footnote marker may close the one before.
+_CLAUSES = ("(2) the ventilation of the building, including filters and fans (adjusted\n"
+            "for number of building occupants per ASHRAE standards);\u2074\u2075\n\n"
+            "(3) measurable risks to the health of occupants tied to contaminants; and\n"
+            "(4) the remaining items of the report.")
+
+
+@pytest.mark.parametrize(("quote", "dropped"), [
+    ("occupants per ASHRAE standards); measurable risks to the health", [
+        ("45", "footnote-marker"), ("( 3 )", "list-number")]),
+    ("occupants per ASHRAE standards);45 measurable risks to the health", [
+        ("( 3 )", "list-number")]),
+    ("occupants per ASHRAE standards); 45 measurable risks to the health", [
+        ("( 3 )", "list-number")]),
+])
+def test_a_clause_number_left_out_after_a_footnote_marker_is_a_named_repair(
+        quote: str, dropped: list[tuple[str, str]]) -> None:
+    # Flagged quote-altered, drops "45 ( 3 )" (number): the clause opens in
+    # lower case, and the marker and the number were one deletion.
+    assert [(d.source, d.repair) for d in edits(_CLAUSES, quote)
+            if d.op != "equal" and d.source] == dropped
+    assert reasons(_CLAUSES, quote) == set()
+    # The review page's word diff names the same repairs.
+    assert {repair for _, repair in dropped} <= set(word_diff(quote, _CLAUSES).normalised)
+
+
 @pytest.mark.parametrize(("source", "quote"), [
     # the list's number changed
     (_REFERENCES, "Arch Pathol Lab Med 2013;137:1216-19. 74 Dahlbom I, Olsson M, Forooz NK"),
+    # a clause's number with no neighbour opening a line: no list
+    (_CLAUSES.replace("(2)", "Also").replace("(4)", "and"),
+     "occupants per ASHRAE standards); measurable risks to the health"),
+    # a bare figure before a lower-case word, after a marker
+    (_CLAUSES.replace("(3)", "3"),
+     "occupants per ASHRAE standards); measurable risks to the health"),
     # a number alone on its line with no neighbour in a list: a figure
     ("The usual dose in mg is\n75\ntwice daily with food for adults.",
      "The usual dose in mg is twice daily with food for adults."),

@@ -232,3 +232,34 @@ def test_an_ordinal_indicator_ocr_read_as_a_digit_after_its_number_is_a_misread(
     assert citation.outcome == outcome, citation.message
     if outcome == "verified-fuzzy":
         assert "“2” for “ª”" in citation.message or "“2” for “º”" in citation.message
+
+
+# A scanned dosing card's reference as Tesseract read it: the drug's code
+# set wide, "TAS-102" read "TAS-1 02".
+REFERENCE = ("4. Mayer RJ, Van Cutsem E, Falcone A, et al. Randomized trial of TAS-1 02 for "
+             "refractory metastatic colorectal cancer. Tablets of 15\n20 mg each.")
+
+
+@pytest.mark.parametrize(("quote", "outcome"), [
+    ("Randomized trial of TAS-102 for refractory metastatic colorectal cancer",
+     "verified-fuzzy"),
+    # A digit changed, left out or added beside the split: a changed figure.
+    ("Randomized trial of TAS-103 for refractory metastatic colorectal cancer",
+     "quote-altered"),
+    ("Randomized trial of TAS-12 for refractory metastatic colorectal cancer", "quote-altered"),
+    ("Randomized trial of TAS-1020 for refractory metastatic colorectal cancer",
+     "quote-altered"),
+    # Two figures on two lines are no split figure.
+    ("metastatic colorectal cancer. Tablets of 1520 mg each.", "quote-altered"),
+])
+def test_a_figure_ocr_split_with_a_space_is_a_misread(quote: str, outcome: str) -> None:
+    citation = cite(quote, text=REFERENCE)
+    assert citation.outcome == outcome, citation.message
+    if outcome == "verified-fuzzy":
+        assert "“1 02” read for “102” (a space read inside it)" in citation.message
+
+
+def test_a_split_figure_in_a_text_layer_is_two_figures() -> None:
+    citation = cite("Randomized trial of TAS-102 for refractory metastatic colorectal cancer",
+                    text=REFERENCE, ocr=())
+    assert citation.outcome == "quote-altered", citation.message
