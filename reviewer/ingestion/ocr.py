@@ -242,8 +242,12 @@ _RAISED_WORD_READ = re.compile(r"[0-9A-Za-z]{1,8}")
 # mark reads as digits ("99148", the shape a closing quote is named for).
 # Where Tesseract read the run's first glyph as a closing quote mark, the
 # run is also read again without its strokes (one ink group each, this
-# many): what follows, read as a marker, is one when the whole run read
-# as the marker after one glyph or that many more.
+# many): what follows, read as a marker, is one. Where the quotation
+# before a run Tesseract read as a closing double quote mark is open, the
+# run is that quote mark and what follows its strokes: enlarged, the quote
+# mark reads as digits too (a brief's "[i]mprovement”" had become
+# "lilmprovement⁹³"), as a two-digit marker Tesseract read as a quote mark
+# does ("¹¹" read "”").
 _CLOSING_QUOTE_STROKES = {"\u201d": 2, '"': 2, "\u2019": 1, "'": 1}
 _RAISED_INSIDE_MIN_SIZE = 0.3
 _VARIANT_READ = re.compile(r"[A-Z][0-9]{1,4}[A-Z]")
@@ -632,7 +636,7 @@ def ocr_page(
         picture = os.path.join(folder, "page.png")
         # The scan's ruling lines, for tables read by rows: inked pixels
         # (one byte a pixel, 1 where dark), kept until the blocks are ordered.
-        width, height, ink, stride = _render(page, dpi, 0, picture)
+        width, height, ink, grey, stride = _render(page, dpi, 0, picture)
         hocr = _run(options, picture, dpi, number=number, pages=pages, limits=limits, need=need)
         turn = 0
         if _may_be_turned(hocr):
@@ -644,7 +648,7 @@ def ocr_page(
             turned_hocr = _run(options, picture, dpi, number=number, pages=pages,
                                limits=limits, need=need)
             if _reads_better(turned_hocr, hocr):
-                width, height, ink, stride = turned
+                width, height, ink, grey, stride = turned
                 hocr = turned_hocr
             else:
                 turn = 0
@@ -667,7 +671,11 @@ def ocr_page(
         return page_rules[0]
 
     def reread(areas: Sequence[_Area]) -> list[str]:
-        return _reread_markers(ink, stride, areas, options, dpi, number=number, pages=pages,
+        return _reread_markers(ink.translate(_PAPER), stride, areas, options, dpi,
+                               number=number, pages=pages, limits=limits)
+
+    def reread_grey(areas: Sequence[_Area]) -> list[str]:
+        return _reread_markers(grey, stride, areas, options, dpi, number=number, pages=pages,
                                limits=limits)
 
     def inked(x0: int, y0: int, x1: int, y1: int) -> bool:
@@ -688,7 +696,7 @@ def ocr_page(
         return found
 
     paragraphs, words, confidence = _read_hocr(hocr, scale_x, scale_y, stamp_boxes, rules,
-                                               reread, inked, columns)
+                                               reread, inked, columns, reread_grey)
     paragraphs += _unread_numbers(paragraphs, rules(), ink, stride, scale_x, scale_y, reread)
     paragraphs = _apart_from_grids(paragraphs, rules())
     paragraphs = _labels_put_back(paragraphs)
@@ -726,17 +734,19 @@ def ocr_page(
 
 
 def _render(page: pymupdf.Page, dpi: int, turn: int, path: str
-            ) -> tuple[int, int, bytes, int]:
+            ) -> tuple[int, int, bytes, bytes, int]:
     """The page as displayed, turned ``turn`` degrees clockwise, rendered in
     grey at ``dpi`` and saved to ``path``: its width and height in pixels,
-    its ink (one byte a pixel, 1 where dark) and its stride."""
+    its ink (one byte a pixel, 1 where dark), its grey (one byte a pixel)
+    and its stride."""
     if turn:
         matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(turn)
         pixmap = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csGRAY, alpha=False)
     else:
         pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
     pixmap.save(path)
-    return pixmap.width, pixmap.height, pixmap.samples.translate(_INK), pixmap.stride
+    samples = pixmap.samples
+    return pixmap.width, pixmap.height, samples.translate(_INK), samples, pixmap.stride
 
 
 def _reading(hocr: bytes) -> tuple[int, float, float]:
@@ -1099,6 +1109,7 @@ def _read_hocr(
     reread: Callable[[Sequence[_Area]], list[str]] | None = None,
     inked: Callable[[int, int, int, int], bool] | None = None,
     columns: Callable[[int, int, int, int], list[tuple[int, int] | None]] | None = None,
+    reread_grey: Callable[[Sequence[_Area]], list[str]] | None = None,
 ) -> tuple[list[list[Line]], int, float]:
     """One page's hOCR as lines in blocks (Tesseract's paragraphs, in its
     reading order) with boxes in points, the number of words and their mean
@@ -1121,7 +1132,9 @@ def _read_hocr(
     superscript digits, as the text layer's markers are written. Such a
     run inside a word before its hyphen (:func:`_raised_inside`) is read
     again too, and letters and digits read go into the word
-    (:data:`_RAISED_WORD_READ`).
+    (:data:`_RAISED_WORD_READ`). ``reread`` reads the page's ink on paper;
+    ``reread_grey`` the page as rendered, for a marker run the ink read as
+    none.
 
     ``inked(x0, y0, x1, y1)`` says whether the page's picture has ink in
     that box (pixels): in a word read with a confidence below
@@ -1352,25 +1365,55 @@ def _read_hocr(
                       and target.text[start] in _CLOSING_QUOTE_STROKES
                       and (after := _past_strokes(area, _CLOSING_QUOTE_STROKES[
                           target.text[start]], columns)) is not None]
-        read = reread([area if ink is None else (*area, *ink)
-                       for _, _, _, area, _, ink in runs] + [area for _, area in past_quote])
+        areas = [area if ink is None else (*area, *ink) for _, _, _, area, _, ink in runs]
+        read = reread(areas + [area for _, area in past_quote])
         read_past = dict(zip((k for k, _ in past_quote), read[len(runs):], strict=True))
         read = read[:len(runs)]
+        # Runs Tesseract read as a closing quote mark where the quotation
+        # before it on its paragraph is open: the quote mark is printed
+        # there, and enlarged it reads as digits ("93"), as a two-digit
+        # marker Tesseract read as one ("¹¹" read "”") reads too. Past its
+        # strokes a marker may follow.
+        before: dict[int, str] = {}
+        for lines_read in paragraphs:
+            so_far = ""
+            for line in lines_read:
+                before[id(line)] = so_far
+                so_far += line.text + " "
+        quoted = {k for k, (target, start, _, _, kind, _) in enumerate(runs)
+                  if kind == "marker" and target.text[start] == "\u201d"
+                  and _quotation_open(before.get(id(target), "") + target.text[:start])}
+        unread = [k for k, ((target, start, _, _, kind, _), again) in enumerate(
+                      zip(runs, read, strict=True))
+                  if kind == "marker" and target.text[start] not in _CLOSING_QUOTE_STROKES
+                  and not _MARKER_READ.fullmatch(again) and not _VARIANT_READ.fullmatch(again)]
+        if unread and reread_grey is not None:
+            # A small glyph's ink, thresholded and enlarged, loses the
+            # shading of its strokes' edges (a report's raised Calibri "4"
+            # read "A"): a marker run read as none is read again from the
+            # page as rendered.
+            for k, again in zip(unread, reread_grey([areas[k] for k in unread]), strict=True):
+                if _MARKER_READ.fullmatch(again):
+                    read[k] = again
         # Right to left within a line, so that the earlier runs' positions hold.
         for index, ((target, start, end, area, kind, _), again) in sorted(
                 enumerate(zip(runs, read, strict=True)), key=lambda pair: -pair[1][0][1]):
             marker = read_past.get(index, "")
-            if kind in ("marker", "inside") and _MARKER_READ.fullmatch(again):
+            if index in quoted and not _MARKER_READ.fullmatch(marker):
+                continue  # the quotation's closing mark, and nothing after it
+            if kind in ("marker", "inside") and _MARKER_READ.fullmatch(again) and (
+                    index not in quoted):
                 _write_run(target, start, end, again.translate(SUPERSCRIPT_DIGITS))
             elif kind == "apart" and _MARKER_READ.fullmatch(again):
                 _write_run(target, start + 1, end, again.translate(SUPERSCRIPT_DIGITS))
                 target.text = target.text[:start] + target.text[start + 1:]
                 del target.boxes[4 * start : 4 * start + 4]
-            elif (_MARKER_READ.fullmatch(marker) and again.endswith(marker)
-                  and 1 <= len(again) - len(marker) <= _CLOSING_QUOTE_STROKES[target.text[start]]):
-                # The quote mark as Tesseract read it, then the marker. Read
-                # whole, the quote mark's two strokes may read as one glyph
-                # ("9144" for "”" and "144", a law review's scan).
+            elif _MARKER_READ.fullmatch(marker):
+                # The quote mark as Tesseract read it, then the marker, the
+                # ink past its strokes. Read whole, the quote mark's two
+                # strokes may read as one glyph ("9144" for "”" and "144",
+                # a law review's scan), as letters ("my" for "”¹", a
+                # report's Calibri) or, in a quotation, as digits ("93").
                 _write_run(target, start, end,
                            target.text[start] + marker.translate(SUPERSCRIPT_DIGITS))
             elif (kind == "marker" and _VARIANT_READ.fullmatch(again)) or (
@@ -2464,6 +2507,12 @@ def _raised_word_by_ink(
     return (left + inked[0][0], top, left + inked[-1][0] + 1, bottom + 1)
 
 
+def _quotation_open(text: str) -> bool:
+    """Whether ``text`` leaves a quotation open: more opening curly double
+    quote marks than closing ones."""
+    return text.count("\u201c") > text.count("\u201d")
+
+
 def _past_strokes(area: tuple[int, int, int, int], strokes: int,
                   columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
                   ) -> int | None:
@@ -2491,12 +2540,12 @@ def _write_run(line: Line, start: int, end: int, written_text: str) -> None:
     line.boxes = boxes[: 4 * start] + written + boxes[4 * end :]
 
 
-def _reread_markers(ink: bytes, stride: int, areas: Sequence[_Area],
+def _reread_markers(grey: bytes, stride: int, areas: Sequence[_Area],
                     options: OcrOptions, dpi: int, *, number: int, pages: int, limits: Any,
                     ) -> list[str]:
     """What Tesseract reads in each of ``areas`` (pixels of the page's
-    picture, see :data:`_Area`) enlarged :data:`_MARKER_ZOOM` times, with a
-    margin around each: pictures with the areas
+    picture ``grey``, as rendered or as its ink on paper, see :data:`_Area`)
+    enlarged :data:`_MARKER_ZOOM` times, with a margin around each: pictures with the areas
     one under another, each read as a line of its own ("" where none is),
     as many pictures as keep each under :data:`_MAX_PICTURE_SIDE` (a page of
     footnotes, or a sideways scan's letters taken for raised glyphs, has
@@ -2516,8 +2565,8 @@ def _reread_markers(ink: bytes, stride: int, areas: Sequence[_Area],
         left = max(0, min(area[4], inner[0]) - x0) if len(area) > 4 else 0
         right = max(0, x1 - max(area[5], inner[1])) if len(area) > 4 else 0
         rows = []
-        for y in range(y0, min(y1, len(ink) // stride)):
-            row = ink[y * stride + x0 : y * stride + x1].translate(_PAPER)
+        for y in range(y0, min(y1, len(grey) // stride)):
+            row = grey[y * stride + x0 : y * stride + x1]
             if left or right:
                 row = b"\xff" * left + row[left : len(row) - right] + b"\xff" * right
             wide = bytes(value for value in row for _ in range(zoom))

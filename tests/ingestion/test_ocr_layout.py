@@ -863,6 +863,73 @@ def test_a_marker_after_a_quote_mark_read_whole_as_one_glyph_more_is_the_marker(
         "marriage,\u201d\u00b9\u2074\u2074"]
 
 
+def test_a_closing_quote_mark_where_a_quotation_is_open_is_no_marker() -> None:
+    # Boxes as Tesseract gave them on a Supreme Court brief's scan:
+    # "“[d]irections for⏎[i]mprovement” to make" read "lilmprovement”"
+    # (confidence 13) on the second line, the quote mark raised and tall
+    # enough for a marker. Read again enlarged it reads "93": it had become
+    # "lilmprovement⁹³". A two-digit marker Tesseract read as a quote mark
+    # reads so too, where no quotation is open ("ORS¹¹" read "ORS”").
+    opening = _word_line("bbox 1499 1824 1562 1868; baseline 0 -6; x_size 48; "
+                         "x_descenders 10; x_ascenders 12", 66,
+                         [("\u201c", 1499, 1824, 1506, 1840), ("d", 1537, 1824, 1562, 1862)])
+    title = ("bbox 660 1883 1891 1931; baseline 0 -10; x_size 48; x_descenders 10; "
+             "x_ascenders 12")
+    chars = [("l", 660, 1884, 672, 1927), ("i", 673, 1883, 701, 1927),
+             ("l", 702, 1883, 722, 1931), ("m", 705, 1895, 745, 1920),
+             ("e", 850, 1895, 871, 1921), ("n", 931, 1883, 955, 1931),
+             ("t", 941, 1886, 986, 1921), ("\u201d", 988, 1883, 1008, 1901)]
+    letters = [(660, 1884, 987, 1921)]
+
+    def read(strokes: list[tuple[int, int, int, int]], quoted: bool = True) -> str:
+        lines = (opening if quoted else "") + _word_line(title, 13, chars)
+        hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+                f'<p class="ocr_par">{lines}</p></div></body></html>').encode()
+
+        def reread(areas: list[tuple[int, ...]]) -> list[str]:
+            # The run whole reads "93"; past the strokes, what is there.
+            return ["93" if area[0] == 988 else "1" for area in areas]
+
+        read, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread,
+                                None, _ink_columns([*letters, *strokes]))
+        return [line.text for paragraph in read for line in paragraph][-1]
+
+    quote_mark = [(988, 1883, 996, 1900), (999, 1883, 1007, 1900)]
+    assert read(quote_mark) == "lilment\u201d"
+    # Ink after the two strokes is a marker, read past them.
+    assert read([(988, 1883, 992, 1895), (994, 1883, 998, 1895), (1001, 1884, 1008, 1900)]
+                ) == "lilment\u201d\u00b9"
+    # No quotation open: the enlarged reading decides, as before.
+    assert read(quote_mark, quoted=False) == "lilment\u2079\u00b3"
+
+
+def test_a_marker_the_ink_reads_as_none_is_read_again_in_grey() -> None:
+    # A report's raised Calibri "4" after "statute.", read "*" by Tesseract;
+    # enlarged from its ink alone it reads "A", from the page as rendered
+    # "4". A run Tesseract read as a closing quote mark is not read again so.
+    title = "bbox 301 2141 2189 2183; baseline 0 -8; x_size 39; x_descenders 8; x_ascenders 9"
+
+    def read(last: str) -> tuple[list[str], list[tuple[int, ...]]]:
+        chars = [("s", 1323, 2153, 1337, 2175), ("t", 1340, 2148, 1353, 2175),
+                 ("e", 1433, 2153, 1451, 2175), (".", 1457, 2170, 1462, 2175),
+                 (last, 1467, 2141, 1480, 2159)]
+        hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+                f'<p class="ocr_par">{_word_line(title, 90, chars)}</p>'
+                "</div></body></html>").encode()
+        asked: list[tuple[int, ...]] = []
+
+        def grey(areas: list[tuple[int, ...]]) -> list[str]:
+            asked.extend(areas)
+            return ["4"] * len(areas)
+
+        lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []),
+                                 lambda areas: ["A"] * len(areas), None, None, grey)
+        return [line.text for paragraph in lines for line in paragraph], asked
+
+    assert read("*") == (["ste.\u2074"], [(1467, 2141, 1480, 2159, 1462, 1519)])
+    assert read("\u2019") == (["ste.\u2019"], [])
+
+
 def _label_line(text: str, x0: float, y0: float, width: float) -> Line:
     step = width / len(text)
     boxes = [v for k in range(len(text)) for v in (x0 + k * step, y0, x0 + (k + 1) * step, y0 + 11)]
