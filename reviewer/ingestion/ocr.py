@@ -671,8 +671,8 @@ def ocr_page(
         return page_rules[0]
 
     def reread(areas: Sequence[_Area]) -> list[str]:
-        return _reread_markers(ink.translate(_PAPER), stride, areas, options, dpi,
-                               number=number, pages=pages, limits=limits)
+        return _reread_markers(ink, stride, areas, options, dpi, number=number, pages=pages,
+                               limits=limits, shades=_PAPER)
 
     def reread_grey(areas: Sequence[_Area]) -> list[str]:
         return _reread_markers(grey, stride, areas, options, dpi, number=number, pages=pages,
@@ -1954,11 +1954,10 @@ def _on_rule(x0: float, x1: float, top: float, bottom: float, vertical: list[Rul
     and more at 12-point type, long enough to be found as a rule (a model
     act's placeholders, "[6] months", lost their brackets and broke the
     line at each)."""
-    if glyph in _BRACKETS:
-        return any(x0 - 1.0 <= at <= x1 + 1.0 and start <= (top + bottom) / 2 <= end
-                   and (start < top - _RULE_PAST_LINE or end > bottom + _RULE_PAST_LINE)
-                   for start, end, at in vertical)
+    bracket = glyph in _BRACKETS
     return any(x0 - 1.0 <= at <= x1 + 1.0 and start <= (top + bottom) / 2 <= end
+               and (not bracket or start < top - _RULE_PAST_LINE
+                    or end > bottom + _RULE_PAST_LINE)
                for start, end, at in vertical)
 
 
@@ -2540,12 +2539,13 @@ def _write_run(line: Line, start: int, end: int, written_text: str) -> None:
     line.boxes = boxes[: 4 * start] + written + boxes[4 * end :]
 
 
-def _reread_markers(grey: bytes, stride: int, areas: Sequence[_Area],
+def _reread_markers(pixels: bytes, stride: int, areas: Sequence[_Area],
                     options: OcrOptions, dpi: int, *, number: int, pages: int, limits: Any,
-                    ) -> list[str]:
+                    shades: bytes | None = None) -> list[str]:
     """What Tesseract reads in each of ``areas`` (pixels of the page's
-    picture ``grey``, as rendered or as its ink on paper, see :data:`_Area`)
-    enlarged :data:`_MARKER_ZOOM` times, with a margin around each: pictures with the areas
+    picture ``pixels``, see :data:`_Area`; ``shades`` translates them to
+    grey, as :data:`_PAPER` the ink) enlarged :data:`_MARKER_ZOOM` times,
+    with a margin around each: pictures with the areas
     one under another, each read as a line of its own ("" where none is),
     as many pictures as keep each under :data:`_MAX_PICTURE_SIDE` (a page of
     footnotes, or a sideways scan's letters taken for raised glyphs, has
@@ -2565,8 +2565,10 @@ def _reread_markers(grey: bytes, stride: int, areas: Sequence[_Area],
         left = max(0, min(area[4], inner[0]) - x0) if len(area) > 4 else 0
         right = max(0, x1 - max(area[5], inner[1])) if len(area) > 4 else 0
         rows = []
-        for y in range(y0, min(y1, len(grey) // stride)):
-            row = grey[y * stride + x0 : y * stride + x1]
+        for y in range(y0, min(y1, len(pixels) // stride)):
+            row = pixels[y * stride + x0 : y * stride + x1]
+            if shades is not None:
+                row = row.translate(shades)
             if left or right:
                 row = b"\xff" * left + row[left : len(row) - right] + b"\xff" * right
             wide = bytes(value for value in row for _ in range(zoom))
