@@ -925,7 +925,11 @@ def _list_numbers(source: NormalizedText, words: list[str], starts: list[int], o
     reads the numbers apart does. Only where the list's next or previous
     number opens a line in the source too: a lone number with no neighbour
     in its list may be a figure (a cell's dose set on its own line), and
-    leaving it out drops it."""
+    leaving it out drops it; but for a number closed by a stop or a
+    bracket, alone on its line, after a line closing a sentence on a
+    footnote marker ("errors.¹⏎6.⏎Fentanyl", an EMS protocol's pearls,
+    the "5." before it a page back): the item's number, neighbours in
+    sight or not."""
     if op.tag != "delete":
         return False
     removed = words[op.src_start : op.src_end]
@@ -946,6 +950,9 @@ def _list_numbers(source: NormalizedText, words: list[str], starts: list[int], o
     if original[line_start:o_start].strip(" \t(") or not _opens_an_entry(original, o_end,
                                                                          closed=closed):
         return False  # not a number opening its line before an entry
+    if (closed and re.match(r"[ \t]*\n", original[o_end:])
+            and _SENTENCE_MARKED.search(original, 0, line_start)):
+        return True
     number = int(number_and[0])
     neighbours = "|".join(str(n) for n in (number - 1, number + 1) if n > 0)
     return any(_opens_an_entry(original, found.end())
@@ -968,6 +975,13 @@ def _markers_then_list_number(source: NormalizedText, words: list[str], starts: 
                 and _list_numbers(source, words, starts, number)):
             return split
     return None
+
+
+#: A line closing a sentence on a footnote marker, as reviewer.ingestion
+#: writes one: a letter, a full stop, question or exclamation mark, then
+#: superscript digits, at the end of what it is searched in.
+_SENTENCE_MARKED = re.compile(
+    "[^\\W\\d_][.?!][\u2070\u00b9\u00b2\u00b3\u2074-\u2079]{1,3}[ \t]*\n\\Z")
 
 
 #: A list's number in brackets, as a reference list prints it: "(10)". ("[10]"

@@ -1348,9 +1348,39 @@ def test_a_clause_number_left_out_after_a_footnote_marker_is_a_named_repair(
     assert {repair for _, repair in dropped} <= set(word_diff(quote, _CLAUSES).normalised)
 
 
+# An EMS protocol's pearls (batch 19): the item's number alone on its line
+# after a sentence closed by a footnote marker, the previous number out of
+# sight (a page back).
+_PEARLS = ("Opiate administration may alter the physical examination findings, but these\n"
+           "changes result in no significant increase in management errors.\u00b9\n6.\n"
+           "Fentanyl is contraindicated for patients who have taken MAOIs.")
+
+
+@pytest.mark.parametrize(("quote", "dropped"), [
+    ("no significant increase in management errors. Fentanyl is contraindicated", [
+        ("1", "footnote-marker"), ("6 .", "list-number")]),
+    ("no significant increase in management errors.1 Fentanyl is contraindicated", [
+        ("6 .", "list-number")]),
+])
+def test_an_items_number_alone_after_a_marked_sentence_is_a_list_number(
+        quote: str, dropped: list[tuple[str, str]]) -> None:
+    assert [(d.source, d.repair) for d in edits(_PEARLS, quote)
+            if d.op != "equal" and d.source] == dropped
+    assert reasons(_PEARLS, quote) == set()
+
+
 @pytest.mark.parametrize(("source", "quote"), [
     # the list's number changed
     (_REFERENCES, "Arch Pathol Lab Med 2013;137:1216-19. 74 Dahlbom I, Olsson M, Forooz NK"),
+    # a number alone on its line after a marked sentence, but bare (no stop)
+    (_PEARLS.replace("\n6.\n", "\n6\n"),
+     "no significant increase in management errors. Fentanyl is contraindicated"),
+    # ... or with the sentence's words running on after it on its line
+    (_PEARLS.replace("\n6.\n", "\n6. mg of\n"),
+     "no significant increase in management errors. Fentanyl is contraindicated"),
+    # ... or after a marker that closes no sentence
+    (_PEARLS.replace("errors.\u00b9", "errors\u00b9"),
+     "no significant increase in management errors Fentanyl is contraindicated"),
     # a clause's number with no neighbour opening a line: no list
     (_CLAUSES.replace("(2)", "Also").replace("(4)", "and"),
      "occupants per ASHRAE standards); measurable risks to the health"),
