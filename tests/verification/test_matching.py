@@ -1329,25 +1329,6 @@ _CLAUSES = ("(2) the ventilation of the building, including filters and fans (ad
             "(4) the remaining items of the report.")
 
 
-@pytest.mark.parametrize(("quote", "dropped"), [
-    ("occupants per ASHRAE standards); measurable risks to the health", [
-        ("45", "footnote-marker"), ("( 3 )", "list-number")]),
-    ("occupants per ASHRAE standards);45 measurable risks to the health", [
-        ("( 3 )", "list-number")]),
-    ("occupants per ASHRAE standards); 45 measurable risks to the health", [
-        ("( 3 )", "list-number")]),
-])
-def test_a_clause_number_left_out_after_a_footnote_marker_is_a_named_repair(
-        quote: str, dropped: list[tuple[str, str]]) -> None:
-    # Flagged quote-altered, drops "45 ( 3 )" (number): the clause opens in
-    # lower case, and the marker and the number were one deletion.
-    assert [(d.source, d.repair) for d in edits(_CLAUSES, quote)
-            if d.op != "equal" and d.source] == dropped
-    assert reasons(_CLAUSES, quote) == set()
-    # The review page's word diff names the same repairs.
-    assert {repair for _, repair in dropped} <= set(word_diff(quote, _CLAUSES).normalised)
-
-
 # An EMS protocol's pearls (batch 19): the item's number alone on its line
 # after a sentence closed by a footnote marker, the previous number out of
 # sight (a page back).
@@ -1356,17 +1337,28 @@ _PEARLS = ("Opiate administration may alter the physical examination findings, b
            "Fentanyl is contraindicated for patients who have taken MAOIs.")
 
 
-@pytest.mark.parametrize(("quote", "dropped"), [
-    ("no significant increase in management errors. Fentanyl is contraindicated", [
+@pytest.mark.parametrize(("source", "quote", "dropped"), [
+    (_CLAUSES, "occupants per ASHRAE standards); measurable risks to the health", [
+        ("45", "footnote-marker"), ("( 3 )", "list-number")]),
+    (_CLAUSES, "occupants per ASHRAE standards);45 measurable risks to the health", [
+        ("( 3 )", "list-number")]),
+    (_CLAUSES, "occupants per ASHRAE standards); 45 measurable risks to the health", [
+        ("( 3 )", "list-number")]),
+    (_PEARLS, "no significant increase in management errors. Fentanyl is contraindicated", [
         ("1", "footnote-marker"), ("6 .", "list-number")]),
-    ("no significant increase in management errors.1 Fentanyl is contraindicated", [
+    (_PEARLS, "no significant increase in management errors.1 Fentanyl is contraindicated", [
         ("6 .", "list-number")]),
 ])
-def test_an_items_number_alone_after_a_marked_sentence_is_a_list_number(
-        quote: str, dropped: list[tuple[str, str]]) -> None:
-    assert [(d.source, d.repair) for d in edits(_PEARLS, quote)
+def test_a_list_number_left_out_after_a_footnote_marker_is_a_named_repair(
+        source: str, quote: str, dropped: list[tuple[str, str]]) -> None:
+    # Flagged quote-altered before: the model act's clause opens in lower
+    # case, and the marker and the number were one deletion ("45 ( 3 )",
+    # number); the pearl's "6." had its list's "5." a page back.
+    assert [(d.source, d.repair) for d in edits(source, quote)
             if d.op != "equal" and d.source] == dropped
-    assert reasons(_PEARLS, quote) == set()
+    assert reasons(source, quote) == set()
+    # The review page's word diff names the same repairs.
+    assert {repair for _, repair in dropped} <= set(word_diff(quote, source).normalised)
 
 
 @pytest.mark.parametrize(("source", "quote"), [
