@@ -185,6 +185,10 @@ _COMMON_WORDS = {
     "swe": frozenset("och att det är som på för av med till den inte har eller ska".split()),
     "nor": frozenset("og det er til av på som med den ikke etter også eller skal".split()),
     "pol": frozenset("na nie się że jest od przez dla jak oraz lub".split()),
+    # Greek (batch 21's law journal): articles and prepositions, accented
+    # as printed; the lower-casing below meets them as they are written.
+    "ell": frozenset("και του της το τη την των τον στο στην στα από για με που ότι να σε "
+                     "είναι δεν οι".split()),
 }
 
 

@@ -345,7 +345,8 @@ def test_a_window_without_a_misdecoded_glyph_is_left_as_poppler_reads_it(tmp_pat
     assert repaired_window(Window(1, words, 0), []) is None
 
 
-EVERY_LANGUAGE = {"eng", "fra", "deu", "ita", "spa", "dan", "nld", "por", "swe", "nor", "pol"}
+EVERY_LANGUAGE = {"eng", "fra", "deu", "ita", "spa", "dan", "nld", "por", "swe", "nor", "pol",
+                  "ell"}
 
 
 @pytest.mark.parametrize(("text", "language"), [
@@ -354,6 +355,9 @@ EVERY_LANGUAGE = {"eng", "fra", "deu", "ita", "spa", "dan", "nld", "por", "swe",
      "nld"),
     ("The council may acquire land for the purposes of any of its functions under this Act.",
      "eng"),
+    # A Greek case note (batch 21) had been read with English's data.
+    ("Η διάταξη αυτή έχει την έννοια ότι σε περίπτωση αποδοχής αναστέλλεται η εκτέλεση της "
+     "πράξης από το Συμβούλιο της Επικρατείας.", "ell"),
     # A heading in capitals still counts ...
     ("EXPENDITURES FOR OFFICIAL TRAVEL AND FOR THE OFFICE OF THE SECRETARY", "eng"),
 ])
