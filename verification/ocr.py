@@ -41,11 +41,13 @@ __all__ = ["LOOK_ALIKES", "Misread", "misread_pairs", "ocr_spelling"]
 #: pages of ``bench/generalise.py`` (Tesseract 5 on 300-dpi renderings): I
 #: read as J ("ABSSSJ"), c as e ("CLer"), d as a ("Meaicine"), l as ! at a
 #: word's end ("Supp!"), S as $ in an initial ("Lee, $.H." for "Lee,
-#: S.H."), l as / ("et a/." in a reference list), a statute's section sign
-#: as $ (a Danish act's "jf. $ 43" and "$$ 46 og 47"); and the reader's
+#: S.H."), l as / ("et a/." in a reference list), an italic i as / (a
+#: label's "two /n vitro"), a statute's section sign as $ (a Danish act's
+#: "jf. $ 43" and "$$ 46 og 47"); and the reader's
 #: classic confusions of strokes: rn/m, cl/d, vv/w, li/h, ii/u, l/I/1.
 LOOK_ALIKES: tuple[tuple[str, str], ...] = (
-    ("l", "i"), ("l", "1"), ("i", "1"), ("l", "|"), ("i", "|"), ("l", "/"), ("i", "j"),
+    ("l", "i"), ("l", "1"), ("i", "1"), ("l", "|"), ("i", "|"), ("l", "/"), ("i", "/"),
+    ("i", "j"),
     ("s", "$"), ("§", "$"),
     ("l", "!"), ("i", "!"), ("l.", "!"), ("o", "0"), ("e", "c"), ("a", "d"),
     ("m", "rn"), ("m", "nn"), ("m", "in"), ("m", "ni"), ("d", "cl"), ("w", "vv"),

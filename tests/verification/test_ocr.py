@@ -20,7 +20,8 @@ SCANNED = (
     "DALVANCE in pediatric patients with CLer\n30 mL/min/1.73m² and above is a single dose "
     "regimen. Do not use in skin and skin structure infections (ABSSSJ) caused by "
     "resistant strains.\n\n62 Lundin KE, Scott H, Fausa O, et a/. T cells from the small "
-    "intestinal mucosa."
+    "intestinal mucosa.\n\nNaftifine hydrochloride revealed no evidence of mutagenic "
+    "potential based on the results of two /n vitro genotoxicity tests."
 )
 
 
@@ -43,6 +44,9 @@ def cite(quote: str, *, text: str = SCANNED, ocr: tuple[tuple[int, int], ...] | 
      "“ABSSSI” (“j” for “i”)"),
     ("Lundin KE, Scott H, Fausa O, et al. T cells from the small intestinal mucosa",
      "“a/” read for “al” (“/” for “l”)"),
+    # an italic "in" on a drug label (batch 21): quote-altered, “in” for “/” (unit)
+    ("no evidence of mutagenic potential based on the results of two in vitro genotoxicity",
+     "“/n” read for “in” (“/” for “i”)"),
 ])
 def test_the_printed_words_verify_against_ocr_text_naming_the_misread(
         quote: str, misread: str) -> None:
