@@ -1041,6 +1041,12 @@ _CLOSING = r"[.,;:)\]]{0,2}[\"']{0,3}[.,;:)\]]{0,2}"
 #: smaller and raised, never a digit at the line's size.
 _MARKED_NUMBER = re.compile(r"(?<![0-9])([0-9]{3,})" + _CLOSING + r" ?$")
 _MARKED_WORD = re.compile(r"(?<![^\W_])[^\W_]*[^\W\d_]{3}(?=" + _CLOSING + r" ?$)")
+#: Or a short number that labels a part of a text ("Section 2⁴⁶ of the
+#: Sherman Act", "Article 9⁴", "§ 12²"): a section is never raised to a
+#: power, so the raised number after it is a marker, as after a year.
+_MARKED_LABEL = re.compile(
+    r"(?<![^\W_])(?:sections?|articles?|art\.|rules?|titles?|chapters?|parts?|clauses?"
+    r"|paragraphs?|para\.|§{1,2}) ?[0-9]{1,3}[a-z]?" + _CLOSING + r" ?$")
 #: Words of three letters or more after which a raised number is a power:
 #: unit symbols and mathematical functions ("mol²", "sin²"). A unit word
 #: such as "units" or "days" takes footnotes, not powers.
@@ -1078,7 +1084,7 @@ def _marker_sites(
                     and not (before and before[-1].isalnum())):
                 sites.append((at, stop, False, True))
             continue
-        number = _MARKED_NUMBER.search(before)
+        number = _MARKED_NUMBER.search(before) or _MARKED_LABEL.search(before)
         if number:
             sites.append((at, stop, before.endswith(" "), False))
             continue

@@ -880,6 +880,9 @@ _TERRORISM = ("the Committee adopted the definition of \u2018\u2018international
               "terrorism.\u2019\u2019 \u00b9\u2076 The Committee notes that it reaches no further.")
 _ACT_OF_1965 = ("amendments to the Elementary and Secondary Education Act of 1965 \u2078 to allow "
                 "the states to set their own standards.")
+# A policy paper (batch 21): the marker raised after a section's number.
+_SECTION_2 = ("In the initial filing, the FTC claimed that Meta violated both parts of Section "
+              "2\u2074\u2076 of the Sherman Act: possessing monopoly share.")
 
 
 @pytest.mark.parametrize(("source", "quote", "marker"), [
@@ -898,8 +901,15 @@ _ACT_OF_1965 = ("amendments to the Elementary and Secondary Education Act of 196
      "states", "8"),
     (_ACT_OF_1965, "amendments to the Elementary and Secondary Education Act of 19658 to allow the "
      "states", "8"),
+    # after a section's number, spaced off as poppler's words read it (was
+    # "46" for "246", number) or dropped
+    (_SECTION_2, "the FTC claimed that Meta violated both parts of Section 2 46 of the Sherman",
+     "46"),
+    (_SECTION_2, "the FTC claimed that Meta violated both parts of Section 2 of the Sherman", "46"),
+    (_SECTION_2.replace("Section", "\u00a7"), "Meta violated both parts of \u00a7 2 of the Sherman",
+     "46"),
 ])
-def test_a_superscript_marker_after_closing_quotes_or_a_spaced_year_is_a_named_repair(
+def test_a_superscript_marker_after_closing_quotes_a_year_or_a_section_is_a_named_repair(
     source: str, quote: str, marker: str
 ) -> None:
     found = [d for d in edits(source, quote) if d.repair or d.reasons]
@@ -917,6 +927,11 @@ def test_a_superscript_marker_after_closing_quotes_or_a_spaced_year_is_a_named_r
      "the states"),
     (_ACT_OF_1965, "amendments to the Elementary and Secondary Education Act of 19659 to allow the "
      "states"),
+    # the section's number changed, or the marker; a power after a number
+    (_SECTION_2, "the FTC claimed that Meta violated both parts of Section 3 46 of the Sherman"),
+    (_SECTION_2, "the FTC claimed that Meta violated both parts of Section 2 47 of the Sherman"),
+    (_SECTION_2.replace("Section 2", "a dose of 10"),
+     "the FTC claimed that Meta violated both parts of a dose of 10 of the Sherman"),
     # digits at the line's size after a year and a space: two numbers
     ("amendments to the Elementary and Secondary Education Act of 1965 8 to allow the states.",
      "amendments to the Elementary and Secondary Education Act of 1965 to allow the states"),
@@ -928,7 +943,7 @@ def test_a_superscript_marker_after_closing_quotes_or_a_spaced_year_is_a_named_r
      "the definition of \u2018\u2018international terrorism.\u2019\u2019 The Committee notes that "
      "it reaches"),
 ])
-def test_a_changed_marker_or_a_number_after_closing_quotes_or_a_year_is_caught(
+def test_a_changed_marker_or_a_number_after_closing_quotes_a_year_or_a_section_is_caught(
     source: str, quote: str
 ) -> None:
     assert "number" in reasons(source, quote)
