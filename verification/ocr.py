@@ -42,12 +42,13 @@ __all__ = ["LOOK_ALIKES", "Misread", "misread_pairs", "ocr_spelling"]
 #: read as J ("ABSSSJ"), c as e ("CLer"), d as a ("Meaicine"), l as ! at a
 #: word's end ("Supp!"), S as $ in an initial ("Lee, $.H." for "Lee,
 #: S.H."), l as / ("et a/." in a reference list), an italic i as / (a
-#: label's "two /n vitro"), a statute's section sign as $ (a Danish act's
+#: label's "two /n vitro"), a bracket as l (a brief's "[i]mprovement" read
+#: "lilmprovement"), a statute's section sign as $ (a Danish act's
 #: "jf. $ 43" and "$$ 46 og 47"); and the reader's
 #: classic confusions of strokes: rn/m, cl/d, vv/w, li/h, ii/u, l/I/1.
 LOOK_ALIKES: tuple[tuple[str, str], ...] = (
     ("l", "i"), ("l", "1"), ("i", "1"), ("l", "|"), ("i", "|"), ("l", "/"), ("i", "/"),
-    ("i", "j"),
+    ("i", "j"), ("[", "l"), ("]", "l"),
     ("s", "$"), ("§", "$"),
     ("l", "!"), ("i", "!"), ("l.", "!"), ("o", "0"), ("e", "c"), ("a", "d"),
     ("m", "rn"), ("m", "nn"), ("m", "in"), ("m", "ni"), ("d", "cl"), ("w", "vv"),

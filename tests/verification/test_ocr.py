@@ -21,7 +21,8 @@ SCANNED = (
     "regimen. Do not use in skin and skin structure infections (ABSSSJ) caused by "
     "resistant strains.\n\n62 Lundin KE, Scott H, Fausa O, et a/. T cells from the small "
     "intestinal mucosa.\n\nNaftifine hydrochloride revealed no evidence of mutagenic "
-    "potential based on the results of two /n vitro genotoxicity tests."
+    "potential based on the results of two /n vitro genotoxicity tests.\n\nproviding specific "
+    "\u201c[d]irections for\nlilmprovement\u201d to make Samsung\u2019s graphical user interface."
 )
 
 
@@ -47,6 +48,9 @@ def cite(quote: str, *, text: str = SCANNED, ocr: tuple[tuple[int, int], ...] | 
     # an italic "in" on a drug label (batch 21): quote-altered, “in” for “/” (unit)
     ("no evidence of mutagenic potential based on the results of two in vitro genotoxicity",
      "“/n” read for “in” (“/” for “i”)"),
+    # a brief's bracketed letter (batch 17): quote-altered, a word changed
+    ("providing specific \u201c[d]irections for [i]mprovement\u201d to make Samsung\u2019s",
+     "“lilmprovement” read for “[i]mprovement” (“l” for “[”, “l” for “]”)"),
 ])
 def test_the_printed_words_verify_against_ocr_text_naming_the_misread(
         quote: str, misread: str) -> None:
@@ -157,6 +161,7 @@ def test_look_alike_letters_are_named(printed: str, read: str,
     ("i", "1"),  # a figure OCR read is a figure, but for a letter inside a word
     ("§", "8"),  # "8 44." for "§ 44.": alone a figure (before its number, see below)
     ("§", "€"),  # a section sign is no currency
+    ("[a]mprovement", "lilmprovement"),  # brackets read as l, but a letter changed inside
 ])
 def test_no_other_difference_is_a_misread(printed: str, read: str) -> None:
     assert misread_pairs(printed, read) is None
