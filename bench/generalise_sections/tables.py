@@ -70,6 +70,9 @@ BY_ROW_CASES = 3
 #: A grid with more of its places under merged cells is a layout (a form).
 MAX_MERGED_SHARE = 0.25
 MAX_HEAD_WORDS = 20  # a column's head is a label, not a paragraph
+# A footnote marker or an exponent: a word this short, this much smaller
+# than its line (see ``_markers_on_their_lines``).
+MAX_MARK_CHARS, MARK_HEIGHT = 3, 0.75
 
 __all__ = ["BY_ROW_CASES", "MERGED", "NOT_BY_ROW", "by_row_reason", "cell_text", "cell_words",
            "rows_under_labels", "spans_rows", "table_cases", "to_poppler_frame",
@@ -127,7 +130,41 @@ def text_lines(words: Sequence[PopplerWord]) -> list[list[PopplerWord]]:
                 lines[-1].append(word)
                 continue
         lines.append([word])
-    return [sorted(line, key=lambda w: w.box[0]) for line in lines]
+    return [sorted(line, key=lambda w: w.box[0]) for line in _markers_on_their_lines(lines)]
+
+
+def _markers_on_their_lines(lines: list[list[PopplerWord]]) -> list[list[PopplerWord]]:
+    """``lines`` with each line of raised or lowered marks alone put back on
+    the line they are printed on. A superscript ("narcotics¹", "m²") is
+    smaller and sits higher than its line, so sorting by centre reads it
+    as a line of its own before its words ("1 Requiring narcotics"), which
+    no reader copies. Such a line holds short words only (``MAX_MARK_CHARS``),
+    each at most ``MARK_HEIGHT`` of the taller line's, and a third of its
+    height inside that line's band; a small line clear of its neighbours
+    (a note under a head) stays a line."""
+    def height(line: list[PopplerWord]) -> float:
+        return max(w.box[3] - w.box[1] for w in line)
+
+    def marks(line: list[PopplerWord], beside: list[PopplerWord]) -> bool:
+        return (all(len(w.text) <= MAX_MARK_CHARS for w in line)
+                and height(line) <= MARK_HEIGHT * height(beside))
+
+    def overlap(upper: list[PopplerWord], lower: list[PopplerWord]) -> float:
+        return max(w.box[3] for w in upper) - min(w.box[1] for w in lower)
+
+    kept: list[list[PopplerWord]] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        after = lines[index + 1] if index + 1 < len(lines) else None
+        if after is not None and marks(line, after) and overlap(line, after) >= height(line) / 3:
+            lines[index + 1] = line + after  # raised on the next line
+        elif kept and marks(line, kept[-1]) and overlap(kept[-1], line) >= height(line) / 3:
+            kept[-1] = kept[-1] + line  # lowered on the line before
+        else:
+            kept.append(line)
+        index += 1
+    return kept
 
 
 def visual_rows(cells: list[list[PopplerWord]]) -> list[list[list[PopplerWord]]]:

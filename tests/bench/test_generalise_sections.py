@@ -217,6 +217,41 @@ def test_a_cells_words_of_symbols_alone_are_kept() -> None:
     assert cell_text(cell_words([dollar, amount], (100, 100, 200, 120))) == "$ 360"
 
 
+def raised_marks_pdf(path) -> None:  # type: ignore[no-untyped-def]
+    """Cells as batch 21's treprostinil label prints them: a footnote marker
+    raised after a row's label, a unit's exponent, and a small unit line
+    clear of the label above it."""
+    def raised(page: pymupdf.Page, x: float, baseline: float, text: str, mark: str,
+               after: str = "") -> None:
+        page.insert_text((x, baseline), text, fontsize=9)
+        x += pymupdf.get_text_length(text, fontsize=9)
+        page.insert_text((x, baseline - 3.5), mark, fontsize=5.5)
+        if after:
+            page.insert_text((x + pymupdf.get_text_length(mark, fontsize=5.5), baseline),
+                             after, fontsize=9)
+
+    with pymupdf.open() as doc:
+        page = doc.new_page(width=300, height=200)
+        raised(page, 40, 60, "Requiring narcotics", "1")
+        page.insert_text((40, 100), "PVRI", fontsize=9)
+        raised(page, 40, 111, "(mmHg/L/min/m", "2", ")")
+        page.insert_text((40, 150), "Placebo", fontsize=9)
+        page.insert_text((40, 160), "n (%)", fontsize=5.5)
+        doc.save(path)
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils not installed")
+def test_a_cells_raised_marks_read_on_the_line_they_are_printed_on(tmp_path) -> None:
+    # Sorted by centre, the marks had read as lines of their own before
+    # their words: "1 Requiring narcotics", "PVRI 2 (mmHg/L/min/m )".
+    source = tmp_path / "marks.pdf"
+    raised_marks_pdf(source)
+    words = poppler_pages(source, only_page=1)[0].words
+    assert [cell_text(cell_words(words, box)) for box in
+            [(30, 40, 200, 70), (30, 85, 200, 120), (30, 135, 200, 170)]] == [
+        "Requiring narcotics1", "PVRI (mmHg/L/min/m2)", "Placebo n (%)"]
+
+
 def test_a_dosing_table_with_a_label_over_two_rows_is_quoted_by_row() -> None:
     dosing = Grid(["", "Dose", "Duration"],
                   ["Apixaban", "2.5 mg twice daily", "6 months"],
