@@ -445,14 +445,27 @@ def _heads_under_top_rule(
     cells_of = [_Cell(p.lines, p.x0, p.x1) for p in first_cells.pieces]
     others = _rows_of_other_tables(region, regions)
     across = _rules_across(region, rules)
+    # The table's width: its rows' text, or the rule right over its first
+    # row (under its heads, or its top), where that reaches further. Heads
+    # centred in their columns run wider than narrow figures under them
+    # ("Placebo (N=233) Percent of Patients" over "27").
+    left, right = region.x0, region.x1
+    over = [
+        (x0, x1, y) for x0, x1, y in rules.joined_horizontal
+        if first.y0 - (_HEAD_LINES + 1) * line_height <= y <= first.y0 + _RULE_SLACK
+        and min(x1, region.x1) - max(x0, region.x0) >= 0.5 * (region.x1 - region.x0)
+    ]
+    if over:
+        x0, x1, _y = max(over, key=lambda rule: rule[2])
+        left, right = min(left, x0), max(right, x1)
     heads: list[_TextRow] = []
     below = first
     for row in reversed(rows[max(0, index - _HEAD_LINES) : index]):
         if (
             id(row) in others
             or below.y0 - row.y1 > _WRAP_GAP_LINES * line_height
-            or row.x0 < region.x0 - line_height
-            or row.x1 > region.x1 + line_height
+            or row.x0 < left - line_height
+            or row.x1 > right + line_height
             # Cut at the walls first: heads' lines of broken words nearly
             # fill their narrow columns, set closer than a line height, and
             # read as one piece of prose across the cells ("Anerkennun- /
@@ -470,14 +483,22 @@ def _heads_under_top_rule(
     # read as one row (see :func:`_heads_band`), as the heads band does.
     gaps = _ruled_gaps(region, rules)
     above_rule = next((k + 1 for k, gap in enumerate(gaps) if gap), len(region.rows))
-    # In the band of the region's first row: no rule between (heads in a
-    # band of their own, over a first row of cells, stay as they were).
-    band = _Region(rows=[heads[-1], first], x0=region.x0, x1=region.x1) if heads else None
-    if band is not None and _ruled_gaps(band, rules) != [False]:
+    # In the band of the region's first row (no rule between), or in a band
+    # of their own that no rule parts: one row of heads, ruled off above the
+    # first row of cells ("Treprostinil Injection / (N=236) / Percent of
+    # Patients", its last line too wide to open the region with its first).
+    # Heads parted by rules (two-level heads over a first row of cells) stay
+    # as they were.
+    if not heads or True in _ruled_gaps(
+        _Region(rows=heads, x0=region.x0, x1=region.x1), rules
+    ):
         return
+    own_band = _ruled_gaps(_Region(rows=[heads[-1], first], x0=region.x0, x1=region.x1),
+                           rules) == [True]
     while heads:
         top = heads[0]
-        if _heads_band(region, heads + region.rows[:above_rule], line_height) and any(
+        band = heads if own_band else heads + region.rows[:above_rule]
+        if _heads_band(region, band, line_height) and any(
             top.y0 - line_height <= y <= top.y0 + _RULE_SLACK for y in across
         ):
             region.rows[:0] = heads

@@ -3266,3 +3266,60 @@ def test_heads_boxed_alone_over_unruled_rows_read_as_one_row() -> None:
     _each_verifies_whole(extract_pdf(_equity_pdf()),
                          " ".join(line for head in _EQUITY_HEADS for line in head),
                          " ".join(_EQUITY_ROW))
+
+
+# An adverse-reaction table as a US label's PDFMaker export sets it: a full
+# grid of three columns, each head centred over its own lines in a band of
+# its own, boxes of 14.6 pt lines 12.6 pt apart (overlapping), a trailing
+# space after each line; the figures under the heads are short and centred,
+# so the heads' last line ("Percent of Patients") runs wider than any row of
+# cells, past the text of the table's last column.
+_TREPROSTINIL_WALLS = (30.0, 157.0, 283.0, 405.0)
+_TREPROSTINIL_HEADS = (("Adverse Reaction",),
+                       ("Treprostinil Injection", "(N=236)", "Percent of Patients"),
+                       ("Placebo", "(N=233)", "Percent of Patients"))
+_TREPROSTINIL_ROWS = (("Infusion Site Pain", "85", "27"), ("Infusion Site Reaction", "83", "27"),
+                      ("Headache", "27", "23"), ("Diarrhea", "25", "16"), ("Nausea", "22", "18"))
+
+
+def _treprostinil_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading = 11.0, 12.9
+    walls = _TREPROSTINIL_WALLS
+    tops = [325.0, 363.5]
+    for _row in _TREPROSTINIL_ROWS:
+        tops.append(tops[-1] + leading)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.3)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.3)
+    page.insert_text((36, 300), "Table 4: Adverse Reactions in Controlled 12-Week Studies",
+                     fontsize=size)
+
+    def centred(text: str, column: int, y: float) -> None:
+        width = pymupdf.get_text_length(text, fontsize=size)
+        x = (walls[column] + walls[column + 1] - width) / 2
+        page.insert_text((x, y), text + " ", fontsize=size)
+
+    for column, head in enumerate(_TREPROSTINIL_HEADS):
+        for k, line in enumerate(head):
+            centred(line, column, 335.5 + k * 12.6)
+    for top, row in zip(tops[1:], _TREPROSTINIL_ROWS, strict=False):
+        page.insert_text((36, top + 10.5), row[0] + " ", fontsize=size)
+        for column in (1, 2):
+            centred(row[column], column, top + 10.5)
+    page.insert_text((36, tops[-1] + 30), "Reported adverse reactions also included "
+                     "infusion site bleeding or bruising.", fontsize=size)
+    return doc.tobytes()
+
+
+def test_heads_in_their_own_band_wider_than_the_figures_under_them_read_as_one_row() -> None:
+    # Before: the heads' last line ran past the region's text, so the heads
+    # were left to MuPDF's blocks, each column's head read apart from its own
+    # lines ("Treprostinil Injection", then "Placebo (N=233) Percent of
+    # Patients", then "(N=236) Percent of Patients").
+    doc = extract_pdf(_treprostinil_pdf())
+    _each_verifies_whole(doc, *(" ".join(head) for head in _TREPROSTINIL_HEADS),
+                         " ".join(line for head in _TREPROSTINIL_HEADS for line in head),
+                         *(" ".join(row) for row in _TREPROSTINIL_ROWS))
