@@ -941,6 +941,12 @@ def _table_rows(
             rows.append([])
             first_column = None
             opened = len(pieces)
+            # Ruled, the first cell of a row a rule opens, wherever it
+            # starts: a label centred in the first column ("CI" over its
+            # unit line "(L/min/m²)", which starts further left, in the
+            # first column), whose next lines wrap under it.
+            if ruled and (index == 0 or ruled_gaps[index - 1]):
+                first_column = lead.lines[-1]
         cells = rows[-1]
         for piece in pieces:
             # A later line under two cells or more reads after the line

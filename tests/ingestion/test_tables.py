@@ -3323,3 +3323,59 @@ def test_heads_in_their_own_band_wider_than_the_figures_under_them_read_as_one_r
     _each_verifies_whole(doc, *(" ".join(head) for head in _TREPROSTINIL_HEADS),
                          " ".join(line for head in _TREPROSTINIL_HEADS for line in head),
                          *(" ".join(row) for row in _TREPROSTINIL_ROWS))
+
+
+# A hemodynamics table as the same label sets it: rules across its rows and
+# walls between its columns (no frame closes it here), the heads' first
+# column's head ("Hemodynamic / Parameter") left-aligned, each row's
+# label centred in that column over its unit line, which is wider and so
+# starts further left, level with the head (in the table's first column),
+# while the short label ("CI") starts well right of it.
+_HEMO_WALLS = (30.0, 124.0, 207.0, 279.0, 365.0, 450.0)
+_HEMO_HEADS = (("Hemodynamic", "Parameter"), ("Baseline",), ("Placebo",),
+               ("Change",), ("Change on", "placebo"))
+_HEMO_ROWS = ((("CI", "(L/min/m²)"), "2.4 ± 0.88", "2.2 ± 0.74", "+0.12 ± 0.58", "-0.06 ± 0.55"),
+              (("PAPm", "(mmHg)"), "62 ± 17.6", "60 ± 14.8", "-2.3 ± 7.3", "+0.7 ± 8.5"),
+              (("PVRI", "(mmHg/L/min/m²)"), "26 ± 13", "25 ± 13", "-3.5 ± 8.2", "+1.2 ± 7.9"),
+              (("SVRI", "(mmHg/L/min/m²)"), "38 ± 15", "39 ± 15", "-3.5 ± 12", "-0.80 ± 12"))
+
+
+def _hemodynamics_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading = 11.0, 12.6
+    walls = _HEMO_WALLS
+    tops = [560.0 - 4 * 25.5 - 30]
+    tops.append(tops[0] + 2 * leading + 4)
+    for _row in _HEMO_ROWS:
+        tops.append(tops[-1] + 2 * leading + 0.3)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.3)
+    for x in walls[1:-1]:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.3)
+
+    def centred(text: str, column: int, y: float) -> None:
+        width = pymupdf.get_text_length(text, fontsize=size)
+        x = (walls[column] + walls[column + 1] - width) / 2
+        page.insert_text((x, y), text + " ", fontsize=size)
+
+    for k, line in enumerate(_HEMO_HEADS[0]):
+        page.insert_text((43.3 + 9 * k, tops[0] + 10.5 + k * leading), line + " ", fontsize=size)
+    for column, head in enumerate(_HEMO_HEADS[1:], start=1):
+        for k, line in enumerate(head):
+            centred(line, column, tops[0] + 10.5 + k * leading)
+    for top, row in zip(tops[1:], _HEMO_ROWS, strict=False):
+        for k, line in enumerate(row[0]):
+            centred(line, 0, top + 10.5 + k * leading)
+        for column, value in enumerate(row[1:], start=1):
+            centred(value, column, top + 10.5)
+    return doc.tobytes()
+
+
+def test_a_label_centred_over_its_wider_unit_line_reads_with_it_before_its_row() -> None:
+    # Before: the unit line starts in the table's first column and the
+    # centred label does not, so the unit line opened a row of its own after
+    # the label's figures ("CI 2.4 ± 0.88 ... -0.06 ± 0.55", then
+    # "(L/min/m²)"); a narrower one ("(mmHg)") read with its label.
+    doc = extract_pdf(_hemodynamics_pdf())
+    _each_verifies_whole(doc, *(" ".join((*row[0], *row[1:])) for row in _HEMO_ROWS))
