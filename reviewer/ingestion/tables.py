@@ -80,6 +80,9 @@ _ROW_GAP_LINES = 2.5
 _LEADER = re.compile(r"\.{5,}|(?:\. ){4,}|\u2026{2,}")
 # A block of this many lines, most of them prose, is a paragraph.
 _PARAGRAPH_LINES = 3
+# A number hung before a heading starts at most this many line heights to
+# its left (as layout's numbered lists).
+_HUNG_GAP_LINES = 2.0
 # A ruling line is at most this thick and at least this long (points); a rule
 # within this many points of a gap between two text rows separates them.
 RULE_THICKNESS = 2.0
@@ -223,17 +226,29 @@ class _Region:
 
 def _paragraph(block: Block) -> bool:
     """Several lines of prose one under another (MuPDF's block of a row's
-    cells has lines side by side, a column's paragraph never)."""
+    cells has lines side by side, a column's paragraph never, but for a
+    heading's number hung before it: "8  USE IN SPECIFIC POPULATIONS")."""
     lines = block.lines
     if len(lines) < _PARAGRAPH_LINES:
         return False
     if any(
         min(a.y1, b.y1) - max(a.y0, b.y0) > 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
+        and not _hung_number_before(a, b)
         for a, b in pairwise(lines)
     ):
         return False
     prose = sum(is_prose(ln.text) for ln in lines)
     return 2 * prose > len(lines)
+
+
+def _hung_number_before(number: Line, line: Line) -> bool:
+    """Whether ``number`` is a number alone hung before ``line`` on its
+    baseline: a section's number beside its heading, which MuPDF gives as a
+    line of its own in a column's block."""
+    return (
+        HUNG_NUMBER.fullmatch(number.text.strip()) is not None
+        and 0 <= line.x0 - number.x1 <= _HUNG_GAP_LINES * (number.y1 - number.y0)
+    )
 
 
 def _text_rows(lines: list[Line]) -> list[_TextRow]:

@@ -3379,3 +3379,87 @@ def test_a_label_centred_over_its_wider_unit_line_reads_with_it_before_its_row()
     # "(L/min/m²)"); a narrower one ("(mmHg)") read with its label.
     doc = extract_pdf(_hemodynamics_pdf())
     _each_verifies_whole(doc, *(" ".join((*row[0], *row[1:])) for row in _HEMO_ROWS))
+
+
+# A one-page label in columns of tiny type: a column of prose whose section
+# headings have their numbers hung before them ("8  USE IN SPECIFIC
+# POPULATIONS": MuPDF gives the number as a line of its own, beside the
+# heading, in the column's block), and beside it a ruled efficacy table whose
+# rows stand level with the column's lines.
+_NAFTIN_WALLS = (304.0, 364.0, 401.0, 432.0, 469.0, 500.0)
+_NAFTIN_HEADS = (("Endpoint",), ("NAFTIN® Gel,", "2%", "N=382", "n (%)"),
+                 ("Vehicle", "N=179", "n (%)"), ("NAFTIN® Gel,", "2%", "N=400", "n (%)"),
+                 ("Vehicle", "N=213", "n (%)"))
+_NAFTIN_ROWS = (("Complete Cure", "64 (17%)", "3 (2%)", "104 (26%)", "7 (3%)"),
+                ("Treatment Effectiveness", "207 (54%)", "11 (6%)", "203 (51%)", "15 (7%)"),
+                ("Mycological Cure", "250 (65%)", "25 (14%)", "235 (59%)", "22 (10%)"))
+_NAFTIN_PROSE = (
+    ("6", "ADVERSE REACTIONS"),
+    "In clinical trials, the most common adverse reaction was application site pruritus.",
+    "One percent of subjects treated with the gel had it; no other reaction was seen as often.",
+    ("8", "USE IN SPECIFIC POPULATIONS"),
+    "8.1 Pregnancy",
+    "There are no adequate and well-controlled studies in pregnant women in this label.",
+    "Animal studies are not always predictive of human response to a drug applied to the skin.",
+    "This drug should be used in pregnancy only if the benefit justifies the risk to the fetus.",
+    "The animal multiples of human exposure were based on daily dose body surface area.",
+    "Reproductive toxicology studies are described in this section and in another one below.",
+    "Systemic embryo-fetal development studies were conducted in rats and rabbits by mouth.",
+    "Doses were given during the period of organogenesis to pregnant female rats and rabbits.",
+    "No treatment-related effects on embryo-fetal toxicity or teratogenicity were noted.",
+    "Up to the highest dose given, many times the human dose, none of them were seen either.",
+    "Subcutaneous doses were administered during the period of organogenesis to pregnant rats.",
+    "Peri- and post-natal development was studied in rats given the drug by mouth as well.",
+)
+
+def _naftin_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    size = 6.0
+    y = 540.0
+    for line in _NAFTIN_PROSE:
+        if isinstance(line, tuple):
+            page.insert_text((28.6, y), line[0], fontsize=size)
+            page.insert_text((40.6, y), line[1], fontsize=size)
+        else:
+            page.insert_text((28.6, y), line, fontsize=size)
+        y += 7.2
+    walls = _NAFTIN_WALLS
+    top, under_trials, under_heads = 588.3, 595.1, 620.8
+    rows = [under_heads + 8.5 * k for k in range(len(_NAFTIN_ROWS) + 1)]
+    for y in (top, under_trials, *rows):
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.25)
+    for x in (walls[0], walls[-1]):
+        page.draw_line((x, top), (x, rows[-1]), width=0.25)
+    for x in walls[1:-1]:
+        # The walls between a trial's two columns start under its head.
+        start = under_trials if x in (walls[2], walls[4]) else top
+        page.draw_line((x, start), (x, rows[-1]), width=0.25)
+
+    def centred(text: str, x0: float, x1: float, y: float) -> None:
+        w = pymupdf.get_text_length(text, fontsize=5.4)
+        page.insert_text(((x0 + x1 - w) / 2, y), text, fontsize=5.4)
+
+    centred("Trial 1", walls[1], walls[3], 593.8)
+    centred("Trial 2", walls[3], walls[5], 593.8)
+    centred("Endpoint", walls[0], walls[1], 609.0)
+    for column, head in enumerate(_NAFTIN_HEADS[1:], start=1):
+        for k, line in enumerate(head):
+            centred(line, walls[column], walls[column + 1], 600.5 + 6 * k)
+    for r, row in enumerate(_NAFTIN_ROWS):
+        page.insert_text((walls[0] + 0.8, rows[r] + 6.2), row[0], fontsize=5.4)
+        for column, value in enumerate(row[1:], start=1):
+            centred(value, walls[column], walls[column + 1], rows[r] + 6.2)
+    return doc.tobytes()
+
+
+def test_a_column_of_prose_with_hung_heading_numbers_beside_a_table_stays_out_of_its_rows() -> None:
+    # Before: the number beside each heading made the column's block no
+    # paragraph, so its lines were taken as the first cells of the table's
+    # rows, one line of prose before each row ("The animal multiples ...",
+    # then "NAFTIN® Gel, Vehicle"), and the heads' lines fell apart.
+    doc = extract_pdf(_naftin_pdf())
+    prose = [line for line in _NAFTIN_PROSE if isinstance(line, str)]
+    _each_verifies_whole(doc, " ".join(prose[3:10]),
+                         " ".join(line for head in _NAFTIN_HEADS for line in head),
+                         *(" ".join(row) for row in _NAFTIN_ROWS))
