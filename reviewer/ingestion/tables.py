@@ -866,6 +866,7 @@ def _table_rows(
         return None  # rows that cannot be told apart without rules
     rows: list[list[_Cell]] = []
     first_column: Line | None = None  # the last line of the current row's first cell
+    centred_first: Line | None = None  # a ruled row's first cell, not in the first column
     opened = 0  # how many pieces the text row that opened the current row had
     # Ruled: the text rows above the first rule under the top one are the
     # heads' lines when they read as one row of heads (:func:`_heads_band`).
@@ -951,7 +952,17 @@ def _table_rows(
             )
             new_row = not ruled or (starts_first and not continues) or across
         else:
-            new_row = starts_first and not wraps
+            # A line alone in the first column, right under a ruled row's
+            # centred first cell and overlapping it, is that cell's next
+            # line (a row of cells there is a row: a band of rows of
+            # figures under one rule).
+            under_centred = (
+                centred_first is not None
+                and not across
+                and lead.lines[0].y0 - centred_first.y1 <= _WRAP_GAP_LINES * line_height
+                and min(lead.x1, centred_first.x1) > max(lead.x0, centred_first.x0)
+            )
+            new_row = starts_first and not wraps and not under_centred
         if new_row:
             rows.append([])
             first_column = None
@@ -959,9 +970,10 @@ def _table_rows(
             # Ruled, the first cell of a row a rule opens, wherever it
             # starts: a label centred in the first column ("CI" over its
             # unit line "(L/min/m²)", which starts further left, in the
-            # first column), whose next lines wrap under it.
-            if ruled and (index == 0 or ruled_gaps[index - 1]):
-                first_column = lead.lines[-1]
+            # first column), whose next line wraps under it.
+            centred_first = (
+                lead.lines[-1] if ruled and (index == 0 or ruled_gaps[index - 1]) else None
+            )
         cells = rows[-1]
         for piece in pieces:
             # A later line under two cells or more reads after the line
