@@ -80,8 +80,8 @@ _ROW_GAP_LINES = 2.5
 _LEADER = re.compile(r"\.{5,}|(?:\. ){4,}|\u2026{2,}")
 # A block of this many lines, most of them prose, is a paragraph.
 _PARAGRAPH_LINES = 3
-# A number hung before a heading starts at most this many line heights to
-# its left (as layout's numbered lists).
+# A section's number hung before its heading starts at most this many line
+# heights to its left (as layout's numbered lists).
 _HUNG_GAP_LINES = 2.0
 # A ruling line is at most this thick and at least this long (points); a rule
 # within this many points of a gap between two text rows separates them.
@@ -233,21 +233,30 @@ def _paragraph(block: Block) -> bool:
         return False
     if any(
         min(a.y1, b.y1) - max(a.y0, b.y0) > 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
-        and not _hung_number_before(a, b)
-        for a, b in pairwise(lines)
+        and not _numbered_heading(a, b, lines[k + 2] if k + 2 < len(lines) else None)
+        for k, (a, b) in enumerate(pairwise(lines))
     ):
         return False
     prose = sum(is_prose(ln.text) for ln in lines)
     return 2 * prose > len(lines)
 
 
-def _hung_number_before(number: Line, line: Line) -> bool:
-    """Whether ``number`` is a number alone hung before ``line`` on its
-    baseline: a section's number beside its heading, which MuPDF gives as a
-    line of its own in a column's block."""
+def _numbered_heading(number: Line, heading: Line, below: Line | None) -> bool:
+    """Whether ``number`` is a section's number hung before its ``heading``
+    on one baseline, which MuPDF gives as a line of its own in a column's
+    block: a number alone a little left of the heading, the column's next
+    line (``below``, the body under the heading) flush with the number, not
+    another number. A list's numbers hung before their entries (notes under
+    a table: "(1) If integral ...", "(2) Only for ...") have the entries'
+    next lines, or the next number, there."""
+    height = number.y1 - number.y0
     return (
-        HUNG_NUMBER.fullmatch(number.text.strip()) is not None
-        and 0 <= line.x0 - number.x1 <= _HUNG_GAP_LINES * (number.y1 - number.y0)
+        below is not None
+        and HUNG_NUMBER.fullmatch(number.text.strip()) is not None
+        and 0 <= heading.x0 - number.x1 <= _HUNG_GAP_LINES * height
+        and below.y0 >= heading.y0 + 0.5 * height
+        and abs(below.x0 - number.x0) <= 0.5 * height
+        and HUNG_NUMBER.fullmatch(below.text.strip()) is None
     )
 
 
@@ -504,15 +513,18 @@ def _heads_under_top_rule(
     # Patients", its last line too wide to open the region with its first).
     # Heads parted by rules (two-level heads over a first row of cells) stay
     # as they were.
-    if not heads or True in _ruled_gaps(
-        _Region(rows=heads, x0=region.x0, x1=region.x1), rules
-    ):
+    if not heads:
         return
     own_band = _ruled_gaps(_Region(rows=[heads[-1], first], x0=region.x0, x1=region.x1),
                            rules) == [True]
     while heads:
         top = heads[0]
         band = heads if own_band else heads + region.rows[:above_rule]
+        if own_band and True in _ruled_gaps(
+            _Region(rows=heads, x0=region.x0, x1=region.x1), rules
+        ):
+            heads.pop(0)
+            continue
         if _heads_band(region, band, line_height) and any(
             top.y0 - line_height <= y <= top.y0 + _RULE_SLACK for y in across
         ):
