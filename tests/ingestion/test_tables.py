@@ -15,7 +15,7 @@ import pymupdf
 import pytest
 
 from reviewer.ingestion import ExtractedDocument, extract_pdf, locate
-from reviewer.ingestion.layout import Line
+from reviewer.ingestion.layout import Line, block_of
 from reviewer.ingestion.tables import (
     Rules,
     _cut_at_walls,
@@ -23,6 +23,7 @@ from reviewer.ingestion.tables import (
     _frame,
     _frame_around,
     _free_grids,
+    _paragraph,
     _Region,
     _text_rows,
     ruling_lines,
@@ -3463,3 +3464,88 @@ def test_a_column_of_prose_with_hung_heading_numbers_beside_a_table_stays_out_of
     _each_verifies_whole(doc, " ".join(prose[3:10]),
                          " ".join(line for head in _NAFTIN_HEADS for line in head),
                          *(" ".join(row) for row in _NAFTIN_ROWS))
+
+
+# A warfarin label's outcome table: a caption right above the top rule,
+# heads over two and three lines in the first row's band (the last
+# column's "% Risk" a line above the others), rules across only.
+_OUTCOME_HEADS = (("Event",), ("Warfarin", "(N=607)"), ("Placebo", "(N=607)"),
+                  ("RR", "(95% CI)"), ("% Risk", "Reduction", "(p-value)"))
+_OUTCOME_ROWS = (("Total Mortality", "94 (4.7/100 py)", "123 (6.3/100 py)", "0.76 (0.60, 0.97)",
+                  "24 (p=0.030)"),
+                 ("Major Bleeding", "33 (1.6/100 py)", "22 (1.1/100 py)", "1.48 (0.86, 2.55)",
+                  "-48 (p=0.16)"))
+
+
+def _outcome_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    centres = (80.0, 224.0, 313.0, 403.0, 492.0)
+    rules = (97.7, 134.5, 159.0, 183.5)
+    for y in rules:
+        page.draw_line((66, y), (535, y), width=0.7)
+    page.insert_text((282.6, 94.0), "Table 3", fontsize=12)
+
+    def put(text: str, column: int, baseline: float) -> None:
+        width = pymupdf.get_text_length(text, fontsize=10)
+        x = 66.8 if column == 0 else centres[column] - width / 2
+        page.insert_text((x, baseline), text, fontsize=10)
+
+    for column, head in enumerate(_OUTCOME_HEADS):
+        for k, line in enumerate(head):
+            put(line, column, 131.0 - (len(head) - 1 - k) * 11.5)
+    for r, row in enumerate(_OUTCOME_ROWS):
+        for column, cell in enumerate(row):
+            put(cell, column, rules[r + 1] + 15.0)
+    return doc.tobytes()
+
+
+def test_heads_under_a_top_rule_with_a_caption_over_it_read_as_one_row() -> None:
+    # A guard: the caption over the top rule must not keep the heads in the
+    # first row's band out of the table ("% Risk" read apart, before it).
+    doc = extract_pdf(_outcome_pdf())
+    _each_verifies_whole(doc, " ".join(line for head in _OUTCOME_HEADS for line in head),
+                         *(" ".join(row) for row in _OUTCOME_ROWS))
+    assert "Table 3" in doc.text
+
+
+
+def _column_line(text: str, x0: float, y0: float) -> Line:
+    """A line of 6 pt type, each character 3 pt wide."""
+    boxes = [v for k in range(len(text)) for v in (x0 + 3 * k, y0, x0 + 3 * k + 3, y0 + 7.0)]
+    return Line(text, boxes, x0, y0, x0 + 3 * len(text), y0 + 7.0, True)
+
+
+def test_a_columns_block_with_section_numbers_hung_before_headings_is_a_paragraph() -> None:
+    # Before: the number beside each heading, a line of its own on the
+    # heading's baseline, made the column's block no paragraph (see
+    # test_a_column_of_prose_with_hung_heading_numbers_beside_a_table_...).
+    column = [("6", "ADVERSE REACTIONS"),
+              "In clinical trials, the most common adverse reaction was application site pruritus.",
+              "One percent of subjects treated with the gel had it, no other reaction as often.",
+              ("8", "USE IN SPECIFIC POPULATIONS"), "8.1 Pregnancy",
+              "There are no adequate and well-controlled studies in pregnant women in this label.",
+              "Animal studies are not always predictive of human response to a drug on the skin.",
+              "The drug should be used in pregnancy only if the benefit justifies the risk."]
+    lines: list[Line] = []
+    for k, entry in enumerate(column):
+        y0 = 100.0 + 7.2 * k
+        if isinstance(entry, tuple):
+            lines += [_column_line(entry[0], 28.6, y0), _column_line(entry[1], 40.6, y0)]
+        else:
+            lines.append(_column_line(entry, 28.6, y0))
+    assert _paragraph(block_of(lines))
+    # Notes, each a number hung before its text, are not: their next lines
+    # run on under the text, or the next note's number stands under the
+    # number (the notes under a grid, read by its rows without them).
+    notes = [("(1)", "If integral with engine and not integrated in the bedplate."),
+             ("(2)", "Only for one cylinder or one cylinder configuration."),
+             ("(3)", "Including identification (e.g. drawing number) of components.")]
+    lines = [ln for k, (number, note) in enumerate(notes)
+             for ln in (_column_line(number, 64.0, 600 + 11.4 * k),
+                        _column_line(note, 83.0, 600 + 11.4 * k))]
+    lines += [_column_line("Operation manuals are to contain the maintenance requirements.",
+                           83.0, 600 + 11.4 * len(notes)),
+              _column_line("Tools and gauges to be used are listed with their settings.",
+                           83.0, 600 + 11.4 * (len(notes) + 1))]
+    assert not _paragraph(block_of(lines))
