@@ -511,8 +511,9 @@ def _heads_under_top_rule(
     # of their own that no rule parts: one row of heads, ruled off above the
     # first row of cells ("Treprostinil Injection / (N=236) / Percent of
     # Patients", its last line too wide to open the region with its first).
-    # Heads parted by rules (two-level heads over a first row of cells) stay
-    # as they were.
+    # Heads of their own band that a rule parts (two-level heads) give up
+    # their lines from the top down to under that rule: those above it are
+    # another row of heads, left as they were.
     if not heads:
         return
     own_band = _ruled_gaps(_Region(rows=[heads[-1], first], x0=region.x0, x1=region.x1),
@@ -878,7 +879,7 @@ def _table_rows(
         return None  # rows that cannot be told apart without rules
     rows: list[list[_Cell]] = []
     first_column: Line | None = None  # the last line of the current row's first cell
-    centred_first: Line | None = None  # a ruled row's first cell, not in the first column
+    centred_first: Line | None = None  # the lead line of a row a rule opened, wherever it starts
     opened = 0  # how many pieces the text row that opened the current row had
     # Ruled: the text rows above the first rule under the top one are the
     # heads' lines when they read as one row of heads (:func:`_heads_band`).
