@@ -80,6 +80,9 @@ _ROW_GAP_LINES = 2.5
 _LEADER = re.compile(r"\.{5,}|(?:\. ){4,}|\u2026{2,}")
 # A block of this many lines, most of them prose, is a paragraph.
 _PARAGRAPH_LINES = 3
+# A section's number hung before its heading starts at most this many line
+# heights to its left (as layout's numbered lists).
+_HUNG_GAP_LINES = 2.0
 # A ruling line is at most this thick and at least this long (points); a rule
 # within this many points of a gap between two text rows separates them.
 RULE_THICKNESS = 2.0
@@ -223,17 +226,38 @@ class _Region:
 
 def _paragraph(block: Block) -> bool:
     """Several lines of prose one under another (MuPDF's block of a row's
-    cells has lines side by side, a column's paragraph never)."""
+    cells has lines side by side, a column's paragraph never, but for a
+    heading's number hung before it: "8  USE IN SPECIFIC POPULATIONS")."""
     lines = block.lines
     if len(lines) < _PARAGRAPH_LINES:
         return False
     if any(
         min(a.y1, b.y1) - max(a.y0, b.y0) > 0.5 * min(a.y1 - a.y0, b.y1 - b.y0)
-        for a, b in pairwise(lines)
+        and not _numbered_heading(a, b, lines[k + 2] if k + 2 < len(lines) else None)
+        for k, (a, b) in enumerate(pairwise(lines))
     ):
         return False
     prose = sum(is_prose(ln.text) for ln in lines)
     return 2 * prose > len(lines)
+
+
+def _numbered_heading(number: Line, heading: Line, below: Line | None) -> bool:
+    """Whether ``number`` is a section's number hung before its ``heading``
+    on one baseline, which MuPDF gives as a line of its own in a column's
+    block: a number alone a little left of the heading, the column's next
+    line (``below``, the body under the heading) flush with the number, not
+    another number. A list's numbers hung before their entries (notes under
+    a table: "(1) If integral ...", "(2) Only for ...") have the entries'
+    next lines, or the next number, there."""
+    height = number.y1 - number.y0
+    return (
+        below is not None
+        and HUNG_NUMBER.fullmatch(number.text.strip()) is not None
+        and 0 <= heading.x0 - number.x1 <= _HUNG_GAP_LINES * height
+        and below.y0 >= heading.y0 + 0.5 * height
+        and abs(below.x0 - number.x0) <= 0.5 * height
+        and HUNG_NUMBER.fullmatch(below.text.strip()) is None
+    )
 
 
 def _text_rows(lines: list[Line]) -> list[_TextRow]:
@@ -445,14 +469,27 @@ def _heads_under_top_rule(
     cells_of = [_Cell(p.lines, p.x0, p.x1) for p in first_cells.pieces]
     others = _rows_of_other_tables(region, regions)
     across = _rules_across(region, rules)
+    # The table's width: its rows' text, or the rule right over its first
+    # row (under its heads, or its top), where that reaches further. Heads
+    # centred in their columns run wider than narrow figures under them
+    # ("Placebo (N=233) Percent of Patients" over "27").
+    left, right = region.x0, region.x1
+    over = [
+        (x0, x1, y) for x0, x1, y in rules.joined_horizontal
+        if first.y0 - (_HEAD_LINES + 1) * line_height <= y <= first.y0 + _RULE_SLACK
+        and min(x1, region.x1) - max(x0, region.x0) >= 0.5 * (region.x1 - region.x0)
+    ]
+    if over:
+        x0, x1, _y = max(over, key=lambda rule: rule[2])
+        left, right = min(left, x0), max(right, x1)
     heads: list[_TextRow] = []
     below = first
     for row in reversed(rows[max(0, index - _HEAD_LINES) : index]):
         if (
             id(row) in others
             or below.y0 - row.y1 > _WRAP_GAP_LINES * line_height
-            or row.x0 < region.x0 - line_height
-            or row.x1 > region.x1 + line_height
+            or row.x0 < left - line_height
+            or row.x1 > right + line_height
             # Cut at the walls first: heads' lines of broken words nearly
             # fill their narrow columns, set closer than a line height, and
             # read as one piece of prose across the cells ("Anerkennun- /
@@ -470,14 +507,26 @@ def _heads_under_top_rule(
     # read as one row (see :func:`_heads_band`), as the heads band does.
     gaps = _ruled_gaps(region, rules)
     above_rule = next((k + 1 for k, gap in enumerate(gaps) if gap), len(region.rows))
-    # In the band of the region's first row: no rule between (heads in a
-    # band of their own, over a first row of cells, stay as they were).
-    band = _Region(rows=[heads[-1], first], x0=region.x0, x1=region.x1) if heads else None
-    if band is not None and _ruled_gaps(band, rules) != [False]:
+    # In the band of the region's first row (no rule between), or in a band
+    # of their own that no rule parts: one row of heads, ruled off above the
+    # first row of cells ("Treprostinil Injection / (N=236) / Percent of
+    # Patients", its last line too wide to open the region with its first).
+    # Heads of their own band that a rule parts (two-level heads) give up
+    # their lines from the top down to under that rule: those above it are
+    # another row of heads, left as they were.
+    if not heads:
         return
+    own_band = _ruled_gaps(_Region(rows=[heads[-1], first], x0=region.x0, x1=region.x1),
+                           rules) == [True]
     while heads:
         top = heads[0]
-        if _heads_band(region, heads + region.rows[:above_rule], line_height) and any(
+        band = heads if own_band else heads + region.rows[:above_rule]
+        if own_band and True in _ruled_gaps(
+            _Region(rows=heads, x0=region.x0, x1=region.x1), rules
+        ):
+            heads.pop(0)
+            continue
+        if _heads_band(region, band, line_height) and any(
             top.y0 - line_height <= y <= top.y0 + _RULE_SLACK for y in across
         ):
             region.rows[:0] = heads
@@ -830,6 +879,7 @@ def _table_rows(
         return None  # rows that cannot be told apart without rules
     rows: list[list[_Cell]] = []
     first_column: Line | None = None  # the last line of the current row's first cell
+    centred_first: Line | None = None  # the lead line of a row a rule opened, wherever it starts
     opened = 0  # how many pieces the text row that opened the current row had
     # Ruled: the text rows above the first rule under the top one are the
     # heads' lines when they read as one row of heads (:func:`_heads_band`).
@@ -915,11 +965,28 @@ def _table_rows(
             )
             new_row = not ruled or (starts_first and not continues) or across
         else:
-            new_row = starts_first and not wraps
+            # A line alone in the first column, right under a ruled row's
+            # centred first cell and overlapping it, is that cell's next
+            # line (a row of cells there is a row: a band of rows of
+            # figures under one rule).
+            under_centred = (
+                centred_first is not None
+                and not across
+                and lead.lines[0].y0 - centred_first.y1 <= _WRAP_GAP_LINES * line_height
+                and min(lead.x1, centred_first.x1) > max(lead.x0, centred_first.x0)
+            )
+            new_row = starts_first and not wraps and not under_centred
         if new_row:
             rows.append([])
             first_column = None
             opened = len(pieces)
+            # Ruled, the first cell of a row a rule opens, wherever it
+            # starts: a label centred in the first column ("CI" over its
+            # unit line "(L/min/m²)", which starts further left, in the
+            # first column), whose next line wraps under it.
+            centred_first = (
+                lead.lines[-1] if ruled and (index == 0 or ruled_gaps[index - 1]) else None
+            )
         cells = rows[-1]
         for piece in pieces:
             # A later line under two cells or more reads after the line

@@ -15,7 +15,7 @@ import pymupdf
 import pytest
 
 from reviewer.ingestion import ExtractedDocument, extract_pdf, locate
-from reviewer.ingestion.layout import Line
+from reviewer.ingestion.layout import Line, block_of
 from reviewer.ingestion.tables import (
     Rules,
     _cut_at_walls,
@@ -23,6 +23,7 @@ from reviewer.ingestion.tables import (
     _frame,
     _frame_around,
     _free_grids,
+    _paragraph,
     _Region,
     _text_rows,
     ruling_lines,
@@ -3266,3 +3267,285 @@ def test_heads_boxed_alone_over_unruled_rows_read_as_one_row() -> None:
     _each_verifies_whole(extract_pdf(_equity_pdf()),
                          " ".join(line for head in _EQUITY_HEADS for line in head),
                          " ".join(_EQUITY_ROW))
+
+
+# An adverse-reaction table as a US label's PDFMaker export sets it: a full
+# grid of three columns, each head centred over its own lines in a band of
+# its own, boxes of 14.6 pt lines 12.6 pt apart (overlapping), a trailing
+# space after each line; the figures under the heads are short and centred,
+# so the heads' last line ("Percent of Patients") runs wider than any row of
+# cells, past the text of the table's last column.
+_TREPROSTINIL_WALLS = (30.0, 157.0, 283.0, 405.0)
+_TREPROSTINIL_HEADS = (("Adverse Reaction",),
+                       ("Treprostinil Injection", "(N=236)", "Percent of Patients"),
+                       ("Placebo", "(N=233)", "Percent of Patients"))
+_TREPROSTINIL_ROWS = (("Infusion Site Pain", "85", "27"), ("Infusion Site Reaction", "83", "27"),
+                      ("Headache", "27", "23"), ("Diarrhea", "25", "16"), ("Nausea", "22", "18"))
+
+
+def _treprostinil_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading = 11.0, 12.9
+    walls = _TREPROSTINIL_WALLS
+    tops = [325.0, 363.5]
+    for _row in _TREPROSTINIL_ROWS:
+        tops.append(tops[-1] + leading)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.3)
+    for x in walls:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.3)
+    page.insert_text((36, 300), "Table 4: Adverse Reactions in Controlled 12-Week Studies",
+                     fontsize=size)
+
+    def centred(text: str, column: int, y: float) -> None:
+        width = pymupdf.get_text_length(text, fontsize=size)
+        x = (walls[column] + walls[column + 1] - width) / 2
+        page.insert_text((x, y), text + " ", fontsize=size)
+
+    for column, head in enumerate(_TREPROSTINIL_HEADS):
+        for k, line in enumerate(head):
+            centred(line, column, 335.5 + k * 12.6)
+    for top, row in zip(tops[1:], _TREPROSTINIL_ROWS, strict=False):
+        page.insert_text((36, top + 10.5), row[0] + " ", fontsize=size)
+        for column in (1, 2):
+            centred(row[column], column, top + 10.5)
+    page.insert_text((36, tops[-1] + 30), "Reported adverse reactions also included "
+                     "infusion site bleeding or bruising.", fontsize=size)
+    return doc.tobytes()
+
+
+def test_heads_in_their_own_band_wider_than_the_figures_under_them_read_as_one_row() -> None:
+    # Before: the heads' last line ran past the region's text, so the heads
+    # were left to MuPDF's blocks, each column's head read apart from its own
+    # lines ("Treprostinil Injection", then "Placebo (N=233) Percent of
+    # Patients", then "(N=236) Percent of Patients").
+    doc = extract_pdf(_treprostinil_pdf())
+    _each_verifies_whole(doc, *(" ".join(head) for head in _TREPROSTINIL_HEADS),
+                         " ".join(line for head in _TREPROSTINIL_HEADS for line in head),
+                         *(" ".join(row) for row in _TREPROSTINIL_ROWS))
+
+
+# A hemodynamics table as the same label sets it: rules across its rows and
+# walls between its columns (no frame closes it here), the heads' first
+# column's head ("Hemodynamic / Parameter") left-aligned, each row's
+# label centred in that column over its unit line, which is wider and so
+# starts further left, level with the head (in the table's first column),
+# while the short label ("CI") starts well right of it.
+_HEMO_WALLS = (30.0, 124.0, 207.0, 279.0, 365.0, 450.0)
+_HEMO_HEADS = (("Hemodynamic", "Parameter"), ("Baseline",), ("Placebo",),
+               ("Change",), ("Change on", "placebo"))
+_HEMO_ROWS = ((("CI", "(L/min/m²)"), "2.4 ± 0.88", "2.2 ± 0.74", "+0.12 ± 0.58", "-0.06 ± 0.55"),
+              (("PAPm", "(mmHg)"), "62 ± 17.6", "60 ± 14.8", "-2.3 ± 7.3", "+0.7 ± 8.5"),
+              (("PVRI", "(mmHg/L/min/m²)"), "26 ± 13", "25 ± 13", "-3.5 ± 8.2", "+1.2 ± 7.9"),
+              (("SVRI", "(mmHg/L/min/m²)"), "38 ± 15", "39 ± 15", "-3.5 ± 12", "-0.80 ± 12"))
+
+
+def _hemodynamics_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    size, leading = 11.0, 12.6
+    walls = _HEMO_WALLS
+    tops = [560.0 - 4 * 25.5 - 30]
+    tops.append(tops[0] + 2 * leading + 4)
+    for _row in _HEMO_ROWS:
+        tops.append(tops[-1] + 2 * leading + 0.3)
+    for y in tops:
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.3)
+    for x in walls[1:-1]:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.3)
+
+    def centred(text: str, column: int, y: float) -> None:
+        width = pymupdf.get_text_length(text, fontsize=size)
+        x = (walls[column] + walls[column + 1] - width) / 2
+        page.insert_text((x, y), text + " ", fontsize=size)
+
+    for k, line in enumerate(_HEMO_HEADS[0]):
+        page.insert_text((43.3 + 9 * k, tops[0] + 10.5 + k * leading), line + " ", fontsize=size)
+    for column, head in enumerate(_HEMO_HEADS[1:], start=1):
+        for k, line in enumerate(head):
+            centred(line, column, tops[0] + 10.5 + k * leading)
+    for top, row in zip(tops[1:], _HEMO_ROWS, strict=False):
+        for k, line in enumerate(row[0]):
+            centred(line, 0, top + 10.5 + k * leading)
+        for column, value in enumerate(row[1:], start=1):
+            centred(value, column, top + 10.5)
+    return doc.tobytes()
+
+
+def test_a_label_centred_over_its_wider_unit_line_reads_with_it_before_its_row() -> None:
+    # Before: the unit line starts in the table's first column and the
+    # centred label does not, so the unit line opened a row of its own after
+    # the label's figures ("CI 2.4 ± 0.88 ... -0.06 ± 0.55", then
+    # "(L/min/m²)"); a narrower one ("(mmHg)") read with its label.
+    doc = extract_pdf(_hemodynamics_pdf())
+    _each_verifies_whole(doc, *(" ".join((*row[0], *row[1:])) for row in _HEMO_ROWS))
+
+
+# A one-page label in columns of tiny type: a column of prose whose section
+# headings have their numbers hung before them ("8  USE IN SPECIFIC
+# POPULATIONS": MuPDF gives the number as a line of its own, beside the
+# heading, in the column's block), and beside it a ruled efficacy table whose
+# rows stand level with the column's lines.
+_NAFTIN_WALLS = (304.0, 364.0, 401.0, 432.0, 469.0, 500.0)
+_NAFTIN_HEADS = (("Endpoint",), ("NAFTIN® Gel,", "2%", "N=382", "n (%)"),
+                 ("Vehicle", "N=179", "n (%)"), ("NAFTIN® Gel,", "2%", "N=400", "n (%)"),
+                 ("Vehicle", "N=213", "n (%)"))
+_NAFTIN_ROWS = (("Complete Cure", "64 (17%)", "3 (2%)", "104 (26%)", "7 (3%)"),
+                ("Treatment Effectiveness", "207 (54%)", "11 (6%)", "203 (51%)", "15 (7%)"),
+                ("Mycological Cure", "250 (65%)", "25 (14%)", "235 (59%)", "22 (10%)"))
+_NAFTIN_PROSE = (
+    ("6", "ADVERSE REACTIONS"),
+    "In clinical trials, the most common adverse reaction was application site pruritus.",
+    "One percent of subjects treated with the gel had it; no other reaction was seen as often.",
+    ("8", "USE IN SPECIFIC POPULATIONS"),
+    "8.1 Pregnancy",
+    "There are no adequate and well-controlled studies in pregnant women in this label.",
+    "Animal studies are not always predictive of human response to a drug applied to the skin.",
+    "This drug should be used in pregnancy only if the benefit justifies the risk to the fetus.",
+    "The animal multiples of human exposure were based on daily dose body surface area.",
+    "Reproductive toxicology studies are described in this section and in another one below.",
+    "Systemic embryo-fetal development studies were conducted in rats and rabbits by mouth.",
+    "Doses were given during the period of organogenesis to pregnant female rats and rabbits.",
+    "No treatment-related effects on embryo-fetal toxicity or teratogenicity were noted.",
+    "Up to the highest dose given, many times the human dose, none of them were seen either.",
+    "Subcutaneous doses were administered during the period of organogenesis to pregnant rats.",
+    "Peri- and post-natal development was studied in rats given the drug by mouth as well.",
+)
+
+def _naftin_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=595, height=842)
+    size = 6.0
+    y = 540.0
+    for line in _NAFTIN_PROSE:
+        if isinstance(line, tuple):
+            page.insert_text((28.6, y), line[0], fontsize=size)
+            page.insert_text((40.6, y), line[1], fontsize=size)
+        else:
+            page.insert_text((28.6, y), line, fontsize=size)
+        y += 7.2
+    walls = _NAFTIN_WALLS
+    top, under_trials, under_heads = 588.3, 595.1, 620.8
+    rows = [under_heads + 8.5 * k for k in range(len(_NAFTIN_ROWS) + 1)]
+    for y in (top, under_trials, *rows):
+        page.draw_line((walls[0], y), (walls[-1], y), width=0.25)
+    for x in (walls[0], walls[-1]):
+        page.draw_line((x, top), (x, rows[-1]), width=0.25)
+    for x in walls[1:-1]:
+        # The walls between a trial's two columns start under its head.
+        start = under_trials if x in (walls[2], walls[4]) else top
+        page.draw_line((x, start), (x, rows[-1]), width=0.25)
+
+    def centred(text: str, x0: float, x1: float, y: float) -> None:
+        w = pymupdf.get_text_length(text, fontsize=5.4)
+        page.insert_text(((x0 + x1 - w) / 2, y), text, fontsize=5.4)
+
+    centred("Trial 1", walls[1], walls[3], 593.8)
+    centred("Trial 2", walls[3], walls[5], 593.8)
+    centred("Endpoint", walls[0], walls[1], 609.0)
+    for column, head in enumerate(_NAFTIN_HEADS[1:], start=1):
+        for k, line in enumerate(head):
+            centred(line, walls[column], walls[column + 1], 600.5 + 6 * k)
+    for r, row in enumerate(_NAFTIN_ROWS):
+        page.insert_text((walls[0] + 0.8, rows[r] + 6.2), row[0], fontsize=5.4)
+        for column, value in enumerate(row[1:], start=1):
+            centred(value, walls[column], walls[column + 1], rows[r] + 6.2)
+    return doc.tobytes()
+
+
+def test_a_column_of_prose_with_hung_heading_numbers_beside_a_table_stays_out_of_its_rows() -> None:
+    # Before: the number beside each heading made the column's block no
+    # paragraph, so its lines were taken as the first cells of the table's
+    # rows, one line of prose before each row ("The animal multiples ...",
+    # then "NAFTIN® Gel, Vehicle"), and the heads' lines fell apart.
+    doc = extract_pdf(_naftin_pdf())
+    prose = [line for line in _NAFTIN_PROSE if isinstance(line, str)]
+    _each_verifies_whole(doc, " ".join(prose[3:10]),
+                         " ".join(line for head in _NAFTIN_HEADS for line in head),
+                         *(" ".join(row) for row in _NAFTIN_ROWS))
+
+
+# A warfarin label's outcome table: a caption right above the top rule,
+# heads over two and three lines in the first row's band (the last
+# column's "% Risk" a line above the others), rules across only.
+_OUTCOME_HEADS = (("Event",), ("Warfarin", "(N=607)"), ("Placebo", "(N=607)"),
+                  ("RR", "(95% CI)"), ("% Risk", "Reduction", "(p-value)"))
+_OUTCOME_ROWS = (("Total Mortality", "94 (4.7/100 py)", "123 (6.3/100 py)", "0.76 (0.60, 0.97)",
+                  "24 (p=0.030)"),
+                 ("Major Bleeding", "33 (1.6/100 py)", "22 (1.1/100 py)", "1.48 (0.86, 2.55)",
+                  "-48 (p=0.16)"))
+
+
+def _outcome_pdf() -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    centres = (80.0, 224.0, 313.0, 403.0, 492.0)
+    rules = (97.7, 134.5, 159.0, 183.5)
+    for y in rules:
+        page.draw_line((66, y), (535, y), width=0.7)
+    page.insert_text((282.6, 94.0), "Table 3", fontsize=12)
+
+    def put(text: str, column: int, baseline: float) -> None:
+        width = pymupdf.get_text_length(text, fontsize=10)
+        x = 66.8 if column == 0 else centres[column] - width / 2
+        page.insert_text((x, baseline), text, fontsize=10)
+
+    for column, head in enumerate(_OUTCOME_HEADS):
+        for k, line in enumerate(head):
+            put(line, column, 131.0 - (len(head) - 1 - k) * 11.5)
+    for r, row in enumerate(_OUTCOME_ROWS):
+        for column, cell in enumerate(row):
+            put(cell, column, rules[r + 1] + 15.0)
+    return doc.tobytes()
+
+
+def test_heads_under_a_top_rule_with_a_caption_over_it_read_as_one_row() -> None:
+    # A guard: the caption over the top rule must not keep the heads in the
+    # first row's band out of the table ("% Risk" read apart, before it).
+    doc = extract_pdf(_outcome_pdf())
+    _each_verifies_whole(doc, " ".join(line for head in _OUTCOME_HEADS for line in head),
+                         *(" ".join(row) for row in _OUTCOME_ROWS))
+    assert "Table 3" in doc.text
+
+
+
+def _column_line(text: str, x0: float, y0: float) -> Line:
+    """A line of 6 pt type, each character 3 pt wide."""
+    boxes = [v for k in range(len(text)) for v in (x0 + 3 * k, y0, x0 + 3 * k + 3, y0 + 7.0)]
+    return Line(text, boxes, x0, y0, x0 + 3 * len(text), y0 + 7.0, True)
+
+
+def test_a_columns_block_with_section_numbers_hung_before_headings_is_a_paragraph() -> None:
+    # Before: the number beside each heading, a line of its own on the
+    # heading's baseline, made the column's block no paragraph (see
+    # test_a_column_of_prose_with_hung_heading_numbers_beside_a_table_...).
+    column = [("6", "ADVERSE REACTIONS"),
+              "In clinical trials, the most common adverse reaction was application site pruritus.",
+              "One percent of subjects treated with the gel had it, no other reaction as often.",
+              ("8", "USE IN SPECIFIC POPULATIONS"), "8.1 Pregnancy",
+              "There are no adequate and well-controlled studies in pregnant women in this label.",
+              "Animal studies are not always predictive of human response to a drug on the skin.",
+              "The drug should be used in pregnancy only if the benefit justifies the risk."]
+    lines: list[Line] = []
+    for k, entry in enumerate(column):
+        y0 = 100.0 + 7.2 * k
+        if isinstance(entry, tuple):
+            lines += [_column_line(entry[0], 28.6, y0), _column_line(entry[1], 40.6, y0)]
+        else:
+            lines.append(_column_line(entry, 28.6, y0))
+    assert _paragraph(block_of(lines))
+    # Notes, each a number hung before its text, are not: their next lines
+    # run on under the text, or the next note's number stands under the
+    # number (the notes under a grid, read by its rows without them).
+    notes = [("(1)", "If integral with engine and not integrated in the bedplate."),
+             ("(2)", "Only for one cylinder or one cylinder configuration."),
+             ("(3)", "Including identification (e.g. drawing number) of components.")]
+    lines = [ln for k, (number, note) in enumerate(notes)
+             for ln in (_column_line(number, 64.0, 600 + 11.4 * k),
+                        _column_line(note, 83.0, 600 + 11.4 * k))]
+    lines += [_column_line("Operation manuals are to contain the maintenance requirements.",
+                           83.0, 600 + 11.4 * len(notes)),
+              _column_line("Tools and gauges to be used are listed with their settings.",
+                           83.0, 600 + 11.4 * (len(notes) + 1))]
+    assert not _paragraph(block_of(lines))
