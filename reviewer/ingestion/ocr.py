@@ -1364,7 +1364,8 @@ def _read_hocr(
                       if kind == "marker" and columns is not None
                       and target.text[start] in _CLOSING_QUOTE_STROKES
                       and (after := _past_strokes(area, _CLOSING_QUOTE_STROKES[
-                          target.text[start]], columns)) is not None]
+                          target.text[start]], columns,
+                          _glyph_end_from(target, start, area[0], scale_x))) is not None]
         areas = [area if ink is None else (*area, *ink) for _, _, _, area, _, ink in runs]
         read = reread(areas + [area for _, area in past_quote])
         read_past = dict(zip((k for k, _ in past_quote), read[len(runs):], strict=True))
@@ -2514,15 +2515,30 @@ def _quotation_open(text: str) -> bool:
 
 def _past_strokes(area: tuple[int, int, int, int], strokes: int,
                   columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
-                  ) -> int | None:
+                  mark_end: int | None = None) -> int | None:
     """Where (pixels) the ink in ``area`` starts again after its first
     ``strokes`` groups of inked columns (a closing quote mark's strokes),
-    or None when nothing follows them."""
+    or None when nothing follows them. Where the strokes' ink runs together
+    (a bold quote mark, thresholded: one group), ``mark_end``, the quote
+    mark's right edge as Tesseract boxed the glyph, says where it stops: the
+    first group of ink starting past it."""
     x0, y0, x1, y1 = area
     found = columns(x0, x1, y0, y1)
     groups = [k for k in range(len(found))
               if found[k] is not None and (k == 0 or found[k - 1] is None)]
-    return x0 + groups[strokes] if len(groups) > strokes else None
+    if len(groups) > strokes:
+        return x0 + groups[strokes]
+    if mark_end is not None:
+        return next((x0 + k for k in groups[1:] if x0 + k >= mark_end), None)
+    return None
+
+
+def _glyph_end_from(line: Line, index: int, x0: int, scale_x: float) -> int | None:
+    """The right edge (pixels) of ``line``'s glyph ``index`` as Tesseract
+    boxed it, when an area starting at ``x0`` starts with it (None when
+    the area starts past it: its ink was found apart, the glyph not in it)."""
+    start, end = line.boxes[4 * index] / scale_x, line.boxes[4 * index + 2] / scale_x
+    return round(end) if x0 <= round(start) + 1 else None
 
 
 def _write_run(line: Line, start: int, end: int, written_text: str) -> None:

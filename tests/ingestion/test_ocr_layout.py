@@ -14,6 +14,7 @@ from reviewer.ingestion.layout import Line
 from reviewer.ingestion.ocr import (
     _apart_from_grids,
     _crossed,
+    _glyph_end_from,
     _labels_put_back,
     _lowered_run,
     _picture_rules,
@@ -901,6 +902,48 @@ def test_a_closing_quote_mark_where_a_quotation_is_open_is_no_marker() -> None:
                 ) == "lilment\u201d\u00b9"
     # No quotation open: the enlarged reading decides, as before.
     assert read(quote_mark, quoted=False) == "lilment\u2079\u00b3"
+
+
+def test_a_marker_after_a_quote_mark_whose_strokes_ran_together_is_read_past_its_glyph() -> None:
+    # Boxes as Tesseract gave them on a PCLOB report's scan: "to the
+    # agency.”²" read "agency.””", the marker read as a second quote mark.
+    # Thresholded, the bold quote mark's two strokes are one group of ink,
+    # so past "two strokes" there was nothing: the marker was lost. Past
+    # the quote mark's glyph as Tesseract boxed it, the "2" is there.
+    opening = _word_line("bbox 1100 1380 1200 1420; baseline 0 -8; x_size 44; "
+                         "x_descenders 8; x_ascenders 14", 90,
+                         [("\u201c", 1138, 1383, 1148, 1401), ("s", 1158, 1390, 1175, 1412)])
+    title = "bbox 301 1510 597 1554; baseline 0 -8; x_size 44; x_descenders 8; x_ascenders 14"
+    chars = [("a", 425, 1524, 441, 1546), ("y", 515, 1524, 552, 1554),
+             (".", 556, 1541, 561, 1546), ("\u201d", 566, 1515, 581, 1526),
+             ("\u201d", 586, 1510, 597, 1529)]
+    letters = [(425, 1524, 552, 1546), (556, 1541, 561, 1546)]
+    hocr = ('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="ocr_page">'
+            f'<p class="ocr_par">{opening}{_word_line(title, 62, chars)}</p>'
+            "</div></body></html>").encode()
+
+    def read(marker: list[tuple[int, int, int, int]]) -> str:
+        def reread(areas: list[tuple[int, ...]]) -> list[str]:
+            # The run whole reads "wy"; past the quote mark, the "2".
+            return ["wy" if area[0] == 566 else "2" for area in areas]
+
+        ink = [*letters, (566, 1515, 581, 1526), *marker]
+        lines, _, _ = _read_hocr(hocr, _SCALE, _SCALE, [], lambda: Rules([], []), reread,
+                                 None, _ink_columns(ink))
+        return [line.text for paragraph in lines for line in paragraph][-1]
+
+    assert read([(586, 1510, 597, 1529)]) == "ay.\u201d\u00b2"
+    # Nothing past the quote mark's glyph: the quote mark as read, no marker.
+    assert read([]) == "ay.\u201d\u201d"
+    # An area whose ink was found past the quote mark's glyph does not start
+    # with its strokes (the Copyright Office's "benefit.”⁵⁶", its area from
+    # the "5"): no group of its ink is taken for the quote mark's.
+    line = Line("t.\u201d**", [v for x0, x1 in ((412, 438), (442, 447), (453, 470),
+                                                (475, 485), (486, 496))
+                                for v in (x0 * _SCALE, 505.0, x1 * _SCALE, 539.0)],
+                0, 505, 496, 539, True)
+    assert _glyph_end_from(line, 2, 453, _SCALE) == 470
+    assert _glyph_end_from(line, 2, 478, _SCALE) is None
 
 
 def test_a_marker_the_ink_reads_as_none_is_read_again_in_grey() -> None:
