@@ -75,6 +75,11 @@ _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
 #: range's dash ("10-20") nor a word's hyphen ("COVID-19"). One set for the
 #: quote matcher and the claim checks, so the two never disagree on a sign.
 BEFORE_MINUS = frozenset(" \t\n\u00a0([/=:<>\u2264\u2265")
+#: Control characters that are not whitespace (C0, DEL, C1). An extractor
+#: gives one for a glyph it cannot name (poppler's BEL for a brochure's
+#: bullet); no one types one. Like a private-use glyph, it separates words.
+_CONTROLS = "".join(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))
+                    if chr(c) not in "\t\n\r\x0b\x0c\x85")
 _SPACING_ACCENTS = "\u02d8\u02d9\u02da\u02db\u02dc\u02dd\u02c6\u02c7\u00a8\u00af\u00b8"
 
 # What the fast path copies verbatim (after lower-casing): plain ASCII other
@@ -84,7 +89,8 @@ _SPACING_ACCENTS = "\u02d8\u02d9\u02da\u02db\u02dc\u02dd\u02c6\u02c7\u00a8\u00af
 # more spaces. A single space between plain characters is already normalised,
 # so ordinary prose stays on the fast path one line at a time.
 _ONE_FOR_ONE: tuple[tuple[str, str], ...] = tuple((
-    {c: " " for c in "\t\n\r\x0b\x0c\x85\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    {c: " " for c in _CONTROLS}
+    | {c: " " for c in "\t\n\r\x0b\x0c\x85\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
                      "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"}
     | {c: "'" for c in _SINGLE_QUOTES}
     | {c: '"' for c in _DOUBLE_QUOTES}
@@ -107,7 +113,7 @@ def fold_char(char: str) -> str:
         return '"'
     if char in _DASHES:
         return "-"
-    if char.isspace() or "\ue000" <= char <= "\uf8ff":
+    if char.isspace() or char in _CONTROLS or "\ue000" <= char <= "\uf8ff":
         # A private-use code point is a symbol font's glyph (a checkbox, a
         # bullet, an arrow) that no one types: it separates words, like a space.
         return " "
@@ -465,7 +471,7 @@ def _fold_segment(builder: _Builder, text: str, start: int, end: int) -> None:
             else:
                 builder.replace("'", index, index + 1)
         else:
-            folded = char.lower() if ord(char) < 0x7F else fold_char(char)
+            folded = char.lower() if " " < char < "\x7f" else fold_char(char)
             if folded == " ":
                 builder.space(index, index + 1)
             elif folded == "-":  # figure dash, minus, full-width hyphen: as a hyphen

@@ -782,6 +782,19 @@ _GATES = ("Trapped ions are a leading platform for a quantum computer realizatio
           "and logic gates\u2075\u2013\u2077 with high fidelity in a single trap.")
 
 
+def test_control_characters_in_a_quote_are_no_change() -> None:
+    # Issue 23 (a patient brochure outside the corpus): a quote copied from
+    # poppler's text kept the marker and two BEL characters for the bullet
+    # glyphs before the next heading; it read as a number changed.
+    source = ("in an appropriate healthcare setting that can manage these side effects\u2077\n\n"
+              "For Day 15 of Cycle 1 and Cycle 2 doses")
+    for quote in ("healthcare setting that can manage these side effects 7 \x07\x07For Day",
+                  "healthcare setting that can manage these side effects \x07\x07For Day"):
+        assert reasons(source, quote) == set()
+    assert "number" in reasons(
+        source, "healthcare setting that can manage these side effects 8 \x07\x07For Day")
+
+
 @pytest.mark.parametrize(("source", "quote", "marker"), [
     # reviewer.ingestion writes a raised, smaller number after a word so; was
     # "triviaqa" for "triviaqa6" (name, number): quote-altered.

@@ -80,6 +80,22 @@ def test_private_use_glyphs_are_spaces(text: str, expected: str) -> None:
     assert norm(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("side effects 7 \x07\x07For Day 15", "side effects 7 for day 15"),
+    ("word\x07next", "word next"),
+    ("a\x00b\x1bc\x7fd\x9be", "a b c d e"),
+])
+def test_control_characters_are_spaces(text: str, expected: str) -> None:
+    # Issue 23: poppler gives a brochure's bullet glyphs as BEL (U+0007); a
+    # quote copied so carried them and failed as a changed number. Nothing
+    # types a control character: like a private-use glyph, it separates words.
+    normalized = normalize(text)
+    assert normalized.text == expected
+    last = normalized.text.rsplit(" ", 1)[-1]
+    start = len(normalized.text) - len(last)
+    assert normalized.original[slice(*normalized.to_original(start, start + len(last)))] == last
+
+
 @pytest.mark.parametrize(
     "text",
     [
