@@ -60,6 +60,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import pairwise, takewhile
 
+from reviewer.ingestion.drawings import each_drawing
 from reviewer.ingestion.layout import (
     HUNG_NUMBER,
     JOIN_GAP_LINES,
@@ -2255,7 +2256,8 @@ def ruling_lines(
     # Rectangles filled so far (unrotated page space, with their colour), the
     # last painted on top: what lies beside a filled rectangle's edge.
     fills = _Fills()
-    for path in page.get_cdrawings():  # type: ignore[attr-defined]
+
+    def take(path: dict) -> None:  # type: ignore[type-arg]
         px0, py0, px1, py1 = path["rect"]
         qx0, qy0 = a * px0 + c * py0 + e, b * px0 + d * py0 + f
         qx1, qy1 = a * px1 + c * py1 + e, b * px1 + d * py1 + f
@@ -2268,7 +2270,7 @@ def ruling_lines(
                 for item in path["items"]:
                     if item[0] == "re":
                         fills.add(*item[1], colour)
-            continue
+            return
         for item in path["items"]:
             kind = item[0]
             if kind == "l":
@@ -2291,6 +2293,8 @@ def ruling_lines(
                         add(*edge)
             if colour is not None and kind == "re":
                 fills.add(*item[1], colour)
+
+    each_drawing(page, take)
     horizontal += _continuing(short_horizontal, horizontal)
     vertical += _continuing(short_vertical, vertical)
     shown = page.rect  # type: ignore[attr-defined]
