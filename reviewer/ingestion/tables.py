@@ -782,12 +782,16 @@ def _overlap_band(
 def _joined(rules: list[Rule]) -> list[Rule]:
     """Rules on one line that meet, as one: a grid drawn cell by cell rules a
     row off with a segment per column (the Italian prospectus's cost table),
-    none of which alone crosses much of the table."""
+    none of which alone crosses much of the table. A piece that starts
+    before the last rule does is on another line: sorted by rounded height,
+    a row's rule drawn at 255.65 follows one at 255.17 (rounded apart) that
+    ends far to its right, and joining them lost the row's first cells."""
     joined: list[Rule] = []
     for x0, x1, y in sorted(rules, key=lambda rule: (round(rule[2]), rule[0])):
         if joined:
             last_x0, last_x1, last_y = joined[-1]
-            if abs(y - last_y) <= _RULE_SLACK / 2 and x0 <= last_x1 + _RULE_SLACK:
+            if (abs(y - last_y) <= _RULE_SLACK / 2
+                    and last_x0 - _RULE_SLACK <= x0 <= last_x1 + _RULE_SLACK):
                 joined[-1] = (last_x0, max(last_x1, x1), last_y)
                 continue
         joined.append((x0, x1, y))

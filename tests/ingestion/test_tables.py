@@ -23,6 +23,7 @@ from reviewer.ingestion.tables import (
     _frame,
     _frame_around,
     _free_grids,
+    _joined,
     _paragraph,
     _Region,
     _text_rows,
@@ -3651,3 +3652,18 @@ def test_an_underline_in_a_merged_cell_keeps_the_cells_lines_under_it_with_it() 
     doc = extract_pdf(_yeast_pdf(doubled_border=False))
     first, second = _STAPH_ROWS
     _each_verifies_whole(doc, " ".join((*first, *_STAPH_NOTES)), " ".join(second))
+
+
+def test_a_rule_rounded_to_the_height_of_another_is_not_joined_into_it() -> None:
+    # An antibiogram's row rule: its first cells' pieces at 255.65, those
+    # of the cells shaded black (their edges) at 256.13, and short rules
+    # at 255.17 over a few shaded cells to the right. Before: sorted by
+    # rounded height, the piece at 255.65 from x = 62 came after the last
+    # rule at 255.17 (x = 702 to 729), close enough in height, and was
+    # joined into it, so the row's rule lost its first cells (and a grid's
+    # cells there read merged down the rows).
+    rules = [(239.2, 261.0, 255.17), (702.6, 728.6, 255.17), (62.3, 215.5, 255.65),
+             (215.5, 216.5, 255.65), (216.5, 238.2, 256.13), (238.2, 760.0, 255.65)]
+    joined = _joined(rules)
+    assert any(x0 == 62.3 and x1 == 760.0 for x0, x1, _y in joined), joined
+    assert (239.2, 261.0, 255.17) in joined and (702.6, 728.6, 255.17) in joined
