@@ -783,12 +783,16 @@ def _overlap_band(
 def _joined(rules: list[Rule]) -> list[Rule]:
     """Rules on one line that meet, as one: a grid drawn cell by cell rules a
     row off with a segment per column (the Italian prospectus's cost table),
-    none of which alone crosses much of the table."""
+    none of which alone crosses much of the table. A piece that starts
+    before the last rule does is on another line: sorted by rounded height,
+    a row's rule drawn at 255.65 follows one at 255.17 (rounded apart) that
+    ends far to its right, and joining them lost the row's first cells."""
     joined: list[Rule] = []
     for x0, x1, y in sorted(rules, key=lambda rule: (round(rule[2]), rule[0])):
         if joined:
             last_x0, last_x1, last_y = joined[-1]
-            if abs(y - last_y) <= _RULE_SLACK / 2 and x0 <= last_x1 + _RULE_SLACK:
+            if (abs(y - last_y) <= _RULE_SLACK / 2
+                    and last_x0 - _RULE_SLACK <= x0 <= last_x1 + _RULE_SLACK):
                 joined[-1] = (last_x0, max(last_x1, x1), last_y)
                 continue
         joined.append((x0, x1, y))
@@ -1446,10 +1450,14 @@ def _has_columns(rules: Rules, frame: tuple[float, float, float, float], middle:
     """Whether a wall inside ``frame`` at height ``middle`` runs down half
     its height or more from its top or bottom rule: a column's edge (a
     page's border holds a table's walls, which run down the table alone,
-    meeting neither of the border's rules)."""
+    meeting neither of the border's rules). A wall closer to a side than
+    a column could be wide (:data:`_RULE_MIN_LENGTH`) is that side's
+    second line: a page's border drawn doubled, 2 pt apart, whose inner
+    line runs its whole height, would make the page's border a table and
+    hide the tables inside it."""
     left, top, right, bottom = frame
     slack = 2 * _RULE_SLACK
-    for wall in _walls(rules, middle, left, right):
+    for wall in _walls(rules, middle, left + _RULE_MIN_LENGTH, right - _RULE_MIN_LENGTH):
         # Its segments' union (a wall drawn twice counts once).
         length, reach, start = 0.0, top, bottom
         for y0, y1 in sorted(
@@ -1618,10 +1626,15 @@ def _read_grid(
         y, x = (line.y0 + line.y1) / 2, (line.x0 + line.x1) / 2
         # The line's cell starts at the nearest rule above it across its
         # column: a cell merged over several bands (its text centred in
-        # them) goes with the first.
+        # them) goes with the first. A rule across the column runs from
+        # wall to wall: one under a few words (an underline) is no cell's
+        # edge, and a merged cell's last lines under it stay in the cell.
+        cell_x0 = max((at for at in line_walls if at < x), default=left)
+        cell_x1 = min((at for at in line_walls if at > x), default=right)
         cell_top = max(
-            (at for x0, x1, at in rules.horizontal
-             if top - _RULE_SLACK <= at < y and x0 <= x <= x1),
+            (at for x0, x1, at in rules.joined_horizontal
+             if top - _RULE_SLACK <= at < y
+             and x0 <= cell_x0 + 2 * _RULE_SLACK and x1 >= cell_x1 - 2 * _RULE_SLACK),
             default=top,
         )
         band = sum(1 for at in bands if at <= cell_top + _RULE_SLACK)

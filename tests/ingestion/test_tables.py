@@ -23,6 +23,7 @@ from reviewer.ingestion.tables import (
     _frame,
     _frame_around,
     _free_grids,
+    _joined,
     _paragraph,
     _Region,
     _text_rows,
@@ -3549,3 +3550,120 @@ def test_a_columns_block_with_section_numbers_hung_before_headings_is_a_paragrap
               _column_line("Tools and gauges to be used are listed with their settings.",
                            83.0, 600 + 11.4 * (len(notes) + 1))]
     assert not _paragraph(block_of(lines))
+
+
+# An antibiogram's treatment table: organism | drug | notes, ruled cell by
+# cell, each cell's lines centred on its row (so no three rows of cells share
+# baselines near each other, and the table is found by its rules alone),
+# under a plain ruled table of counts (found from its text), both on a page
+# framed by a border drawn doubled, two lines 2 pt apart; the notes of two
+# organisms one cell merged down both rows, a phrase in it underlined.
+_COUNT_ROWS = (("Organism", "Isolates", "Susceptible"), ("Candida albicans", "112", "100%"),
+               ("Candida glabrata", "48", "81%"), ("Candida parapsilosis", "37", "97%"))
+_YEAST_HEADS = ("Positive Culture Result", "Suggested Initial Option", "Notes")
+_YEAST_ROWS: tuple[tuple[tuple[str, ...], ...], ...] = (
+    (("Candida albicans",), ("Fluconazole",),
+     ("Most commonly seen species and is", "susceptible to fluconazole in all cases.")),
+    (("Pichia kudriavzevii", "(formerly Candida krusei)"), ("Micafungin",),
+     ("C. krusei is routinely resistant to", "fluconazole.")),
+    (("Candida tropicalis",), ("Micafungin or Fluconazole",),
+     ("Fluconazole susceptibilities vary. Micafungin", "recommended if patient is",
+      "critically ill or unstable.")),
+)
+# The rows beside the merged notes cell, and its lines (the fourth one's
+# first words underlined, under the rule between the rows; the last line
+# starts under the underline).
+_STAPH_ROWS = (("Oxacillin-Susceptible S. aureus", "Cefazolin or Nafcillin"),
+               ("Oxacillin-Resistant S. aureus", "Vancomycin"))
+_STAPH_NOTES = ("ID consult recommended. S. aureus is", "never a contaminant, and minimum",
+                "duration of therapy is 14 days. Consult", "ID for further follow-up of",
+                "antimicrobial therapy.")
+_YEAST_WALLS = (60.0, 200.0, 340.0, 560.0)
+_YEAST_LEADING = 13.0
+
+
+def _yeast_pdf(*, doubled_border: bool) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    if doubled_border:
+        page.draw_rect((24, 24, 588, 768), width=0.7)
+        page.draw_rect((26.2, 26.2, 585.8, 765.8), width=0.7)
+    left, right = _YEAST_WALLS[0], _YEAST_WALLS[-1]
+    page.insert_text((left, 60), "Candidemia isolates, 2024", fontsize=10)
+    for k in range(len(_COUNT_ROWS) + 1):
+        page.draw_line((left, 70 + 16 * k), (right, 70 + 16 * k), width=0.7)
+    for x in _YEAST_WALLS:
+        page.draw_line((x, 70), (x, 70 + 16 * len(_COUNT_ROWS)), width=0.7)
+    for k, row in enumerate(_COUNT_ROWS):
+        for x, cell in zip(_YEAST_WALLS, row, strict=False):
+            page.insert_text((x + 6, 81 + 16 * k), cell, fontsize=8)
+    page.insert_text((left, 180), "Blood Culture Rapid Diagnostics and Empiric Treatment",
+                     fontsize=10)
+    rows = [tuple((head,) for head in _YEAST_HEADS), *_YEAST_ROWS,
+            *(((organism,), (drug,), ()) for organism, drug in _STAPH_ROWS)]
+    tops = [200.0]
+    for k, row in enumerate(rows):
+        lines = max(len(cell) for cell in row)
+        if k == len(rows) - 2:  # the rows beside the merged notes share its height
+            lines = len(_STAPH_NOTES) / 2
+        tops.append(tops[-1] + lines * _YEAST_LEADING + 20)
+    for k, y in enumerate(tops):
+        # Between the rows beside the merged cell, the rule stops at its wall.
+        end = _YEAST_WALLS[2] if k == len(tops) - 2 else right
+        page.draw_line((left, y), (end, y), width=0.7)
+    for x in _YEAST_WALLS:
+        page.draw_line((x, tops[0]), (x, tops[-1]), width=0.7)
+
+    def put(lines: tuple[str, ...], column: int, top: float, bottom: float) -> list[float]:
+        middle = (top + bottom) / 2
+        first = middle + 3.5 - (len(lines) - 1) * _YEAST_LEADING / 2
+        baselines = [first + k * _YEAST_LEADING for k in range(len(lines))]
+        for line, baseline in zip(lines, baselines, strict=True):
+            page.insert_text((_YEAST_WALLS[column] + 6, baseline), line, fontsize=8)
+        return baselines
+
+    # Column by column: MuPDF's order runs down them.
+    for column in range(3):
+        for k, row in enumerate(rows):
+            put(row[column], column, tops[k], tops[k + 1])
+    baselines = put(_STAPH_NOTES, 2, tops[-3], tops[-1])
+    assert baselines[3] > tops[-2]
+    width = pymupdf.get_text_length("ID for further", fontsize=8)
+    x = _YEAST_WALLS[2] + 6
+    page.draw_line((x, baselines[3] + 1.5), (x + width, baselines[3] + 1.5), width=0.5)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("doubled_border", [False, True])
+def test_a_grid_inside_a_doubled_page_border_reads_by_its_rows(doubled_border: bool) -> None:
+    # Before: the border's inner line, running its whole height 2 pt inside
+    # the outer, was taken for a column's wall, so the page's border framed
+    # a grid of its own, which the table of counts (read from its text)
+    # kept from being read, and the treatment table inside it went unread
+    # (its notes read apart from their organisms).
+    doc = extract_pdf(_yeast_pdf(doubled_border=doubled_border))
+    _each_verifies_whole(doc, *(" ".join(row) for row in _COUNT_ROWS), " ".join(_YEAST_HEADS), *(
+        " ".join(line for cell in row for line in cell) for row in _YEAST_ROWS))
+
+
+def test_an_underline_in_a_merged_cell_keeps_the_cells_lines_under_it_with_it() -> None:
+    # Before: the underline was taken for the top of a cell, so the merged
+    # cell's last line, starting under it, read with the row below.
+    doc = extract_pdf(_yeast_pdf(doubled_border=False))
+    first, second = _STAPH_ROWS
+    _each_verifies_whole(doc, " ".join((*first, *_STAPH_NOTES)), " ".join(second))
+
+
+def test_a_rule_rounded_to_the_height_of_another_is_not_joined_into_it() -> None:
+    # An antibiogram's row rule: its first cells' pieces at 255.65, those
+    # of the cells shaded black (their edges) at 256.13, and short rules
+    # at 255.17 over a few shaded cells to the right. Before: sorted by
+    # rounded height, the piece at 255.65 from x = 62 came after the last
+    # rule at 255.17 (x = 702 to 729), close enough in height, and was
+    # joined into it, so the row's rule lost its first cells (and a grid's
+    # cells there read merged down the rows).
+    rules = [(239.2, 261.0, 255.17), (702.6, 728.6, 255.17), (62.3, 215.5, 255.65),
+             (215.5, 216.5, 255.65), (216.5, 238.2, 256.13), (238.2, 760.0, 255.65)]
+    joined = _joined(rules)
+    assert any(x0 == 62.3 and x1 == 760.0 for x0, x1, _y in joined), joined
+    assert (239.2, 261.0, 255.17) in joined and (702.6, 728.6, 255.17) in joined
