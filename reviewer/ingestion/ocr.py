@@ -252,11 +252,13 @@ _CLOSING_QUOTE_STROKES = {"\u201d": 2, '"': 2, "\u2019": 1, "'": 1}
 _RAISED_INSIDE_MIN_SIZE = 0.3
 # A marker "1" alone, read again enlarged, reads as a stroke with nothing
 # beside it to tell it by ("effect.¹" reads "|", "I" or "l" at one zoom or
-# another, "]" in grey): where the run's ink is one group of columns at
-# least this many times as tall as it is wide, it is the digit. The run
-# is as tall as a digit set small already (an apostrophe is not).
-_ONE_STROKE_READS = frozenset("|Il[]")
-_ONE_STROKE_SHAPE = 2.0
+# another, "]" in grey, "J" with its flag): where the run's ink is one
+# group of columns at most this share of its height wide, one column of it
+# inked over most of that height (the stem), it is the digit. The run is
+# as tall as a digit set small already (an apostrophe is not).
+_ONE_STROKE_READS = frozenset("|IlJ[]")
+_ONE_STROKE_WIDTH = 0.6
+_ONE_STROKE_STEM = 0.8
 # A marker's first digits Tesseract boxed with the stop before them
 # (:func:`_raised_past_stop`) stand as high as the run's glyphs, within
 # this share of the line's size; its digits stand at most this share of
@@ -2563,8 +2565,9 @@ def _raised_word_by_ink(
 def _one_stroke(area: tuple[int, int, int, int], ink: tuple[int, int] | None,
                 columns: Callable[[int, int, int, int], list[tuple[int, int] | None]]) -> bool:
     """Whether the ink in ``area`` (pixels; within the columns ``ink``
-    where given) is one group of columns standing at least
-    :data:`_ONE_STROKE_SHAPE` times as tall as it is wide: a "1"."""
+    where given) is one group of columns at most :data:`_ONE_STROKE_WIDTH`
+    of its height wide with a stem, a column inked over
+    :data:`_ONE_STROKE_STEM` of that height: a "1"."""
     x0, y0, x1, y1 = area
     if ink is not None:
         x0, x1 = max(x0, ink[0]), min(x1, ink[1])
@@ -2574,7 +2577,8 @@ def _one_stroke(area: tuple[int, int, int, int], ink: tuple[int, int] | None,
     if first is None or any(rows is None for rows in found[first : first + len(inked)]):
         return False  # no ink, or more than one group
     height = max(r[1] for r in inked) - min(r[0] for r in inked) + 1
-    return height >= _ONE_STROKE_SHAPE * len(inked)
+    return (len(inked) <= _ONE_STROKE_WIDTH * height
+            and max(r[1] - r[0] + 1 for r in inked) >= _ONE_STROKE_STEM * height)
 
 
 def _raised_past_stop(
