@@ -250,6 +250,22 @@ _RAISED_WORD_READ = re.compile(r"[0-9A-Za-z]{1,8}")
 # does ("¹¹" read "”").
 _CLOSING_QUOTE_STROKES = {"\u201d": 2, '"': 2, "\u2019": 1, "'": 1}
 _RAISED_INSIDE_MIN_SIZE = 0.3
+# A marker "1" alone, read again enlarged, reads as a stroke with nothing
+# beside it to tell it by ("effect.¹" reads "|", "I" or "l" at one zoom or
+# another, "]" in grey, "J" with its flag): where the run's ink is one
+# group of columns at most this share of its height wide, one column of it
+# inked over most of that height (the stem), it is the digit. The run is
+# as tall as a digit set small already (an apostrophe is not).
+_ONE_STROKE_READS = frozenset("|IlJ[]")
+_ONE_STROKE_WIDTH = 0.6
+_ONE_STROKE_STEM = 0.8
+# A marker's first digits Tesseract boxed with the stop before them
+# (:func:`_raised_past_stop`) stand as high as the run's glyphs, within
+# this share of the line's size; its digits stand at most this share of
+# it apart (a word space is a quarter of it and more).
+_RAISED_PAST_STOP_REACH = 0.15
+_RAISED_PAST_STOP_GAP = 0.15
+_STOPS = ".,;:"
 _VARIANT_READ = re.compile(r"[A-Z][0-9]{1,4}[A-Z]")
 _HYPHENS = "-\u2010\u2011"
 # A subscript closing a word ("T" and a lowered "half", "C" and "max",
@@ -440,7 +456,8 @@ _Area = tuple[int, ...]
 # confidence, (y0, y1) pixels a character.
 _Word = tuple[str, list[tuple[int, int]], float, list[tuple[int, int]]]
 # A run of a line's characters to read again: start, end (in its text), the
-# area, what it is ("marker", "inside", "number", "subscript") and the
+# area, what it is ("marker", "inside", "number", "subscript", "stop": a
+# marker Tesseract boxed with the stop before it and left unread) and the
 # columns its ink may lie in (pixels) or None.
 _Run = tuple[int, int, tuple[int, int, int, int], str, tuple[int, int] | None]
 
@@ -1210,7 +1227,7 @@ def _read_hocr(
             raised: list[_Run] = []
             previous_x1: float | None = None
             previous_mid: float | None = None  # the previous word's last glyph's middle
-            for word_text, word_boxes, confidence, heights in words:
+            for position, (word_text, word_boxes, confidence, heights) in enumerate(words):
                 if inked is not None and confidence < _SECOND_READING_CONFIDENCE:
                     word_text, word_boxes, heights = _without_second_readings(
                         word_text, word_boxes, heights, inked)
@@ -1281,6 +1298,7 @@ def _read_hocr(
                         # stop when read, as markers are.
                         raised.append((at, at + 1, (left, line_box[1], word_boxes[0][1],
                                                     line_box[3]), "number", None))
+                found_before = len(raised)
                 start = _raised_from(word_text, word_boxes, heights, baseline, x_size,
                                      marker_min)
                 end, kind = len(word_text), "marker"
@@ -1290,13 +1308,27 @@ def _read_hocr(
                         (start, end), kind = inside, "inside"
                 if start < end:
                     spans, rows = word_boxes[start:end], heights[start:end]
+                    area = (spans[0][0], min(r[0] for r in rows),
+                            spans[-1][1], max(r[1] for r in rows))
                     # The glyphs before and after the run are no part of
                     # it: their ink is kept off the enlarged picture.
-                    raised.append((at + start, at + end,
-                                   (spans[0][0], min(r[0] for r in rows),
-                                    spans[-1][1], max(r[1] for r in rows)), kind,
-                                   (word_boxes[start - 1][1],
-                                    word_boxes[end][0] if end < len(word_text)
+                    ink_from = word_boxes[start - 1][1]
+                    if kind == "marker" and columns is not None and not word_text[
+                            start - 1].isalnum():
+                        # The marker's first digits boxed with the stop
+                        # before them ("injunction.²⁰" read "injunction.”",
+                        # the "2" in the stop's box): the run starts at
+                        # their ink.
+                        more = _raised_past_stop(
+                            word_boxes[start - 1][0], area[0],
+                            round(area[1] - _RAISED_PAST_STOP_REACH * x_size), baseline,
+                            x_size, marker_min, line_box[3], columns)
+                        if more is not None:
+                            area = (more[0], min(area[1], more[1]), area[2],
+                                    max(area[3], more[3]))
+                            ink_from = more[0]
+                    raised.append((at + start, at + end, area, kind,
+                                   (ink_from, word_boxes[end][0] if end < len(word_text)
                                     else spans[-1][1] + round(x_size))))
                 elif columns is not None and confidence < _SUBSCRIPT_CONFIDENCE:
                     lowered = _lowered_run(word_boxes, baseline, x_size, line_box[3], columns)
@@ -1330,6 +1362,20 @@ def _read_hocr(
                             # enlarged picture.
                             raised.append((at + run_start, at + run_end, area, "marker",
                                            (area[0], area[2])))
+                if (columns is not None and len(raised) == found_before
+                        and len(word_text) > 1 and word_text[-1] in _STOPS
+                        and word_text[-2].isalpha()):
+                    # A marker after the stop that Tesseract boxed with
+                    # the stop and left unread ("effect.¹" read
+                    # "effect."): read again, it follows the stop.
+                    reach = word_boxes[-1][1] + round(x_size / 2)
+                    if position + 1 < len(words):
+                        reach = min(reach, words[position + 1][1][0][0])
+                    lost = _raised_past_stop(word_boxes[-1][0], reach, line_box[1] - 1, baseline,
+                                             x_size, marker_min, line_box[3], columns)
+                    if lost is not None:
+                        raised.append((at + len(word_text) - 1, at + len(word_text), lost,
+                                       "stop", (lost[0], lost[2])))
                 text.append(word_text)
                 for c0, c1 in word_boxes:
                     boxes += (c0 * scale_x, top, c1 * scale_x, bottom)
@@ -1384,9 +1430,15 @@ def _read_hocr(
         quoted = {k for k, (target, start, _, _, kind, _) in enumerate(runs)
                   if kind == "marker" and target.text[start] == "\u201d"
                   and _quotation_open(before.get(id(target), "") + target.text[:start])}
+        if columns is not None:
+            for k, (_, _, _, area, kind, ink) in enumerate(runs):
+                if (kind in ("marker", "stop") and read[k] in _ONE_STROKE_READS
+                        and _one_stroke(area, ink, columns)):
+                    read[k] = "1"
         unread = [k for k, ((target, start, _, _, kind, _), again) in enumerate(
                       zip(runs, read, strict=True))
-                  if kind == "marker" and target.text[start] not in _CLOSING_QUOTE_STROKES
+                  if (kind == "stop" or (kind == "marker"
+                                         and target.text[start] not in _CLOSING_QUOTE_STROKES))
                   and not _MARKER_READ.fullmatch(again) and not _VARIANT_READ.fullmatch(again)]
         if unread and reread_grey is not None:
             # A small glyph's ink, thresholded and enlarged, loses the
@@ -1420,6 +1472,9 @@ def _read_hocr(
             elif (kind == "marker" and _VARIANT_READ.fullmatch(again)) or (
                     kind == "inside" and _RAISED_WORD_READ.fullmatch(again)):
                 _write_run(target, start, end, again)
+            elif kind == "stop" and _MARKER_READ.fullmatch(again):
+                _write_run(target, start, end,
+                           target.text[start] + again.translate(SUPERSCRIPT_DIGITS))
             elif kind == "number" and _LOST_NUMBER_READ.fullmatch(again):
                 _write_run(target, start, end, again)
                 # Spread from the number's ink, where the line now starts.
@@ -2505,6 +2560,77 @@ def _raised_word_by_ink(
     if top <= band_top or not marker_min <= bottom - top + 1 <= _MARKER_SIZE * x_size:
         return None
     return (left + inked[0][0], top, left + inked[-1][0] + 1, bottom + 1)
+
+
+def _one_stroke(area: tuple[int, int, int, int], ink: tuple[int, int] | None,
+                columns: Callable[[int, int, int, int], list[tuple[int, int] | None]]) -> bool:
+    """Whether the ink in ``area`` (pixels; within the columns ``ink``
+    where given) is one group of columns at most :data:`_ONE_STROKE_WIDTH`
+    of its height wide with a stem, a column inked over
+    :data:`_ONE_STROKE_STEM` of that height: a "1"."""
+    x0, y0, x1, y1 = area
+    if ink is not None:
+        x0, x1 = max(x0, ink[0]), min(x1, ink[1])
+    found = columns(x0, x1, y0, y1)
+    inked = [rows for rows in found if rows is not None]
+    first = next((k for k, rows in enumerate(found) if rows is not None), None)
+    if first is None or any(rows is None for rows in found[first : first + len(inked)]):
+        return False  # no ink, or more than one group
+    height = max(r[1] for r in inked) - min(r[0] for r in inked) + 1
+    return (len(inked) <= _ONE_STROKE_WIDTH * height
+            and max(r[1] - r[0] + 1 for r in inked) >= _ONE_STROKE_STEM * height)
+
+
+def _raised_past_stop(
+    left: int, right: int, band_top: int, baseline: Callable[[float], float], x_size: float,
+    marker_min: float, floor: int,
+    columns: Callable[[int, int, int, int], list[tuple[int, int] | None]],
+) -> tuple[int, int, int, int] | None:
+    """The raised ink (pixels) after a stop whose glyph box starts at
+    ``left``, up to ``right``, or None: first the stop's own ink, columns
+    reaching lower than :data:`_MARKER_RISE` of the line's size above the
+    baseline; then paper; then columns whose ink all stands higher, gaps
+    of at most :data:`_RAISED_PAST_STOP_GAP` of the size between them (a
+    marker's digits), up to any column reaching lower (the next word's
+    glyphs). The ink stands below ``band_top`` (where it reaches it, it
+    is the line above's) and is as tall as a marker's digits: from
+    ``marker_min`` pixels (:func:`_marker_min_height`; an apostrophe is
+    shorter) to :data:`_MARKER_SIZE` of the size."""
+    base = baseline((left + right) / 2)
+    rise = base - _MARKER_RISE * x_size
+    found = columns(left, right, band_top, min(round(base + 0.5 * x_size), floor + 1))
+
+    def low(rows: tuple[int, int] | None) -> bool:
+        return rows is not None and rows[1] > rise
+
+    k = 0
+    while k < len(found) and found[k] is None:
+        k += 1
+    if k == len(found) or not low(found[k]):
+        return None  # no stop first
+    while k < len(found) and found[k] is not None:
+        if not low(found[k]):
+            return None  # raised ink run on from the glyph's: no stop (a letter's arm)
+        k += 1
+    inked: list[tuple[int, tuple[int, int]]] = []
+    gap, widest = 0, _RAISED_PAST_STOP_GAP * x_size
+    for n in range(k, len(found)):
+        rows = found[n]
+        if rows is None:
+            gap += 1
+            if inked and gap > widest:
+                break
+            continue
+        if low(rows):
+            break
+        inked.append((n, rows))
+        gap = 0
+    if not inked:
+        return None
+    top, bottom = min(r[0] for _, r in inked), max(r[1] for _, r in inked)
+    if top <= band_top or not marker_min <= bottom - top + 1 <= _MARKER_SIZE * x_size:
+        return None
+    return left + inked[0][0], top, left + inked[-1][0] + 1, bottom + 1
 
 
 def _quotation_open(text: str) -> bool:

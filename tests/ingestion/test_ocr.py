@@ -210,15 +210,15 @@ def test_a_scans_marker_after_a_closing_quote_mark_is_read_as_one() -> None:
 
 def _raised_pieces_page(
     lines: list[list[tuple[str, bool]]], font_name: str, size: float, leading: float,
-    raised_size: float, rise: float, gap: float = 0.0,
+    raised_size: float, rise: float, gap: float = 0.0, font_file: str | None = None,
 ) -> bytes:
     """One page of ``lines``, each pieces of text set one after another from
     the left margin, a piece marked raised set at ``raised_size`` ``rise``
     points above the baseline (a footnote marker), ``gap`` points after the
-    piece before it."""
+    piece before it; in the font ``font_file`` where given."""
     document = pymupdf.open()
     page = document.new_page(width=612, height=792)
-    font = pymupdf.Font(font_name)
+    font = pymupdf.Font(fontfile=font_file) if font_file else pymupdf.Font(font_name)
     writer = pymupdf.TextWriter(page.rect)
     for number, pieces in enumerate(lines):
         x, y = 72.0, 100.0 + leading * number
@@ -339,6 +339,78 @@ def test_a_marker_tesseract_reads_as_a_word_of_its_own_is_read_as_a_marker() -> 
         ("are among these disorders.13 There is a possibility", "verified"),
         ("are among these disorders. There is a possibility", "verified"),
         ("are among these disorders. 18 There is a possibility", "quote-altered"),
+    ))
+
+
+_SERIF = "/usr/share/fonts/truetype/liberation/LiberationSerif-Regular.ttf"
+# A report's sentence closing on a stop and a raised "1", then a real
+# quote mark at the text's size after a stop, single and double.
+_MARKER_AFTER_A_STOP = [
+    [("This memorandum describes how the Department and its components are preparing",
+      False)],
+    [("to implement the order in the event that it is permitted to go into effect.", False),
+     ("1", True), (" The agency", False)],
+    [("provides this memorandum to address the concerns the Court raised, and its", False)],
+    [("earlier notice said the rule would 'go into effect.' The agency then wrote that", False)],
+    [("the change would \u201ctake effect.\u201d The notice was published in the register.",
+      False)],
+]
+
+
+def _assert_a_marker_after_a_stop_and_real_quote_marks(text: str) -> None:
+    assert "go into effect.\u00b9 The agency\n" in text, text
+    # The quote marks printed at the text's size stay quote marks.
+    assert "would 'go into effect.' The agency then" in text, text
+    assert "\u201ctake effect.\u201d The notice" in text, text
+    _assert_outcomes(text, (
+        ("permitted to go into effect. 1 The agency provides", "verified"),
+        ("permitted to go into effect.1 The agency provides", "verified"),
+        ("permitted to go into effect. The agency provides", "verified"),
+        ("the rule would 'go into effect.' The agency then wrote", "verified"),
+        ("permitted to go into effect. 7 The agency provides", "quote-altered"),
+    ))
+
+
+def test_a_raised_one_read_as_an_apostrophe_after_a_stop_is_read_as_a_marker() -> None:
+    # Times at 11 pt, the "1" at 7 pt raised 4.4 pt (a report's): Tesseract
+    # reads it as an apostrophe boxed the line's full height ("effect.'"),
+    # and read again enlarged, alone, as a stroke ("|"). Its ink is one
+    # stroke as tall as a digit set small: it is the "1". The apostrophe
+    # and the quote marks printed at the text's size are too short for one.
+    page = _raised_pieces_page(_MARKER_AFTER_A_STOP, "tiro", 11, 16.5, 7.04, 4.4)
+    _assert_a_marker_after_a_stop_and_real_quote_marks(
+        extract_pdf(scan_of(page).data).text)
+
+
+@pytest.mark.skipif(not Path(_SERIF).exists(), reason="no Liberation Serif here")
+def test_a_raised_one_boxed_with_the_stop_before_it_is_read_as_a_marker() -> None:
+    # In Liberation Serif at 10 pt, the "1" at 6.4 pt raised 3.3 pt,
+    # Tesseract boxes the marker with the stop and reads nothing of it
+    # ("effect."): the raised ink past the stop's is read again.
+    page = _raised_pieces_page(_MARKER_AFTER_A_STOP, "", 10, 15, 6.4, 3.3, font_file=_SERIF)
+    _assert_a_marker_after_a_stop_and_real_quote_marks(
+        extract_pdf(scan_of(page).data).text)
+
+
+def test_a_markers_first_digit_boxed_with_the_stop_is_read_with_the_rest() -> None:
+    # Times at 10 pt, the "20" at 6.4 pt raised 4 pt (a court order's):
+    # Tesseract boxes the "2" with the stop and reads the "0" as a quote
+    # mark ("injunction.\u201d"); read again from the "0" alone it was "⁰".
+    # The raised ink in the stop's box, past its own, is the marker's too.
+    lines = [
+        [("For the foregoing reasons, no workable, narrower alternative to the injunction",
+          False)],
+        [("issued exists. The Court therefore declines to modify that injunction.", False),
+         ("20", True), (" The Clerk", False)],
+        [("shall transmit a copy of this Order to the Clerk of the Court of Appeals.", False)],
+    ]
+    text = extract_pdf(scan_of(_raised_pieces_page(lines, "tiro", 10, 15, 6.4, 4.0)).data).text
+    assert "modify that injunction.\u00b2\u2070 The Clerk" in text, text
+    _assert_outcomes(text, (
+        ("declines to modify that injunction. 20 The Clerk", "verified"),
+        ("declines to modify that injunction.20 The Clerk", "verified"),
+        ("declines to modify that injunction. The Clerk", "verified"),
+        ("declines to modify that injunction. 26 The Clerk", "quote-altered"),
     ))
 
 
