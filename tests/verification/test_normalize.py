@@ -63,7 +63,10 @@ def test_dot_leaders_are_spaces(text: str, expected: str) -> None:
     # the row leaves the leader out and keeps the line number.
     normalized = normalize(text)
     assert normalized.text == expected
-    # The word after the leader maps back to itself, not to the dots.
+    _last_word_maps_back(normalized)  # to itself, not to the dots
+
+
+def _last_word_maps_back(normalized: NormalizedText) -> None:
     last = normalized.text.rsplit(" ", 1)[-1]
     start = len(normalized.text) - len(last)
     assert normalized.original[slice(*normalized.to_original(start, start + len(last)))] == last
@@ -91,9 +94,7 @@ def test_control_characters_are_spaces(text: str, expected: str) -> None:
     # types a control character: like a private-use glyph, it separates words.
     normalized = normalize(text)
     assert normalized.text == expected
-    last = normalized.text.rsplit(" ", 1)[-1]
-    start = len(normalized.text) - len(last)
-    assert normalized.original[slice(*normalized.to_original(start, start + len(last)))] == last
+    _last_word_maps_back(normalized)  # to itself, not to the controls
 
 
 @pytest.mark.parametrize(
