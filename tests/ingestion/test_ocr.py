@@ -382,7 +382,8 @@ def test_a_raised_one_read_as_an_apostrophe_after_a_stop_is_read_as_a_marker() -
         extract_pdf(scan_of(page).data).text)
 
 
-@pytest.mark.skipif(not Path(_SERIF).exists(), reason="no Liberation Serif here")
+@pytest.mark.skipif(not Path(_SERIF).exists(),
+                    reason="no Liberation Serif here (bin/setup installs fonts-liberation)")
 def test_a_raised_one_boxed_with_the_stop_before_it_is_read_as_a_marker() -> None:
     # In Liberation Serif at 10 pt, the "1" at 6.4 pt raised 3.3 pt,
     # Tesseract boxes the marker with the stop and reads nothing of it
