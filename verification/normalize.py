@@ -78,8 +78,8 @@ BEFORE_MINUS = frozenset(" \t\n\u00a0([/=:<>\u2264\u2265")
 #: Control characters that are not whitespace (C0, DEL, C1). An extractor
 #: gives one for a glyph it cannot name (poppler's BEL for a brochure's
 #: bullet); no one types one. Like a private-use glyph, it separates words.
-_CONTROLS = "".join(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))
-                    if chr(c) not in "\t\n\r\x0b\x0c\x85")
+_CONTROLS = frozenset(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0))
+                      if chr(c) not in "\t\n\r\x0b\x0c\x85")
 _SPACING_ACCENTS = "\u02d8\u02d9\u02da\u02db\u02dc\u02dd\u02c6\u02c7\u00a8\u00af\u00b8"
 
 # What the fast path copies verbatim (after lower-casing): plain ASCII other
@@ -89,7 +89,7 @@ _SPACING_ACCENTS = "\u02d8\u02d9\u02da\u02db\u02dc\u02dd\u02c6\u02c7\u00a8\u00af
 # more spaces. A single space between plain characters is already normalised,
 # so ordinary prose stays on the fast path one line at a time.
 _ONE_FOR_ONE: tuple[tuple[str, str], ...] = tuple((
-    {c: " " for c in _CONTROLS}
+    {c: " " for c in sorted(_CONTROLS)}
     | {c: " " for c in "\t\n\r\x0b\x0c\x85\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
                      "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"}
     | {c: "'" for c in _SINGLE_QUOTES}
